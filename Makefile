@@ -1,0 +1,46 @@
+# Two commands on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PIP    := $(BIN)/python -m pip
+SERVER := build/bin/llama-server
+
+.PHONY: run test install install-test lint llama-server bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	@echo "installing the test extras (llama-cpp-python compiles once, then comes from pip's wheel cache)"
+	$(PIP) install --quiet -e '.[dev,llama,demo]'
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+
+install-test: $(VENV)/.installed-test
+
+run: install
+	$(BIN)/specview
+
+llama-server: $(SERVER)
+
+$(SERVER): scripts/build-llama-server.sh | $(VENV)/.installed-test
+	bash scripts/build-llama-server.sh $(BIN)/python $(SERVER)
+
+lint: install-test
+	$(BIN)/ruff check specview tests bench
+	$(BIN)/mypy
+
+test: install-test llama-server lint
+	SPECVIEW_LLAMA_SERVER=$(abspath $(SERVER)) $(BIN)/python -m pytest -q
+
+bench: install-test llama-server
+	$(BIN)/python bench/ui_throughput.py
+
+clean:
+	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,30 @@
+"""Build a backend from a RunSpec; heavy imports happen only for the backend asked for."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from specview.backends.base import BackendError
+from specview.backends.spec import RunSpec
+
+if TYPE_CHECKING:
+    from specview.backends.base import Backend
+
+
+def make_backend(spec: RunSpec) -> Backend:
+    """The backend `spec` selects. Raises BackendError or PresetError with a clear message."""
+    if spec.kind == "sim":
+        from specview.backends.sim import SimBackend
+        from specview.core.presets import DEFAULT_PRESET, get_preset
+
+        return SimBackend(
+            get_preset(spec.preset or DEFAULT_PRESET),
+            gamma=spec.gamma,
+            temperature=spec.temperature,
+            seed=spec.seed,
+            lang=spec.lang,
+            prompt=spec.prompt,
+            speed=spec.speed,
+            max_rounds=spec.max_rounds,
+        )
+    raise BackendError(f"the {spec.kind} backend is not available in this build yet")

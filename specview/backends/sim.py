@@ -1,0 +1,197 @@
+"""The built-in simulator: exact rejection sampling over synthetic p and q.
+
+At each absolute position the target p puts most of its mass on the next token of a
+bundled passage (so the stream reads like text) and the rest on a few alternatives.
+The draft is q = β·p + (1 − β)·r with r supported off p's support, so the per-position
+acceptance Σ min(p, q) is exactly β, the preset's value at that draft position. Rounds
+are timed on a virtual clock from the preset's forward time and draft cost c.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Iterator
+from functools import cache
+from importlib import resources
+
+import numpy as np
+
+from specview.backends.base import BackendError, BackendInfo
+from specview.core.events import Round, TokenEvent, TokenStatus
+from specview.core.presets import MAX_GAMMA, Preset
+from specview.core.sampling import Verdict, sample, verify_greedy, verify_sampling
+
+_EN_TOKEN = re.compile(r"\s?[A-Za-z']+|\s?\d+|\s?[^\sA-Za-z\d]|\s+")
+_TARGET_WEIGHTS = np.array([0.92, 0.04, 0.025, 0.015])
+_DRAFT_NOISE = np.array([0.6, 0.4])
+LANGS = ("en", "zh")
+
+
+@cache
+def _vocabulary() -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
+    """All passage tokens (shared vocab) and each language's passage as token ids."""
+    texts = resources.files("specview") / "texts"
+    pieces: dict[str, list[str]] = {}
+    for lang in LANGS:
+        text = (texts / f"passage.{lang}.txt").read_text(encoding="utf-8").strip() + "\n\n"
+        pieces[lang] = _EN_TOKEN.findall(text) if lang == "en" else list(text)
+    vocab = sorted({p for ps in pieces.values() for p in ps})
+    index = {p: i for i, p in enumerate(vocab)}
+    return tuple(vocab), {lang: tuple(index[p] for p in ps) for lang, ps in pieces.items()}
+
+
+def detect_lang(prompt: str | None) -> str:
+    """zh when the prompt contains CJK characters, else en."""
+    if prompt and any("\u4e00" <= ch <= "\u9fff" for ch in prompt):
+        return "zh"
+    return "en"
+
+
+class SimBackend:
+    """Seeded simulator for one preset; the same seed gives the same run."""
+
+    def __init__(
+        self,
+        preset: Preset,
+        *,
+        gamma: int | None = None,
+        temperature: float | None = None,
+        seed: int = 0,
+        lang: str | None = None,
+        prompt: str | None = None,
+        speed: float = 1.0,
+        max_rounds: int | None = None,
+    ) -> None:
+        self.preset = preset
+        self.gamma = preset.gamma if gamma is None else gamma
+        if not 1 <= self.gamma <= MAX_GAMMA:
+            raise BackendError(f"gamma must be between 1 and {MAX_GAMMA}, got {self.gamma}")
+        self.temperature = preset.temperature if temperature is None else temperature
+        if not 0.0 <= self.temperature <= 5.0:
+            raise BackendError(f"temperature must be between 0 and 5, got {self.temperature}")
+        self.seed = seed
+        self.lang = lang or detect_lang(prompt)
+        if self.lang not in LANGS:
+            raise BackendError(f"language must be one of {', '.join(LANGS)}, got {self.lang!r}")
+        self.speed = speed
+        self.max_rounds = max_rounds
+        self.acceptance = np.array(preset.acceptance_at(self.temperature, self.gamma))
+        self._info = BackendInfo(
+            backend="sim",
+            label=preset.id,
+            gamma=self.gamma,
+            temperature=self.temperature,
+            preset=preset.id,
+            seed=seed,
+            virtual_clock=True,
+            exact={"acceptance": True, "tau": True, "tokens_per_second": False},
+            note="simulated: timing from the preset's model, not measured",
+        )
+
+    @property
+    def info(self) -> BackendInfo:
+        return self._info
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def rounds(self, stop: threading.Event) -> Iterator[Round]:
+        vocab, passages = _vocabulary()
+        passage = passages[self.lang]
+        rng = np.random.default_rng(self.seed)
+        shapes = _Shapes(vocab, self._target_weights(), rng)
+        t_target = self.preset.target_ms / 1000.0
+        t_draft = self.gamma * self.preset.c * t_target
+        clock, position, index = 0.0, 0, 0
+        started = time.monotonic()
+        while not stop.is_set() and (self.max_rounds is None or index < self.max_rounds):
+            intended = [passage[(position + k) % len(passage)] for k in range(self.gamma + 1)]
+            verdict = self._verify(shapes, intended, rng)
+            clock += t_draft + t_target
+            tokens = tuple(
+                TokenEvent(d.token_id, vocab[d.token_id], d.status, d.position, d.p, d.q)
+                for d in verdict.decisions
+            )
+            yield Round(index, self.gamma, tokens, t_draft, t_target, clock)
+            position += len(verdict.emitted_ids)
+            index += 1
+            if self.speed > 0:
+                delay = started + clock / self.speed - time.monotonic()
+                if delay > 0 and stop.wait(delay):
+                    return
+
+    def _target_weights(self) -> np.ndarray:
+        if self.temperature <= 0:
+            return _TARGET_WEIGHTS
+        w = _TARGET_WEIGHTS ** (1.0 / self.temperature)
+        return np.asarray(w / w.sum())
+
+    def _verify(self, shapes: _Shapes, intended: list[int], rng: np.random.Generator) -> Verdict:
+        p = np.zeros((self.gamma + 1, shapes.n_vocab))
+        q = np.zeros((self.gamma, shapes.n_vocab))
+        for k, tok in enumerate(intended):
+            p[k, shapes.support[tok]] = shapes.weights[tok]
+        drafts: list[int] = []
+        greedy = self.temperature <= 0
+        for k in range(self.gamma):
+            beta, tok = float(self.acceptance[k]), intended[k]
+            off, off_w = shapes.off[tok], shapes.off_weights[tok]
+            if greedy:
+                draft = tok if rng.random() < beta else int(off[0])
+                q[k] = 0.2 * p[k]
+                q[k, draft] += 0.8
+            else:
+                q[k] = beta * p[k]
+                q[k, off] = (1.0 - beta) * off_w
+                # Draw from the mixture directly: same law as sampling q, without a pass over V.
+                if rng.random() < beta:
+                    draft = int(shapes.support[tok][sample(shapes.weights[tok], rng)])
+                else:
+                    draft = int(off[sample(off_w, rng)])
+            drafts.append(draft)
+        if greedy:
+            return verify_greedy(p, drafts, q)
+        return verify_sampling(p, q, drafts, rng)
+
+
+def _kind(piece: str) -> tuple[bool, bool, bool]:
+    """Coarse token class: leading space, alphanumeric, CJK."""
+    body = piece.strip()
+    return (piece[:1].isspace(), body.isalnum(), any("\u4e00" <= ch <= "\u9fff" for ch in body))
+
+
+class _Shapes:
+    """Per-token supports of p (target) and r (draft noise, disjoint from p's support)."""
+
+    def __init__(self, vocab: tuple[str, ...], weights: np.ndarray, rng: np.random.Generator) -> None:
+        n_vocab = self.n_vocab = len(vocab)
+        kinds: dict[tuple[bool, bool, bool], list[int]] = {}
+        for i, piece in enumerate(vocab):
+            kinds.setdefault(_kind(piece), []).append(i)
+        self.support: list[np.ndarray] = []
+        self.weights: list[np.ndarray] = []
+        self.off: list[np.ndarray] = []
+        self.off_weights: list[np.ndarray] = []
+        for tok in range(n_vocab):
+            # Alternatives of the same kind (a word for a word, a hanzi for a hanzi) read well.
+            same = kinds[_kind(vocab[tok])]
+            alts = [same[int(a)] for a in rng.integers(0, len(same), size=3)]
+            merged: dict[int, float] = {}
+            for t, w in zip([tok, *alts], weights, strict=True):
+                merged[t] = merged.get(t, 0.0) + float(w)
+            candidates = [int(t) for t in rng.permutation(n_vocab)[:8] if int(t) not in merged]
+            off = candidates[:2]
+            self.support.append(np.array(list(merged), dtype=np.intp))
+            self.weights.append(np.array(list(merged.values())))
+            self.off.append(np.array(off, dtype=np.intp))
+            self.off_weights.append(_DRAFT_NOISE[: len(off)] / _DRAFT_NOISE[: len(off)].sum())
+
+
+def status_counts(verdict: Verdict) -> dict[TokenStatus, int]:
+    """How many decisions of each status a verdict holds (used by tests)."""
+    counts: dict[TokenStatus, int] = {}
+    for d in verdict.decisions:
+        counts[d.status] = counts.get(d.status, 0) + 1
+    return counts

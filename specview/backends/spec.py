@@ -1,0 +1,39 @@
+"""RunSpec: everything needed to (re)build a backend, so the app can restart or switch."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True, slots=True)
+class RunSpec:
+    """A backend selection plus its settings. Secrets are never stored here."""
+
+    preset: str | None = None
+    target: str | None = None
+    draft: str | None = None
+    url: str | None = None
+    model: str | None = None
+    replay: str | None = None
+    prompt: str | None = None
+    gamma: int | None = None
+    temperature: float | None = None
+    seed: int = 0
+    lang: str | None = None
+    speed: float = 1.0
+    max_rounds: int | None = None
+    max_tokens: int | None = None
+
+    @property
+    def kind(self) -> str:
+        if self.target is not None:
+            return "llama"
+        if self.url is not None:
+            return "openai"
+        if self.replay is not None:
+            return "replay"
+        return "sim"
+
+    def with_preset(self, preset: str) -> RunSpec:
+        """The same settings on another simulator preset (γ and T from the preset)."""
+        return replace(self, preset=preset, gamma=None, temperature=None)

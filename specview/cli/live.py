@@ -1,0 +1,19 @@
+"""The default command: build the backend (errors exit 2 before any UI), then run the app."""
+
+from __future__ import annotations
+
+import argparse
+
+from specview.cli.bench import spec_from_args
+
+
+def run_live(args: argparse.Namespace) -> int:
+    from specview.backends.factory import make_backend
+
+    spec = spec_from_args(args, speed=args.speed)
+    backend = make_backend(spec)
+    from specview.tui.app import SpecviewApp
+
+    app = SpecviewApp(spec, backend=backend, theme_name=args.theme)
+    app.run()
+    return app.return_code or 0

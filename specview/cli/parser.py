@@ -1,0 +1,84 @@
+"""argparse definitions. Importing this module must stay light (no textual, numpy, llama_cpp)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import NoReturn
+
+from specview import __version__
+from specview.cli.errors import fail
+
+MAX_GAMMA = 32
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        fail(f"{message} (see specview --help)")
+
+
+def _bounded(kind: Callable[[str], float], low: float, high: float, name: str) -> Callable[[str], float]:
+    def check(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{name} must be between {low:g} and {high:g}, got {text}")
+        return value
+
+    return check
+
+
+def _int_in(low: int, high: int, name: str) -> Callable[[str], int]:
+    def check(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{name} must be between {low} and {high}, got {value}")
+        return value
+
+    return check
+
+
+def _selectors() -> argparse.ArgumentParser:
+    """Options shared by the live view and bench: which backend, and its settings."""
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("what to run")
+    g.add_argument("--preset", metavar="ID", help="simulator preset (default: qwen3.6-mtp); see `specview presets`")
+    g.add_argument("--prompt", metavar="TEXT", help="prompt text (the simulator picks zh or en from it)")
+    g.add_argument("--temperature", type=_bounded(float, 0.0, 5.0, "--temperature"), metavar="T",
+                   help="sampling temperature; 0 = greedy (default: the preset's)")
+    g.add_argument("--gamma", type=_int_in(1, MAX_GAMMA, "--gamma"), metavar="N",
+                   help=f"drafted tokens per round, 1..{MAX_GAMMA} (default: the preset's)")
+    g.add_argument("--seed", type=_int_in(0, 2**32 - 1, "--seed"), default=0, metavar="S",
+                   help="random seed; the same seed gives the same run (default: 0)")
+    g.add_argument("--lang", choices=("en", "zh"), help="simulator text language")
+    return p
+
+
+def build_parser() -> Parser:
+    """The whole command line."""
+    sel = _selectors()
+    parser = Parser(
+        prog="specview",
+        description="Watch speculative decoding happen: accepted, rejected, corrected and bonus tokens, live.",
+        parents=[sel],
+        epilog="Keys in the live view: space pause · n step · r restart · p preset · q quit · F1 help",
+    )
+    parser.add_argument("--version", action="version", version=f"specview {__version__}")
+    parser.add_argument("--speed", type=_bounded(float, 0.01, 1000.0, "--speed"), default=1.0, metavar="X",
+                        help="simulator pace relative to the preset's hardware (default: 1)")
+    parser.add_argument("--theme", metavar="NAME", help="colour theme")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    presets = sub.add_parser("presets", help="list the presets with their sources")
+    presets.add_argument("--json", action="store_true", help="print JSON")
+    bench = sub.add_parser("bench", parents=[sel], help="run headless and print statistics")
+    bench.add_argument("--rounds", type=_int_in(1, 10_000_000, "--rounds"), default=2000, metavar="N",
+                       help="rounds to simulate (default: 2000)")
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser

@@ -1,0 +1,39 @@
+"""`specview presets`: the presets, their numbers and where the numbers come from."""
+
+from __future__ import annotations
+
+import json
+
+
+def run_presets(as_json: bool) -> int:
+    from specview.core.presets import load_presets
+
+    presets = load_presets()
+    if as_json:
+        out = [
+            {
+                "id": p.id,
+                "label": p.label,
+                "method": p.method,
+                "gamma": p.gamma,
+                "temperature": p.temperature,
+                "c": p.c,
+                "target_ms": p.target_ms,
+                "acceptance": [round(a, 4) for a in p.acceptance_at(p.temperature)],
+                "tau": round(p.declared_tau(), 4),
+                "sources": [{"title": s.title, "url": s.url, "tag": s.tag} for s in p.sources],
+                "run": p.run,
+                "origin": p.origin,
+            }
+            for p in presets.values()
+        ]
+        print(json.dumps(out, ensure_ascii=False, indent=1))
+        return 0
+    for p in presets.values():
+        acc = " ".join(f"{a:.2f}" for a in p.acceptance_at(p.temperature))
+        print(f"{p.id:<16} {p.label}")
+        print(f"{'':<16} γ {p.gamma} · T {p.temperature:g} · τ {p.declared_tau():.2f} · c {p.c:g} · acceptance {acc}")
+        for s in p.sources:
+            print(f"{'':<16} [{s.tag}] {s.title}  {s.url}")
+        print()
+    return 0

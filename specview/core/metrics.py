@@ -1,0 +1,170 @@
+"""Metrics as a pure fold over Rounds: running totals, a window, per-position counts.
+
+α (acceptance rate) is Leviathan's: the probability that a *verified* draft is accepted,
+accepted / verified, where a round verifies its drafts up to and including the first
+rejection. That is the α of Eq. 1, so expected τ = (1 − α^{γ+1}) / (1 − α) is comparable
+with the measured τ. accepted / drafted (llama.cpp's "rate") is reported as draft_yield.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from specview.core.events import Round
+from specview.core.theory import expected_tau
+
+
+@dataclass(frozen=True, slots=True)
+class MetricsSnapshot:
+    """Everything a gauge or `bench --json` reads, at one instant."""
+
+    rounds: int
+    tokens: int
+    drafted: int
+    accepted: int
+    verified: int
+    acceptance_rate: float | None
+    draft_yield: float | None
+    tau: float | None
+    tokens_per_second: float | None
+    window_acceptance_rate: float | None
+    window_tau: float | None
+    window_tokens_per_second: float | None
+    per_position_acceptance: tuple[float | None, ...]
+    per_position_verified: tuple[int, ...]
+    draft_cost: float | None
+    expected_tau: float | None
+    mean_gamma: float | None
+    elapsed_s: float | None
+    tau_history: tuple[float, ...]
+    alpha_history: tuple[float, ...]
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return num / den if den > 0 else None
+
+
+class Metrics:
+    """Fold Rounds one at a time; `snapshot()` is cheap enough to call every frame."""
+
+    def __init__(self, window: int = 64, history: int = 240) -> None:
+        self._window: deque[tuple[float, int, int, int]] = deque(maxlen=window)
+        self._win_tokens = 0
+        self._win_verified = 0
+        self._win_accepted = 0
+        self._tau_history: deque[float] = deque(maxlen=history)
+        self._alpha_history: deque[float] = deque(maxlen=history)
+        self.rounds = 0
+        self.tokens = 0
+        self.drafted = 0
+        self.accepted = 0
+        self.verified = 0
+        self._verified_at: list[int] = []
+        self._accepted_at: list[int] = []
+        self._gamma_counts: dict[int, int] = {}
+        self._t_start: float | None = None
+        self._t_last: float | None = None
+        self._rate_tokens = 0
+        self._timed_rounds = 0
+        self._timed_drafted = 0
+        self._t_draft_sum = 0.0
+        self._t_verify_sum = 0.0
+
+    def add(self, rnd: Round) -> None:
+        """Fold one round in."""
+        emitted, accepted, drafted = rnd.emitted, rnd.accepted, rnd.drafted
+        self.rounds += 1
+        self.tokens += emitted
+        self.drafted += drafted
+        self.accepted += accepted
+        self._gamma_counts[drafted] = self._gamma_counts.get(drafted, 0) + 1
+        verified = min(accepted + 1, drafted)
+        self.verified += verified
+        if len(self._verified_at) < drafted:
+            grow = drafted - len(self._verified_at)
+            self._verified_at.extend([0] * grow)
+            self._accepted_at.extend([0] * grow)
+        for k in range(verified):
+            self._verified_at[k] += 1
+        for k in range(min(accepted, drafted)):
+            self._accepted_at[k] += 1
+        self._add_timing(rnd, emitted)
+        self._add_window(rnd.t_wall, emitted, verified, accepted)
+
+    def _add_timing(self, rnd: Round, emitted: int) -> None:
+        if self._t_start is None:
+            spent = (rnd.t_draft_s or 0.0) + (rnd.t_verify_s or 0.0)
+            self._t_start = rnd.t_wall - spent
+            if spent > 0:
+                self._rate_tokens += emitted
+        else:
+            self._rate_tokens += emitted
+        self._t_last = rnd.t_wall
+        if rnd.t_verify_s is not None and rnd.t_draft_s is not None and rnd.drafted > 0:
+            self._timed_rounds += 1
+            self._timed_drafted += rnd.drafted
+            self._t_draft_sum += rnd.t_draft_s
+            self._t_verify_sum += rnd.t_verify_s
+
+    def _add_window(self, t_wall: float, emitted: int, verified: int, accepted: int) -> None:
+        if len(self._window) == self._window.maxlen:
+            _, old_e, old_v, old_a = self._window[0]
+            self._win_tokens -= old_e
+            self._win_verified -= old_v
+            self._win_accepted -= old_a
+        self._window.append((t_wall, emitted, verified, accepted))
+        self._win_tokens += emitted
+        self._win_verified += verified
+        self._win_accepted += accepted
+        self._tau_history.append(self._win_tokens / len(self._window))
+        alpha = _ratio(self._win_accepted, self._win_verified)
+        if alpha is not None:
+            self._alpha_history.append(alpha)
+
+    def _window_rate(self) -> float | None:
+        if len(self._window) < 2:
+            return None
+        span = self._window[-1][0] - self._window[0][0]
+        return _ratio(self._win_tokens - self._window[0][1], span)
+
+    def _expected_tau(self, alpha: float | None) -> float | None:
+        drafting = {g: n for g, n in self._gamma_counts.items() if g > 0}
+        if alpha is None or not drafting:
+            return None
+        total = sum(self._gamma_counts.values())
+        return sum(n * expected_tau(alpha, g) for g, n in self._gamma_counts.items()) / total
+
+    def snapshot(self) -> MetricsSnapshot:
+        alpha = _ratio(self.accepted, self.verified)
+        elapsed = None
+        if self._t_start is not None and self._t_last is not None:
+            elapsed = self._t_last - self._t_start
+        draft_cost = None
+        if self._timed_rounds and self._timed_drafted and self._t_verify_sum > 0:
+            per_draft = self._t_draft_sum / self._timed_drafted
+            draft_cost = per_draft / (self._t_verify_sum / self._timed_rounds)
+        return MetricsSnapshot(
+            rounds=self.rounds,
+            tokens=self.tokens,
+            drafted=self.drafted,
+            accepted=self.accepted,
+            verified=self.verified,
+            acceptance_rate=alpha,
+            draft_yield=_ratio(self.accepted, self.drafted),
+            tau=_ratio(self.tokens, self.rounds),
+            tokens_per_second=_ratio(self._rate_tokens, elapsed or 0.0),
+            window_acceptance_rate=_ratio(self._win_accepted, self._win_verified),
+            window_tau=_ratio(self._win_tokens, len(self._window)),
+            window_tokens_per_second=self._window_rate(),
+            per_position_acceptance=tuple(
+                _ratio(a, v) for a, v in zip(self._accepted_at, self._verified_at, strict=True)
+            ),
+            per_position_verified=tuple(self._verified_at),
+            draft_cost=draft_cost,
+            expected_tau=self._expected_tau(alpha),
+            mean_gamma=_ratio(self.drafted, self.rounds),
+            elapsed_s=elapsed,
+            tau_history=tuple(self._tau_history),
+            alpha_history=tuple(self._alpha_history),
+        )

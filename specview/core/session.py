@@ -1,0 +1,168 @@
+"""Session: runs a backend on a worker thread into a bounded buffer; the consumer folds Metrics.
+
+The producer blocks when the buffer is full (back-pressure, nothing dropped). Pause and
+single-step gate the producer between rounds. Errors are handed to the consumer as data.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from specview.core.events import Round
+from specview.core.metrics import Metrics
+
+if TYPE_CHECKING:
+    from specview.backends.base import Backend
+
+RoundSink = Callable[[Round], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Drained:
+    """What one pump tick takes from the session."""
+
+    rounds: list[Round]
+    error: str | None
+    finished: bool
+
+
+class Session:
+    """One run of one backend, shared by the live view and the headless commands."""
+
+    def __init__(self, backend: Backend, *, buffer_rounds: int = 4096, window: int = 64) -> None:
+        self.backend = backend
+        self.metrics = Metrics(window=window)
+        self._buffer: deque[Round] = deque()
+        self._capacity = buffer_rounds
+        self._cond = threading.Condition()
+        self._stop = threading.Event()
+        self._running = threading.Event()
+        self._running.set()
+        self._steps = 0
+        self._paused_at: float | None = None
+        self._paused_total = 0.0
+        self._error: str | None = None
+        self._finished = False
+        self._thread: threading.Thread | None = None
+        self._sinks: list[RoundSink] = []
+        self.produced = 0
+
+    def add_sink(self, sink: RoundSink) -> None:
+        """Call `sink` on the producer thread for every round (e.g. a recorder)."""
+        self._sinks.append(sink)
+
+    # producer side -------------------------------------------------------
+    def start(self) -> None:
+        """Start the producer thread."""
+        self._thread = threading.Thread(target=self._produce, name="specview-backend", daemon=True)
+        self._thread.start()
+
+    def _produce(self) -> None:
+        try:
+            for rnd in self.backend.rounds(self._stop):
+                if not self.backend.info.virtual_clock and self._paused_total:
+                    rnd = replace(rnd, t_wall=rnd.t_wall - self._paused_total)
+                for sink in self._sinks:
+                    sink(rnd)
+                if not self._put(rnd) or not self._gate():
+                    break
+        except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
+            self._error = _describe(exc)
+        finally:
+            with self._cond:
+                self._finished = True
+                self._cond.notify_all()
+
+    def _put(self, rnd: Round) -> bool:
+        with self._cond:
+            while len(self._buffer) >= self._capacity and not self._stop.is_set():
+                self._cond.wait(0.1)
+            if self._stop.is_set():
+                return False
+            self._buffer.append(rnd)
+            self.produced += 1
+            return True
+
+    def _gate(self) -> bool:
+        """Before asking for the next round: block while paused, unless a step is owed."""
+        with self._cond:
+            while not self._running.is_set() and self._steps == 0:
+                if self._stop.is_set():
+                    return False
+                self._cond.wait(0.1)
+            if not self._running.is_set():
+                self._steps -= 1
+        return not self._stop.is_set()
+
+    # consumer side -------------------------------------------------------
+    def drain(self, limit: int | None = None) -> Drained:
+        """Take buffered rounds (all, or up to `limit`) and fold them into the metrics."""
+        with self._cond:
+            n = len(self._buffer) if limit is None else min(limit, len(self._buffer))
+            taken = [self._buffer.popleft() for _ in range(n)]
+            self._cond.notify_all()
+            finished = self._finished and not self._buffer
+        for rnd in taken:
+            self.metrics.add(rnd)
+        return Drained(taken, self._error, finished)
+
+    @property
+    def paused(self) -> bool:
+        return not self._running.is_set()
+
+    def pause(self) -> None:
+        with self._cond:
+            if self._running.is_set():
+                self._running.clear()
+                self._paused_at = time.monotonic()
+
+    def resume(self) -> None:
+        with self._cond:
+            if not self._running.is_set():
+                if self._paused_at is not None:
+                    self._paused_total += time.monotonic() - self._paused_at
+                self._paused_at = None
+                self._running.set()
+                self._cond.notify_all()
+
+    def step(self) -> None:
+        """While paused, let exactly one more round through."""
+        with self._cond:
+            self._steps += 1
+            self._cond.notify_all()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the producer and release the backend."""
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+        self.backend.close()
+
+    def run_headless(self, max_rounds: int | None = None) -> Iterator[Round]:
+        """Run the backend on this thread, folding metrics; for bench and replay --json."""
+        try:
+            for rnd in self.backend.rounds(self._stop):
+                for sink in self._sinks:
+                    sink(rnd)
+                self.metrics.add(rnd)
+                yield rnd
+                if max_rounds is not None and self.metrics.rounds >= max_rounds:
+                    break
+        finally:
+            self._stop.set()
+            self.backend.close()
+
+
+def _describe(exc: BaseException) -> str:
+    from specview.backends.base import BackendError
+
+    if isinstance(exc, BackendError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,56 @@
+"""Closed forms from Leviathan et al. 2022 (Eq. 1, Thm 3.8), i.i.d. acceptance."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def expected_tau(alpha: float, gamma: float) -> float:
+    """Expected tokens per target forward, bonus included: (1 − α^{γ+1}) / (1 − α)."""
+    if not 0.0 <= alpha <= 1.0:
+        raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+    if gamma < 0:
+        raise ValueError(f"gamma must be >= 0, got {gamma}")
+    if alpha >= 1.0:
+        return gamma + 1.0
+    return float((1.0 - alpha ** (gamma + 1)) / (1.0 - alpha))
+
+
+def tau_from_positions(acceptance: Sequence[float]) -> float:
+    """Expected τ when draft k is accepted with conditional probability acceptance[k]."""
+    tau, survive = 1.0, 1.0
+    for a in acceptance:
+        survive *= a
+        tau += survive
+    return tau
+
+
+def speedup(alpha: float, gamma: int, c: float) -> float:
+    """Walltime improvement τ / (γc + 1) (Theorem 3.8)."""
+    if c < 0:
+        raise ValueError(f"c must be >= 0, got {c}")
+    return expected_tau(alpha, gamma) / (gamma * c + 1.0)
+
+
+def best_gamma(alpha: float, c: float, max_gamma: int = 32) -> tuple[int, float]:
+    """The integer γ in [0, max_gamma] maximising the speedup, and that speedup."""
+    best = (0, 1.0)
+    for gamma in range(1, max_gamma + 1):
+        s = speedup(alpha, gamma, c)
+        if s > best[1] + 1e-12:
+            best = (gamma, s)
+    return best
+
+
+def alpha_for_tau(tau: float, gamma: int) -> float:
+    """Invert Eq. 1: the constant α whose expected τ at this γ is `tau` (bisection)."""
+    if not 1.0 <= tau <= gamma + 1:
+        raise ValueError(f"tau must be in [1, {gamma + 1}] for gamma {gamma}, got {tau}")
+    lo, hi = 0.0, 1.0
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        if expected_tau(mid, gamma) < tau:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
