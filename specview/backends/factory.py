@@ -27,4 +27,12 @@ def make_backend(spec: RunSpec) -> Backend:
             speed=spec.speed,
             max_rounds=spec.max_rounds,
         )
+    if spec.kind == "llama":
+        from specview.backends.llama import make_llama_backend
+
+        return make_llama_backend(spec)
+    if spec.kind == "openai":
+        from specview.backends.openai import make_openai_backend
+
+        return make_openai_backend(spec)
     raise BackendError(f"the {spec.kind} backend is not available in this build yet")

@@ -23,10 +23,19 @@ class RunSpec:
     speed: float = 1.0
     max_rounds: int | None = None
     max_tokens: int | None = None
+    # llama (local llama.cpp)
+    gpu_layers: int | None = None
+    no_spec: bool = False
+    adaptive: bool = False
+    demo: bool = False
+    # openai (remote server); the key itself is read from the environment, never stored
+    api_key_env: str | None = None
+    server: str | None = None
+    raw: bool = False
 
     @property
     def kind(self) -> str:
-        if self.target is not None:
+        if self.target is not None or self.demo:
             return "llama"
         if self.url is not None:
             return "openai"

@@ -19,6 +19,18 @@ def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: 
         lang=args.lang,
         speed=speed,
         max_rounds=max_rounds,
+        target=args.target,
+        draft=args.draft,
+        demo=args.demo,
+        gpu_layers=args.gpu_layers,
+        no_spec=args.no_spec,
+        adaptive=args.adaptive,
+        max_tokens=args.max_tokens,
+        url=args.url,
+        model=args.model,
+        api_key_env=args.api_key_env,
+        server=None if args.server in (None, "auto") else args.server,
+        raw=args.raw,
     )
 
 
@@ -27,7 +39,8 @@ def run_bench(args: argparse.Namespace) -> int:
     from specview.core.report import stats_dict
     from specview.core.session import Session
 
-    backend = make_backend(spec_from_args(args, speed=0.0, max_rounds=args.rounds))
+    spec = spec_from_args(args, speed=0.0, max_rounds=args.rounds)
+    backend = make_backend(spec)
     session = Session(backend)
     pieces = [rnd.text for rnd in session.run_headless(args.rounds)]
     stats = stats_dict(backend.info, session.metrics.snapshot(), "".join(pieces))

