@@ -86,7 +86,7 @@ class SimBackend:
             preset=preset.id,
             seed=seed,
             virtual_clock=True,
-            exact={"acceptance": True, "tau": True, "tokens_per_second": False},
+            exact={"acceptance": True, "tau": True, "per_position": True},
             note="simulated: timing from the preset's model, not measured",
         )
 
@@ -105,7 +105,7 @@ class SimBackend:
         t_target = self.preset.target_ms / 1000.0
         t_draft = self.gamma * self.preset.c * t_target
         clock, position, index = 0.0, 0, 0
-        started = time.monotonic()
+        due = time.monotonic()
         while not stop.is_set() and (self.max_rounds is None or index < self.max_rounds):
             intended = [passage[(position + k) % len(passage)] for k in range(self.gamma + 1)]
             verdict = self._verify(shapes, intended, rng)
@@ -118,8 +118,10 @@ class SimBackend:
             position += len(verdict.emitted_ids)
             index += 1
             if self.speed > 0:
-                delay = started + clock / self.speed - time.monotonic()
-                if delay > 0 and stop.wait(delay):
+                # Pace incrementally so a speed change takes effect at once; never build up debt.
+                now = time.monotonic()
+                due = max(due + (t_draft + t_target) / self.speed, now - 0.25)
+                if due > now and stop.wait(due - now):
                     return
 
     def _target_weights(self) -> np.ndarray:
@@ -181,7 +183,8 @@ class _Shapes:
             merged: dict[int, float] = {}
             for t, w in zip([tok, *alts], weights, strict=True):
                 merged[t] = merged.get(t, 0.0) + float(w)
-            candidates = [int(t) for t in rng.permutation(n_vocab)[:8] if int(t) not in merged]
+            pool = same if len(same) >= 8 else list(range(n_vocab))
+            candidates = [pool[int(i)] for i in rng.permutation(len(pool))[:8] if pool[int(i)] not in merged]
             off = candidates[:2]
             self.support.append(np.array(list(merged), dtype=np.intp))
             self.weights.append(np.array(list(merged.values())))

@@ -24,7 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except CliError as exc:
         fail(str(exc))
-    except Exception as exc:  # noqa: BLE001 - the user gets one line, never a traceback
+    except Exception as exc:
         from specview.backends.base import BackendError
         from specview.core.presets import PresetError
 

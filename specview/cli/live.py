@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from specview.cli.bench import spec_from_args
+from specview.cli.errors import CliError
 
 
 def run_live(args: argparse.Namespace) -> int:
@@ -14,6 +15,12 @@ def run_live(args: argparse.Namespace) -> int:
     backend = make_backend(spec)
     from specview.tui.app import SpecviewApp
 
-    app = SpecviewApp(spec, backend=backend, theme_name=args.theme)
+    app = SpecviewApp(spec, backend=backend, theme_name=None, lang=args.lang or "en")
+    if args.theme:
+        if args.theme not in app.available_themes:
+            backend.close()
+            known = ", ".join(sorted(app.available_themes))
+            raise CliError(f"unknown theme '{args.theme}'; known themes: {known}")
+        app.theme = args.theme
     app.run()
     return app.return_code or 0

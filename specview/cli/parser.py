@@ -45,9 +45,9 @@ def _int_in(low: int, high: int, name: str) -> Callable[[str], int]:
     return check
 
 
-def _selectors() -> argparse.ArgumentParser:
+def _selectors() -> Parser:
     """Options shared by the live view and bench: which backend, and its settings."""
-    p = argparse.ArgumentParser(add_help=False)
+    p = Parser(add_help=False)
     g = p.add_argument_group("what to run")
     g.add_argument("--preset", metavar="ID", help="simulator preset (default: qwen3.6-mtp); see `specview presets`")
     g.add_argument("--prompt", metavar="TEXT", help="prompt text (the simulator picks zh or en from it)")

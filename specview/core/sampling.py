@@ -57,7 +57,8 @@ def probabilities(
     if temperature <= 0:
         out = np.zeros_like(x)
         out[np.arange(x.shape[0]), np.argmax(x, axis=1)] = 1.0
-        return out[0] if squeeze else out
+        one_hot: FloatArray = out[0] if squeeze else out
+        return one_hot
     z = x / temperature
     if 0 < top_k < z.shape[1]:
         kth = np.partition(z, -top_k, axis=1)[:, -top_k][:, None]
@@ -73,7 +74,8 @@ def probabilities(
         np.put_along_axis(keep, order, keep_sorted, axis=1)
         w = np.where(keep, w, 0.0)
         w /= w.sum(axis=1, keepdims=True)
-    return w[0] if squeeze else w
+    result: FloatArray = w[0] if squeeze else w
+    return result
 
 
 def sample(weights: FloatArray, rng: np.random.Generator) -> int:

@@ -64,12 +64,16 @@ class Session:
 
     def _produce(self) -> None:
         try:
-            for rnd in self.backend.rounds(self._stop):
+            rounds = iter(self.backend.rounds(self._stop))
+            while self._gate():
+                rnd = next(rounds, None)
+                if rnd is None:
+                    break
                 if not self.backend.info.virtual_clock and self._paused_total:
                     rnd = replace(rnd, t_wall=rnd.t_wall - self._paused_total)
                 for sink in self._sinks:
                     sink(rnd)
-                if not self._put(rnd) or not self._gate():
+                if not self._put(rnd):
                     break
         except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
             self._error = _describe(exc)
@@ -136,14 +140,15 @@ class Session:
             self._steps += 1
             self._cond.notify_all()
 
-    def stop(self, timeout: float = 5.0) -> None:
-        """Stop the producer and release the backend."""
+    def stop(self, timeout: float = 5.0, close: bool = True) -> None:
+        """Stop the producer; release the backend unless it will be reused (restart)."""
         self._stop.set()
         with self._cond:
             self._cond.notify_all()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
-        self.backend.close()
+        if close:
+            self.backend.close()
 
     def run_headless(self, max_rounds: int | None = None) -> Iterator[Round]:
         """Run the backend on this thread, folding metrics; for bench and replay --json."""

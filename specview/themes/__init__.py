@@ -1,0 +1,1 @@
+"""Themes as data: TOML files turned into Textual themes."""

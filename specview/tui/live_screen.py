@@ -1,0 +1,206 @@
+"""The live screen: the stream, its gauges, and one pump that feeds them."""
+
+from __future__ import annotations
+
+import os
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.events import Resize
+from textual.screen import Screen
+from textual.widgets import Footer, Label
+
+from specview.backends.base import Backend
+from specview.backends.factory import make_backend
+from specview.backends.spec import RunSpec
+from specview.core.session import Session
+from specview.texts.catalog import text
+from specview.tui.gauges import gauge_texts
+from specview.widgets.history_chart import HistoryChart
+from specview.widgets.position_bars import PositionBars
+from specview.widgets.stat_gauge import StatGauge
+from specview.widgets.status_line import StatusLine
+from specview.widgets.token_info import TokenInfo
+from specview.widgets.token_view import TokenView
+
+PUMP_HZ = 20 if os.environ.get("SSH_CONNECTION") else 30
+NARROW = 80
+
+
+class LiveScreen(Screen[None]):
+    """Streams one Session; every widget is updated in one batch per pump tick."""
+
+    BINDINGS = [
+        Binding("space", "toggle_pause", "pause", id="live.pause", tooltip="Pause or resume the run"),
+        Binding("n", "step", "step", id="live.step", tooltip="While paused, run one more round"),
+        Binding("r", "restart", "restart", id="live.restart", tooltip="Start again with the same seed"),
+        Binding("p", "choose_preset", "preset", id="live.preset", tooltip="Choose a simulator preset"),
+        Binding("plus,equals_sign", "speed(2.0)", "faster", show=False, id="live.faster"),
+        Binding("minus", "speed(0.5)", "slower", show=False, id="live.slower"),
+    ]
+
+    def __init__(self, spec: RunSpec, backend: Backend, lang: str = "en") -> None:
+        super().__init__()
+        self.spec = spec
+        self.backend = backend
+        self.lang = lang
+        self.session = Session(backend)
+        self.drawn_rounds = 0
+        self._error_shown = False
+        self._finished_shown = False
+        self._ticks = 0
+
+    def compose(self) -> ComposeResult:
+        t = self.lang
+        yield StatusLine(id="status")
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                view = TokenView(id="stream")
+                view.border_title = text("stream", t)
+                view.border_subtitle = text("legend", t)
+                yield view
+                yield TokenInfo(text("hint", t), id="info")
+            with Vertical(id="side") as side:
+                side.border_title = text("this_run", t)
+                yield StatGauge(text("alpha", t), show_bar=True, id="g-alpha")
+                yield StatGauge(text("tau", t), id="g-tau")
+                yield StatGauge(text("tps", t), id="g-tps")
+                yield StatGauge(text("cost", t), id="g-cost")
+                yield StatGauge(text("speedup", t), id="g-speedup")
+                yield Label(text("by_position", t), classes="section")
+                yield PositionBars(id="bars")
+                yield Label(text("over_time", t), classes="section")
+                yield HistoryChart([], id="history")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(TokenView).focus()
+        self._describe()
+        self.session.start()
+        self.set_interval(1 / PUMP_HZ, self.pump, name="pump")
+
+    def on_resize(self, event: Resize) -> None:
+        self.set_class(event.size.width < NARROW, "-narrow")
+
+    def on_unmount(self) -> None:
+        self.session.stop()
+
+    # the pump --------------------------------------------------------------
+    def pump(self) -> None:
+        """Drain the session once and update every widget in one batch."""
+        drained = self.session.drain()
+        self._ticks += 1
+        if drained.rounds:
+            with self.app.batch_update():
+                self.query_one(TokenView).append(t for r in drained.rounds for t in r.tokens)
+                self._update_gauges(charts=self._ticks % 4 == 0)
+            self.drawn_rounds += len(drained.rounds)
+        if drained.error and not self._error_shown:
+            self._error_shown = True
+            self.notify(drained.error, title="run stopped", severity="error", timeout=30)
+            self._set_state("failed")
+        elif drained.finished and not self._finished_shown:
+            self._finished_shown = True
+            self._update_gauges(charts=True)
+            self._set_state("finished")
+
+    def _update_gauges(self, charts: bool) -> None:
+        snap = self.session.metrics.snapshot()
+        texts = gauge_texts(snap, self.backend.info, self.lang)
+        for key, gauge in texts.items():
+            self.query_one(f"#g-{key}", StatGauge).set(gauge.value, gauge.fraction, gauge.note)
+        self.query_one(PositionBars).set(snap.per_position_acceptance, snap.per_position_verified)
+        if charts:
+            self.query_one(HistoryChart).show(snap.tau_history)
+        compact = f"α {texts['alpha'].value} · τ {texts['tau'].value} · {texts['tps'].value} tok/s"
+        self.query_one(StatusLine).set(extra=compact if self.has_class("-narrow") else "")
+
+    def _describe(self) -> None:
+        info = self.backend.info
+        parts = [info.backend, info.label]
+        if info.gamma is not None:
+            parts.append(f"γ {info.gamma}")
+        parts.append(f"T {info.temperature:g}")
+        if info.seed is not None:
+            parts.append(f"seed {info.seed}")
+        if info.virtual_clock:
+            speed = getattr(self.backend, "speed", 1.0)
+            parts.append(f"{speed:g}×" if speed > 0 else "max speed")
+        self.query_one(StatusLine).set(what=" · ".join(parts))
+        self._set_state("paused" if self.session.paused else "running")
+
+    def _set_state(self, key: str) -> None:
+        self.query_one(StatusLine).set(state=text(key, self.lang))
+
+    # actions ---------------------------------------------------------------
+    def action_toggle_pause(self) -> None:
+        if self.session.paused:
+            self.session.resume()
+            self._set_state("running")
+        else:
+            self.session.pause()
+            self._set_state("paused")
+
+    def action_step(self) -> None:
+        if not self.session.paused:
+            self.session.pause()
+            self._set_state("paused")
+        self.session.step()
+
+    def action_restart(self) -> None:
+        self._start(self.backend)
+
+    def action_speed(self, factor: float) -> None:
+        speed = getattr(self.backend, "speed", None)
+        if isinstance(speed, int | float) and speed > 0:
+            self.backend.speed = min(1000.0, max(0.01, speed * factor))  # type: ignore[attr-defined]
+            self._describe()
+
+    def action_choose_preset(self) -> None:
+        from specview.core.presets import load_presets
+        from specview.tui.preset_screen import PresetScreen
+
+        try:
+            presets = load_presets()
+        except ValueError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.app.push_screen(PresetScreen(presets, self.backend.info.preset), self._switch_preset)
+
+    def _switch_preset(self, preset_id: str | None) -> None:
+        if preset_id is None:
+            return
+        spec = self.spec.with_preset(preset_id)
+        if spec.kind != "sim":
+            spec = RunSpec(preset=preset_id, seed=self.spec.seed, lang=self.spec.lang, speed=self.spec.speed)
+        try:
+            backend = make_backend(spec)
+        except ValueError as exc:  # PresetError / BackendError carry the message
+            self.notify(str(exc), severity="error")
+            return
+        self.spec = spec
+        self._start(backend)
+
+    def _start(self, backend: Backend) -> None:
+        """Stop the current run and start `backend` from the beginning."""
+        was_paused = self.session.paused
+        self.session.stop(close=backend is not self.backend)
+        self.backend = backend
+        self.session = Session(backend)
+        if was_paused:
+            self.session.pause()
+        self.drawn_rounds = 0
+        self._error_shown = False
+        self._finished_shown = False
+        with self.app.batch_update():
+            self.query_one(TokenView).clear()
+            self.query_one(TokenInfo).show(None)
+            self._update_gauges(charts=True)
+        self._describe()
+        self.session.start()
+
+    @on(TokenView.Selected)
+    def _show_token(self, event: TokenView.Selected) -> None:
+        self.query_one(TokenInfo).show(event.token)

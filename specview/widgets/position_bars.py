@@ -1,0 +1,51 @@
+"""Acceptance by draft position: P(draft k accepted | draft k verified)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual.widget import Widget
+
+from specview.widgets.bars import bar
+
+
+class PositionBars(Widget):
+    """One bar per draft position, with the value and how many drafts it rests on."""
+
+    DEFAULT_CSS = """
+    PositionBars { height: auto; min-height: 1; }
+    PositionBars > .bars--bar { color: $token-accepted; }
+    PositionBars > .bars--label { color: $text-muted; }
+    """
+    COMPONENT_CLASSES = {"bars--bar", "bars--label"}
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.values: tuple[float | None, ...] = ()
+        self.counts: tuple[int, ...] = ()
+
+    def set(self, values: Sequence[float | None], counts: Sequence[int]) -> None:
+        rounded = tuple(None if v is None else round(v, 2) for v in values)
+        if rounded == self.values and len(counts) == len(self.counts):
+            return
+        relayout = len(rounded) != len(self.values)
+        self.values, self.counts = rounded, tuple(counts)
+        self.refresh(layout=relayout)
+
+    def render(self) -> Text:
+        label = self.get_component_rich_style("bars--label")
+        fill = self.get_component_rich_style("bars--bar")
+        out = Text(no_wrap=True, overflow="ellipsis")
+        if not self.values:
+            out.append("no drafts yet", label)
+            return out
+        width = max(3, min(20, self.size.width - 12))
+        for k, value in enumerate(self.values):
+            if k:
+                out.append("\n")
+            out.append(f"{k + 1:>2} ▕", label)
+            out.append(bar(value or 0.0, width), fill)
+            out.append("▏", label)
+            out.append(" —  " if value is None else f" {value:.2f}", label)
+        return out

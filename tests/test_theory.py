@@ -1,0 +1,50 @@
+"""Theory against hand-computed values (Leviathan Eq. 1, Thm 3.8, §3.5)."""
+
+from __future__ import annotations
+
+import pytest
+
+from specview.core.theory import alpha_for_tau, best_gamma, expected_tau, speedup, tau_from_positions
+
+
+def test_expected_tau_hand_values() -> None:
+    assert expected_tau(0.8, 3) == pytest.approx((1 - 0.8**4) / 0.2)  # 2.952
+    assert expected_tau(0.8, 3) == pytest.approx(2.952)
+    assert expected_tau(0.0, 5) == 1.0
+    assert expected_tau(1.0, 4) == 5.0
+    assert expected_tau(0.5, 1) == pytest.approx(1.5)
+
+
+def test_speedup_hand_values() -> None:
+    assert speedup(0.8, 3, 0.05) == pytest.approx(2.952 / 1.15)
+    assert speedup(0.875, 1, 0.04) == pytest.approx(1.875 / 1.04)
+
+
+@pytest.mark.parametrize(
+    ("alpha", "c", "gamma", "gain"),
+    [(0.6, 0.05, 4, 1.92), (0.7, 0.05, 6, 2.35), (0.8, 0.05, 8, 3.09), (0.9, 0.05, 13, 4.67), (0.8, 0.13, 5, 2.24)],
+)
+def test_best_gamma_matches_the_worked_examples(alpha: float, c: float, gamma: int, gain: float) -> None:
+    best, value = best_gamma(alpha, c)
+    assert best == gamma
+    assert value == pytest.approx(gain, abs=0.006)
+
+
+def test_alpha_for_tau_inverts_eq1() -> None:
+    alpha = alpha_for_tau(5.47, 7)
+    assert expected_tau(alpha, 7) == pytest.approx(5.47, abs=1e-9)
+    assert 0.88 < alpha < 0.89
+
+
+def test_tau_from_positions() -> None:
+    assert tau_from_positions([0.5, 0.5]) == pytest.approx(1.75)
+    assert tau_from_positions([0.8] * 3) == pytest.approx(expected_tau(0.8, 3))
+
+
+def test_bad_values_raise() -> None:
+    with pytest.raises(ValueError):
+        expected_tau(1.5, 2)
+    with pytest.raises(ValueError):
+        speedup(0.5, 2, -1)
+    with pytest.raises(ValueError):
+        alpha_for_tau(9.0, 3)
