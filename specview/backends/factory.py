@@ -35,4 +35,8 @@ def make_backend(spec: RunSpec) -> Backend:
         from specview.backends.openai import make_openai_backend
 
         return make_openai_backend(spec)
+    if spec.kind == "replay":
+        from specview.backends.replay import make_replay_backend
+
+        return make_replay_backend(spec)
     raise BackendError(f"the {spec.kind} backend is not available in this build yet")

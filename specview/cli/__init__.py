@@ -41,6 +41,14 @@ def _dispatch(args: object) -> int:
         from specview.cli.presets_cmd import run_presets
 
         return run_presets(args.json)
+    if args.command == "compare":
+        from specview.cli.compare_cmd import run_compare
+
+        return run_compare(args)
+    if args.command == "replay":
+        from specview.cli.replay_cmd import run_replay
+
+        return run_replay(args)
     if args.command == "bench":
         from specview.cli.bench import run_bench
 

@@ -1,9 +1,10 @@
-"""`specview bench`: run headless through the same Session and print the stats object."""
+"""`specview bench`: run headless through the same Session and print the stats objects."""
 
 from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from specview.backends.spec import RunSpec
 
@@ -34,20 +35,62 @@ def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: 
     )
 
 
-def run_bench(args: argparse.Namespace) -> int:
+def specs_from_args(args: argparse.Namespace, *, speed: float, max_rounds: int | None) -> list[RunSpec]:
+    """One RunSpec per positional selector, or the single one the options describe."""
+    from specview.backends.selector import parse_selector
+
+    base = spec_from_args(args, speed=speed, max_rounds=max_rounds)
+    selectors = getattr(args, "selectors", None) or []
+    return [parse_selector(s, base) for s in selectors] or [base]
+
+
+def bench_one(spec: RunSpec, rounds: int | None, record: str | None = None) -> dict[str, Any]:
+    """Run one spec headless to the end and return its stats object."""
     from specview.backends.factory import make_backend
     from specview.core.report import stats_dict
     from specview.core.session import Session
 
-    spec = spec_from_args(args, speed=0.0, max_rounds=args.rounds)
     backend = make_backend(spec)
     session = Session(backend)
-    pieces = [rnd.text for rnd in session.run_headless(args.rounds)]
-    stats = stats_dict(backend.info, session.metrics.snapshot(), "".join(pieces))
-    if args.json:
-        print(json.dumps(stats, ensure_ascii=False))
-    else:
-        for key, value in stats.items():
-            if key != "text":
-                print(f"{key:>24}  {value}")
+    if record:
+        from specview.cli.recording_opt import attach_recording
+
+        attach_recording(session, record, spec)
+    pieces = [rnd.text for rnd in session.run_headless(rounds)]
+    return stats_dict(backend.info, session.metrics.snapshot(), "".join(pieces))
+
+
+TABLE_COLUMNS = (("run", 18), ("γ", 3), ("T", 4), ("rounds", 7), ("α", 6), ("τ", 6), ("theory τ", 9),
+                 ("tok/s", 8), ("c", 6))
+
+
+def _cell(value: Any, fmt: str = "") -> str:
+    return "—" if value is None else format(value, fmt)
+
+
+def print_table(results: list[dict[str, Any]]) -> None:
+    """A fixed-width table for people."""
+    print("  ".join(f"{name:>{w}}" for name, w in TABLE_COLUMNS))
+    for r in results:
+        label = r.get("preset") or r.get("model") or r["backend"]
+        row = [label[:18], _cell(r["gamma"]), _cell(r["temperature"], "g"), _cell(r["rounds"]),
+               _cell(r["acceptance_rate"], ".3f"), _cell(r["tau"], ".3f"), _cell(r["expected_tau"], ".3f"),
+               _cell(r["tokens_per_second"], ".1f"), _cell(r["draft_cost"], ".3f")]
+        print("  ".join(f"{v:>{w}}" for v, (_, w) in zip(row, TABLE_COLUMNS, strict=True)))
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    specs = specs_from_args(args, speed=0.0, max_rounds=args.rounds)
+    if args.record and len(specs) > 1:
+        from specview.cli.errors import CliError
+
+        raise CliError("--record takes one run; give one selector")
+    results = []
+    for spec in specs:
+        result = bench_one(spec, args.rounds if spec.kind == "sim" else None, args.record)
+        results.append(result)
+        if args.json:
+            print(json.dumps(result, ensure_ascii=False), flush=True)
+    if args.table or not args.json:
+        print_table(results)
     return 0

@@ -94,11 +94,31 @@ def build_parser() -> Parser:
     parser.add_argument("--speed", type=_bounded(float, 0.01, 1000.0, "--speed"), default=1.0, metavar="X",
                         help="simulator pace relative to the preset's hardware (default: 1)")
     parser.add_argument("--theme", metavar="NAME", help="colour theme")
+    parser.add_argument("--record", metavar="FILE",
+                        help="record the run as JSON Lines (flushed every round)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     presets = sub.add_parser("presets", help="list the presets with their sources")
     presets.add_argument("--json", action="store_true", help="print JSON")
     bench = sub.add_parser("bench", parents=[sel], help="run headless and print statistics")
+    bench.add_argument("selectors", nargs="*", metavar="SELECTOR",
+                       help="presets or backend specs to run one after another (see `compare`)")
     bench.add_argument("--rounds", type=_int_in(1, 10_000_000, "--rounds"), default=2000, metavar="N",
                        help="rounds to simulate (default: 2000)")
-    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.add_argument("--json", action="store_true", help="print one JSON object per run")
+    bench.add_argument("--table", action="store_true", help="print a table for people")
+    bench.add_argument("--record", metavar="FILE", help="record the run as JSON Lines")
+    compare = sub.add_parser(
+        "compare", parents=[sel], help="run 2–4 presets or backends side by side",
+        description="Each SELECTOR is a preset id or llama:T.gguf+D.gguf, llama:T.gguf+ngram, "
+        "url:http://host:port/v1#model, replay:FILE.",
+    )
+    compare.add_argument("selectors", nargs="+", metavar="SELECTOR", help="2 to 4 runs")
+    compare.add_argument("--speed", type=_bounded(float, 0.01, 1000.0, "--speed"), default=1.0, metavar="X",
+                         help="simulator pace (default: 1)")
+    replay = sub.add_parser("replay", help="play a recording in the live view, or print its statistics")
+    replay.add_argument("file", metavar="FILE", help="a recording made with --record")
+    replay.add_argument("--speed", type=_bounded(float, 0.0, 1000.0, "--speed"), default=1.0, metavar="X",
+                        help="playback speed relative to the recording; 0 = as fast as possible")
+    replay.add_argument("--json", action="store_true", help="print the same statistics object as bench")
+    replay.add_argument("--lang", choices=("en", "zh"), help="interface language")
     return parser
