@@ -101,7 +101,7 @@ class SimBackend:
         vocab, passages = _vocabulary()
         passage = passages[self.lang]
         rng = np.random.default_rng(self.seed)
-        shapes = _Shapes(vocab, self._target_weights(), rng)
+        shapes = _Shapes(vocab, sorted(set(passage)), self._target_weights(), rng)
         t_target = self.preset.target_ms / 1000.0
         t_draft = self.gamma * self.preset.c * t_target
         clock, position, index = 0.0, 0, 0
@@ -167,23 +167,26 @@ def _kind(piece: str) -> tuple[bool, bool, bool]:
 class _Shapes:
     """Per-token supports of p (target) and r (draft noise, disjoint from p's support)."""
 
-    def __init__(self, vocab: tuple[str, ...], weights: np.ndarray, rng: np.random.Generator) -> None:
+    def __init__(
+        self, vocab: tuple[str, ...], language: list[int], weights: np.ndarray, rng: np.random.Generator
+    ) -> None:
         n_vocab = self.n_vocab = len(vocab)
+        # Alternatives come from the passage's own language, of the same kind where possible.
         kinds: dict[tuple[bool, bool, bool], list[int]] = {}
-        for i, piece in enumerate(vocab):
-            kinds.setdefault(_kind(piece), []).append(i)
+        for i in language:
+            kinds.setdefault(_kind(vocab[i]), []).append(i)
         self.support: list[np.ndarray] = []
         self.weights: list[np.ndarray] = []
         self.off: list[np.ndarray] = []
         self.off_weights: list[np.ndarray] = []
         for tok in range(n_vocab):
             # Alternatives of the same kind (a word for a word, a hanzi for a hanzi) read well.
-            same = kinds[_kind(vocab[tok])]
+            same = kinds.get(_kind(vocab[tok]), language)
             alts = [same[int(a)] for a in rng.integers(0, len(same), size=3)]
             merged: dict[int, float] = {}
             for t, w in zip([tok, *alts], weights, strict=True):
                 merged[t] = merged.get(t, 0.0) + float(w)
-            pool = same if len(same) >= 8 else list(range(n_vocab))
+            pool = same if len(same) >= 8 else language
             candidates = [pool[int(i)] for i in rng.permutation(len(pool))[:8] if pool[int(i)] not in merged]
             off = candidates[:2]
             self.support.append(np.array(list(merged), dtype=np.intp))

@@ -53,9 +53,9 @@ def bench_one(spec: RunSpec, rounds: int | None, record: str | None = None) -> d
     backend = make_backend(spec)
     session = Session(backend)
     if record:
-        from specview.cli.recording_opt import attach_recording
+        from specview.backends.record import start_recording
 
-        attach_recording(session, record, spec)
+        start_recording(session, record, spec)
     pieces = [rnd.text for rnd in session.run_headless(rounds)]
     return stats_dict(backend.info, session.metrics.snapshot(), "".join(pieces))
 

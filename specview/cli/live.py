@@ -16,10 +16,10 @@ def run_live(args: argparse.Namespace) -> int:
     from specview.tui.app import SpecviewApp
 
     if args.record:
-        from specview.cli.recording_opt import check_record_path
+        from specview.backends.record import check_record_path
 
         check_record_path(args.record)
-    app = SpecviewApp(spec, backend=backend, theme_name=None, lang=args.lang or "en")
+    app = SpecviewApp(spec, backend=backend, theme_name=None, lang=args.lang or "en", record=args.record)
     if args.theme:
         if args.theme not in app.available_themes:
             backend.close()

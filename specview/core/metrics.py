@@ -36,6 +36,7 @@ class MetricsSnapshot:
     draft_cost: float | None
     expected_tau: float | None
     mean_gamma: float | None
+    mean_verify_s: float | None
     elapsed_s: float | None
     tau_history: tuple[float, ...]
     alpha_history: tuple[float, ...]
@@ -70,6 +71,8 @@ class Metrics:
         self._timed_drafted = 0
         self._t_draft_sum = 0.0
         self._t_verify_sum = 0.0
+        self._verify_all_sum = 0.0
+        self._verify_all_n = 0
 
     def add(self, rnd: Round) -> None:
         """Fold one round in."""
@@ -101,6 +104,9 @@ class Metrics:
         else:
             self._rate_tokens += emitted
         self._t_last = rnd.t_wall
+        if rnd.t_verify_s is not None:
+            self._verify_all_sum += rnd.t_verify_s
+            self._verify_all_n += 1
         if rnd.t_verify_s is not None and rnd.t_draft_s is not None and rnd.drafted > 0:
             self._timed_rounds += 1
             self._timed_drafted += rnd.drafted
@@ -164,6 +170,7 @@ class Metrics:
             draft_cost=draft_cost,
             expected_tau=self._expected_tau(alpha),
             mean_gamma=_ratio(self.drafted, self.rounds),
+            mean_verify_s=_ratio(self._verify_all_sum, self._verify_all_n),
             elapsed_s=elapsed,
             tau_history=tuple(self._tau_history),
             alpha_history=tuple(self._alpha_history),

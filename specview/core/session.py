@@ -71,10 +71,10 @@ class Session:
                     break
                 if not self.backend.info.virtual_clock and self._paused_total:
                     rnd = replace(rnd, t_wall=rnd.t_wall - self._paused_total)
-                for sink in self._sinks:
-                    sink(rnd)
                 if not self._put(rnd):
                     break
+                for sink in self._sinks:
+                    sink(rnd)
         except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
             self._error = _describe(exc)
         finally:

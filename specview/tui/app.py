@@ -28,9 +28,12 @@ class SpecviewApp(App[None]):
     ]
 
     def __init__(self, spec: RunSpec, backend: Backend, theme_name: str | None = None,
-                 lang: str = "en") -> None:
+                 lang: str = "en", record: str | None = None,
+                 compare: list[Backend] | None = None) -> None:
         super().__init__()
+        self.compare = compare
         self.spec = spec
+        self.record = record
         self.initial_backend = backend
         self.lang = lang
         for theme in shipped_themes():
@@ -41,7 +44,11 @@ class SpecviewApp(App[None]):
         return dict(TOKEN_DEFAULTS)
 
     def get_default_screen(self) -> Screen[None]:
-        return LiveScreen(self.spec, self.initial_backend, self.lang)
+        if self.compare:
+            from specview.tui.compare_screen import CompareScreen
+
+            return CompareScreen(self.compare, self.lang)
+        return LiveScreen(self.spec, self.initial_backend, self.lang, record=self.record)
 
     @property
     def live(self) -> LiveScreen:
@@ -57,6 +64,8 @@ class SpecviewApp(App[None]):
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
+        if not isinstance(self.screen_stack[0], LiveScreen):
+            return
         live = self.live
         yield SystemCommand("Pause / resume", "Pause or resume the run", live.action_toggle_pause)
         yield SystemCommand("Step one round", "Run one round while paused", live.action_step)

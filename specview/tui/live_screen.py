@@ -26,6 +26,9 @@ from specview.widgets.token_info import TokenInfo
 from specview.widgets.token_view import TokenView
 
 PUMP_HZ = 20 if os.environ.get("SSH_CONNECTION") else 30
+# Rounds the producer may run ahead of the screen. Small, so a producer faster than the
+# terminal (the simulator at full speed) is held back instead of drifting frames behind.
+UI_BUFFER_ROUNDS = 48
 NARROW = 80
 
 
@@ -37,16 +40,19 @@ class LiveScreen(Screen[None]):
         Binding("n", "step", "step", id="live.step", tooltip="While paused, run one more round"),
         Binding("r", "restart", "restart", id="live.restart", tooltip="Start again with the same seed"),
         Binding("p", "choose_preset", "preset", id="live.preset", tooltip="Choose a simulator preset"),
+        Binding("x", "run_for_real", "run it for real", id="live.real",
+                tooltip="llama-server / vLLM / SGLang commands for this preset"),
         Binding("plus,equals_sign", "speed(2.0)", "faster", show=False, id="live.faster"),
         Binding("minus", "speed(0.5)", "slower", show=False, id="live.slower"),
     ]
 
-    def __init__(self, spec: RunSpec, backend: Backend, lang: str = "en") -> None:
+    def __init__(self, spec: RunSpec, backend: Backend, lang: str = "en", record: str | None = None) -> None:
         super().__init__()
         self.spec = spec
         self.backend = backend
         self.lang = lang
-        self.session = Session(backend)
+        self.record = record
+        self.session = self._new_session(backend)
         self.drawn_rounds = 0
         self._error_shown = False
         self._finished_shown = False
@@ -169,6 +175,19 @@ class LiveScreen(Screen[None]):
             return
         self.app.push_screen(PresetScreen(presets, self.backend.info.preset), self._switch_preset)
 
+    def action_run_for_real(self) -> None:
+        from specview.core.presets import PresetError, get_preset
+        from specview.tui.real_run_screen import RealRunScreen
+
+        preset_id = self.backend.info.preset
+        if preset_id is None:
+            self.notify("this run is not a preset: it already is real", severity="warning")
+            return
+        try:
+            self.app.push_screen(RealRunScreen(get_preset(preset_id)))
+        except PresetError as exc:
+            self.notify(str(exc), severity="error")
+
     def _switch_preset(self, preset_id: str | None) -> None:
         if preset_id is None:
             return
@@ -188,7 +207,7 @@ class LiveScreen(Screen[None]):
         was_paused = self.session.paused
         self.session.stop(close=backend is not self.backend)
         self.backend = backend
-        self.session = Session(backend)
+        self.session = self._new_session(backend)
         if was_paused:
             self.session.pause()
         self.drawn_rounds = 0
@@ -200,6 +219,14 @@ class LiveScreen(Screen[None]):
             self._update_gauges(charts=True)
         self._describe()
         self.session.start()
+
+    def _new_session(self, backend: Backend) -> Session:
+        session = Session(backend, buffer_rounds=UI_BUFFER_ROUNDS)
+        if self.record:
+            from specview.backends.record import start_recording
+
+            start_recording(session, self.record, self.spec)
+        return session
 
     @on(TokenView.Selected)
     def _show_token(self, event: TokenView.Selected) -> None:

@@ -92,6 +92,7 @@ class TokenView(ScrollView, can_focus=True):
         self._wrap_width = 0
         self._cache: LRUCache[tuple[int, int, int | None], Strip] = LRUCache(2048)
         self.selected: int | None = None
+        self._base: Style | None = None
 
     # model ---------------------------------------------------------------
     @property
@@ -220,13 +221,20 @@ class TokenView(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._cache.clear()
+        self._base = None
+
+    def _base_style(self) -> Style:
+        # rich_style walks the DOM; it only changes with the styles, so keep it.
+        if self._base is None:
+            self._base = self.rich_style
+        return self._base
 
     # drawing -------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         line_y = scroll_y + y
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        base = self._base_style()
         if line_y >= len(self._lines):
             return Strip.blank(width, base)
         sel = self.selected if self.selected is not None and self._line_has(line_y, self.selected) else None

@@ -1,0 +1,147 @@
+"""The replay backend: plays one segment of a recording at the recorded pace times `speed`.
+
+`FILE#N` picks the N-th segment of a file that holds several runs (default: the first).
+The rounds keep their recorded times, so every gauge shows the numbers of the original run;
+the replay runs on that recorded clock (virtual_clock), which pausing does not shift.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from specview.backends.base import BackendError, BackendInfo
+from specview.backends.spec import RunSpec
+from specview.core.events import Round
+from specview.core.recording import Header, RecordingError, read_recording, scan_headers
+
+T = TypeVar("T")
+_SEGMENT = re.compile(r"(?P<path>.+)#(?P<n>[1-9]\d*)")
+
+
+def split_segment(selector: str) -> tuple[Path, int | None]:
+    """`FILE#N` → (FILE, N); a plain path (or one that exists with a '#') → (path, None)."""
+    path = Path(selector).expanduser()
+    match = _SEGMENT.fullmatch(selector)
+    if match and not path.exists():
+        return Path(match["path"]).expanduser(), int(match["n"])
+    return path, None
+
+
+def make_replay_backend(spec: RunSpec) -> ReplayBackend:
+    """The backend `replay:FILE[#N]` / `specview replay FILE[#N]` selects."""
+    if not spec.replay:
+        raise BackendError("replay needs a recording file")
+    path, segment = split_segment(spec.replay)
+    return ReplayBackend(path, segment=segment or 1, speed=spec.speed)
+
+
+def recorded_info(header: Header, path: Path) -> BackendInfo:
+    """The BackendInfo of the run that made the recording, rebuilt from its header."""
+    backend, settings, models = header.section("backend"), header.section("settings"), header.section("models")
+    try:
+        name = _opt(backend, "name", str) or "unknown"
+        temperature = _opt(settings, "temperature", float)
+        exact = backend.get("exact") or {}
+        if not isinstance(exact, dict):
+            raise TypeError("backend.exact must be an object")
+        return BackendInfo(
+            backend=name,
+            label=_opt(backend, "label", str) or _opt(settings, "preset", str) or name,
+            gamma=_opt(settings, "gamma", int),
+            temperature=0.0 if temperature is None else temperature,
+            preset=_opt(settings, "preset", str),
+            model=_opt(models, "model", str),
+            draft=_opt(models, "draft", str),
+            seed=_opt(settings, "seed", int),
+            virtual_clock=bool(backend.get("virtual_clock", False)),
+            exact={str(k): bool(v) for k, v in exact.items()},
+            note=_opt(backend, "note", str) or "",
+        )
+    except TypeError as exc:
+        raise BackendError(f"{path} line {header.line}: the header is malformed ({exc})") from None
+
+
+def _opt(section: dict[str, Any], key: str, kind: type[T]) -> T | None:
+    """section[key] when it is a `kind` (an int counts as a float), None when absent."""
+    value = section.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float if kind is float else kind):
+        raise TypeError(f"{key} must be {kind.__name__}, got {value!r}")
+    return kind(value) if kind is float else value  # type: ignore[call-arg,return-value]
+
+
+class ReplayBackend:
+    """Rounds read from a recording, paced by their recorded times (speed 0 = no waiting)."""
+
+    def __init__(self, path: str | Path, *, segment: int = 1, speed: float = 1.0) -> None:
+        self.path = Path(path)
+        try:
+            headers = scan_headers(self.path)
+        except RecordingError as exc:
+            raise BackendError(f"cannot replay {exc}") from None
+        if not 1 <= segment <= len(headers):
+            raise BackendError(f"cannot replay {self.path}#{segment}: the file holds {len(headers)} run(s)")
+        self.segment = segment
+        self.segments = len(headers)
+        self.header = headers[segment - 1]
+        self.speed = speed
+        self.recorded_info = recorded_info(self.header, self.path)
+        which = f" (run {segment} of {self.segments})" if self.segments > 1 else ""
+        created = self.header.data.get("created") or "at an unknown time"
+        note = f"replay of a {self.recorded_info.backend} run recorded {created}{which}"
+        if self.recorded_info.note:
+            note += f"; {self.recorded_info.note}"
+        self._info = replace(self.recorded_info, backend="replay", virtual_clock=True, note=note)
+
+    @property
+    def info(self) -> BackendInfo:
+        return self._info
+
+    def close(self) -> None:
+        """Nothing to release: the file is opened afresh by every `rounds()`."""
+
+    def rounds(self, stop: threading.Event) -> Iterator[Round]:
+        """Yield this segment's rounds; a damaged line ends the replay with a BackendError."""
+        seen, playing = 0, False
+        last_wall: float | None = None
+        due = time.monotonic()
+        try:
+            for item in read_recording(self.path):
+                if isinstance(item, Header):
+                    if playing:
+                        return
+                    seen += 1
+                    playing = seen == self.segment
+                    continue
+                if not playing:
+                    continue
+                if last_wall is None:
+                    gap = (item.t_draft_s or 0.0) + (item.t_verify_s or 0.0)
+                else:
+                    gap = item.t_wall - last_wall
+                last_wall = item.t_wall
+                paced = self._pace(max(0.0, gap), due, stop)
+                if paced is None:
+                    return
+                due = paced
+                yield item
+        except RecordingError as exc:
+            raise BackendError(str(exc)) from None
+
+    def _pace(self, gap: float, due: float, stop: threading.Event) -> float | None:
+        """Sleep until a round `gap` recorded seconds after the last is due; None once stopped."""
+        speed = self.speed  # read every round, so the live view's speed keys act at once
+        now = time.monotonic()
+        if speed <= 0:
+            return None if stop.is_set() else now
+        due = max(due + gap / speed, now - 0.25)  # never build up a debt to catch up on
+        if due > now and stop.wait(due - now):
+            return None
+        return None if stop.is_set() else due

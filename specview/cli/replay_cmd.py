@@ -1,0 +1,58 @@
+"""`specview replay FILE[#N] [--speed X] [--json]`: play a recording, or print its statistics.
+
+With --json every run in the file (or run N) prints the same stats object `bench --json`
+printed for it. A damaged line stops there: the statistics of what came before it are printed,
+then the error (file and line) goes to stderr and the exit code is 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from specview.backends.spec import RunSpec
+from specview.cli.errors import CliError
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    from specview.backends.replay import make_replay_backend
+
+    if args.json:
+        return print_stats(args.file)
+    spec = RunSpec(replay=args.file, speed=args.speed)
+    backend = make_replay_backend(spec)
+    from specview.tui.app import SpecviewApp
+
+    app = SpecviewApp(spec, backend=backend, lang=args.lang or "en")
+    app.run()
+    return app.return_code or 0
+
+
+def print_stats(selector: str) -> int:
+    """One JSON line per run in the recording (or the one `FILE#N` names), as bench prints it."""
+    from specview.backends.base import BackendError
+    from specview.backends.replay import ReplayBackend, split_segment
+    from specview.core.report import stats_dict
+    from specview.core.session import Session
+
+    path, only = split_segment(selector)
+    first = ReplayBackend(path, segment=only or 1, speed=0.0)
+    runs = [first.segment] if only else list(range(1, first.segments + 1))
+    for run in runs:
+        backend = first if run == first.segment else ReplayBackend(path, segment=run, speed=0.0)
+        session = Session(backend)
+        pieces: list[str] = []
+        try:
+            pieces.extend(rnd.text for rnd in session.run_headless())
+        except BackendError as exc:
+            done = session.metrics.rounds
+            if done:
+                _print(stats_dict(backend.recorded_info, session.metrics.snapshot(), "".join(pieces)))
+                raise CliError(f"{exc}; the statistics printed cover the {done} rounds before it") from None
+            raise
+        _print(stats_dict(backend.recorded_info, session.metrics.snapshot(), "".join(pieces)))
+    return 0
+
+
+def _print(stats: dict[str, object]) -> None:
+    print(json.dumps(stats, ensure_ascii=False), flush=True)

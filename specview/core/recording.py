@@ -1,0 +1,213 @@
+"""Recordings: JSON Lines, a header line then one line per Round, flushed every round.
+
+    {"type": "header", "format": "specview-recording", "version": 1, "specview": "0.1.0", ...}
+    {"type": "round", "index": 0, "drafted": 3, "tokens": [...], "t_draft_s": ..., "t_wall": ...}
+    ...
+
+A file may hold several segments: each later run of the same program (a restart or a preset
+switch in the live view) appends a new header followed by its rounds. The reader yields what
+it can read and raises RecordingError at the first line it cannot, so a damaged file still
+replays up to the damage.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from specview.core.events import Round
+
+FORMAT = "specview-recording"
+VERSION = 1
+_HEADER_PREFIX = '{"type": "header"'
+
+
+class RecordingError(ValueError):
+    """A recording that cannot be read (further); the message names the file and the line."""
+
+    def __init__(self, path: str | os.PathLike[str], line: int | None, reason: str) -> None:
+        self.path = str(path)
+        self.line = line
+        self.reason = reason
+        where = self.path if line is None else f"{self.path} line {line}"
+        super().__init__(f"{where}: {reason}")
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """The header of one segment, as read (`line` is its 1-based line number)."""
+
+    data: dict[str, Any]
+    line: int
+
+    @property
+    def version(self) -> int:
+        return int(self.data["version"])
+
+    def section(self, key: str) -> dict[str, Any]:
+        """A dict-valued part of the header ({} when absent or malformed)."""
+        value = self.data.get(key)
+        return value if isinstance(value, dict) else {}
+
+
+def header_record(**fields: Any) -> dict[str, Any]:
+    """A header line's object: the format marks first, then `fields` (backend, settings, ...)."""
+    from specview import __version__
+
+    return {"type": "header", "format": FORMAT, "version": VERSION, "specview": __version__, **fields}
+
+
+class Recorder:
+    """A Session sink that appends one line per Round and flushes it at once.
+
+    Flushing hands each line to the operating system, so killing the process (Ctrl-C, kill -9,
+    a crash) loses at most the round being written. `durable=True` also fsyncs every round,
+    which only matters if the machine itself goes down, and costs far more.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any], *,
+                 append: bool = False, durable: bool = False) -> None:
+        self.path = Path(path)
+        self.durable = durable
+        self.rounds_written = 0
+        self._lock = threading.Lock()
+        self._file: IO[str] | None = self.path.open(
+            "a" if append else "w", encoding="utf-8", errors="backslashreplace"  # a lone surrogate → JSON escape
+        )
+        self._write(header)
+
+    def __call__(self, rnd: Round) -> None:
+        """Record one round (called on the producer thread)."""
+        with self._lock:
+            if self._file is None:
+                return  # closed: a late round from a stopped session must not interleave
+            self._write({"type": "round", **rnd.to_dict()})
+            self.rounds_written += 1
+
+    def _write(self, record: dict[str, Any]) -> None:
+        assert self._file is not None
+        line = json.dumps(record, ensure_ascii=False, separators=(", ", ": ")) + "\n"
+        try:
+            self._file.write(line)
+            self._file.flush()
+            if self.durable:
+                os.fsync(self._file.fileno())
+        except OSError as exc:
+            raise OSError(f"cannot write the recording {self.path}: {exc.strerror or exc}") from exc
+
+    @property
+    def closed(self) -> bool:
+        return self._file is None
+
+    def close(self) -> None:
+        """Close the file; later rounds are ignored. Safe to call twice."""
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+
+
+def _parse(path: Path, number: int, line: str) -> dict[str, Any]:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        if not line.endswith("\n"):  # only the last line can lack one: a write cut short
+            reason = "the line is incomplete (the recording was cut off while it was being written)"
+            raise RecordingError(path, number, reason) from None
+        raise RecordingError(path, number, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(record, dict):
+        raise RecordingError(path, number, "expected a JSON object")
+    return record
+
+
+def _header(path: Path, number: int, record: dict[str, Any]) -> Header:
+    if record.get("format") != FORMAT:
+        raise RecordingError(path, number, "not a specview recording (no specview-recording header)")
+    version = record.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise RecordingError(path, number, f"the header has no valid version (got {version!r})")
+    if version != VERSION:
+        made_by = record.get("specview", "an unknown version")
+        raise RecordingError(path, number, f"recording format version {version} is not supported: this specview "
+                                           f"reads version {VERSION} (the file was made by specview {made_by})")
+    return Header(record, number)
+
+
+def _round(path: Path, number: int, record: dict[str, Any]) -> Round:
+    try:
+        return Round.from_dict(record)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RecordingError(path, number, f"not a valid round ({type(exc).__name__}: {exc})") from None
+
+
+def read_recording(path: str | os.PathLike[str]) -> Iterator[Header | Round]:
+    """Yield every segment's Header and its Rounds in file order.
+
+    Raises RecordingError (file and line in the message) at the first line that cannot be read,
+    after yielding everything before it. An empty line is skipped; a missing file, an empty file
+    or a first line that is not a header of a known version fail before anything is yielded.
+    """
+    file = Path(path)
+    started = False
+    for number, line in _lines(file, strict=True):
+        record = _parse(file, number, line)
+        kind = record.get("type")
+        if not started and kind != "header":
+            raise RecordingError(file, number, "not a specview recording (the first line is not a header)")
+        if kind == "header":
+            header = _header(file, number, record)
+            started = True
+            yield header
+        elif kind == "round":
+            yield _round(file, number, record)
+        else:
+            raise RecordingError(file, number, f"unknown line type {kind!r}")
+    if not started:
+        raise RecordingError(file, None, "the file is empty (not a specview recording)")
+
+
+def scan_headers(path: str | os.PathLike[str]) -> list[Header]:
+    """Every segment's header, cheaply (round lines are not decoded).
+
+    The first line must be a valid header (else RecordingError); scanning stops quietly at a
+    later header line it cannot read, since playing that segment reports the error in place.
+    """
+    file = Path(path)
+    headers: list[Header] = []
+    for number, line in _lines(file):
+        if not headers:
+            record = _parse(file, number, line)
+            if record.get("type") != "header":
+                raise RecordingError(file, number, "not a specview recording (the first line is not a header)")
+            headers.append(_header(file, number, record))
+        elif line.startswith(_HEADER_PREFIX):
+            try:
+                headers.append(_header(file, number, _parse(file, number, line)))
+            except RecordingError:
+                break
+    if not headers:
+        raise RecordingError(file, None, "the file is empty (not a specview recording)")
+    return headers
+
+
+def _lines(file: Path, *, strict: bool = False) -> Iterator[tuple[int, str]]:
+    """Non-blank lines with their numbers, decoded one by one so an error names its own line."""
+    try:
+        stream = file.open("rb")
+    except FileNotFoundError:
+        raise RecordingError(file, None, "no such file") from None
+    except OSError as exc:
+        raise RecordingError(file, None, f"cannot open it ({exc.strerror or exc})") from None
+    with stream:
+        for number, raw in enumerate(stream, start=1):
+            try:
+                line = raw.decode("utf-8", errors="strict" if strict else "replace")
+            except UnicodeDecodeError:
+                raise RecordingError(file, number, "not UTF-8 text") from None
+            if line.strip():
+                yield number, line

@@ -1,0 +1,126 @@
+"""Compare 2–4 runs side by side: one pane each, a live summary table, one pump for all."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from specview.backends.base import Backend
+from specview.core.session import Session
+from specview.core.summary import summary_row
+from specview.texts.catalog import text
+from specview.tui.live_screen import PUMP_HZ, UI_BUFFER_ROUNDS
+from specview.widgets.run_pane import RunPane
+from specview.widgets.status_line import StatusLine
+from specview.widgets.summary_table import SummaryTable
+
+
+def run_label(backend: Backend) -> str:
+    info = backend.info
+    gamma = "" if info.gamma is None else f" γ{info.gamma}"
+    return f"{info.backend}:{info.label}{gamma} T{info.temperature:g}"
+
+
+class CompareScreen(Screen[None]):
+    """Every run started together on the same prompt and seed; pause/step apply to all."""
+
+    BINDINGS = [
+        Binding("space", "toggle_pause", "pause all", id="compare.pause"),
+        Binding("n", "step", "step all", id="compare.step"),
+        Binding("l", "toggle_layout", "columns/rows", id="compare.layout"),
+        Binding("f", "toggle_full", "full screen", id="compare.full",
+                tooltip="Show only the focused pane (again to show all)"),
+        Binding("tab", "focus_next", "next pane", show=False, id="compare.next"),
+    ]
+
+    def __init__(self, backends: list[Backend], lang: str = "en") -> None:
+        super().__init__()
+        self.backends = backends
+        self.lang = lang
+        self.sessions = [Session(b, buffer_rounds=UI_BUFFER_ROUNDS) for b in backends]
+        self.labels = [run_label(b) for b in backends]
+        self.drawn_rounds = [0] * len(backends)
+        self._errors_shown: set[int] = set()
+        self._ticks = 0
+
+    def compose(self) -> ComposeResult:
+        yield StatusLine(id="status")
+        with Container(id="panes"):
+            for i, label in enumerate(self.labels):
+                yield RunPane(label, id=f"pane-{i}")
+        yield SummaryTable(id="summary")
+        yield Footer()
+
+    @property
+    def panes(self) -> list[RunPane]:
+        return list(self.query(RunPane))
+
+    @property
+    def paused(self) -> bool:
+        return all(s.paused for s in self.sessions)
+
+    def on_mount(self) -> None:
+        self.query_one(StatusLine).set(what=f"compare · {len(self.sessions)} runs", state=text("running", self.lang))
+        self.panes[0].view.focus()
+        for session in self.sessions:
+            session.start()
+        self.set_interval(1 / PUMP_HZ, self.pump, name="pump")
+
+    def on_unmount(self) -> None:
+        for session in self.sessions:
+            session.stop()
+
+    def pump(self) -> None:
+        """Drain every session once; update panes and the summary in one batch."""
+        self._ticks += 1
+        drained = [s.drain() for s in self.sessions]
+        changed = False
+        with self.app.batch_update():
+            for i, (pane, got) in enumerate(zip(self.panes, drained, strict=True)):
+                if got.rounds:
+                    changed = True
+                    pane.append([t for r in got.rounds for t in r.tokens])
+                    self.drawn_rounds[i] += len(got.rounds)
+                    state = ""
+                elif got.error:
+                    state = text("failed", self.lang)
+                elif got.finished:
+                    state = text("finished", self.lang)
+                else:
+                    continue
+                pane.show(self.sessions[i].metrics.snapshot(), state)
+                if got.error and i not in self._errors_shown:
+                    self._errors_shown.add(i)
+                    self.notify(got.error, title=self.labels[i], severity="error", timeout=30)
+            if changed or self._ticks % PUMP_HZ == 0:
+                self.refresh_summary()
+
+    def refresh_summary(self) -> None:
+        rows = [summary_row(label, s.metrics.snapshot()) for label, s in zip(self.labels, self.sessions, strict=True)]
+        self.query_one(SummaryTable).show(rows)
+
+    def action_toggle_pause(self) -> None:
+        pause = not self.paused
+        for session in self.sessions:
+            session.pause() if pause else session.resume()
+        self.query_one(StatusLine).set(state=text("paused" if pause else "running", self.lang))
+
+    def action_step(self) -> None:
+        for session in self.sessions:
+            session.pause()
+            session.step()
+        self.query_one(StatusLine).set(state=text("paused", self.lang))
+
+    def action_toggle_layout(self) -> None:
+        self.query_one("#panes").toggle_class("-rows")
+
+    def action_toggle_full(self) -> None:
+        panes = self.panes
+        focused = next((p for p in panes if self.focused is not None and self.focused in p.walk_children()), panes[0])
+        full = not focused.has_class("-full")
+        for pane in panes:
+            pane.set_class(full and pane is focused, "-full")
+            pane.display = not full or pane is focused

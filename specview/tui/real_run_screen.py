@@ -1,0 +1,50 @@
+"""`x`: how to run the current preset for real (llama-server, vLLM, SGLang), with copy."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from specview.core.presets import Preset
+
+ENGINES = (("llama_server", "llama.cpp llama-server"), ("vllm", "vLLM"), ("sglang", "SGLang"))
+
+
+def real_run_text(preset: Preset) -> str:
+    """The commands a preset lists, one engine per block."""
+    blocks = [f"{preset.label}\nγ {preset.gamma} · T {preset.temperature:g} · {preset.hardware}"]
+    for key, name in ENGINES:
+        if key in preset.run:
+            blocks.append(f"{name}:\n  {preset.run[key]}")
+    if len(blocks) == 1:
+        blocks.append("This preset lists no engine command.")
+    blocks.append("c copies every command · esc closes")
+    return "\n\n".join(blocks)
+
+
+class RealRunScreen(ModalScreen[None]):
+    """Shows the preset's engine commands; `c` copies them (OSC 52 works over SSH)."""
+
+    BINDINGS = [
+        Binding("escape,q,x", "dismiss", "close", id="real.close"),
+        Binding("c", "copy", "copy", id="real.copy"),
+    ]
+
+    def __init__(self, preset: Preset) -> None:
+        super().__init__()
+        self.preset = preset
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-box") as box:
+            box.border_title = f"run {self.preset.id} for real"
+            yield Static(real_run_text(self.preset), markup=False)
+
+    def action_copy(self) -> None:
+        self.app.copy_to_clipboard("\n".join(self.preset.run.values()))
+        self.notify("commands copied")
+
+    async def action_dismiss(self, result: None = None) -> None:
+        self.dismiss(result)

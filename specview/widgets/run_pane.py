@@ -1,0 +1,54 @@
+"""One run in the compare screen: its stream, a gauge line and per-position bars."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from specview.core.events import TokenEvent
+from specview.core.metrics import MetricsSnapshot
+from specview.widgets.position_bars import PositionBars
+from specview.widgets.token_view import TokenView
+
+
+def _fmt(value: float | None, fmt: str) -> str:
+    return "—" if value is None else format(value, fmt)
+
+
+class RunPane(Vertical):
+    """A titled pane; the screen feeds it tokens and snapshots."""
+
+    DEFAULT_CSS = """
+    RunPane { border: round $panel; height: 1fr; width: 1fr; }
+    RunPane:focus-within { border: round $primary; }
+    RunPane > TokenView { height: 1fr; padding: 0; }
+    RunPane > .pane--gauges { height: 1; color: $text; }
+    RunPane > PositionBars { max-height: 8; }
+    """
+
+    def __init__(self, title: str, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.border_title = title
+
+    def compose(self) -> ComposeResult:
+        yield TokenView()
+        yield Static("", classes="pane--gauges")
+        yield PositionBars()
+
+    @property
+    def view(self) -> TokenView:
+        return self.query_one(TokenView)
+
+    def append(self, tokens: list[TokenEvent]) -> None:
+        self.view.append(tokens)
+
+    def show(self, snap: MetricsSnapshot, state: str = "") -> None:
+        line = Text(no_wrap=True, overflow="ellipsis")
+        line.append(f"α {_fmt(snap.window_acceptance_rate, '.2f')}  ", style="bold")
+        line.append(f"τ {_fmt(snap.window_tau, '.2f')}  ", style="bold")
+        line.append(f"{_fmt(snap.window_tokens_per_second, '.1f')} tok/s  ")
+        line.append(state, style="dim")
+        self.query_one(".pane--gauges", Static).update(line)
+        self.query_one(PositionBars).set(snap.per_position_acceptance, snap.per_position_verified)

@@ -1,0 +1,115 @@
+"""Compare screen: panes stream together, share pause/step, and the summary tells the truth."""
+
+from __future__ import annotations
+
+import pytest
+from app_helpers import wait_until
+from textual.pilot import Pilot
+
+from specview.backends.factory import make_backend
+from specview.backends.spec import RunSpec
+from specview.core.overlay import overlay
+from specview.core.summary import leaders, summary_row
+from specview.core.theory import best_gamma, expected_tau, speedup
+from specview.tui.app import SpecviewApp
+from specview.tui.compare_screen import CompareScreen
+from specview.widgets.run_pane import RunPane
+from specview.widgets.summary_table import SummaryTable
+
+
+def compare_app(*presets: str, max_rounds: int | None = None, speed: float = 0.0) -> SpecviewApp:
+    specs = [RunSpec(preset=p, seed=5, speed=speed, max_rounds=max_rounds) for p in presets]
+    backends = [make_backend(s) for s in specs]
+    return SpecviewApp(specs[0], backends[0], compare=backends)
+
+
+def screen(app: SpecviewApp) -> CompareScreen:
+    s = app.screen_stack[0]
+    assert isinstance(s, CompareScreen)
+    return s
+
+
+async def finished(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    assert isinstance(app, SpecviewApp)
+
+    def done() -> bool:
+        cmp = screen(app)
+        return all(s.drain(limit=0).finished for s in cmp.sessions) and all(
+            d == s.produced for d, s in zip(cmp.drawn_rounds, cmp.sessions, strict=True)
+        )
+
+    await wait_until(pilot, done)
+    await pilot.pause(0.2)
+
+
+async def test_both_panes_stream_and_pause_step_apply_to_both() -> None:
+    app = compare_app("qwen3.6-mtp", "glm-5.2-mtp", speed=30.0)
+    async with app.run_test(size=(140, 40)) as pilot:
+        cmp = screen(app)
+        panes = list(cmp.query(RunPane))
+        assert len(panes) == 2
+        await wait_until(pilot, lambda: all(p.view.token_count > 10 for p in panes))
+        await pilot.press("space")
+        assert all(s.paused for s in cmp.sessions)
+        await pilot.pause(0.3)
+        before = [s.metrics.rounds for s in cmp.sessions]
+        await pilot.pause(0.3)
+        assert [s.metrics.rounds for s in cmp.sessions] == before
+        await pilot.press("n")
+        await wait_until(pilot, lambda: [s.metrics.rounds for s in cmp.sessions] == [b + 1 for b in before])
+        await pilot.press("l")
+        assert cmp.query_one("#panes").has_class("-rows")
+        await pilot.press("f")
+        assert panes[0].display and not panes[1].display
+        await pilot.press("f")
+        assert panes[1].display
+
+
+async def test_summary_numbers_equal_each_runs_metrics() -> None:
+    app = compare_app("qwen3.6-mtp", "glm-5.2-mtp", "ngram", max_rounds=150)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await finished(pilot)
+        cmp = screen(app)
+        cmp.refresh_summary()
+        table = cmp.query_one(SummaryTable)
+        for i, session in enumerate(cmp.sessions):
+            snap = session.metrics.snapshot()
+            assert snap.rounds == 150
+            alpha_cell = str(table.get_cell(str(i), "alpha")).split()[0]
+            tau_cell = str(table.get_cell(str(i), "tau")).split()[0]
+            assert alpha_cell == f"{snap.acceptance_rate:.3f}"
+            assert tau_cell == f"{snap.tau:.2f}"
+        rows = [summary_row(lbl, s.metrics.snapshot()) for lbl, s in zip(cmp.labels, cmp.sessions, strict=True)]
+        lead = leaders(rows)
+        assert lead["tau"] == 1, "GLM's 7-step MTP has the longest rounds"
+        assert "▲" in str(table.get_cell(str(lead["tau"]), "tau"))
+
+
+def test_theory_overlay_matches_core_theory() -> None:
+    import threading
+
+    from specview.core.metrics import Metrics
+
+    backend = make_backend(RunSpec(preset="qwen3.6-mtp", seed=2, speed=0, max_rounds=3000))
+    metrics = Metrics()
+    for rnd in backend.rounds(threading.Event()):
+        metrics.add(rnd)
+    snap = metrics.snapshot()
+    over = overlay(snap)
+    assert snap.acceptance_rate is not None and snap.draft_cost is not None
+    assert over.expected_tau == pytest.approx(expected_tau(snap.acceptance_rate, 3))
+    assert over.tau_gap == pytest.approx(snap.tau - expected_tau(snap.acceptance_rate, 3))
+    assert over.speedup_theory == pytest.approx(speedup(snap.acceptance_rate, 3, snap.draft_cost))
+    assert (over.best_gamma, over.best_speedup) == (
+        best_gamma(snap.acceptance_rate, snap.draft_cost)[0],
+        pytest.approx(best_gamma(snap.acceptance_rate, snap.draft_cost)[1]),
+    )
+    # measured speedup: tokens/s × forward time = τ / (γc + 1) exactly on the simulator's clock
+    assert over.speedup_measured == pytest.approx(snap.tau / (3 * 0.13 + 1), rel=1e-6)
+
+
+def test_compare_snapshot(snap_compare: object) -> None:
+    assert callable(snap_compare)
+    assert snap_compare(compare_app("qwen3.6-mtp", "glm-5.2-mtp", max_rounds=40), terminal_size=(130, 36),
+                        run_before=finished)
