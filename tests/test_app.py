@@ -107,4 +107,4 @@ async def test_chinese_interface() -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_finished(pilot)
         assert app.live.query_one("#g-alpha", StatGauge).label == "接受率 α"
-        assert "灯塔" in token_view(app).plain_text()
+        assert "看守人" in token_view(app).plain_text()

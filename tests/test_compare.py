@@ -113,3 +113,29 @@ def test_compare_snapshot(snap_compare: object) -> None:
     assert callable(snap_compare)
     assert snap_compare(compare_app("qwen3.6-mtp", "glm-5.2-mtp", max_rounds=40), terminal_size=(130, 36),
                         run_before=finished)
+
+
+async def test_compare_a_preset_with_a_replay(tmp_path: object) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    assert isinstance(tmp_path, Path)
+    rec = tmp_path / "glm.jsonl"
+    subprocess.run([sys.executable, "-m", "specview", "bench", "--preset", "glm-5.2-mtp", "--seed", "5",
+                    "--rounds", "60", "--record", str(rec), "--json"], check=True, capture_output=True)
+    base = RunSpec(seed=5, speed=0.0, max_rounds=60)
+    from specview.backends.selector import parse_selector
+
+    specs = [parse_selector("glm-5.2-mtp", base), parse_selector(f"replay:{rec}", base)]
+    backends = [make_backend(s) for s in specs]
+    app = SpecviewApp(specs[0], backends[0], compare=backends)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await finished(pilot)
+        cmp = screen(app)
+        live, replayed = (s.metrics.snapshot() for s in cmp.sessions)
+        assert replayed.rounds == live.rounds == 60
+        assert (replayed.tokens, replayed.accepted, replayed.tau) == (live.tokens, live.accepted, live.tau)
+        panes = list(cmp.query(RunPane))
+        assert panes[0].view.plain_text() == panes[1].view.plain_text()
+        assert "replay" in cmp.labels[1]

@@ -59,7 +59,7 @@ class TokenView(ScrollView, can_focus=True):
         "token--selected",
     }
     DEFAULT_CSS = """
-    TokenView { background: $surface; padding: 0 1; }
+    TokenView { background: $surface; padding: 0 1; scrollbar-gutter: stable; scrollbar-size-vertical: 1; }
     TokenView > .token--accepted { color: $token-accepted; }
     TokenView > .token--rejected { color: $token-rejected; text-style: strike dim; }
     TokenView > .token--corrected { color: $token-corrected; text-style: bold; }
@@ -93,6 +93,7 @@ class TokenView(ScrollView, can_focus=True):
         self._cache: LRUCache[tuple[int, int, int | None], Strip] = LRUCache(2048)
         self.selected: int | None = None
         self._base: Style | None = None
+        self._follow = True
 
     # model ---------------------------------------------------------------
     @property
@@ -143,6 +144,8 @@ class TokenView(ScrollView, can_focus=True):
         self.refresh_lines(first_dirty, len(self._lines) - first_dirty)
         if follow and self.selected is None:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
+            # and once more after layout, in case the new virtual size was not applied yet
+            self.call_after_refresh(self._settle_at_end)
 
     def _prune(self) -> None:
         drop = len(self._tokens) - self.max_tokens + self.max_tokens // 5
@@ -210,12 +213,21 @@ class TokenView(ScrollView, can_focus=True):
         for key in [k for k in self._cache.keys() if k[0] >= y0]:  # noqa: SIM118 - LRUCache is not iterable
             self._cache.discard(key)
 
+    def _settle_at_end(self) -> None:
+        if self._follow and self.selected is None and self.scroll_y < self.max_scroll_y:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        # Follow the end while the user is at the bottom; stop once they scroll up.
+        self._follow = self.selected is None and new_value >= self.max_scroll_y - 1
+
     def on_resize(self, event: Resize) -> None:
         width = self.scrollable_content_region.width
         if width != self._wrap_width:
             self._wrap_width = width
             self._rewrap()
-            if self.selected is None:
+            if self._follow:
                 self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def notify_style_update(self) -> None:
@@ -288,6 +300,7 @@ class TokenView(ScrollView, can_focus=True):
             self.post_message(self.Selected(self._tokens[index], index))
         else:
             self.post_message(self.Selected(None, None))
+            self._follow = True
             self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def action_select(self, delta: int) -> None:
