@@ -30,16 +30,14 @@ LANGS = ("en", "zh")
 
 
 @cache
-def _vocabulary() -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
-    """All passage tokens (shared vocab) and each language's passage as token ids."""
-    texts = resources.files("specview") / "texts"
-    pieces: dict[str, list[str]] = {}
-    for lang in LANGS:
-        text = (texts / f"passage.{lang}.txt").read_text(encoding="utf-8").strip() + "\n\n"
-        pieces[lang] = _EN_TOKEN.findall(text) if lang == "en" else list(text)
-    vocab = sorted({p for ps in pieces.values() for p in ps})
+def _vocabulary(lang: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """One language's passage tokens (its vocabulary) and the passage as token ids."""
+    source = resources.files("specview") / "texts" / f"passage.{lang}.txt"
+    text = source.read_text(encoding="utf-8").strip() + "\n\n"
+    pieces = _EN_TOKEN.findall(text) if lang == "en" else list(text)
+    vocab = sorted(set(pieces))
     index = {p: i for i, p in enumerate(vocab)}
-    return tuple(vocab), {lang: tuple(index[p] for p in ps) for lang, ps in pieces.items()}
+    return tuple(vocab), tuple(index[p] for p in pieces)
 
 
 def detect_lang(prompt: str | None) -> str:
@@ -98,8 +96,7 @@ class SimBackend:
         """Nothing to release."""
 
     def rounds(self, stop: threading.Event) -> Iterator[Round]:
-        vocab, passages = _vocabulary()
-        passage = passages[self.lang]
+        vocab, passage = _vocabulary(self.lang)
         rng = np.random.default_rng(self.seed)
         shapes = _Shapes(vocab, sorted(set(passage)), self._target_weights(), rng)
         t_target = self.preset.target_ms / 1000.0

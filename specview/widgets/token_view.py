@@ -274,7 +274,8 @@ class TokenView(ScrollView, can_focus=True):
             event = self._tokens[piece.token]
             style = base + self._style(event.status, event.inferred, piece.token == self.selected)
             segments.append(Segment(self._texts[piece.token][piece.start : piece.end], style))
-        return Strip(segments)
+        # Runs of tokens in the same style become one segment: far less for the compositor to chop.
+        return Strip(Segment.simplify(segments))
 
     # selection -----------------------------------------------------------
     def token_at(self, x: int, y: int) -> int | None:
