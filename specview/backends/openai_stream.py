@@ -26,9 +26,13 @@ _MAX_DETAIL = 200
 
 
 def resolve_api_key(env_name: str | None) -> str | None:
-    """The key from the variable `--api-key-env` names, else OPENAI_API_KEY; None when unset."""
-    value = os.environ.get(env_name or DEFAULT_KEY_ENV, "").strip()
-    return value or None
+    """The key from the variable `--api-key-env` (or the config's `api_key_env`) names, else
+    OPENAI_API_KEY, else the config file's `api_key`; None when none is set."""
+    from specview.core.config import load_config
+
+    config = load_config()
+    value = os.environ.get(env_name or config.api_key_env or DEFAULT_KEY_ENV, "").strip()
+    return value or config.api_key or None
 
 
 def split_base_url(url: str) -> tuple[str, str]:

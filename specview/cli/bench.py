@@ -10,9 +10,12 @@ from specview.backends.spec import RunSpec
 
 
 def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: int | None = None) -> RunSpec:
-    """The RunSpec the selector options describe."""
+    """The RunSpec the selector options describe (config-file defaults fill what is not given)."""
+    from specview.core.config import load_config
+
+    config = load_config()
     return RunSpec(
-        preset=args.preset,
+        preset=args.preset or config.preset,
         prompt=args.prompt,
         gamma=args.gamma,
         temperature=args.temperature,

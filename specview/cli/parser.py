@@ -91,7 +91,7 @@ def build_parser() -> Parser:
         epilog="Keys in the live view: space pause · n step · r restart · p preset · q quit · F1 help",
     )
     parser.add_argument("--version", action="version", version=f"specview {__version__}")
-    parser.add_argument("--speed", type=_bounded(float, 0.01, 1000.0, "--speed"), default=1.0, metavar="X",
+    parser.add_argument("--speed", type=_bounded(float, 0.01, 1000.0, "--speed"), metavar="X",
                         help="simulator pace relative to the preset's hardware (default: 1)")
     parser.add_argument("--theme", metavar="NAME", help="colour theme")
     parser.add_argument("--record", metavar="FILE",

@@ -29,8 +29,9 @@ class SpecviewApp(App[None]):
 
     def __init__(self, spec: RunSpec, backend: Backend, theme_name: str | None = None,
                  lang: str = "en", record: str | None = None,
-                 compare: list[Backend] | None = None) -> None:
+                 compare: list[Backend] | None = None, problems: tuple[str, ...] = ()) -> None:
         super().__init__()
+        self.problems = problems
         self.compare = compare
         self.spec = spec
         self.record = record
@@ -39,6 +40,10 @@ class SpecviewApp(App[None]):
         for theme in shipped_themes():
             self.register_theme(theme)
         self.theme = theme_name or DEFAULT_THEME
+
+    def on_mount(self) -> None:
+        for problem in self.problems:
+            self.notify(problem, title="config", severity="error", timeout=20)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(TOKEN_DEFAULTS)

@@ -10,12 +10,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import Footer, Label
+from textual.widgets import Footer, Label, Static
 
 from specview.backends.base import Backend
 from specview.backends.factory import make_backend
 from specview.backends.spec import RunSpec
 from specview.core.session import Session
+from specview.core.text import sanitize
 from specview.texts.catalog import text
 from specview.tui.gauges import gauge_texts
 from specview.widgets.history_chart import HistoryChart
@@ -79,6 +80,7 @@ class LiveScreen(Screen[None]):
                 yield PositionBars(id="bars")
                 yield Label(text("over_time", t), classes="section")
                 yield HistoryChart([], id="history")
+                yield Static("", id="note", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -135,6 +137,7 @@ class LiveScreen(Screen[None]):
             speed = getattr(self.backend, "speed", 1.0)
             parts.append(f"{speed:g}×" if speed > 0 else "max speed")
         self.query_one(StatusLine).set(what=" · ".join(parts))
+        self.query_one("#note", Static).update(sanitize(info.note))
         self._set_state("paused" if self.session.paused else "running")
 
     def _set_state(self, key: str) -> None:

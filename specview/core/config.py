@@ -1,0 +1,86 @@
+"""User configuration: `<config dir>/specview/config.toml`, then SPECVIEW_* environment variables.
+
+A bad value never stops specview: it is reported (file, key, reason) and the default is used.
+The API key may live here (`api_key`); it is never shown, logged or recorded.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+LANGS = ("en", "zh")
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Settings with their defaults; `problems` lists what was ignored and why."""
+
+    theme: str | None = None
+    lang: str | None = None
+    preset: str | None = None
+    speed: float | None = None
+    api_key_env: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    problems: tuple[str, ...] = ()
+
+
+def config_path() -> Path:
+    """SPECVIEW_CONFIG if set, else the platform's config dir."""
+    override = os.environ.get("SPECVIEW_CONFIG")
+    if override:
+        return Path(override)
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("specview")) / "config.toml"
+
+
+def _check(key: str, value: Any, where: str, problems: list[str]) -> Any:
+    ok: bool
+    if key == "lang":
+        ok = value in LANGS
+        reason = f"must be one of {', '.join(LANGS)}"
+    elif key == "speed":
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and 0.01 <= value <= 1000
+        reason = "must be a number between 0.01 and 1000"
+    else:
+        ok = isinstance(value, str) and bool(value.strip())
+        reason = "must be a non-empty string"
+    if not ok:
+        shown = "(hidden)" if key == "api_key" else repr(value)
+        problems.append(f"{where}: key '{key}' {reason}, got {shown}; using the default")
+        return None
+    return float(value) if key == "speed" else value
+
+
+def load_config(path: Path | None = None) -> Config:
+    """Read the config file (if any) and SPECVIEW_THEME / _LANG / _PRESET / _SPEED overrides."""
+    path = config_path() if path is None else path
+    problems: list[str] = []
+    data: dict[str, Any] = {}
+    if path.is_file():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            problems.append(f"{path}: cannot read the config ({exc}); using the defaults")
+    known = {f for f in Config.__dataclass_fields__ if f != "problems"}
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in known:
+            problems.append(f"{path}: unknown key '{key}' ignored (known: {', '.join(sorted(known))})")
+            continue
+        values[key] = _check(key, value, str(path), problems)
+    for key in ("theme", "lang", "preset", "speed"):
+        env = os.environ.get(f"SPECVIEW_{key.upper()}")
+        if env:
+            raw: Any = env
+            if key == "speed":
+                try:
+                    raw = float(env)
+                except ValueError:
+                    raw = env
+            values[key] = _check(key, raw, f"SPECVIEW_{key.upper()}", problems)
+    return Config(**{k: v for k, v in values.items() if v is not None}, problems=tuple(problems))
