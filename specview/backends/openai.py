@@ -70,6 +70,8 @@ class CrossCheck:
 
 def make_openai_backend(spec: RunSpec) -> OpenAIBackend:
     """The remote backend for `--url` (raises BackendError with a clear message)."""
+    if spec.read_timeout is not None:
+        return OpenAIBackend(spec, read_timeout=spec.read_timeout)
     return OpenAIBackend(spec)
 
 

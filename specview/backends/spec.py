@@ -32,6 +32,7 @@ class RunSpec:
     api_key_env: str | None = None
     server: str | None = None
     raw: bool = False
+    read_timeout: float | None = None
 
     @property
     def kind(self) -> str:

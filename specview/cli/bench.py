@@ -35,6 +35,7 @@ def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: 
         api_key_env=args.api_key_env,
         server=None if args.server in (None, "auto") else args.server,
         raw=args.raw,
+        read_timeout=args.read_timeout,
     )
 
 

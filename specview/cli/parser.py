@@ -78,6 +78,8 @@ def _selectors() -> Parser:
     rem.add_argument("--server", choices=("auto", "llama", "vllm", "sglang", "generic"),
                      help="server dialect (default: detect)")
     rem.add_argument("--raw", action="store_true", help="use /v1/completions (base models) instead of chat")
+    rem.add_argument("--read-timeout", type=_bounded(float, 0.1, 3600.0, "--read-timeout"), metavar="S",
+                     help="give up on a stream silent for S seconds (default: 60)")
     return p
 
 
