@@ -1,0 +1,199 @@
+"""Our llama.cpp loop vs llama-server on Gemma 3 270M, both measured in the same run.
+
+Pairs (T = 0, same prompt token ids, same thread count, same token budget):
+  (a) plain    — our --no-spec loop      vs llama-server without speculation
+  (b) ngram    — our n-gram loop         vs llama-server --spec-type ngram-simple
+                 (lookup n-gram N = --ngram-n, drafts up to M = --gamma tokens on both sides)
+Each pair alternates ours / server for --reps repetitions; medians are reported. Also our
+loop's Python overhead per round: wall time of a round minus the time inside llama_decode.
+Server: $SPECVIEW_LLAMA_SERVER, else build/bin/llama-server (`make llama-server`). Every loop
+is bounded in count and time, and each server is killed when its pair is done.
+
+Usage: .venv/bin/python bench/llama_spec.py [--reps 3] [--max-tokens 128] [--threads N] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from specview.backends.llama import LlamaBackend  # noqa: E402
+from specview.backends.llama_demo import demo_model_path, demo_prompt  # noqa: E402
+from specview.core.metrics import Metrics  # noqa: E402
+
+WALL_CAP_S = 600.0
+TARGET_RATIO = 0.9
+
+
+def server_binary() -> Path:
+    path = Path(os.environ.get("SPECVIEW_LLAMA_SERVER") or ROOT / "build" / "bin" / "llama-server")
+    if not path.is_file():
+        sys.exit(f"llama-server not found at {path}: run `make llama-server` or set SPECVIEW_LLAMA_SERVER")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def post(url: str, body: dict[str, Any], timeout: float = 300.0) -> dict[str, Any]:
+    req = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as resp:
+        result: dict[str, Any] = json.loads(resp.read())
+        return result
+
+
+@contextlib.contextmanager
+def llama_server(model: Path, threads: int, extra: list[str], log: Path) -> Iterator[str]:
+    port = free_port()
+    cmd = [str(server_binary()), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
+           "--metrics", "-t", str(threads), "-tb", str(threads), "-c", "2048", "-np", "1", *extra]
+    with log.open("w") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                sys.exit(f"llama-server exited with {proc.returncode}; see {log}")
+            try:
+                with urllib.request.urlopen(f"{url}/health", timeout=2) as resp:
+                    if resp.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            sys.exit("llama-server did not become healthy within 120 s")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def server_run(url: str, prompt: list[int], n: int) -> dict[str, Any]:
+    body = {"prompt": prompt, "n_predict": n, "temperature": 0.0, "top_k": 1, "seed": 0,
+            "cache_prompt": False, "ignore_eos": False}
+    res = post(f"{url}/completion", body)
+    t = res["timings"]
+    return {"tps": float(t["predicted_per_second"]), "tokens": int(t["predicted_n"]),
+            "drafted": int(t.get("draft_n") or 0), "accepted": int(t.get("draft_n_accepted") or 0),
+            "text": res.get("content", "")}
+
+
+def measure_pair(name: str, backend: LlamaBackend, url: str, prompt: list[int], n: int, reps: int,
+                 deadline: float) -> dict[str, Any]:
+    ours: list[dict[str, Any]] = []
+    theirs: list[dict[str, Any]] = []
+    server_run(url, prompt, 8)  # warm-up both sides
+    _ours(backend)
+    for _ in range(reps):
+        if time.monotonic() > deadline:
+            break
+        ours.append(_ours(backend))
+        theirs.append(server_run(url, prompt, n))
+    med = statistics.median
+    row = {
+        "pair": name,
+        "ours_tps": round(med(r["tps"] for r in ours), 2),
+        "server_tps": round(med(r["tps"] for r in theirs), 2),
+        "ours_best_tps": round(max(r["tps"] for r in ours), 2),
+        "server_best_tps": round(max(r["tps"] for r in theirs), 2),
+        "ours_tokens": ours[-1]["tokens"], "server_tokens": theirs[-1]["tokens"],
+        "ours_accept": f"{ours[-1]['accepted']}/{ours[-1]['drafted']}",
+        "server_accept": f"{theirs[-1]['accepted']}/{theirs[-1]['drafted']}",
+        "overhead_ms_per_round": round(med(r["overhead_ms"] for r in ours), 3),
+        "decode_ms_per_round": round(med(r["decode_ms"] for r in ours), 2),
+        "same_text": ours[-1]["text"] == theirs[-1]["text"],
+        "reps": len(ours),
+    }
+    row["ratio"] = round(row["ours_tps"] / row["server_tps"], 3) if row["server_tps"] else None
+    return row
+
+
+def _ours(backend: LlamaBackend) -> dict[str, Any]:
+    metrics = Metrics()
+    pieces = []
+    for rnd in backend.rounds(threading.Event()):
+        metrics.add(rnd)
+        pieces.append(rnd.text)
+    snap = metrics.snapshot()
+    times = backend.times
+    return {"tps": float(snap.tokens_per_second or 0.0), "tokens": snap.tokens, "drafted": snap.drafted,
+            "accepted": snap.accepted, "text": "".join(pieces),
+            "overhead_ms": 1e3 * (times.overhead_per_round_s or 0.0),
+            "decode_ms": 1e3 * times.decode_s / max(times.rounds, 1)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--max-tokens", type=int, default=128)
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--gamma", type=int, default=4, help="draft length M (server: --spec-ngram-simple-size-m)")
+    ap.add_argument("--ngram-n", type=int, default=3, help="lookup n-gram size N on both sides")
+    ap.add_argument("--json", action="store_true", help="print only the JSON line")
+    args = ap.parse_args()
+    reps = max(1, min(args.reps, 20))
+    n = max(8, min(args.max_tokens, 1024))
+    deadline = time.monotonic() + WALL_CAP_S
+    load_before = os.getloadavg()[0]
+    model = demo_model_path()
+    logdir = ROOT / "build"
+    logdir.mkdir(exist_ok=True)
+    common = dict(prompt=demo_prompt(), max_tokens=n, n_threads=args.threads, gpu_layers=0)
+    plain = LlamaBackend(model, no_spec=True, **common)  # type: ignore[arg-type]
+    ngram = LlamaBackend(model, draft="ngram", gamma=args.gamma, ngram=(args.ngram_n, args.ngram_n),
+                         **common)  # type: ignore[arg-type]
+    prompt = plain.prompt_tokens
+    rows = []
+    try:
+        with llama_server(model, args.threads, [], logdir / "bench-server-plain.log") as url:
+            rows.append(measure_pair("plain", plain, url, prompt, n, reps, deadline))
+        spec = ["--spec-type", "ngram-simple", "--spec-ngram-simple-size-n", str(args.ngram_n),
+                "--spec-ngram-simple-size-m", str(args.gamma), "--spec-draft-n-max", str(args.gamma)]
+        with llama_server(model, args.threads, spec, logdir / "bench-server-ngram.log") as url:
+            rows.append(measure_pair("ngram", ngram, url, prompt, n, reps, deadline))
+    finally:
+        plain.close()
+        ngram.close()
+    result = {"model": model.name, "threads": args.threads, "max_tokens": n, "gamma": args.gamma,
+              "load_avg_1m": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+              "ngram_n": args.ngram_n, "prompt_tokens": len(prompt), "pairs": rows,
+              "meets_target": all((r["ratio"] or 0) >= TARGET_RATIO for r in rows)}
+    if not args.json:
+        print(f"medians of {reps} alternating runs, {n} tokens, {args.threads} threads, T = 0; "
+              f"load average {result['load_avg_1m']}")
+        print(f"{'pair':6} {'ours tok/s':>10} {'server tok/s':>12} {'ratio':>6} {'best ours/srv':>14} "
+              f"{'ours acc':>9} {'server acc':>10} {'py ms/round':>11} {'decode ms/round':>15} same text")
+        for r in rows:
+            best = f"{r['ours_best_tps']}/{r['server_best_tps']}"
+            print(f"{r['pair']:6} {r['ours_tps']:>10} {r['server_tps']:>12} {r['ratio']:>6} {best:>14} "
+                  f"{r['ours_accept']:>9} {r['server_accept']:>10} {r['overhead_ms_per_round']:>11} "
+                  f"{r['decode_ms_per_round']:>15} {r['same_text']}")
+    print(json.dumps(result))
+    return 0 if result["meets_target"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""Verification of one round on raw target logits rows.
+
+Greedy uses the rule of `core.sampling.verify_greedy` directly on float32 logits: argmax
+per row, stopping at the first mismatch, so rows after a rejection are never touched and
+nothing is converted to float64 (with a 262k vocabulary that conversion costs more than the
+verdict). T > 0 goes through `core.sampling.probabilities` + `verify_sampling` unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from specview.core.events import TokenStatus
+from specview.core.sampling import Decision, probabilities, sample, verify_sampling
+
+FloatRows = npt.NDArray[np.float64]
+
+
+def row_probability(row: npt.NDArray[np.floating], token: int) -> float:
+    """softmax(row)[token] at T = 1, via one max and one exp-sum over the row."""
+    top = row.max()
+    total = float(np.exp(row - top).sum(dtype=np.float64))
+    return float(np.exp(float(row[token]) - float(top)) / total)
+
+
+def verify_greedy_logits(
+    rows: npt.NDArray[np.floating],
+    drafts: Sequence[int],
+    q_values: Sequence[float | None] = (),
+    *,
+    one_hot: bool = False,
+) -> list[Decision]:
+    """Greedy verdict: same tokens and statuses as core `verify_greedy(rows, drafts)`.
+
+    p is the target's softmax probability (T = 1) of each reported token; q the draft's
+    probability of its own draft (`q_values`), and 0.0 for a correction when q is one-hot.
+    """
+    decisions: list[Decision] = []
+    for k, draft in enumerate(drafts):
+        row = rows[k]
+        target = int(np.argmax(row))
+        qk = q_values[k] if k < len(q_values) else None
+        if draft == target:
+            decisions.append(Decision(draft, TokenStatus.ACCEPTED, k, row_probability(row, draft), qk))
+            continue
+        decisions.append(Decision(draft, TokenStatus.REJECTED, k, row_probability(row, draft), qk))
+        q_fix = 0.0 if one_hot else None
+        decisions.append(Decision(target, TokenStatus.CORRECTED, k, row_probability(row, target), q_fix))
+        return decisions
+    gamma = len(drafts)
+    bonus = int(np.argmax(rows[gamma]))
+    status = TokenStatus.BONUS if gamma else TokenStatus.PLAIN
+    decisions.append(Decision(bonus, status, gamma, row_probability(rows[gamma], bonus), None))
+    return decisions
+
+
+def verify_sampled_logits(
+    rows: npt.NDArray[np.floating],
+    drafts: Sequence[int],
+    q_rows: FloatRows | None,
+    temperature: float,
+    rng: np.random.Generator,
+) -> list[Decision]:
+    """Leviathan rejection sampling with p = probabilities(rows, T) and the draft's q rows."""
+    p = probabilities(rows[: len(drafts) + 1], temperature)
+    p = np.atleast_2d(p)
+    if not drafts:
+
+        token = sample(p[0], rng)
+        return [Decision(token, TokenStatus.PLAIN, 0, float(p[0, token]), None)]
+    if q_rows is None:
+        raise ValueError("sampling verification needs the draft's q rows")
+    return list(verify_sampling(p, q_rows, drafts, rng).decisions)
