@@ -15,17 +15,13 @@ Usage: .venv/bin/python bench/llama_spec.py [--reps 3] [--max-tokens 128] [--thr
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,22 +31,10 @@ sys.path.insert(0, str(ROOT))
 from specview.backends.llama import LlamaBackend  # noqa: E402
 from specview.backends.llama_demo import demo_model_path, demo_prompt  # noqa: E402
 from specview.core.metrics import Metrics  # noqa: E402
+from tests.llama_server import llama_server  # noqa: E402
 
 WALL_CAP_S = 600.0
 TARGET_RATIO = 0.9
-
-
-def server_binary() -> Path:
-    path = Path(os.environ.get("SPECVIEW_LLAMA_SERVER") or ROOT / "build" / "bin" / "llama-server")
-    if not path.is_file():
-        sys.exit(f"llama-server not found at {path}: run `make llama-server` or set SPECVIEW_LLAMA_SERVER")
-    return path
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def post(url: str, body: dict[str, Any], timeout: float = 300.0) -> dict[str, Any]:
@@ -58,37 +42,6 @@ def post(url: str, body: dict[str, Any], timeout: float = 300.0) -> dict[str, An
     with urllib.request.urlopen(req, timeout=timeout) as resp:
         result: dict[str, Any] = json.loads(resp.read())
         return result
-
-
-@contextlib.contextmanager
-def llama_server(model: Path, threads: int, extra: list[str], log: Path) -> Iterator[str]:
-    port = free_port()
-    cmd = [str(server_binary()), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
-           "--metrics", "-t", str(threads), "-tb", str(threads), "-c", "2048", "-np", "1", *extra]
-    with log.open("w") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                sys.exit(f"llama-server exited with {proc.returncode}; see {log}")
-            try:
-                with urllib.request.urlopen(f"{url}/health", timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.2)
-        else:
-            sys.exit("llama-server did not become healthy within 120 s")
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def server_run(url: str, prompt: list[int], n: int) -> dict[str, Any]:
@@ -159,8 +112,6 @@ def main() -> int:
     deadline = time.monotonic() + WALL_CAP_S
     load_before = os.getloadavg()[0]
     model = demo_model_path()
-    logdir = ROOT / "build"
-    logdir.mkdir(exist_ok=True)
     common = dict(prompt=demo_prompt(), max_tokens=n, n_threads=args.threads, gpu_layers=0)
     plain = LlamaBackend(model, no_spec=True, **common)  # type: ignore[arg-type]
     ngram = LlamaBackend(model, draft="ngram", gamma=args.gamma, ngram=(args.ngram_n, args.ngram_n),
@@ -168,12 +119,12 @@ def main() -> int:
     prompt = plain.prompt_tokens
     rows = []
     try:
-        with llama_server(model, args.threads, [], logdir / "bench-server-plain.log") as url:
-            rows.append(measure_pair("plain", plain, url, prompt, n, reps, deadline))
+        with llama_server((), threads=args.threads) as server:
+            rows.append(measure_pair("plain", plain, server.root, prompt, n, reps, deadline))
         spec = ["--spec-type", "ngram-simple", "--spec-ngram-simple-size-n", str(args.ngram_n),
                 "--spec-ngram-simple-size-m", str(args.gamma), "--spec-draft-n-max", str(args.gamma)]
-        with llama_server(model, args.threads, spec, logdir / "bench-server-ngram.log") as url:
-            rows.append(measure_pair("ngram", ngram, url, prompt, n, reps, deadline))
+        with llama_server(spec, threads=args.threads) as server:
+            rows.append(measure_pair("ngram", ngram, server.root, prompt, n, reps, deadline))
     finally:
         plain.close()
         ngram.close()

@@ -68,15 +68,17 @@ class RunningServer:
 
 
 @contextmanager
-def llama_server(extra_args: Sequence[str] = (), *, draft_same_model: bool = False) -> Iterator[RunningServer]:
+def llama_server(extra_args: Sequence[str] = (), *, draft_same_model: bool = False,
+                 threads: int | None = None) -> Iterator[RunningServer]:
     """Run llama-server with `extra_args` (plus `-md <same gguf>` if asked) until the block ends."""
+    threads = THREADS if threads is None else threads
     binary = server_binary()
     if binary is None:
         raise FileNotFoundError("llama-server is not built: run `make llama-server` or set SPECVIEW_LLAMA_SERVER")
     model = gemma_path()
     port = free_port()
     args = [str(binary), "-m", model, "--host", "127.0.0.1", "--port", str(port), "-c", "2048", "-np", "1",
-            "-t", str(THREADS), "--metrics", "--no-webui", *extra_args]
+            "-t", str(threads), "-tb", str(threads), "--metrics", "--no-webui", *extra_args]
     if draft_same_model:
         args += ["-md", model]
     log = Path(tempfile.mkstemp(prefix="llama-server-", suffix=".log")[1])

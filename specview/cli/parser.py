@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 from specview import __version__
 from specview.cli.errors import fail
 
 MAX_GAMMA = 32
+Number = TypeVar("Number", int, float)
 
 
 class Parser(argparse.ArgumentParser):
@@ -19,12 +20,15 @@ class Parser(argparse.ArgumentParser):
         fail(f"{message} (see specview --help)")
 
 
-def _bounded(kind: Callable[[str], float], low: float, high: float, name: str) -> Callable[[str], float]:
-    def check(text: str) -> float:
+def _ranged(kind: Callable[[str], Number], low: Number, high: Number, name: str) -> Callable[[str], Number]:
+    """An argparse type: `kind(text)` within [low, high], with a one-line reason otherwise."""
+    noun = "an integer" if kind is int else "a number"
+
+    def check(text: str) -> Number:
         try:
             value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"{name} must be {noun}, got {text!r}") from None
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"{name} must be between {low:g} and {high:g}, got {text}")
         return value
@@ -32,17 +36,12 @@ def _bounded(kind: Callable[[str], float], low: float, high: float, name: str) -
     return check
 
 
-def _int_in(low: int, high: int, name: str) -> Callable[[str], int]:
-    def check(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{name} must be between {low} and {high}, got {value}")
-        return value
+def _bounded(kind: Callable[[str], float], low: float, high: float, name: str) -> Callable[[str], float]:
+    return _ranged(kind, low, high, name)
 
-    return check
+
+def _int_in(low: int, high: int, name: str) -> Callable[[str], int]:
+    return _ranged(int, low, high, name)
 
 
 def _selectors() -> Parser:
