@@ -34,7 +34,7 @@ def rss_mib() -> float:
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-async def pump_throughput(presets: list[str], duration: float) -> dict[str, float]:
+async def pump_throughput(presets: list[str], duration: float, size: tuple[int, int]) -> dict[str, float]:
     """Run the live screen (one preset) or the compare screen (several) flat out, headless."""
     from specview.backends.factory import make_backend
     from specview.backends.spec import RunSpec
@@ -46,9 +46,11 @@ async def pump_throughput(presets: list[str], duration: float) -> dict[str, floa
     compare = len(backends) > 1
     app = SpecviewApp(specs[0], backends[0], compare=backends if compare else None)
     screen_cls = compare_screen.CompareScreen if compare else live_screen.LiveScreen
-    produced_at: list[list[float]] = [[] for _ in backends]
+    # For every round: the pump tick current when it was produced; a round drawn in the
+    # tick after that is one frame behind. Frame times are recorded to show the real rate.
+    produced_at: list[list[int]] = [[] for _ in backends]
     lags: list[float] = []
-    frame = 1.0 / live_screen.PUMP_HZ
+    ticks: list[float] = []
     original = screen_cls.pump
 
     def drawn(screen: object) -> list[int]:
@@ -56,25 +58,26 @@ async def pump_throughput(presets: list[str], duration: float) -> dict[str, floa
         return list(counts) if isinstance(counts, list) else [counts]
 
     def measured_pump(self: object) -> None:
+        ticks.append(time.monotonic())
         before = drawn(self)
         original(self)  # type: ignore[arg-type]
-        now = time.monotonic()
         for i, (b, a) in enumerate(zip(before, drawn(self), strict=True)):
             if a > b and b < len(produced_at[i]):
-                lags.append((now - produced_at[i][b]) / frame)  # age of the oldest round drawn now
+                lags.append(len(ticks) - produced_at[i][b])  # ticks behind, for the oldest round drawn now
 
     screen_cls.pump = measured_pump  # type: ignore[method-assign,assignment]
     try:
-        async with app.run_test(size=(160, 48)) as pilot:
+        async with app.run_test(size=size) as pilot:
             screen = app.screen_stack[0]
             sessions = list(getattr(screen, "sessions", [getattr(screen, "session", None)]))
             for i, session in enumerate(sessions):
-                session.add_sink(lambda _r, i=i: produced_at[i].append(time.monotonic()))
+                session.add_sink(lambda _r, i=i: produced_at[i].append(len(ticks)))
             await pilot.pause(1.0)  # warm-up
             for i, session in enumerate(sessions):  # rounds produced before the sink existed
                 missing = session.produced - len(produced_at[i])
-                produced_at[i][:0] = [time.monotonic()] * max(0, missing)
+                produced_at[i][:0] = [len(ticks)] * max(0, missing)
             lags.clear()
+            first_tick = len(ticks)
             tokens0 = [s.metrics.tokens for s in sessions]
             rss0, t0, rss_mid = rss_mib(), time.monotonic(), 0.0
             while time.monotonic() - t0 < duration:
@@ -88,7 +91,9 @@ async def pump_throughput(presets: list[str], duration: float) -> dict[str, floa
     finally:
         screen_cls.pump = original  # type: ignore[method-assign]
     lags.sort()
+    frames = [b - a for a, b in zip(ticks[first_tick:], ticks[first_tick + 1 :], strict=False)]
     return {
+        "frame_ms_median": 1000 * statistics.median(frames) if frames else 0.0,
         "runs": float(len(per_run)),
         "tokens_per_second": sum(per_run),
         "tokens_per_second_min_run": min(per_run),
@@ -145,11 +150,13 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=10.0)
     parser.add_argument("--preset", default="qwen3.6-mtp")
     parser.add_argument("--panes", type=int, default=1, help="compare screen with this many runs (2-4)")
+    parser.add_argument("--size", default="120x36", help="terminal size, COLSxROWS (default 120x36)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     cycle = ["qwen3.6-mtp", "glm-5.2-mtp", "eagle3", "deepseek-v3-mtp"]
     presets = [args.preset] if args.panes <= 1 else cycle[: args.panes]
-    result = asyncio.run(pump_throughput(presets, args.duration))
+    cols, rows = (int(v) for v in args.size.split("x"))
+    result = asyncio.run(pump_throughput(presets, args.duration, (cols, rows)))
     if args.panes <= 1:
         result["help_seconds"] = help_wall_time()
         result["first_frame_seconds"] = first_frame_seconds()

@@ -27,9 +27,10 @@ from specview.widgets.token_info import TokenInfo
 from specview.widgets.token_view import TokenView
 
 PUMP_HZ = 20 if os.environ.get("SSH_CONNECTION") else 30
-# Rounds the producer may run ahead of the screen. Small, so a producer faster than the
-# terminal (the simulator at full speed) is held back instead of drifting frames behind.
-UI_BUFFER_ROUNDS = 48
+# Rounds the producer may run ahead of the screen. Every pump tick drains the whole buffer,
+# so the view is at most one frame behind; the bound only holds back a producer that
+# outruns the terminal for seconds (back-pressure instead of unbounded memory).
+UI_BUFFER_ROUNDS = 128
 NARROW = 80
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Static
 
 from specview.core.events import TokenEvent
 from specview.core.metrics import MetricsSnapshot
 from specview.widgets.position_bars import PositionBars
+from specview.widgets.text_line import TextLine
 from specview.widgets.token_view import TokenView
 
 
@@ -34,7 +34,7 @@ class RunPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield TokenView()
-        yield Static("", classes="pane--gauges")
+        yield TextLine("", classes="pane--gauges")
         yield PositionBars()
 
     @property
@@ -50,5 +50,5 @@ class RunPane(Vertical):
         line.append(f"τ {_fmt(snap.window_tau, '.2f')}  ", style="bold")
         line.append(f"{_fmt(snap.window_tokens_per_second, '.1f')} tok/s  ")
         line.append(state, style="dim")
-        self.query_one(".pane--gauges", Static).update(line)
+        self.query_one(".pane--gauges", TextLine).show(line)
         self.query_one(PositionBars).set(snap.per_position_acceptance, snap.per_position_verified)

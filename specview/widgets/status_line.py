@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual.widgets import Static
+from specview.widgets.text_line import TextLine
 
 
-class StatusLine(Static):
+class StatusLine(TextLine):
     """`specview  sim · qwen3.6-mtp · γ 3 · T 1 · seed 0        ▶ running   F1 help`."""
 
     DEFAULT_CSS = """
@@ -27,7 +27,7 @@ class StatusLine(Static):
                 setattr(self, name, value)
                 changed = True
         if changed:
-            self.update(self._line())
+            self.show(self._line())
 
     def _line(self) -> Text:
         line = Text(no_wrap=True, overflow="ellipsis")
@@ -41,4 +41,4 @@ class StatusLine(Static):
         return line
 
     def on_resize(self) -> None:
-        self.update(self._line())
+        self.show(self._line())

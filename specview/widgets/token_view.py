@@ -81,7 +81,7 @@ class TokenView(ScrollView, can_focus=True):
             self.token = token
             self.index = index
 
-    def __init__(self, max_tokens: int = 50_000, **kwargs: object) -> None:
+    def __init__(self, max_tokens: int = 20_000, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.max_tokens = max_tokens
         self._tokens: list[TokenEvent] = []
