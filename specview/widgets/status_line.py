@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 from rich.text import Text
+
 from specview.widgets.text_line import TextLine
 
 
