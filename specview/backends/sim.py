@@ -12,16 +12,18 @@ from __future__ import annotations
 import re
 import threading
 import time
+from bisect import bisect_right
 from collections.abc import Iterator
 from functools import cache
 from importlib import resources
+from itertools import accumulate
 
 import numpy as np
 
 from specview.backends.base import BackendError, BackendInfo
 from specview.core.events import Round, TokenEvent, TokenStatus
 from specview.core.presets import MAX_GAMMA, Preset
-from specview.core.sampling import Verdict, sample, verify_greedy, verify_sampling
+from specview.core.sampling import Verdict, verify_greedy, verify_sampling
 
 _EN_TOKEN = re.compile(r"\s?[A-Za-z']+|\s?\d+|\s?[^\sA-Za-z\d]|\s+")
 _TARGET_WEIGHTS = np.array([0.92, 0.04, 0.025, 0.015])
@@ -128,30 +130,25 @@ class SimBackend:
         return np.asarray(w / w.sum())
 
     def _verify(self, shapes: _Shapes, intended: list[int], rng: np.random.Generator) -> Verdict:
-        p = np.zeros((self.gamma + 1, shapes.n_vocab))
-        q = np.zeros((self.gamma, shapes.n_vocab))
-        for k, tok in enumerate(intended):
-            p[k, shapes.support[tok]] = shapes.weights[tok]
+        p = shapes.p_rows[intended]  # (γ+1, V): one fancy index, no per-row work
         drafts: list[int] = []
-        greedy = self.temperature <= 0
-        for k in range(self.gamma):
-            beta, tok = float(self.acceptance[k]), intended[k]
-            off, off_w = shapes.off[tok], shapes.off_weights[tok]
-            if greedy:
-                draft = tok if rng.random() < beta else int(off[0])
-                q[k] = 0.2 * p[k]
+        if self.temperature <= 0:
+            q = 0.2 * p[:-1]
+            for k in range(self.gamma):
+                tok = intended[k]
+                draft = tok if rng.random() < self.acceptance[k] else int(shapes.off[tok][0])
                 q[k, draft] += 0.8
-            else:
-                q[k] = beta * p[k]
-                q[k, off] = (1.0 - beta) * off_w
-                # Draw from the mixture directly: same law as sampling q, without a pass over V.
-                if rng.random() < beta:
-                    draft = int(shapes.support[tok][sample(shapes.weights[tok], rng)])
-                else:
-                    draft = int(off[sample(off_w, rng)])
-            drafts.append(draft)
-        if greedy:
+                drafts.append(draft)
             return verify_greedy(p, drafts, q)
+        beta = self.acceptance[:, None]
+        q = beta * p[:-1] + (1.0 - beta) * shapes.r_rows[intended[:-1]]
+        for k in range(self.gamma):
+            # Draw from the mixture directly: same law as sampling q, without a pass over V.
+            tok = intended[k]
+            if rng.random() < self.acceptance[k]:
+                drafts.append(shapes.draw_support(tok, rng.random()))
+            else:
+                drafts.append(shapes.draw_off(tok, rng.random()))
         return verify_sampling(p, q, drafts, rng)
 
 
@@ -176,6 +173,11 @@ class _Shapes:
         self.weights: list[np.ndarray] = []
         self.off: list[np.ndarray] = []
         self.off_weights: list[np.ndarray] = []
+        self._support_cdf: list[list[float]] = []
+        # Dense rows per intended token: p (target) and r (draft noise), so a round is two gathers.
+        self.p_rows = np.zeros((n_vocab, n_vocab))
+        self.r_rows = np.zeros((n_vocab, n_vocab))
+        self._off_cdf: list[list[float]] = []
         for tok in range(n_vocab):
             # Alternatives of the same kind (a word for a word, a hanzi for a hanzi) read well.
             same = kinds.get(_kind(vocab[tok]), language)
@@ -190,6 +192,20 @@ class _Shapes:
             self.weights.append(np.array(list(merged.values())))
             self.off.append(np.array(off, dtype=np.intp))
             self.off_weights.append(_DRAFT_NOISE[: len(off)] / _DRAFT_NOISE[: len(off)].sum())
+            self.p_rows[tok, self.support[-1]] = self.weights[-1]
+            self.r_rows[tok, self.off[-1]] = self.off_weights[-1]
+            self._support_cdf.append(list(accumulate(self.weights[-1].tolist())))
+            self._off_cdf.append(list(accumulate(self.off_weights[-1].tolist())))
+
+    def draw_support(self, tok: int, u: float) -> int:
+        """A token from p's support at `tok`, with probability ∝ its weight (u uniform in [0, 1))."""
+        cdf = self._support_cdf[tok]
+        return int(self.support[tok][min(bisect_right(cdf, u * cdf[-1]), len(cdf) - 1)])
+
+    def draw_off(self, tok: int, u: float) -> int:
+        """A token from the draft's noise r at `tok` (off p's support)."""
+        cdf = self._off_cdf[tok]
+        return int(self.off[tok][min(bisect_right(cdf, u * cdf[-1]), len(cdf) - 1)])
 
 
 def status_counts(verdict: Verdict) -> dict[TokenStatus, int]:

@@ -12,7 +12,10 @@ from specview.backends.base import Backend
 from specview.core.session import Session
 from specview.core.summary import summary_row
 from specview.texts.catalog import text
-from specview.tui.live_screen import PUMP_HZ, UI_BUFFER_ROUNDS
+from specview.tui.live_screen import PUMP_HZ
+
+# Per run: several producers share one screen, so each may run less far ahead.
+COMPARE_BUFFER_ROUNDS = 128
 from specview.widgets.run_pane import RunPane
 from specview.widgets.status_line import StatusLine
 from specview.widgets.summary_table import SummaryTable
@@ -40,7 +43,7 @@ class CompareScreen(Screen[None]):
         super().__init__()
         self.backends = backends
         self.lang = lang
-        self.sessions = [Session(b, buffer_rounds=UI_BUFFER_ROUNDS) for b in backends]
+        self.sessions = [Session(b, buffer_rounds=COMPARE_BUFFER_ROUNDS) for b in backends]
         self.labels = [run_label(b) for b in backends]
         self.drawn_rounds = [0] * len(backends)
         self._errors_shown: set[int] = set()

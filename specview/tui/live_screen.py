@@ -30,7 +30,7 @@ PUMP_HZ = 20 if os.environ.get("SSH_CONNECTION") else 30
 # Rounds the producer may run ahead of the screen. Every pump tick drains the whole buffer,
 # so the view is at most one frame behind; the bound only holds back a producer that
 # outruns the terminal for seconds (back-pressure instead of unbounded memory).
-UI_BUFFER_ROUNDS = 128
+UI_BUFFER_ROUNDS = 256
 NARROW = 80
 
 
