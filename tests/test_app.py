@@ -108,3 +108,31 @@ async def test_chinese_interface() -> None:
         await wait_finished(pilot)
         assert app.live.query_one("#g-alpha", StatGauge).label == "接受率 α"
         assert "看守人" in token_view(app).plain_text()
+
+
+async def test_adaptive_gamma_is_shown(tmp_path: object) -> None:
+    """A run whose γ changes round to round (adaptive drafting) shows the current γ."""
+    from pathlib import Path
+
+    from specview.backends.base import BackendInfo
+    from specview.backends.factory import make_backend
+    from specview.backends.record import recording_header
+    from specview.backends.spec import RunSpec
+    from specview.core.events import Round, TokenEvent, TokenStatus
+    from specview.core.recording import Recorder
+    from specview.tui.app import SpecviewApp
+
+    assert isinstance(tmp_path, Path)
+    path = tmp_path / "adaptive.jsonl"
+    info = BackendInfo(backend="llama", label="tiny · ngram · CPU", gamma=4, temperature=0.0)
+    recorder = Recorder(path, recording_header(info, RunSpec(target="tiny.gguf", draft="ngram", adaptive=True)))
+    accepted = TokenEvent(1, "a", TokenStatus.ACCEPTED, 0)
+    for i, gamma in enumerate([4, 5, 6]):
+        tokens = (*[accepted] * gamma, TokenEvent(2, "b", TokenStatus.BONUS, gamma))
+        recorder(Round(i, gamma, tokens, 0.001, 0.01, 0.02 * (i + 1)))
+    recorder.close()
+    spec = RunSpec(replay=str(path), speed=0.0)
+    app = SpecviewApp(spec, make_backend(spec))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_finished(pilot)
+        assert "γ 4 → 6" in app.live.query_one(StatusLine).what

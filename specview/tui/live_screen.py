@@ -58,6 +58,7 @@ class LiveScreen(Screen[None]):
         self.drawn_rounds = 0
         self._error_shown = False
         self._finished_shown = False
+        self._gamma_now: int | None = None
         self._ticks = 0
 
     def compose(self) -> ComposeResult:
@@ -101,6 +102,9 @@ class LiveScreen(Screen[None]):
         """Drain the session once and update every widget in one batch."""
         drained = self.session.drain()
         self._ticks += 1
+        if drained.rounds and drained.rounds[-1].drafted != self._gamma_now:
+            self._gamma_now = drained.rounds[-1].drafted
+            self._describe()
         if drained.rounds:
             with self.app.batch_update():
                 self.query_one(TokenView).append(t for r in drained.rounds for t in r.tokens)
@@ -130,7 +134,9 @@ class LiveScreen(Screen[None]):
         info = self.backend.info
         parts = [info.backend, info.label]
         if info.gamma is not None:
-            parts.append(f"γ {info.gamma}")
+            now = self._gamma_now
+            # adaptive drafting: show the γ of the latest round next to the configured one
+            parts.append(f"γ {info.gamma}" if now in (None, info.gamma) else f"γ {info.gamma} → {now}")
         parts.append(f"T {info.temperature:g}")
         if info.seed is not None:
             parts.append(f"seed {info.seed}")
@@ -217,6 +223,7 @@ class LiveScreen(Screen[None]):
         self.drawn_rounds = 0
         self._error_shown = False
         self._finished_shown = False
+        self._gamma_now = None
         with self.app.batch_update():
             self.query_one(TokenView).clear()
             self.query_one(TokenInfo).show(None)
