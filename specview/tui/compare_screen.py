@@ -14,11 +14,12 @@ from specview.core.summary import summary_row
 from specview.texts.catalog import text
 from specview.tui.live_screen import PUMP_HZ
 
-# Per run: several producers share one screen, so each may run less far ahead.
-COMPARE_BUFFER_ROUNDS = 128
 from specview.widgets.run_pane import RunPane
 from specview.widgets.status_line import StatusLine
 from specview.widgets.summary_table import SummaryTable
+
+# Per run: several producers share one screen, so each may run less far ahead.
+COMPARE_BUFFER_ROUNDS = 128
 
 
 def run_label(backend: Backend) -> str:
