@@ -13,7 +13,6 @@ from specview.core.session import Session
 from specview.core.summary import summary_row
 from specview.texts.catalog import text
 from specview.tui.live_screen import PUMP_HZ
-
 from specview.widgets.run_pane import RunPane
 from specview.widgets.status_line import StatusLine
 from specview.widgets.summary_table import SummaryTable
