@@ -18,7 +18,7 @@ from specview.widgets.status_line import StatusLine
 from specview.widgets.summary_table import SummaryTable
 
 # Per run: several producers share one screen, so each may run less far ahead.
-COMPARE_BUFFER_ROUNDS = 128
+COMPARE_BUFFER_ROUNDS = 256
 
 
 def run_label(backend: Backend) -> str:
