@@ -81,9 +81,9 @@ class _Handler(BaseHTTPRequestHandler):
             if self.server.mode == "401-models":
                 self._json(401, AUTH_ERROR)
                 return
-            self._json(200, VLLM_MODELS if self.server.mode == "vllm" else MODELS)
+            self._json(200, VLLM_MODELS if self.server.mode.startswith("vllm") else MODELS)
             return
-        if self.path == "/metrics" and self.server.mode == "vllm":
+        if self.path == "/metrics" and self.server.mode.startswith("vllm"):
             data = VLLM_METRICS.encode()
             self.send_response(200)
             self.send_header("Content-Type", "text/plain; version=0.0.4")
@@ -111,14 +111,22 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        if mode == "vllm":
+        if mode in ("vllm", "vllm-detailed"):
             assert request["stream_options"] == {"include_usage": True, "continuous_usage_stats": True}
             for done, ids in ((1, [5]), (3, [6, 7]), (7, [8, 9, 10, 11])):
                 body = json.loads(_chunk("".join(f" t{i}" for i in ids))[6:])
                 body["choices"][0]["token_ids"] = ids
                 body["usage"] = {"prompt_tokens": 4, "completion_tokens": done, "total_tokens": 4 + done}
                 self._send(f"data: {json.dumps(body)}\n\n".encode())
-        for k in range(0 if mode == "vllm" else GOOD_CHUNKS):
+            if mode == "vllm-detailed":
+                # `--per-request-spec-decode-metrics detailed` (vLLM PR #48915): the last chunk says the
+                # two-token chunk was really two steps with nothing accepted (the client lagged), and so on.
+                final = {"id": "x", "object": "chat.completion.chunk", "choices": [],
+                         "metrics": {"speculative_decoding": {
+                             "num_spec_steps": 4, "num_draft_tokens": 12, "num_accepted_draft_tokens": 2,
+                             "num_spec_tokens": 3, "per_step_accepted": [0, 0, 2, 0]}}}
+                self._send(f"data: {json.dumps(final)}\n\n".encode())
+        for k in range(0 if mode.startswith("vllm") else GOOD_CHUNKS):
             self._send(_chunk(f" word{k}"))
         if mode == "close":
             self.wfile.flush()
@@ -189,6 +197,25 @@ def test_a_vllm_server_is_detected_and_grouped(fake: FakeServer) -> None:
     assert statuses == [["plain"], ["accepted", "corrected"], ["accepted", "accepted", "accepted", "bonus"]]
     assert all(t.inferred for r in rounds[1:] for t in r.tokens)
     assert backend.server_counters() is not None
+
+
+def test_vllm_per_step_accepted_reconciles_the_rounds(fake: FakeServer) -> None:
+    """The inferred grouping is replaced by the exact one once per_step_accepted arrives."""
+    fake.mode = "vllm-detailed"
+    backend = OpenAIBackend(RunSpec(url=fake.url))
+    assert backend.info.reconciles
+    session = Session(backend)
+    streamed = list(session.run_headless())
+    assert [r.accepted for r in streamed] == [0, 1, 3]  # what the chunks suggested
+    history = session.history
+    statuses = [[t.status.value for t in r.tokens] for r in history]
+    assert statuses == [["plain"], ["corrected"], ["corrected"], ["accepted", "accepted", "corrected"],
+                        ["corrected"]]
+    assert all(not t.inferred for r in history[1:] for t in r.tokens)
+    assert "".join(r.text for r in history) == "".join(r.text for r in streamed)
+    snap = session.metrics.snapshot()
+    assert (snap.accepted, snap.rounds, snap.tokens) == (2, 5, 7)
+    assert all(r.t_wall > 0 for r in history)
 
 
 @pytest.mark.parametrize(
@@ -312,3 +339,20 @@ def test_the_cli_exits_2_with_one_line(fake: FakeServer) -> None:
         assert "Traceback" not in result.stderr
     assert "cannot connect" in refused.stderr
     assert "HTTP 500" in failed.stderr
+
+
+async def test_the_live_view_redraws_reconciled_rounds(fake: FakeServer) -> None:
+    from app_helpers import token_view, wait_finished
+
+    from specview.tui.app import SpecviewApp
+
+    fake.mode = "vllm-detailed"
+    spec = RunSpec(url=fake.url)
+    app = SpecviewApp(spec, OpenAIBackend(spec))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_finished(pilot)
+        await pilot.pause(0.2)
+        shown = [t.status.value for t in token_view(app).tokens]
+        assert shown == ["plain", "corrected", "corrected", "accepted", "accepted", "corrected", "corrected"]
+        assert not any(t.inferred for t in token_view(app).tokens)
+        assert app.live.session.metrics.snapshot().accepted == 2

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from specview.core.events import Round
+from specview.core.events import Reconcile, Round
 
 
 class BackendError(RuntimeError):
@@ -29,14 +29,19 @@ class BackendInfo:
     virtual_clock: bool = False
     exact: dict[str, bool] = field(default_factory=dict)
     note: str = ""
+    reconciles: bool = False  # may end a request with a Reconcile (keep the request's rounds)
 
 
 class Backend(Protocol):
-    """A source of Rounds. `rounds` runs on a worker thread; it checks `stop` between rounds."""
+    """A source of Rounds. `rounds` runs on a worker thread; it checks `stop` between rounds.
+
+    A backend whose `info.reconciles` is set may also yield a Reconcile, which replaces the
+    rounds it yielded from `first_index` on by exact ones.
+    """
 
     @property
     def info(self) -> BackendInfo: ...
 
-    def rounds(self, stop: threading.Event) -> Iterator[Round]: ...
+    def rounds(self, stop: threading.Event) -> Iterator[Round | Reconcile]: ...
 
     def close(self) -> None: ...

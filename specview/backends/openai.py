@@ -29,7 +29,7 @@ from specview.backends.dialect_vllm import VllmDialect
 from specview.backends.openai_stream import Connection, resolve_api_key
 from specview.backends.prom_metrics import MetricsPoller, SpecCounters, parse_gauges, parse_spec_counters
 from specview.backends.spec import RunSpec
-from specview.core.events import Round, TokenStatus
+from specview.core.events import Reconcile, Round, TokenStatus
 
 DIALECTS = ("llama", "vllm", "sglang", "generic")
 DEFAULT_READ_TIMEOUT_S = 60.0
@@ -218,6 +218,7 @@ class OpenAIBackend:
             seed=self.settings.seed,
             exact=exact,
             note=" ".join(note.split()),
+            reconciles=f.dialect == "vllm" and f.speculating,
         )
 
     @property
@@ -235,7 +236,7 @@ class OpenAIBackend:
             return SglangDialect(s, f.gamma, f.speculating)
         return GenericDialect(s)
 
-    def rounds(self, stop: threading.Event) -> Iterator[Round]:
+    def rounds(self, stop: threading.Event) -> Iterator[Round | Reconcile]:
         """Stream one completion; the rounds already yielded stand if it fails later."""
         dialect = self.dialect = self._make_dialect()
         prefix = _PREFIX.get(self.facts.dialect)
@@ -272,6 +273,9 @@ class OpenAIBackend:
         for rnd in dialect.finish(time.monotonic()):
             counted.add(rnd)
             yield rnd
+        if isinstance(dialect, VllmDialect) and dialect.reconciled is not None and dialect.mismatched_steps():
+            # per_step_accepted came with the last chunk: redraw the request's rounds exactly
+            yield Reconcile(0, tuple(_timed_like(dialect.reconciled, counted.shown)))
         self._after_stream(counted)
 
     def _after_stream(self, counted: _Counter) -> None:
@@ -337,8 +341,10 @@ class _Counter:
         self.drafted = 0
         self.accepted = 0
         self.per_position: list[int] = []
+        self.shown: list[Round] = []
 
     def add(self, rnd: Round) -> None:
+        self.shown.append(rnd)
         if rnd.drafted <= 0:
             return
         self.drafts += 1
@@ -353,3 +359,21 @@ class _Counter:
 
     def totals(self) -> SpecCounters:
         return SpecCounters(self.drafts, self.drafted, self.accepted, tuple(self.per_position))
+
+
+def _timed_like(exact: list[Round], shown: list[Round]) -> list[Round]:
+    """Give regrouped rounds the arrival times of the streamed rounds that carried their
+    last token (the regrouping knows the grouping, not the clock)."""
+    ends: list[tuple[int, float, float | None]] = []
+    total = 0
+    for rnd in shown:
+        total += rnd.emitted
+        ends.append((total, rnd.t_wall, rnd.t_verify_s))
+    out, done, at = [], 0, 0
+    for rnd in exact:
+        done += rnd.emitted
+        while at < len(ends) - 1 and ends[at][0] < done:
+            at += 1
+        t_wall, t_verify = (ends[at][1], ends[at][2]) if ends else (rnd.t_wall, rnd.t_verify_s)
+        out.append(replace(rnd, t_wall=t_wall, t_verify_s=t_verify))
+    return out

@@ -102,3 +102,15 @@ class Round:
             t_verify_s=data.get("t_verify_s"),
             t_wall=float(data["t_wall"]),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Reconcile:
+    """Exact rounds that replace everything shown from round `first_index` on.
+
+    Some servers tell the exact grouping only at the end of a request (vLLM's
+    `per_step_accepted`); the inferred rounds streamed before are then redrawn from these.
+    """
+
+    first_index: int
+    rounds: tuple[Round, ...]

@@ -50,6 +50,7 @@ class Metrics:
     """Fold Rounds one at a time; `snapshot()` is cheap enough to call every frame."""
 
     def __init__(self, window: int = 64, history: int = 240) -> None:
+        self.window_size = window
         self._window: deque[tuple[float, int, int, int]] = deque(maxlen=window)
         self._win_tokens = 0
         self._win_verified = 0

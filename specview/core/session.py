@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from specview.core.events import Round
+from specview.core.events import Reconcile, Round
 from specview.core.metrics import Metrics
 
 if TYPE_CHECKING:
@@ -29,6 +29,7 @@ class Drained:
     rounds: list[Round]
     error: str | None
     finished: bool
+    reconciled: bool = False  # the history was replaced: redraw from `Session.history`
 
 
 class Session:
@@ -37,7 +38,9 @@ class Session:
     def __init__(self, backend: Backend, *, buffer_rounds: int = 4096, window: int = 64) -> None:
         self.backend = backend
         self.metrics = Metrics(window=window)
-        self._buffer: deque[Round] = deque()
+        self._buffer: deque[Round | Reconcile] = deque()
+        # Kept only for backends that may reconcile (bounded by one request's rounds).
+        self.history: list[Round] = []
         self._capacity = buffer_rounds
         self._cond = threading.Condition()
         self._stop = threading.Event()
@@ -69,12 +72,13 @@ class Session:
                 rnd = next(rounds, None)
                 if rnd is None:
                     break
-                if not self.backend.info.virtual_clock and self._paused_total:
+                if isinstance(rnd, Round) and not self.backend.info.virtual_clock and self._paused_total:
                     rnd = replace(rnd, t_wall=rnd.t_wall - self._paused_total)
                 if not self._put(rnd):
                     break
-                for sink in self._sinks:
-                    sink(rnd)
+                if isinstance(rnd, Round):
+                    for sink in self._sinks:
+                        sink(rnd)
         except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
             self._error = _describe(exc)
         finally:
@@ -82,14 +86,15 @@ class Session:
                 self._finished = True
                 self._cond.notify_all()
 
-    def _put(self, rnd: Round) -> bool:
+    def _put(self, rnd: Round | Reconcile) -> bool:
         with self._cond:
             while len(self._buffer) >= self._capacity and not self._stop.is_set():
                 self._cond.wait(0.1)
             if self._stop.is_set():
                 return False
             self._buffer.append(rnd)
-            self.produced += 1
+            if isinstance(rnd, Round):
+                self.produced += 1
             return True
 
     def _gate(self) -> bool:
@@ -108,12 +113,32 @@ class Session:
         """Take buffered rounds (all, or up to `limit`) and fold them into the metrics."""
         with self._cond:
             n = len(self._buffer) if limit is None else min(limit, len(self._buffer))
-            taken = [self._buffer.popleft() for _ in range(n)]
+            items = [self._buffer.popleft() for _ in range(n)]
             self._cond.notify_all()
             finished = self._finished and not self._buffer
-        for rnd in taken:
+        taken: list[Round] = []
+        reconciled = False
+        for item in items:
+            if isinstance(item, Reconcile):
+                self._reconcile(item)
+                reconciled = True
+            else:
+                self._fold(item)
+                taken.append(item)
+        return Drained(taken, self._error, finished, reconciled)
+
+    def _fold(self, rnd: Round) -> None:
+        self.metrics.add(rnd)
+        if self.backend.info.reconciles:
+            self.history.append(rnd)
+
+    def _reconcile(self, item: Reconcile) -> None:
+        """Replace the rounds from `first_index` on, and fold the metrics again."""
+        kept = [r for r in self.history if r.index < item.first_index]
+        self.history = [*kept, *item.rounds]
+        self.metrics = Metrics(window=self.metrics.window_size)
+        for rnd in self.history:
             self.metrics.add(rnd)
-        return Drained(taken, self._error, finished)
 
     @property
     def paused(self) -> bool:
@@ -154,9 +179,12 @@ class Session:
         """Run the backend on this thread, folding metrics; for bench and replay --json."""
         try:
             for rnd in self.backend.rounds(self._stop):
+                if isinstance(rnd, Reconcile):
+                    self._reconcile(rnd)
+                    continue
                 for sink in self._sinks:
                     sink(rnd)
-                self.metrics.add(rnd)
+                self._fold(rnd)
                 yield rnd
                 if max_rounds is not None and self.metrics.rounds >= max_rounds:
                     break

@@ -83,9 +83,13 @@ class CompareScreen(Screen[None]):
         changed = False
         with self.app.batch_update():
             for i, (pane, got) in enumerate(zip(self.panes, drained, strict=True)):
-                if got.rounds:
+                if got.reconciled:  # exact rounds replaced the inferred ones: redraw them
+                    pane.view.clear()
+                    pane.append([t for r in self.sessions[i].history for t in r.tokens])
+                if got.rounds or got.reconciled:
                     changed = True
-                    pane.append([t for r in got.rounds for t in r.tokens])
+                    if not got.reconciled:
+                        pane.append([t for r in got.rounds for t in r.tokens])
                     self.drawn_rounds[i] += len(got.rounds)
                     state = ""
                 elif got.error:

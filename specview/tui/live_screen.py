@@ -105,10 +105,15 @@ class LiveScreen(Screen[None]):
         if drained.rounds and drained.rounds[-1].drafted != self._gamma_now:
             self._gamma_now = drained.rounds[-1].drafted
             self._describe()
-        if drained.rounds:
+        if drained.rounds or drained.reconciled:
             with self.app.batch_update():
-                self.query_one(TokenView).append(t for r in drained.rounds for t in r.tokens)
-                self._update_gauges(charts=self._ticks % 4 == 0)
+                view = self.query_one(TokenView)
+                if drained.reconciled:  # exact rounds replaced the inferred ones: redraw them
+                    view.clear()
+                    view.append(t for r in self.session.history for t in r.tokens)
+                else:
+                    view.append(t for r in drained.rounds for t in r.tokens)
+                self._update_gauges(charts=self._ticks % 4 == 0 or drained.reconciled)
             self.drawn_rounds += len(drained.rounds)
         if drained.error and not self._error_shown:
             self._error_shown = True
