@@ -136,3 +136,21 @@ async def test_adaptive_gamma_is_shown(tmp_path: object) -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_finished(pilot)
         assert "γ 4 → 6" in app.live.query_one(StatusLine).what
+
+
+async def test_run_it_for_real_shows_the_engine_commands() -> None:
+    from textual.widgets import Static
+
+    from specview.tui.real_run_screen import RealRunScreen
+
+    app = sim_app(max_rounds=5)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_finished(pilot)
+        await pilot.press("x")
+        assert isinstance(app.screen, RealRunScreen)
+        shown = str(app.screen.query_one(Static).render())
+        assert "vllm serve Qwen/Qwen3.6-27B" in shown and "--spec-type draft-mtp" in shown
+        await pilot.press("c")
+        assert app.clipboard.startswith("llama-server")
+        await pilot.press("escape")
+        assert not isinstance(app.screen, RealRunScreen)
