@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from specview.backends.spec import RunSpec
 
+if TYPE_CHECKING:
+    from specview.core.config import Config
 
-def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: int | None = None) -> RunSpec:
+
+def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: int | None = None,
+                   config: Config | None = None) -> RunSpec:
     """The RunSpec the selector options describe (config-file defaults fill what is not given)."""
     from specview.core.config import load_config
 
-    config = load_config()
+    config = config or load_config()
     return RunSpec(
         preset=args.preset or config.preset,
         prompt=args.prompt,

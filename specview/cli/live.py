@@ -14,7 +14,7 @@ def run_live(args: argparse.Namespace) -> int:
 
     config = load_config()
     speed = args.speed if args.speed is not None else (config.speed or 1.0)
-    spec = spec_from_args(args, speed=speed)
+    spec = spec_from_args(args, speed=speed, config=config)
     backend = make_backend(spec)
     from specview.tui.app import SpecviewApp
 

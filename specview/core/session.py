@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from specview.core.events import Reconcile, Round
+from specview.core.events import Reconcile, Round, TokenEvent
 from specview.core.metrics import Metrics
 
 if TYPE_CHECKING:
@@ -126,6 +126,14 @@ class Session:
                 self._fold(item)
                 taken.append(item)
         return Drained(taken, self._error, finished, reconciled)
+
+    def drawable(self, drained: Drained) -> tuple[bool, list[TokenEvent]]:
+        """What a view shows for a drain: (replace everything?, the tokens to add).
+
+        After a reconcile the view redraws the whole (exact) history; otherwise it appends.
+        """
+        rounds = self.history if drained.reconciled else drained.rounds
+        return drained.reconciled, [t for r in rounds for t in r.tokens]
 
     def _fold(self, rnd: Round) -> None:
         self.metrics.add(rnd)

@@ -67,7 +67,8 @@ class CompareScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one(StatusLine).set(what=f"compare · {len(self.sessions)} runs", state=text("running", self.lang))
-        self.panes[0].view.focus()
+        self._panes = self.panes  # looked up once; the pump uses them every tick
+        self._panes[0].view.focus()
         for session in self.sessions:
             session.start()
         self.set_interval(1 / PUMP_HZ, self.pump, name="pump")
@@ -79,17 +80,16 @@ class CompareScreen(Screen[None]):
     def pump(self) -> None:
         """Drain every session once; update panes and the summary in one batch."""
         self._ticks += 1
-        drained = [s.drain() for s in self.sessions]
         changed = False
         with self.app.batch_update():
-            for i, (pane, got) in enumerate(zip(self.panes, drained, strict=True)):
-                if got.reconciled:  # exact rounds replaced the inferred ones: redraw them
-                    pane.view.clear()
-                    pane.append([t for r in self.sessions[i].history for t in r.tokens])
+            for i, (pane, session) in enumerate(zip(self._panes, self.sessions, strict=True)):
+                got = session.drain()
                 if got.rounds or got.reconciled:
                     changed = True
-                    if not got.reconciled:
-                        pane.append([t for r in got.rounds for t in r.tokens])
+                    replace, tokens = session.drawable(got)
+                    if replace:  # exact rounds replaced the inferred ones
+                        pane.view.clear()
+                    pane.append(tokens)
                     self.drawn_rounds[i] += len(got.rounds)
                     state = ""
                 elif got.error:
@@ -98,7 +98,7 @@ class CompareScreen(Screen[None]):
                     state = text("finished", self.lang)
                 else:
                     continue
-                pane.show(self.sessions[i].metrics.snapshot(), state)
+                pane.show(session.metrics.snapshot(), state)
                 if got.error and i not in self._errors_shown:
                     self._errors_shown.add(i)
                     self.notify(got.error, title=self.labels[i], severity="error", timeout=30)

@@ -86,7 +86,13 @@ class LiveScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(TokenView).focus()
+        # The pump touches these every tick: look them up once.
+        self._view = self.query_one(TokenView)
+        self._gauges = {g.id.removeprefix("g-"): g for g in self.query(StatGauge) if g.id}
+        self._bars = self.query_one(PositionBars)
+        self._history = self.query_one(HistoryChart)
+        self._status = self.query_one(StatusLine)
+        self._view.focus()
         self._describe()
         self.session.start()
         self.set_interval(1 / PUMP_HZ, self.pump, name="pump")
@@ -106,14 +112,12 @@ class LiveScreen(Screen[None]):
             self._gamma_now = drained.rounds[-1].drafted
             self._describe()
         if drained.rounds or drained.reconciled:
+            replace, tokens = self.session.drawable(drained)
             with self.app.batch_update():
-                view = self.query_one(TokenView)
-                if drained.reconciled:  # exact rounds replaced the inferred ones: redraw them
-                    view.clear()
-                    view.append(t for r in self.session.history for t in r.tokens)
-                else:
-                    view.append(t for r in drained.rounds for t in r.tokens)
-                self._update_gauges(charts=self._ticks % 4 == 0 or drained.reconciled)
+                if replace:  # exact rounds replaced the inferred ones
+                    self._view.clear()
+                self._view.append(tokens)
+                self._update_gauges(charts=self._ticks % 4 == 0 or replace)
             self.drawn_rounds += len(drained.rounds)
         if drained.error and not self._error_shown:
             self._error_shown = True
@@ -128,12 +132,12 @@ class LiveScreen(Screen[None]):
         snap = self.session.metrics.snapshot()
         texts = gauge_texts(snap, self.backend.info, self.lang)
         for key, gauge in texts.items():
-            self.query_one(f"#g-{key}", StatGauge).set(gauge.value, gauge.fraction, gauge.note)
-        self.query_one(PositionBars).set(snap.per_position_acceptance, snap.per_position_verified)
+            self._gauges[key].set(gauge.value, gauge.fraction, gauge.note)
+        self._bars.set(snap.per_position_acceptance, snap.per_position_verified)
         if charts:
-            self.query_one(HistoryChart).show(snap.tau_history)
+            self._history.show(snap.tau_history)
         compact = f"α {texts['alpha'].value} · τ {texts['tau'].value} · {texts['tps'].value} tok/s"
-        self.query_one(StatusLine).set(extra=compact if self.has_class("-narrow") else "")
+        self._status.set(extra=compact if self.has_class("-narrow") else "")
 
     def _describe(self) -> None:
         info = self.backend.info
@@ -148,12 +152,12 @@ class LiveScreen(Screen[None]):
         if info.virtual_clock:
             speed = getattr(self.backend, "speed", 1.0)
             parts.append(f"{speed:g}×" if speed > 0 else "max speed")
-        self.query_one(StatusLine).set(what=" · ".join(parts))
+        self._status.set(what=" · ".join(parts))
         self.query_one("#note", Static).update(sanitize(info.note))
         self._set_state("paused" if self.session.paused else "running")
 
     def _set_state(self, key: str) -> None:
-        self.query_one(StatusLine).set(state=text(key, self.lang))
+        self._status.set(state=text(key, self.lang))
 
     # actions ---------------------------------------------------------------
     def action_toggle_pause(self) -> None:
@@ -230,7 +234,7 @@ class LiveScreen(Screen[None]):
         self._finished_shown = False
         self._gamma_now = None
         with self.app.batch_update():
-            self.query_one(TokenView).clear()
+            self._view.clear()
             self.query_one(TokenInfo).show(None)
             self._update_gauges(charts=True)
         self._describe()

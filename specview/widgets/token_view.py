@@ -90,7 +90,8 @@ class TokenView(ScrollView, can_focus=True):
         self._token_line: list[int] = []
         self._cur_width = 0
         self._wrap_width = 0
-        self._cache: LRUCache[tuple[int, int, int | None], Strip] = LRUCache(2048)
+        # line -> (width, selected token on it, strip); appends invalidate only the tail lines
+        self._cache: LRUCache[int, tuple[int, int | None, Strip]] = LRUCache(2048)
         self.selected: int | None = None
         self._base: Style | None = None
         self._follow = True
@@ -210,8 +211,8 @@ class TokenView(ScrollView, can_focus=True):
         self.refresh()
 
     def _drop_cached_from(self, y0: int) -> None:
-        for key in [k for k in self._cache.keys() if k[0] >= y0]:  # noqa: SIM118 - LRUCache is not iterable
-            self._cache.discard(key)
+        for y in range(y0, len(self._lines)):
+            self._cache.discard(y)
 
     def _settle_at_end(self) -> None:
         if self._follow and self.selected is None and self.scroll_y < self.max_scroll_y:
@@ -250,11 +251,12 @@ class TokenView(ScrollView, can_focus=True):
         if line_y >= len(self._lines):
             return Strip.blank(width, base)
         sel = self.selected if self.selected is not None and self._line_has(line_y, self.selected) else None
-        key = (line_y, width, sel)
-        strip = self._cache.get(key)
-        if strip is None:
+        cached = self._cache.get(line_y)
+        if cached is not None and cached[:2] == (width, sel):
+            strip = cached[2]
+        else:
             strip = self._render_strip(line_y, base)
-            self._cache[key] = strip
+            self._cache[line_y] = (width, sel, strip)
         return strip.crop_extend(scroll_x, scroll_x + width, base).apply_offsets(scroll_x, line_y)
 
     def _line_has(self, y: int, token: int) -> bool:
