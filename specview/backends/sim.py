@@ -87,6 +87,11 @@ class SimBackend:
     def info(self) -> BackendInfo:
         return self._info
 
+    @property
+    def cpu_bound(self) -> bool:
+        """Flat out (speed 0) it never waits: the UI runs it in a child process (backends.process)."""
+        return self.speed <= 0
+
     def close(self) -> None:
         """Nothing to release."""
 

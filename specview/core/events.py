@@ -34,6 +34,10 @@ class TokenEvent:
         """True when the token is part of the output (everything but a rejected draft)."""
         return self.status is not TokenStatus.REJECTED
 
+    def __reduce__(self) -> tuple[type[TokenEvent], tuple[Any, ...]]:
+        # By position: about twice as fast to unpickle as the slots state (the flat-out producer).
+        return (TokenEvent, (self.token_id, self.text, self.status, self.position, self.p, self.q, self.inferred))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.token_id,
@@ -76,6 +80,9 @@ class Round:
     @property
     def emitted(self) -> int:
         return sum(1 for t in self.tokens if t.emitted)
+
+    def __reduce__(self) -> tuple[type[Round], tuple[Any, ...]]:
+        return (Round, (self.index, self.drafted, self.tokens, self.t_draft_s, self.t_verify_s, self.t_wall))
 
     @property
     def text(self) -> str:

@@ -1,6 +1,8 @@
 """Session: runs a backend on a worker thread into a bounded buffer; the consumer folds Metrics.
 
-The producer blocks when the buffer is full (back-pressure, nothing dropped). Pause and
+The producer blocks when the buffer holds `buffer_tokens` tokens (back-pressure, nothing
+dropped): counted in tokens, not rounds, so runs with short rounds (γ 1) and long ones (γ 7)
+get the same share of each frame when several share a screen. Pause and
 single-step gate the producer between rounds. Errors are handed to the consumer as data.
 """
 
@@ -35,13 +37,14 @@ class Drained:
 class Session:
     """One run of one backend, shared by the live view and the headless commands."""
 
-    def __init__(self, backend: Backend, *, buffer_rounds: int = 4096, window: int = 64) -> None:
+    def __init__(self, backend: Backend, *, buffer_tokens: int = 16_384, window: int = 64) -> None:
         self.backend = backend
         self.metrics = Metrics(window=window)
         self._buffer: deque[Round | Reconcile] = deque()
         # Kept only for backends that may reconcile (bounded by one request's rounds).
         self.history: list[Round] = []
-        self._capacity = buffer_rounds
+        self._capacity = buffer_tokens
+        self._buffered = 0  # tokens in the buffer
         self._cond = threading.Condition()
         self._stop = threading.Event()
         self._running = threading.Event()
@@ -88,11 +91,12 @@ class Session:
 
     def _put(self, rnd: Round | Reconcile) -> bool:
         with self._cond:
-            while len(self._buffer) >= self._capacity and not self._stop.is_set():
+            while self._buffered >= self._capacity and not self._stop.is_set():
                 self._cond.wait(0.1)
             if self._stop.is_set():
                 return False
             self._buffer.append(rnd)
+            self._buffered += _tokens(rnd)
             if isinstance(rnd, Round):
                 self.produced += 1
             return True
@@ -114,6 +118,7 @@ class Session:
         with self._cond:
             n = len(self._buffer) if limit is None else min(limit, len(self._buffer))
             items = [self._buffer.popleft() for _ in range(n)]
+            self._buffered -= sum(_tokens(item) for item in items)
             self._cond.notify_all()
             finished = self._finished and not self._buffer
         taken: list[Round] = []
@@ -199,6 +204,12 @@ class Session:
         finally:
             self._stop.set()
             self.backend.close()
+
+
+def _tokens(item: Round | Reconcile) -> int:
+    if isinstance(item, Reconcile):
+        return sum(len(r.tokens) for r in item.rounds)
+    return len(item.tokens)
 
 
 def _describe(exc: BaseException) -> str:

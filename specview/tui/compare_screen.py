@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
@@ -9,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from specview.backends.base import Backend
+from specview.backends.process import offload
 from specview.core.session import Session
 from specview.core.summary import summary_row
 from specview.texts.catalog import text
@@ -17,8 +20,12 @@ from specview.widgets.run_pane import RunPane
 from specview.widgets.status_line import StatusLine
 from specview.widgets.summary_table import SummaryTable
 
-# Per run: several producers share one screen, so each may run less far ahead.
-COMPARE_BUFFER_ROUNDS = 256
+# Per run: several producers share one screen, so each may run less far ahead. Counted in
+# tokens, so a γ 1 run and a γ 7 run get the same share of every frame.
+COMPARE_BUFFER_TOKENS = 384
+# Numbers (pane gauges, bars, the summary table) redraw at most this often; the streams every tick.
+# Digits that change 30 times a second cannot be read, and redrawing them costs every pane a frame.
+NUMBERS_HZ = 5
 
 
 def run_label(backend: Backend) -> str:
@@ -43,11 +50,13 @@ class CompareScreen(Screen[None]):
         super().__init__()
         self.backends = backends
         self.lang = lang
-        self.sessions = [Session(b, buffer_rounds=COMPARE_BUFFER_ROUNDS) for b in backends]
+        self.sessions = [Session(offload(b), buffer_tokens=COMPARE_BUFFER_TOKENS) for b in backends]
         self.labels = [run_label(b) for b in backends]
         self.drawn_rounds = [0] * len(backends)
         self._errors_shown: set[int] = set()
-        self._ticks = 0
+        self._states = [""] * len(backends)
+        self._stale: set[int] = set()  # panes whose numbers lag behind their stream
+        self._numbers_at = 0.0
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
@@ -78,31 +87,30 @@ class CompareScreen(Screen[None]):
             session.stop()
 
     def pump(self) -> None:
-        """Drain every session once; update panes and the summary in one batch."""
-        self._ticks += 1
-        changed = False
+        """Drain every session once: streams are appended now, numbers at most NUMBERS_HZ."""
         with self.app.batch_update():
             for i, (pane, session) in enumerate(zip(self._panes, self.sessions, strict=True)):
                 got = session.drain()
                 if got.rounds or got.reconciled:
-                    changed = True
                     replace, tokens = session.drawable(got)
                     if replace:  # exact rounds replaced the inferred ones
                         pane.view.clear()
                     pane.append(tokens)
                     self.drawn_rounds[i] += len(got.rounds)
-                    state = ""
-                elif got.error:
-                    state = text("failed", self.lang)
-                elif got.finished:
-                    state = text("finished", self.lang)
-                else:
-                    continue
-                pane.show(session.metrics.snapshot(), state)
+                    self._stale.add(i)
+                    self._states[i] = ""
+                elif (got.error or got.finished) and not self._states[i]:
+                    self._states[i] = text("failed" if got.error else "finished", self.lang)
+                    self._stale.add(i)
                 if got.error and i not in self._errors_shown:
                     self._errors_shown.add(i)
                     self.notify(got.error, title=self.labels[i], severity="error", timeout=30)
-            if changed or self._ticks % PUMP_HZ == 0:
+            now = time.monotonic()
+            if self._stale and now - self._numbers_at >= 1 / NUMBERS_HZ:
+                self._numbers_at = now
+                for i in self._stale:
+                    self._panes[i].show(self.sessions[i].metrics.snapshot(), self._states[i])
+                self._stale.clear()
                 self.refresh_summary()
 
     def refresh_summary(self) -> None:

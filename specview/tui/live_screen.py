@@ -14,6 +14,7 @@ from textual.widgets import Footer, Label, Static
 
 from specview.backends.base import Backend
 from specview.backends.factory import make_backend
+from specview.backends.process import offload
 from specview.backends.spec import RunSpec
 from specview.core.session import Session
 from specview.core.text import sanitize
@@ -27,10 +28,10 @@ from specview.widgets.token_info import TokenInfo
 from specview.widgets.token_view import TokenView
 
 PUMP_HZ = 20 if os.environ.get("SSH_CONNECTION") else 30
-# Rounds the producer may run ahead of the screen. Every pump tick drains the whole buffer,
-# so the view is at most one frame behind; the bound only holds back a producer that
-# outruns the terminal for seconds (back-pressure instead of unbounded memory).
-UI_BUFFER_ROUNDS = 256
+# Tokens the producer may run ahead of the screen. Every pump tick drains the whole buffer,
+# so the view is at most one frame behind; the bound holds back a producer that outruns the
+# terminal (back-pressure instead of unbounded memory) and so caps the work of one frame.
+UI_BUFFER_TOKENS = 2048
 NARROW = 80
 
 
@@ -241,7 +242,7 @@ class LiveScreen(Screen[None]):
         self.session.start()
 
     def _new_session(self, backend: Backend) -> Session:
-        session = Session(backend, buffer_rounds=UI_BUFFER_ROUNDS)
+        session = Session(offload(backend), buffer_tokens=UI_BUFFER_TOKENS)
         if self.record:
             from specview.backends.record import start_recording
 

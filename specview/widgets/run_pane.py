@@ -23,7 +23,9 @@ class RunPane(Vertical):
     DEFAULT_CSS = """
     RunPane { border: round $panel; height: 1fr; width: 1fr; }
     RunPane:focus-within { border: round $primary; }
-    RunPane > TokenView { height: 1fr; padding: 0; }
+    /* No scrollbar: redrawing four of them on every frame cost more than the streams.
+       The panes still scroll (wheel, keys); the full-screen pane is one key away. */
+    RunPane > TokenView { height: 1fr; padding: 0; scrollbar-size-vertical: 0; }
     RunPane > .pane--gauges { height: 1; color: $text; }
     RunPane > PositionBars { max-height: 8; }
     """

@@ -1,0 +1,136 @@
+"""Run a flat-out, CPU-bound backend in a child process, so it does not share the UI's GIL.
+
+A simulator at full speed spends all its time in Python. On a thread it takes the GIL from
+the screen that draws it; in a child process it runs on another core and the UI only pays
+for unpickling what it draws. Rounds travel in batches through a pipe, whose fixed buffer
+is the back-pressure: the child blocks when the UI falls behind. The rounds are the same
+as on a thread (the backend is pickled with its seed), so pause, step and restart behave
+exactly as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from specview.backends.base import Backend, BackendError, BackendInfo
+from specview.core.events import Reconcile, Round
+
+BATCH_ROUNDS = 64  # rounds per message
+BATCH_SECONDS = 0.02  # or whatever was produced in this long
+POLL_SECONDS = 0.1
+
+
+def offload(backend: Backend) -> Backend:
+    """`backend` in a child process when it says it is CPU-bound (`cpu_bound`), else itself.
+
+    POSIX only (the pipe is polled like a socket); elsewhere it stays on its thread.
+    """
+    if os.name == "posix" and getattr(backend, "cpu_bound", False):
+        return ChildProcessBackend(backend)
+    return backend
+
+
+class ChildProcessBackend:
+    """Wraps a picklable backend; each `rounds()` call starts a fresh child from its state.
+
+    The child is `python -m specview.backends.process`, not multiprocessing: spawning through
+    multiprocessing re-imports the parent's main script, which need not be guarded.
+    """
+
+    def __init__(self, inner: Backend) -> None:
+        self.inner = inner
+
+    @property
+    def info(self) -> BackendInfo:
+        return self.inner.info
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def rounds(self, stop: threading.Event) -> Iterator[Round | Reconcile]:
+        package_root = str(Path(__file__).resolve().parents[2])
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+        child = subprocess.Popen(
+            [sys.executable, "-m", "specview.backends.process"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+            start_new_session=True,  # Ctrl-C in the terminal is the UI's; it stops the child
+        )
+        assert child.stdin is not None and child.stdout is not None
+        receive = Connection(os.dup(child.stdout.fileno()), writable=False)
+        child.stdout.close()
+        try:
+            with child.stdin:
+                child.stdin.write(pickle.dumps(self.inner, protocol=pickle.HIGHEST_PROTOCOL))
+            while not stop.is_set():
+                if not receive.poll(POLL_SECONDS):
+                    continue
+                try:
+                    kind, payload = pickle.loads(receive.recv_bytes())
+                except EOFError:
+                    code = child.wait(2.0)
+                    raise BackendError(f"the producer process ended unexpectedly (exit code {code})") from None
+                if kind == "error":
+                    raise BackendError(payload)
+                if kind == "end":
+                    return
+                yield from payload
+        except BrokenPipeError:
+            raise BackendError(f"the producer process did not start (exit code {child.wait(2.0)})") from None
+        finally:
+            receive.close()  # a child blocked on a full pipe gets BrokenPipeError and leaves
+            try:
+                child.wait(1.0)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+
+
+def _produce(backend: Backend, conn: Connection) -> None:
+    """The child: iterate the backend and send its rounds in batches until the reader leaves."""
+    stop = threading.Event()
+    try:
+        batch: list[Any] = []
+        started = time.monotonic()
+        for rnd in backend.rounds(stop):
+            batch.append(rnd)
+            if len(batch) >= BATCH_ROUNDS or time.monotonic() - started >= BATCH_SECONDS:
+                _send(conn, "rounds", batch)
+                batch, started = [], time.monotonic()
+        if batch:
+            _send(conn, "rounds", batch)
+        _send(conn, "end", None)
+    except (BrokenPipeError, ConnectionResetError):
+        return  # the UI went away first
+    except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
+        with contextlib.suppress(OSError):
+            _send(conn, "error", str(exc) if isinstance(exc, BackendError) else f"{type(exc).__name__}: {exc}")
+    finally:
+        stop.set()
+        backend.close()
+        conn.close()
+
+
+def _send(conn: Connection, kind: str, payload: object) -> None:
+    conn.send_bytes(pickle.dumps((kind, payload), protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _child_main() -> None:
+    conn = Connection(os.dup(1), readable=False)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)  # only our messages may reach the pipe
+    backend = pickle.load(sys.stdin.buffer)
+    _produce(backend, conn)
+
+
+if __name__ == "__main__":
+    _child_main()

@@ -1,0 +1,183 @@
+"""The token view's model: tokens wrapped into lines of a given cell width (no Textual here).
+
+A line is a list of pieces, (token, start, end): part of one token's display text, where
+`token` is an absolute index (it survives pruning the oldest tokens). Appending places only
+the new tokens; pruning drops whole lines from the front without wrapping the rest again.
+A flat-out producer adds thousands of tokens a second, so the common case (a token that fits
+on the current line) is a few dictionary lookups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.cells import cell_len
+
+from specview.core.events import TokenEvent, TokenStatus
+from specview.core.text import sanitize
+
+MARKS = {TokenStatus.CORRECTED: ("▸", ""), TokenStatus.BONUS: ("", "⁺")}
+Piece = tuple[int, int, int]  # absolute token index, [start, end) in its display text
+_CACHE_LIMIT = 65_536  # distinct token texts remembered (display form, cell width)
+_display_cache: dict[tuple[str, TokenStatus], str] = {}
+_width_cache: dict[str, int] = {}
+
+
+def display(event: TokenEvent) -> str:
+    """The token's text as drawn: sanitised, with its mark (after any leading whitespace)."""
+    key = (event.text, event.status)
+    shown = _display_cache.get(key)
+    if shown is None:
+        shown = _display(event.text, event.status)
+        if len(_display_cache) >= _CACHE_LIMIT:
+            _display_cache.clear()
+        _display_cache[key] = shown
+    return shown
+
+
+def _display(text: str, status: TokenStatus) -> str:
+    body = sanitize(text)
+    pre, post = MARKS.get(status, ("", ""))
+    if not pre and not post:
+        return body
+    stripped = body.lstrip(" \n")
+    lead = body[: len(body) - len(stripped)]
+    return lead + pre + stripped + post
+
+
+def width_of(text: str) -> int:
+    """Terminal cells `text` takes (cached: token texts repeat)."""
+    width = _width_cache.get(text)
+    if width is None:
+        width = cell_len(text)
+        if len(_width_cache) >= _CACHE_LIMIT:
+            _width_cache.clear()
+        _width_cache[text] = width
+    return width
+
+
+class TokenLayout:
+    """Tokens, their display texts, and the lines they wrap into at `width` cells."""
+
+    def __init__(self, width: int = 1) -> None:
+        self.width = max(width, 1)
+        self.tokens: list[TokenEvent] = []
+        self.texts: list[str] = []
+        self.base = 0  # absolute index of tokens[0]
+        self.lines: list[list[Piece]] = [[]]
+        self.token_line: list[int] = []  # per token (relative index): the line it starts on
+        self._cur_width = 0
+
+    @property
+    def line_count(self) -> int:
+        return len(self.lines) if self.lines[-1] else len(self.lines) - 1
+
+    def append(self, events: Iterable[TokenEvent]) -> int:
+        """Place new tokens; returns the first line that changed."""
+        first_dirty = len(self.lines) - 1
+        tokens, texts, token_line, lines = self.tokens, self.texts, self.token_line, self.lines
+        width = self.width
+        for event in events:
+            text = display(event)
+            index = self.base + len(tokens)
+            tokens.append(event)
+            texts.append(text)
+            token_line.append(len(lines) - 1)
+            cells = width_of(text)
+            if text and "\n" not in text and self._cur_width + cells <= width:  # the common case
+                lines[-1].append((index, 0, len(text)))
+                self._cur_width += cells
+            else:
+                self._place(index, text)
+        return first_dirty
+
+    def rewrap(self, width: int) -> None:
+        """Wrap every token again at `width` cells."""
+        self.width = max(width, 1)
+        self.lines, self.token_line, self._cur_width = [[]], [], 0
+        for i, text in enumerate(self.texts):
+            self.token_line.append(len(self.lines) - 1)
+            self._place(self.base + i, text)
+
+    def prune(self, keep: int) -> int:
+        """Drop whole lines from the front until at most about `keep` tokens remain.
+
+        Returns how many lines were dropped (0: nothing to do). Every line index shifts.
+        """
+        excess = min(len(self.tokens) - keep, len(self.tokens) - 1)  # the newest token's line stays
+        if excess <= 0:
+            return 0
+        drop_lines = self.token_line[excess]
+        if drop_lines == 0:
+            return 0
+        kept = self.lines[drop_lines:]
+        first = next((piece[0] for line in kept for piece in line), self.base + len(self.tokens))
+        drop_tokens = first - self.base
+        del self.lines[:drop_lines]
+        del self.tokens[:drop_tokens]
+        del self.texts[:drop_tokens]
+        self.token_line = [max(0, y - drop_lines) for y in self.token_line[drop_tokens:]]
+        self.base = first
+        return drop_lines
+
+    def _place(self, index: int, text: str) -> None:
+        width = self.width
+        base = 0
+        for n, part in enumerate(text.split("\n")):
+            if n:
+                self._new_line()
+            pos = 0
+            while pos < len(part):
+                rest = part[pos:]
+                room = width - self._cur_width
+                rest_width = cell_len(rest)
+                if rest_width <= room:
+                    self._add((index, base + pos, base + len(part)), rest_width)
+                    break
+                if self._cur_width and rest_width <= width:
+                    self._new_line()
+                    continue
+                take, used = 0, 0
+                for ch in rest:
+                    w = cell_len(ch)
+                    if used + w > room:
+                        break
+                    take, used = take + 1, used + w
+                if take == 0 and self._cur_width:
+                    self._new_line()
+                    continue
+                if take == 0:  # one character wider than the whole line: place it anyway
+                    take, used = 1, cell_len(rest[0])
+                self._add((index, base + pos, base + pos + take), used)
+                self._new_line()
+                pos += take
+            base += len(part) + 1
+
+    def _add(self, piece: Piece, width: int) -> None:
+        self.lines[-1].append(piece)
+        self._cur_width += width
+
+    def _new_line(self) -> None:
+        self.lines.append([])
+        self._cur_width = 0
+
+    # queries -------------------------------------------------------------
+    def line_has(self, y: int, token: int) -> bool:
+        """Whether line y shows part of the token with relative index `token`."""
+        absolute = self.base + token
+        return any(piece[0] == absolute for piece in self.lines[y])
+
+    def token_at(self, x: int, y: int) -> int | None:
+        """Relative index of the token under cell x of line y, if any."""
+        if not 0 <= y < len(self.lines):
+            return None
+        col = 0
+        for token, start, end in self.lines[y]:
+            col += cell_len(self.texts[token - self.base][start:end])
+            if x < col:
+                return token - self.base
+        return None
+
+    def plain_text(self) -> str:
+        """The emitted text as shown (rejected drafts left out)."""
+        return "".join(sanitize(t.text) for t in self.tokens if t.emitted)
