@@ -65,6 +65,8 @@ def test_bench_options_change_the_run() -> None:
         (("--seed", "abc"), "--seed must be an integer"),
         (("--theme", "nope"), "unknown theme 'nope'"),
         (("--frobnicate",), "unrecognized arguments"),
+        (("--speed", "-1"), "--speed must be between 0 and 1000"),
+        (("compare", "qwen3.6-mtp", "eagle3", "--speed", "-0.5"), "--speed must be between 0 and 1000"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(args: tuple[str, ...], needle: str) -> None:

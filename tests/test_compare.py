@@ -11,9 +11,11 @@ from specview.backends.spec import RunSpec
 from specview.core.overlay import overlay
 from specview.core.summary import leaders, summary_row
 from specview.core.theory import best_gamma, expected_tau, speedup
+from specview.texts.catalog import text
 from specview.tui.app import SpecviewApp
 from specview.tui.compare_screen import CompareScreen
 from specview.widgets.run_pane import RunPane
+from specview.widgets.status_line import StatusLine
 from specview.widgets.summary_table import SummaryTable
 
 
@@ -40,7 +42,9 @@ async def finished(pilot: Pilot[None]) -> None:
         )
 
     await wait_until(pilot, done)
-    await pilot.pause(0.2)
+    # numbers redraw at most NUMBERS_HZ: wait until the last of them is on screen
+    await wait_until(pilot, lambda: screen(app).query_one(StatusLine).state == text("finished", "en"))
+    await pilot.pause(0.1)
 
 
 async def test_both_panes_stream_and_pause_step_apply_to_both() -> None:

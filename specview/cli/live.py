@@ -13,7 +13,7 @@ def run_live(args: argparse.Namespace) -> int:
     from specview.core.config import load_config
 
     config = load_config()
-    speed = args.speed if args.speed is not None else (config.speed or 1.0)
+    speed = args.speed if args.speed is not None else (config.speed if config.speed is not None else 1.0)
     spec = spec_from_args(args, speed=speed, config=config)
     backend = make_backend(spec)
     from specview.tui.app import SpecviewApp

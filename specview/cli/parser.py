@@ -92,8 +92,8 @@ def build_parser() -> Parser:
         epilog="Keys in the live view: space pause · n step · r restart · p preset · q quit · F1 help",
     )
     parser.add_argument("--version", action="version", version=f"specview {__version__}")
-    parser.add_argument("--speed", type=_bounded(float, 0.01, 1000.0, "--speed"), metavar="X",
-                        help="simulator pace relative to the preset's hardware (default: 1)")
+    parser.add_argument("--speed", type=_bounded(float, 0.0, 1000.0, "--speed"), metavar="X",
+                        help="simulator pace relative to the preset's hardware (default: 1; 0 = flat out)")
     parser.add_argument("--theme", metavar="NAME", help="colour theme")
     parser.add_argument("--record", metavar="FILE",
                         help="record the run as JSON Lines (flushed every round)")
@@ -114,8 +114,8 @@ def build_parser() -> Parser:
         "url:http://host:port/v1#model, replay:FILE.",
     )
     compare.add_argument("selectors", nargs="+", metavar="SELECTOR", help="2 to 4 runs")
-    compare.add_argument("--speed", type=_bounded(float, 0.01, 1000.0, "--speed"), default=1.0, metavar="X",
-                         help="simulator pace (default: 1)")
+    compare.add_argument("--speed", type=_bounded(float, 0.0, 1000.0, "--speed"), default=1.0, metavar="X",
+                         help="simulator pace (default: 1; 0 = flat out, as fast as the screen draws)")
     replay = sub.add_parser("replay", help="play a recording in the live view, or print its statistics")
     replay.add_argument("file", metavar="FILE", help="a recording made with --record")
     replay.add_argument("--speed", type=_bounded(float, 0.0, 1000.0, "--speed"), default=1.0, metavar="X",

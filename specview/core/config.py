@@ -44,8 +44,8 @@ def _check(key: str, value: Any, where: str, problems: list[str]) -> Any:
         ok = value in LANGS
         reason = f"must be one of {', '.join(LANGS)}"
     elif key == "speed":
-        ok = isinstance(value, int | float) and not isinstance(value, bool) and 0.01 <= value <= 1000
-        reason = "must be a number between 0.01 and 1000"
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1000
+        reason = "must be a number between 0 (flat out) and 1000"
     else:
         ok = isinstance(value, str) and bool(value.strip())
         reason = "must be a non-empty string"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from specview.core.events import Round
+from specview.core.events import Round, TokenStatus
 from specview.core.theory import expected_tau
 
 
@@ -77,7 +77,13 @@ class Metrics:
 
     def add(self, rnd: Round) -> None:
         """Fold one round in."""
-        emitted, accepted, drafted = rnd.emitted, rnd.accepted, rnd.drafted
+        emitted = accepted = 0
+        for token in rnd.tokens:  # one pass (Round.emitted and .accepted would take two)
+            status = token.status
+            if status is not TokenStatus.REJECTED:
+                emitted += 1
+                accepted += status is TokenStatus.ACCEPTED
+        drafted = rnd.drafted
         self.rounds += 1
         self.tokens += emitted
         self.drafted += drafted

@@ -22,7 +22,7 @@ from specview.widgets.summary_table import SummaryTable
 
 # Per run: several producers share one screen, so each may run less far ahead. Counted in
 # tokens, so a γ 1 run and a γ 7 run get the same share of every frame.
-COMPARE_BUFFER_TOKENS = 384
+COMPARE_BUFFER_TOKENS = 512
 # Numbers (pane gauges, bars, the summary table) redraw at most this often; the streams every tick.
 # Digits that change 30 times a second cannot be read, and redrawing them costs every pane a frame.
 NUMBERS_HZ = 5
@@ -75,7 +75,12 @@ class CompareScreen(Screen[None]):
         return all(s.paused for s in self.sessions)
 
     def on_mount(self) -> None:
-        self.query_one(StatusLine).set(what=f"compare · {len(self.sessions)} runs", state=text("running", self.lang))
+        what = f"compare · {len(self.sessions)} runs"
+        paces = {pace for b in self.backends if isinstance(pace := getattr(b, "speed", None), int | float)}
+        if len(paces) == 1:  # the simulators' (and replays') shared pace
+            pace = paces.pop()
+            what += f" · {pace:g}×" if pace > 0 else " · max speed"
+        self.query_one(StatusLine).set(what=what, state=text("running", self.lang))
         self._panes = self.panes  # looked up once; the pump uses them every tick
         self._panes[0].view.focus()
         for session in self.sessions:
@@ -112,6 +117,8 @@ class CompareScreen(Screen[None]):
                     self._panes[i].show(self.sessions[i].metrics.snapshot(), self._states[i])
                 self._stale.clear()
                 self.refresh_summary()
+                if all(self._states):  # every run has ended
+                    self.query_one(StatusLine).set(state=text("finished", self.lang))
 
     def refresh_summary(self) -> None:
         rows = [summary_row(label, s.metrics.snapshot()) for label, s in zip(self.labels, self.sessions, strict=True)]
