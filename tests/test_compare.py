@@ -144,3 +144,24 @@ async def test_compare_a_preset_with_a_replay(tmp_path: object) -> None:
         panes = list(cmp.query(RunPane))
         assert panes[0].view.plain_text() == panes[1].view.plain_text()
         assert "replay" in cmp.labels[1]
+
+
+async def test_each_pane_has_its_inspector_and_its_engine_commands() -> None:
+    from specview.tui.real_run_screen import RealRunScreen
+    from specview.widgets.token_info import TokenInfo, describe
+
+    app = compare_app("qwen3.6-mtp", "glm-5.2-mtp", max_rounds=30)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await finished(pilot)
+        cmp = screen(app)
+        panes = list(cmp.query(RunPane))
+        await pilot.press("left")  # the last token of the focused (first) pane
+        info = cmp.query_one(TokenInfo)
+        assert str(info.render()) == describe(panes[0].view.tokens[-1])
+        await pilot.press("x")
+        assert isinstance(app.screen, RealRunScreen) and app.screen.preset.id == "qwen3.6-mtp"
+        await pilot.press("escape")
+        await pilot.press("tab")
+        assert cmp.focused is panes[1].view
+        await pilot.press("x")
+        assert isinstance(app.screen, RealRunScreen) and app.screen.preset.id == "glm-5.2-mtp"

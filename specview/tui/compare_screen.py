@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
@@ -19,6 +20,8 @@ from specview.tui.live_screen import PUMP_HZ
 from specview.widgets.run_pane import RunPane
 from specview.widgets.status_line import StatusLine
 from specview.widgets.summary_table import SummaryTable
+from specview.widgets.token_info import TokenInfo
+from specview.widgets.token_view import TokenView
 
 # Per run: several producers share one screen, so each may run less far ahead. Counted in
 # tokens, so a γ 1 run and a γ 7 run get the same share of every frame.
@@ -43,7 +46,9 @@ class CompareScreen(Screen[None]):
         Binding("l", "toggle_layout", "columns/rows", id="compare.layout"),
         Binding("f", "toggle_full", "full screen", id="compare.full",
                 tooltip="Show only the focused pane (again to show all)"),
-        Binding("tab", "focus_next", "next pane", show=False, id="compare.next"),
+        Binding("x", "run_for_real", "run it for real", id="compare.real",
+                tooltip="llama-server / vLLM / SGLang commands for the focused pane's preset"),
+        Binding("tab", "app.focus_next", "next pane", show=False, id="compare.next"),
     ]
 
     def __init__(self, backends: list[Backend], lang: str = "en") -> None:
@@ -63,6 +68,7 @@ class CompareScreen(Screen[None]):
         with Container(id="panes"):
             for i, label in enumerate(self.labels):
                 yield RunPane(label, id=f"pane-{i}")
+        yield TokenInfo(text("hint", self.lang), id="info")
         yield SummaryTable(id="summary")
         yield Footer()
 
@@ -139,9 +145,23 @@ class CompareScreen(Screen[None]):
     def action_toggle_layout(self) -> None:
         self.query_one("#panes").toggle_class("-rows")
 
+    def _focused_pane(self) -> int:
+        """Index of the pane that has the focus (the first when none has)."""
+        focus = self.focused
+        return next((i for i, p in enumerate(self.panes) if focus is not None and focus in p.walk_children()), 0)
+
+    def action_run_for_real(self) -> None:
+        from specview.tui.real_run_screen import show_real_run
+
+        show_real_run(self, self.backends[self._focused_pane()].info.preset)
+
+    @on(TokenView.Selected)
+    def _show_token(self, event: TokenView.Selected) -> None:
+        self.query_one(TokenInfo).show(event.token)
+
     def action_toggle_full(self) -> None:
         panes = self.panes
-        focused = next((p for p in panes if self.focused is not None and self.focused in p.walk_children()), panes[0])
+        focused = panes[self._focused_pane()]
         full = not focused.has_class("-full")
         for pane in panes:
             pane.set_class(full and pane is focused, "-full")

@@ -196,17 +196,9 @@ class LiveScreen(Screen[None]):
         self.app.push_screen(PresetScreen(presets, self.backend.info.preset), self._switch_preset)
 
     def action_run_for_real(self) -> None:
-        from specview.core.presets import PresetError, get_preset
-        from specview.tui.real_run_screen import RealRunScreen
+        from specview.tui.real_run_screen import show_real_run
 
-        preset_id = self.backend.info.preset
-        if preset_id is None:
-            self.notify("this run is not a preset: it already is real", severity="warning")
-            return
-        try:
-            self.app.push_screen(RealRunScreen(get_preset(preset_id)))
-        except PresetError as exc:
-            self.notify(str(exc), severity="error")
+        show_real_run(self, self.backend.info.preset)
 
     def _switch_preset(self, preset_id: str | None) -> None:
         if preset_id is None:

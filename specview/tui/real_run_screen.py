@@ -5,10 +5,10 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from specview.core.presets import Preset
+from specview.core.presets import Preset, PresetError, get_preset
 
 ENGINES = (("llama_server", "llama.cpp llama-server"), ("vllm", "vLLM"), ("sglang", "SGLang"))
 
@@ -23,6 +23,17 @@ def real_run_text(preset: Preset) -> str:
         blocks.append("This preset lists no engine command.")
     blocks.append("c copies every command · esc closes")
     return "\n\n".join(blocks)
+
+
+def show_real_run(screen: Screen[None], preset_id: str | None) -> None:
+    """Open the engine commands for `preset_id` over `screen`, or say why there are none."""
+    if preset_id is None:
+        screen.notify("this run is not a preset: it already is real", severity="warning")
+        return
+    try:
+        screen.app.push_screen(RealRunScreen(get_preset(preset_id)))
+    except PresetError as exc:
+        screen.notify(str(exc), severity="error")
 
 
 class RealRunScreen(ModalScreen[None]):

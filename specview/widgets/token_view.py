@@ -95,7 +95,7 @@ class TokenView(ScrollView, can_focus=True):
     def append(self, events: Iterable[TokenEvent]) -> None:
         """Add tokens at the end; refreshes only the lines that changed."""
         layout = self._layout
-        follow = self.is_vertical_scroll_end or (self.selected is None and self.max_scroll_y == 0)
+        follow = self._follow  # not "at the end now": a shrinking pane moves the end away from us
         width = max(self.scrollable_content_region.width, 1)
         rewrapped = width != layout.width
         if rewrapped:  # not laid out yet, or the width changed without a resize
@@ -112,7 +112,7 @@ class TokenView(ScrollView, can_focus=True):
             first_dirty = 0
         for y in range(first_dirty, len(layout.lines)):
             self._cache.discard(y)
-        self._set_virtual_size(Size(layout.width, layout.line_count))
+        self.virtual_size = Size(layout.width, layout.line_count)
         self.refresh_lines(first_dirty, len(layout.lines) - first_dirty)
         if follow and self.selected is None:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
@@ -128,17 +128,6 @@ class TokenView(ScrollView, can_focus=True):
             shift = self._layout.base - before
             self.selected = self.selected - shift if self.selected >= shift else None
         self._relayout()
-
-    def _set_virtual_size(self, size: Size) -> None:
-        """Grow the scrollable area without a screen layout.
-
-        `virtual_size` is a layout reactive: setting it reflows the whole screen and repaints
-        every container under this view, which cost more than the stream itself. This view's
-        own size is fixed by its container, so only its scrollbars need to know.
-        """
-        if size != self.virtual_size:
-            self.set_reactive(TokenView.virtual_size, size)
-            self._scroll_update(size)
 
     def _relayout(self) -> None:
         self._cache.clear()
@@ -159,8 +148,9 @@ class TokenView(ScrollView, can_focus=True):
         if width != self._layout.width:
             self._layout.rewrap(width)
             self._relayout()
-            if self._follow:
-                self.scroll_end(animate=False, immediate=True, x_axis=False)
+        if self._follow and self.selected is None:  # a new height moves the end too
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+            self.call_after_refresh(self._settle_at_end)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
