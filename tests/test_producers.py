@@ -163,3 +163,23 @@ def test_pruning_drops_whole_lines_and_keeps_the_rest_as_drawn(texts: list[str],
         for token, start, end in line:
             assert 0 <= token - layout.base < len(layout.tokens)
             assert 0 <= start <= end <= len(layout.texts[token - layout.base])
+
+
+def test_a_killed_child_process_is_reported_not_hung() -> None:
+    import signal
+
+    stop = threading.Event()
+    rounds = ChildProcessBackend(sim()).rounds(stop)
+    next(rounds)
+    for pid in producer_children():
+        os.kill(pid, signal.SIGKILL)
+    with pytest.raises(BackendError, match=r"ended unexpectedly \(exit code -9\)"):
+        for _ in rounds:  # what was already in the pipe, then the end of it
+            pass
+    assert producer_children() == []
+
+
+def test_a_child_that_cannot_start_says_why() -> None:
+    # The child cannot import this test module, so it cannot unpickle the backend.
+    with pytest.raises(BackendError, match=r"exit code 1\): ModuleNotFoundError: No module named 'test_producers'"):
+        list(ChildProcessBackend(_Burst(2)).rounds(threading.Event()))  # type: ignore[arg-type]

@@ -15,15 +15,17 @@ import os
 import pickle
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from specview.backends.base import Backend, BackendError, BackendInfo
 from specview.core.events import Reconcile, Round
+from specview.core.text import sanitize
 
 BATCH_ROUNDS = 64  # rounds per message
 BATCH_SECONDS = 0.02  # or whatever was produced in this long
@@ -60,39 +62,58 @@ class ChildProcessBackend:
     def rounds(self, stop: threading.Event) -> Iterator[Round | Reconcile]:
         package_root = str(Path(__file__).resolve().parents[2])
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
-        child = subprocess.Popen(
-            [sys.executable, "-m", "specview.backends.process"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-            start_new_session=True,  # Ctrl-C in the terminal is the UI's; it stops the child
-        )
-        assert child.stdin is not None and child.stdout is not None
-        receive = Connection(os.dup(child.stdout.fileno()), writable=False)
-        child.stdout.close()
-        try:
-            with child.stdin:
-                child.stdin.write(pickle.dumps(self.inner, protocol=pickle.HIGHEST_PROTOCOL))
-            while not stop.is_set():
-                if not receive.poll(POLL_SECONDS):
-                    continue
-                try:
-                    kind, payload = pickle.loads(receive.recv_bytes())
-                except EOFError:
-                    code = child.wait(2.0)
-                    raise BackendError(f"the producer process ended unexpectedly (exit code {code})") from None
-                if kind == "error":
-                    raise BackendError(payload)
-                if kind == "end":
-                    return
-                yield from payload
-        except BrokenPipeError:
-            raise BackendError(f"the producer process did not start (exit code {child.wait(2.0)})") from None
-        finally:
-            receive.close()  # a child blocked on a full pipe gets BrokenPipeError and leaves
+        with tempfile.TemporaryFile() as errors:  # a file, not a pipe: a chatty child can never block on it
+            child = subprocess.Popen(
+                [sys.executable, "-m", "specview.backends.process"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, env=env,
+                start_new_session=True,  # Ctrl-C in the terminal is the UI's; it stops the child
+            )
+            yield from _receive(child, self.inner, errors, stop)
+
+
+def _receive(
+    child: subprocess.Popen[bytes], backend: Backend, errors: IO[bytes], stop: threading.Event
+) -> Iterator[Round | Reconcile]:
+    """Hand the child its backend, then yield what it sends until the end, an error or `stop`."""
+    assert child.stdin is not None and child.stdout is not None
+    receive = Connection(os.dup(child.stdout.fileno()), writable=False)
+    child.stdout.close()
+    try:
+        with child.stdin:
+            child.stdin.write(pickle.dumps(backend, protocol=pickle.HIGHEST_PROTOCOL))
+        while not stop.is_set():
+            if not receive.poll(POLL_SECONDS):
+                continue
             try:
-                child.wait(1.0)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
+                kind, payload = pickle.loads(receive.recv_bytes())
+            except EOFError:
+                raise BackendError(_ended(child, errors, "ended unexpectedly")) from None
+            if kind == "error":
+                raise BackendError(payload)
+            if kind == "end":
+                return
+            yield from payload
+    except BrokenPipeError:
+        raise BackendError(_ended(child, errors, "did not start")) from None
+    finally:
+        receive.close()  # a child blocked on a full pipe gets BrokenPipeError and leaves
+        try:
+            child.wait(1.0)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+def _ended(child: subprocess.Popen[bytes], errors: IO[bytes], what: str) -> str:
+    """Why the child is gone: its exit code and the last line it wrote to stderr, if any."""
+    try:
+        code: int | str = child.wait(2.0)
+    except subprocess.TimeoutExpired:
+        code = "still running"
+    errors.seek(0)
+    lines = errors.read().decode(errors="replace").strip().splitlines()
+    last = f": {sanitize(lines[-1])[:200]}" if lines else ""
+    return f"the producer process {what} (exit code {code}){last}"
 
 
 def _produce(backend: Backend, conn: Connection) -> None:
