@@ -38,6 +38,7 @@ async def pump_throughput(presets: list[str], duration: float, size: tuple[int, 
     """Run the live screen (one preset) or the compare screen (several) flat out, headless."""
     from specview.backends.factory import make_backend
     from specview.backends.spec import RunSpec
+    from specview.core.events import Round
     from specview.tui import compare_screen, live_screen
     from specview.tui.app import SpecviewApp
 
@@ -71,7 +72,7 @@ async def pump_throughput(presets: list[str], duration: float, size: tuple[int, 
             screen = app.screen_stack[0]
             sessions = list(getattr(screen, "sessions", [getattr(screen, "session", None)]))
             for i, session in enumerate(sessions):
-                session.add_sink(lambda _r, i=i: produced_at[i].append(len(ticks)))
+                session.add_sink(lambda r, i=i: produced_at[i].append(len(ticks)) if isinstance(r, Round) else None)
             await pilot.pause(1.0)  # warm-up
             for i, session in enumerate(sessions):  # rounds produced before the sink existed
                 missing = session.produced - len(produced_at[i])

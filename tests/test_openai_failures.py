@@ -328,6 +328,30 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def test_a_recorded_vllm_run_replays_with_its_reconciled_rounds(fake: FakeServer, tmp_path: Path) -> None:
+    import json
+
+    from specview.backends.replay import ReplayBackend
+
+    fake.mode = "vllm-detailed"
+    file = tmp_path / "vllm.jsonl"
+    live = _cli("--url", fake.url, "--record", str(file))
+    assert live.returncode == 0, live.stderr
+    kinds = [json.loads(line)["type"] for line in file.read_text().splitlines()]
+    assert kinds == ["header", "round", "round", "round", "reconcile"]
+    replayed = subprocess.run([sys.executable, "-m", "specview", "replay", str(file), "--json"],
+                              capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert replayed.returncode == 0, replayed.stderr
+    stats = json.loads(replayed.stdout)
+    assert stats == json.loads(live.stdout)
+    assert (stats["accepted"], stats["rounds"]) == (2, 5)  # the exact grouping, not the streamed one
+    backend = ReplayBackend(file)
+    assert backend.info.reconciles
+    session = Session(backend)
+    list(session.run_headless())
+    assert [[t.status.value for t in r.tokens] for r in session.history][1:3] == [["corrected"], ["corrected"]]
+
+
 def test_the_cli_exits_2_with_one_line(fake: FakeServer) -> None:
     refused = _cli("--url", f"http://127.0.0.1:{_free_port()}/v1")
     fake.mode = "500"

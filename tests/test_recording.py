@@ -57,7 +57,7 @@ def test_replay_json_is_identical_to_the_bench_run_that_recorded_it(tmp_path: Pa
     assert stats["backend"] == "sim" and stats["rounds"] == 400 and stats["seed"] == 11
     header = next(iter(read_recording(file)))
     assert isinstance(header, Header)
-    assert header.data["format"] == "specview-recording" and header.version == 1
+    assert header.data["format"] == "specview-recording" and header.version == 2
     assert header.section("settings")["preset"] == "glm-5.2-mtp"
     assert header.section("settings")["temperature"] == 0.6
 
@@ -140,6 +140,20 @@ def test_an_unknown_version_is_refused_with_file_and_line(tmp_path: Path) -> Non
     assert str(file) in out.stderr and "line 1" in out.stderr and "version 99" in out.stderr
     with pytest.raises(BackendError, match=r"line 1.*version 99"):
         make_replay_backend(RunSpec(replay=str(file)))
+
+
+def test_version_1_recordings_still_replay_but_may_not_reconcile(tmp_path: Path) -> None:
+    file = tmp_path / "old.jsonl"
+    record_sim(file, 5)
+    lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header["version"] = 1
+    file.write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    assert len(recorded_rounds(file)) == 5
+    with file.open("a", encoding="utf-8") as f:
+        f.write('{"type": "reconcile", "first_index": 0, "rounds": []}\n')
+    with pytest.raises(RecordingError, match=r"line 7: unknown line type 'reconcile'"):
+        list(read_recording(file))
 
 
 @pytest.mark.parametrize(

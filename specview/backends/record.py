@@ -84,6 +84,7 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> dict[str, Any]:
             "name": info.backend,
             "label": info.label,
             "virtual_clock": info.virtual_clock,
+            "reconciles": info.reconciles,
             "exact": dict(info.exact),
             "note": info.note,
         },

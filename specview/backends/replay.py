@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from specview.backends.base import BackendError, BackendInfo
 from specview.backends.spec import RunSpec
-from specview.core.events import Round
+from specview.core.events import Reconcile, Round
 from specview.core.recording import Header, RecordingError, read_recording, scan_headers
 
 T = TypeVar("T")
@@ -62,6 +62,7 @@ def recorded_info(header: Header, path: Path) -> BackendInfo:
             virtual_clock=bool(backend.get("virtual_clock", False)),
             exact={str(k): bool(v) for k, v in exact.items()},
             note=_opt(backend, "note", str) or "",
+            reconciles=bool(backend.get("reconciles", False)),
         )
     except TypeError as exc:
         raise BackendError(f"{path} line {header.line}: the header is malformed ({exc})") from None
@@ -107,8 +108,8 @@ class ReplayBackend:
     def close(self) -> None:
         """Nothing to release: the file is opened afresh by every `rounds()`."""
 
-    def rounds(self, stop: threading.Event) -> Iterator[Round]:
-        """Yield this segment's rounds; a damaged line ends the replay with a BackendError."""
+    def rounds(self, stop: threading.Event) -> Iterator[Round | Reconcile]:
+        """Yield this segment's rounds (and reconciles); a damaged line ends the replay with a BackendError."""
         seen, playing = 0, False
         last_wall: float | None = None
         due = time.monotonic()
@@ -121,6 +122,9 @@ class ReplayBackend:
                     playing = seen == self.segment
                     continue
                 if not playing:
+                    continue
+                if isinstance(item, Reconcile):  # told at the end of a request: no time of its own
+                    yield item
                     continue
                 if last_wall is None:
                     gap = (item.t_draft_s or 0.0) + (item.t_verify_s or 0.0)

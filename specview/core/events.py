@@ -121,3 +121,10 @@ class Reconcile:
 
     first_index: int
     rounds: tuple[Round, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"first_index": self.first_index, "rounds": [r.to_dict() for r in self.rounds]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Reconcile:
+        return cls(first_index=int(data["first_index"]), rounds=tuple(Round.from_dict(r) for r in data["rounds"]))

@@ -1,8 +1,13 @@
 """Recordings: JSON Lines, a header line then one line per Round, flushed every round.
 
-    {"type": "header", "format": "specview-recording", "version": 1, "specview": "0.1.0", ...}
+    {"type": "header", "format": "specview-recording", "version": 2, "specview": "0.1.0", ...}
     {"type": "round", "index": 0, "drafted": 3, "tokens": [...], "t_draft_s": ..., "t_wall": ...}
+    {"type": "reconcile", "first_index": 0, "rounds": [...]}
     ...
+
+A reconcile line (version 2) is what a server told at the end of a request: the exact rounds
+that replace the inferred ones from `first_index` on (vLLM's per_step_accepted). Version 1
+files have none and are still read.
 
 A file may hold several segments: each later run of the same program (a restart or a preset
 switch in the live view) appends a new header followed by its rounds. The reader yields what
@@ -20,10 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from specview.core.events import Round
+from specview.core.events import Reconcile, Round
 
 FORMAT = "specview-recording"
-VERSION = 1
+VERSION = 2
+READABLE = (1, 2)
 _HEADER_PREFIX = '{"type": "header"'
 
 
@@ -81,12 +87,15 @@ class Recorder:
         )
         self._write(header)
 
-    def __call__(self, rnd: Round) -> None:
-        """Record one round (called on the producer thread)."""
+    def __call__(self, item: Round | Reconcile) -> None:
+        """Record one round or reconcile (called on the producer thread)."""
         with self._lock:
             if self._file is None:
                 return  # closed: a late round from a stopped session must not interleave
-            self._write({"type": "round", **rnd.to_dict()})
+            if isinstance(item, Reconcile):
+                self._write({"type": "reconcile", **item.to_dict()})
+                return
+            self._write({"type": "round", **item.to_dict()})
             self.rounds_written += 1
 
     def _write(self, record: dict[str, Any]) -> None:
@@ -131,22 +140,24 @@ def _header(path: Path, number: int, record: dict[str, Any]) -> Header:
     version = record.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise RecordingError(path, number, f"the header has no valid version (got {version!r})")
-    if version != VERSION:
+    if version not in READABLE:
         made_by = record.get("specview", "an unknown version")
+        readable = f"{READABLE[0]} to {READABLE[-1]}"
         raise RecordingError(path, number, f"recording format version {version} is not supported: this specview "
-                                           f"reads version {VERSION} (the file was made by specview {made_by})")
+                                           f"reads versions {readable} (the file was made by specview {made_by})")
     return Header(record, number)
 
 
-def _round(path: Path, number: int, record: dict[str, Any]) -> Round:
+def _item(path: Path, number: int, record: dict[str, Any]) -> Round | Reconcile:
+    kind = record.get("type")
     try:
-        return Round.from_dict(record)
+        return Reconcile.from_dict(record) if kind == "reconcile" else Round.from_dict(record)
     except (KeyError, TypeError, ValueError) as exc:
-        raise RecordingError(path, number, f"not a valid round ({type(exc).__name__}: {exc})") from None
+        raise RecordingError(path, number, f"not a valid {kind} ({type(exc).__name__}: {exc})") from None
 
 
-def read_recording(path: str | os.PathLike[str]) -> Iterator[Header | Round]:
-    """Yield every segment's Header and its Rounds in file order.
+def read_recording(path: str | os.PathLike[str]) -> Iterator[Header | Round | Reconcile]:
+    """Yield every segment's Header and its Rounds (and Reconciles) in file order.
 
     Raises RecordingError (file and line in the message) at the first line that cannot be read,
     after yielding everything before it. An empty line is skipped; a missing file, an empty file
@@ -163,8 +174,8 @@ def read_recording(path: str | os.PathLike[str]) -> Iterator[Header | Round]:
             header = _header(file, number, record)
             started = True
             yield header
-        elif kind == "round":
-            yield _round(file, number, record)
+        elif kind == "round" or (kind == "reconcile" and header.version >= 2):
+            yield _item(file, number, record)
         else:
             raise RecordingError(file, number, f"unknown line type {kind!r}")
     if not started:

@@ -21,7 +21,7 @@ from specview.core.metrics import Metrics
 if TYPE_CHECKING:
     from specview.backends.base import Backend
 
-RoundSink = Callable[[Round], None]
+RoundSink = Callable[[Round | Reconcile], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +59,7 @@ class Session:
         self.produced = 0
 
     def add_sink(self, sink: RoundSink) -> None:
-        """Call `sink` on the producer thread for every round (e.g. a recorder)."""
+        """Call `sink` on the producer thread for every round and reconcile (e.g. a recorder)."""
         self._sinks.append(sink)
 
     # producer side -------------------------------------------------------
@@ -79,9 +79,8 @@ class Session:
                     rnd = replace(rnd, t_wall=rnd.t_wall - self._paused_total)
                 if not self._put(rnd):
                     break
-                if isinstance(rnd, Round):
-                    for sink in self._sinks:
-                        sink(rnd)
+                for sink in self._sinks:
+                    sink(rnd)
         except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
             self._error = _describe(exc)
         finally:
@@ -192,11 +191,11 @@ class Session:
         """Run the backend on this thread, folding metrics; for bench and replay --json."""
         try:
             for rnd in self.backend.rounds(self._stop):
+                for sink in self._sinks:
+                    sink(rnd)
                 if isinstance(rnd, Reconcile):
                     self._reconcile(rnd)
                     continue
-                for sink in self._sinks:
-                    sink(rnd)
                 self._fold(rnd)
                 yield rnd
                 if max_rounds is not None and self.metrics.rounds >= max_rounds:
