@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -93,3 +94,28 @@ def test_model_output_cannot_carry_escape_sequences() -> None:
     clean = sanitize(nasty)
     assert "\x1b" not in clean and "\x07" not in clean and "\x9b" not in clean and "\u202e" not in clean
     assert "\n" in clean and clean.startswith("ok␛[2J")
+
+
+def test_options_before_a_subcommand_are_kept() -> None:
+    from specview.cli.parser import build_parser
+
+    parser = build_parser()
+    ns = parser.parse_args(["--seed", "5", "--preset", "eagle3", "--record", "f.jsonl", "bench"])
+    assert (ns.seed, ns.preset, ns.record) == (5, "eagle3", "f.jsonl")
+    assert parser.parse_args(["--speed", "2", "compare", "a", "b"]).speed == 2.0
+    assert parser.parse_args(["compare", "a", "b", "--speed", "0"]).speed == 0.0
+    assert parser.parse_args(["--lang", "zh", "replay", "f"]).lang == "zh"
+    assert parser.parse_args(["bench"]).seed == 0
+
+
+def test_the_configs_key_variable_is_the_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from specview.cli.bench import spec_from_args
+    from specview.cli.parser import build_parser
+
+    path = tmp_path / "config.toml"
+    path.write_text('api_key_env = "MY_SERVER_KEY"\n')
+    monkeypatch.setenv("SPECVIEW_CONFIG", str(path))
+    spec = spec_from_args(build_parser().parse_args(["--url", "http://127.0.0.1:1/v1"]))
+    assert spec.api_key_env == "MY_SERVER_KEY"  # so a 401 and the recording's scrubbing name the right one
+    spec = spec_from_args(build_parser().parse_args(["--url", "http://127.0.0.1:1/v1", "--api-key-env", "X"]))
+    assert spec.api_key_env == "X"

@@ -281,3 +281,16 @@ def test_speculation_off_gives_plain_rounds() -> None:
     dialect = VllmDialect(SETTINGS, gamma=None, speculating=False)
     rounds = feed_all(dialect, [vllm_chunk("a", [1], 1), vllm_chunk("bc", [2, 3], 3)])
     assert statuses(rounds) == [[P], [P], [P]]
+
+
+def test_text_without_a_token_is_kept_not_dropped() -> None:
+    # A detokenizer may release held-back text in a chunk that adds no token.
+    sglang = SglangDialect(SETTINGS, gamma=2, speculating=True)
+    rounds = feed_all(sglang, [sglang_chunk("The", 1), sglang_chunk("The caf", 2), sglang_chunk("The café", 2),
+                               sglang_chunk("The café is", 3)])
+    assert "".join(r.text for r in rounds) == "The café is"
+    vllm = VllmDialect(SETTINGS, gamma=2, speculating=True)
+    rounds = feed_all(vllm, [vllm_chunk("The", [1], 1), vllm_chunk(" caf", [2], 2), vllm_chunk("é", [], 2),
+                             vllm_chunk(" is", [3], 3)])
+    assert "".join(r.text for r in rounds) == "The café is"
+    assert "".join(vllm.chunks.texts) == "The café is"  # what an exact regrouping would redraw

@@ -108,3 +108,14 @@ def test_probabilities_temperature_top_k_top_p() -> None:
 def test_sampling_rejects_a_draft_with_zero_draft_probability() -> None:
     with pytest.raises(ValueError, match="q = 0"):
         verify_sampling(np.ones((2, 3)) / 3, np.array([[1.0, 0, 0]]), [2], np.random.default_rng(0))
+
+
+def test_a_round_without_drafts_emits_one_plain_token() -> None:
+    logits = np.array([[0.1, 2.0, 0.3]])
+    greedy = verify_greedy(logits, [])
+    assert [(d.token_id, d.status) for d in greedy.decisions] == [(1, TokenStatus.PLAIN)]
+    p = probabilities(logits, 1.0)
+    sampled = verify_sampling(p, None, [], np.random.default_rng(0))
+    assert len(sampled.decisions) == 1 and sampled.decisions[0].status is TokenStatus.PLAIN
+    with pytest.raises(ValueError, match="needs the draft's q rows"):
+        verify_sampling(np.ones((2, 3)) / 3, None, [1], np.random.default_rng(0))

@@ -143,19 +143,31 @@ class GroupedChunks:
         self.gamma = gamma
         self.speculating = speculating
         self.maker = RoundMaker()
-        self.tokens_seen = 0
         self.texts: list[str] = []
         self.accepted_per_step: list[int] = []
+        self._carry = ""  # text that came without a token: it starts the next one
+
+    def late_text(self, text: str) -> None:
+        """Text in a chunk that added no token (a detokenizer releasing held bytes)."""
+        self._carry += text
+
+    def flush(self) -> None:
+        """At the end of the stream: text still carried ends the last token."""
+        if self._carry and self.texts:
+            self.texts[-1] += self._carry
+        self._carry = ""
 
     def add(self, texts: list[str], t: float) -> list[Round]:
         """Rounds for one chunk carrying these per-token texts."""
+        if self._carry and texts:
+            texts = [self._carry + texts[0], *texts[1:]]
+            self._carry = ""
+        first = not self.texts
         self.texts.extend(texts)
         out: list[Round] = []
-        if texts and self.tokens_seen == 0:
+        if texts and first:
             out.append(self.maker.plain(texts[0], t))
             texts = texts[1:]
-            self.tokens_seen = 1
-        self.tokens_seen += len(texts)
         if not self.speculating:
             return out + [self.maker.plain(text, t, inferred=True) for text in texts]
         if texts and self.gamma is None:

@@ -38,15 +38,6 @@ class _Group:
     t_last: float = 0.0
 
 
-@dataclass(frozen=True, slots=True)
-class LlamaTotals:
-    """What the chunks' cumulative counters said at the end of the stream."""
-
-    tokens: int
-    drafted: int
-    accepted: int
-
-
 def _number(timings: dict[str, Any], key: str) -> float | None:
     value = timings.get(key)
     return float(value) if isinstance(value, int | float) else None
@@ -73,10 +64,6 @@ class LlamaDialect:
         if self.settings.gamma is not None:
             extra["speculative.n_max"] = self.settings.gamma
         return openai_request(self.settings, extra)
-
-    @property
-    def totals(self) -> LlamaTotals:
-        return LlamaTotals(self._n, self._draft_n, self._draft_acc)
 
     def feed(self, event: dict[str, Any], t: float) -> list[Round]:
         text = self._pending + chunk_text(event)

@@ -101,8 +101,7 @@ class SglangDialect:
         else:
             n = 1 if text else 0
         if n <= 0:
-            if text and self.chunks.texts:
-                self.chunks.texts[-1] += text
+            self.chunks.late_text(text)
             return []
         return self.chunks.add(spread(text, n), t)
 
@@ -116,4 +115,5 @@ class SglangDialect:
         return new
 
     def finish(self, t: float) -> list[Round]:
+        self.chunks.flush()
         return []

@@ -133,10 +133,12 @@ class VllmDialect:
         if used is not None:
             self._usage = used
         if n <= 0:
+            self.chunks.late_text(chunk_text(event))
             return []
         return self.chunks.add(token_texts(event, n), t)
 
     def finish(self, t: float) -> list[Round]:
+        self.chunks.flush()
         stats = self.request_stats
         if stats is not None and stats.per_step_accepted is not None:
             gamma = stats.num_spec_tokens or self.chunks.gamma or max(stats.per_step_accepted, default=1)

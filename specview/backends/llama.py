@@ -15,15 +15,15 @@ from pathlib import Path
 from specview.backends.base import BackendError, BackendInfo
 from specview.backends.llama_draft import AdaptiveGamma, ModelDrafter, NgramDrafter
 from specview.backends.llama_engine import Drafter, Engine, LoopTimes
-from specview.backends.llama_lib import llama_lib
+from specview.backends.llama_lib import llama_lib, supports_gpu_offload
 from specview.backends.llama_log import LOG
 from specview.backends.llama_model import ModelRunner, check_gguf_file
 from specview.backends.llama_vocab import check_vocab
 from specview.backends.spec import RunSpec
 from specview.core.events import Round
+from specview.core.theory import MAX_GAMMA
 
 DEFAULT_GAMMA = 4
-MAX_GAMMA = 32
 DEFAULT_MAX_TOKENS = 256
 ADAPTIVE_P_MIN = 0.5
 CHAT_TEMPLATES = {"gemma": b"gemma", "gemma2": b"gemma", "gemma3": b"gemma"}
@@ -90,8 +90,7 @@ class LlamaBackend:
         check_gguf_file(target, "target")
         if draft_path is not None:
             check_gguf_file(draft_path, "draft")
-        lib = llama_lib()
-        layers = _gpu_layers(gpu_layers, bool(lib.llama_supports_gpu_offload()))
+        layers = _gpu_layers(gpu_layers, supports_gpu_offload())
         self._lock = threading.Lock()
         self._closed = False
         self._runners: list[ModelRunner] = []
@@ -111,7 +110,6 @@ class LlamaBackend:
             elif not no_spec:
                 drafter = NgramDrafter(*ngram)
             text = (self._chat(prompt) if chat_template else None) or prompt
-            self.prompt_text = text
             self.prompt_tokens = self.target.tokenize(text)
             if not self.prompt_tokens:
                 raise BackendError("the prompt is empty")
@@ -170,10 +168,6 @@ class LlamaBackend:
     def logs(self) -> list[str]:
         """Recent llama.cpp log lines (the full log is in LOG.path)."""
         return LOG.tail()
-
-    @property
-    def log_path(self) -> Path | None:
-        return LOG.path
 
     @property
     def times(self) -> LoopTimes:

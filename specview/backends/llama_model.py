@@ -48,7 +48,7 @@ class ModelRunner:
     def __init__(self, path: Path, *, role: str, n_gpu_layers: int, n_threads: int | None = None) -> None:
         self.lib = lib = llama_lib()
         check_gguf_file(path, role)
-        self.path, self.role, self.name = path, role, path.name
+        self.role, self.name = role, path.name
         self.n_threads = n_threads or os.cpu_count() or 1
         params = lib.llama_model_default_params()
         params.n_gpu_layers = ALL_LAYERS if n_gpu_layers < 0 else n_gpu_layers
@@ -63,7 +63,6 @@ class ModelRunner:
         self.threadpool: Threadpool | None = None
         self.vocab = lib.llama_model_get_vocab(self.model)
         self.n_vocab = int(lib.llama_vocab_n_tokens(self.vocab))
-        self.n_layer = int(lib.llama_model_n_layer(self.model))
         self.n_ctx_train = int(lib.llama_model_n_ctx_train(self.model))
         model = self.model
         self.recurrent = bool(lib.llama_model_is_recurrent(model) or lib.llama_model_is_hybrid(model))
@@ -71,7 +70,7 @@ class ModelRunner:
         self.n_batch = 0
         self.n_past = 0
         self.decode_s = 0.0
-        self._pieces: dict[tuple[int, bool], bytes] = {}
+        self._pieces: dict[int, bytes] = {}
         self._piece_buf = ctypes.create_string_buffer(64)
         self._closed = threading.Event()
 
@@ -155,31 +154,30 @@ class ModelRunner:
         self.n_past = n
 
     # vocabulary ------------------------------------------------------------
-    def tokenize(self, text: str, *, add_special: bool = True, parse_special: bool = True) -> list[int]:
-        """Token ids of `text` (BOS added when the model asks for it)."""
+    def tokenize(self, text: str) -> list[int]:
+        """Token ids of `text` (BOS added when the model asks for it; special tokens parsed)."""
         raw = text.encode("utf-8")
         cap = len(raw) + 16
         for _ in range(2):
             buf = (ctypes.c_int32 * cap)()
-            n = self.lib.llama_tokenize(self.vocab, raw, len(raw), buf, cap, add_special, parse_special)
+            n = self.lib.llama_tokenize(self.vocab, raw, len(raw), buf, cap, True, True)
             if n >= 0:
                 return list(buf[:n])
             cap = -n
         raise BackendError(f"could not tokenize the prompt with the {self.role} model")
 
-    def piece(self, token: int, special: bool = False) -> bytes:
-        """The exact bytes of one token (may be part of a UTF-8 character); cached."""
-        key = (token, special)
-        cached = self._pieces.get(key)
+    def piece(self, token: int) -> bytes:
+        """The exact bytes of one token (may be part of a UTF-8 character; specials render empty); cached."""
+        cached = self._pieces.get(token)
         if cached is not None:
             return cached
         buf = self._piece_buf
-        n = self.lib.llama_token_to_piece(self.vocab, token, buf, len(buf), 0, special)
+        n = self.lib.llama_token_to_piece(self.vocab, token, buf, len(buf), 0, False)
         if n < 0:  # too small: llama.cpp says how much it needs
             buf = self._piece_buf = ctypes.create_string_buffer(-n + 16)
-            n = self.lib.llama_token_to_piece(self.vocab, token, buf, len(buf), 0, special)
+            n = self.lib.llama_token_to_piece(self.vocab, token, buf, len(buf), 0, False)
         data = buf.raw[: max(n, 0)]
-        self._pieces[key] = data
+        self._pieces[token] = data
         return data
 
     def is_eog(self, token: int) -> bool:

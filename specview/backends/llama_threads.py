@@ -77,10 +77,6 @@ class Threadpool:
             self._pool = pool
             lib._lib.llama_attach_threadpool(ctx, pool, pool)
 
-    @property
-    def attached(self) -> bool:
-        return self._pool is not None
-
     def close(self) -> None:
         """Detach from the context (still alive) and free the threads."""
         if self._pool is not None and _cpu:

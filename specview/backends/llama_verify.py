@@ -14,16 +14,21 @@ import numpy as np
 import numpy.typing as npt
 
 from specview.core.events import TokenStatus
-from specview.core.sampling import Decision, probabilities, sample, verify_sampling
+from specview.core.sampling import Decision, probabilities, verify_sampling
 
 FloatRows = npt.NDArray[np.float64]
 
 
-def row_probability(row: npt.NDArray[np.floating], token: int) -> float:
-    """softmax(row)[token] at T = 1, via one max and one exp-sum over the row."""
-    top = row.max()
+def row_probabilities(row: npt.NDArray[np.floating], tokens: Sequence[int]) -> list[float]:
+    """softmax(row)[t] at T = 1 for each token t, via one max and one exp-sum over the row."""
+    top = float(row.max())
     total = float(np.exp(row - top).sum(dtype=np.float64))
-    return float(np.exp(float(row[token]) - float(top)) / total)
+    return [float(np.exp(float(row[t]) - top) / total) for t in tokens]
+
+
+def row_probability(row: npt.NDArray[np.floating], token: int) -> float:
+    """softmax(row)[token] at T = 1."""
+    return row_probabilities(row, (token,))[0]
 
 
 def verify_greedy_logits(
@@ -46,9 +51,10 @@ def verify_greedy_logits(
         if draft == target:
             decisions.append(Decision(draft, TokenStatus.ACCEPTED, k, row_probability(row, draft), qk))
             continue
-        decisions.append(Decision(draft, TokenStatus.REJECTED, k, row_probability(row, draft), qk))
+        p_draft, p_target = row_probabilities(row, (draft, target))  # one pass over the vocabulary
+        decisions.append(Decision(draft, TokenStatus.REJECTED, k, p_draft, qk))
         q_fix = 0.0 if one_hot else None
-        decisions.append(Decision(target, TokenStatus.CORRECTED, k, row_probability(row, target), q_fix))
+        decisions.append(Decision(target, TokenStatus.CORRECTED, k, p_target, q_fix))
         return decisions
     gamma = len(drafts)
     bonus = int(np.argmax(rows[gamma]))
@@ -66,11 +72,4 @@ def verify_sampled_logits(
 ) -> list[Decision]:
     """Leviathan rejection sampling with p = probabilities(rows, T) and the draft's q rows."""
     p = probabilities(rows[: len(drafts) + 1], temperature)
-    p = np.atleast_2d(p)
-    if not drafts:
-
-        token = sample(p[0], rng)
-        return [Decision(token, TokenStatus.PLAIN, 0, float(p[0, token]), None)]
-    if q_rows is None:
-        raise ValueError("sampling verification needs the draft's q rows")
     return list(verify_sampling(p, q_rows, drafts, rng).decisions)

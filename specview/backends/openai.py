@@ -292,9 +292,10 @@ class OpenAIBackend:
             self._info = replace(self._info, gamma=counted.max_drafted)
         if self._metrics_before is None:
             return
-        server = self._settled_delta(counted.totals())
+        totals = counted.totals()
+        server = self._settled_delta(totals)
         if server is not None:
-            self.cross_check = CrossCheck(counted.totals(), server)
+            self.cross_check = CrossCheck(totals, server)
 
     def _settled_delta(self, expected: SpecCounters) -> SpecCounters | None:
         """The /metrics delta for this request; the server adds a slot's counts when it is

@@ -18,8 +18,8 @@ import httpx
 from httpx_sse import SSEError, connect_sse
 
 from specview.backends.base import BackendError
+from specview.backends.spec import DEFAULT_KEY_ENV
 
-DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 CONNECT_TIMEOUT_S = 5.0
 PROBE_TIMEOUT_S = 5.0
 _MAX_DETAIL = 200

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from specview.backends.base import BackendError, BackendInfo
-from specview.backends.spec import RunSpec
+from specview.backends.spec import DEFAULT_KEY_ENV, RunSpec
 from specview.core.recording import Recorder, header_record
 
 if TYPE_CHECKING:
@@ -132,7 +132,7 @@ def public_url(url: str | None) -> str | None:
 
 def _secret_values(spec: RunSpec) -> set[str]:
     names = {name for name in os.environ if any(word in name.upper() for word in _SECRET_WORDS)}
-    names.add(spec.api_key_env or "OPENAI_API_KEY")
+    names.add(spec.api_key_env or DEFAULT_KEY_ENV)
     values = {os.environ.get(name, "") for name in names}
     return {value for value in values if len(value) >= 8}
 

@@ -110,18 +110,13 @@ class ReplayBackend:
 
     def rounds(self, stop: threading.Event) -> Iterator[Round | Reconcile]:
         """Yield this segment's rounds (and reconciles); a damaged line ends the replay with a BackendError."""
-        seen, playing = 0, False
         last_wall: float | None = None
         due = time.monotonic()
         try:
-            for item in read_recording(self.path):
+            for item in read_recording(self.path, from_line=self.header.line):
                 if isinstance(item, Header):
-                    if playing:
+                    if item.line != self.header.line:  # the next segment begins
                         return
-                    seen += 1
-                    playing = seen == self.segment
-                    continue
-                if not playing:
                     continue
                 if isinstance(item, Reconcile):  # told at the end of a request: no time of its own
                     yield item

@@ -18,7 +18,8 @@ from importlib import resources
 
 from specview.backends.base import BackendError, BackendInfo
 from specview.core.events import Round, TokenEvent
-from specview.core.presets import MAX_GAMMA, Preset
+from specview.core.presets import Preset
+from specview.core.theory import MAX_GAMMA
 
 _EN_TOKEN = re.compile(r"\s?[A-Za-z']+|\s?\d+|\s?[^\sA-Za-z\d]|\s+")
 LANGS = ("en", "zh")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"  # the variable that holds the API key unless one is named
+
 
 @dataclass(frozen=True, slots=True)
 class RunSpec:

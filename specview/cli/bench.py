@@ -7,6 +7,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from specview.backends.spec import RunSpec
+from specview.core.text import number
 
 if TYPE_CHECKING:
     from specview.core.config import Config
@@ -36,18 +37,19 @@ def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: 
         max_tokens=args.max_tokens,
         url=args.url,
         model=args.model,
-        api_key_env=args.api_key_env,
+        api_key_env=args.api_key_env or config.api_key_env,
         server=None if args.server in (None, "auto") else args.server,
         raw=args.raw,
         read_timeout=args.read_timeout,
     )
 
 
-def specs_from_args(args: argparse.Namespace, *, speed: float, max_rounds: int | None) -> list[RunSpec]:
+def specs_from_args(args: argparse.Namespace, *, speed: float, max_rounds: int | None,
+                    config: Config | None = None) -> list[RunSpec]:
     """One RunSpec per positional selector, or the single one the options describe."""
     from specview.backends.selector import parse_selector
 
-    base = spec_from_args(args, speed=speed, max_rounds=max_rounds)
+    base = spec_from_args(args, speed=speed, max_rounds=max_rounds, config=config)
     selectors = getattr(args, "selectors", None) or []
     return [parse_selector(s, base) for s in selectors] or [base]
 
@@ -72,18 +74,14 @@ TABLE_COLUMNS = (("run", 18), ("γ", 3), ("T", 4), ("rounds", 7), ("α", 6), ("�
                  ("tok/s", 8), ("c", 6))
 
 
-def _cell(value: Any, fmt: str = "") -> str:
-    return "—" if value is None else format(value, fmt)
-
-
 def print_table(results: list[dict[str, Any]]) -> None:
     """A fixed-width table for people."""
     print("  ".join(f"{name:>{w}}" for name, w in TABLE_COLUMNS))
     for r in results:
         label = r.get("preset") or r.get("model") or r["backend"]
-        row = [label[:18], _cell(r["gamma"]), _cell(r["temperature"], "g"), _cell(r["rounds"]),
-               _cell(r["acceptance_rate"], ".3f"), _cell(r["tau"], ".3f"), _cell(r["expected_tau"], ".3f"),
-               _cell(r["tokens_per_second"], ".1f"), _cell(r["draft_cost"], ".3f")]
+        row = [label[:18], number(r["gamma"]), number(r["temperature"], "g"), number(r["rounds"]),
+               number(r["acceptance_rate"], ".3f"), number(r["tau"], ".3f"), number(r["expected_tau"], ".3f"),
+               number(r["tokens_per_second"], ".1f"), number(r["draft_cost"], ".3f")]
         print("  ".join(f"{v:>{w}}" for v, (_, w) in zip(row, TABLE_COLUMNS, strict=True)))
 
 

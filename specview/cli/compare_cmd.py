@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from specview.cli.app_run import run_app, ui_settings
 from specview.cli.bench import specs_from_args
 from specview.cli.errors import CliError
 
@@ -13,7 +14,8 @@ def run_compare(args: argparse.Namespace) -> int:
 
     if not 2 <= len(args.selectors) <= 4:
         raise CliError(f"compare takes 2 to 4 runs, got {len(args.selectors)}")
-    specs = specs_from_args(args, speed=args.speed, max_rounds=None)
+    ui = ui_settings(args)
+    specs = specs_from_args(args, speed=ui.speed, max_rounds=None, config=ui.config)
     backends = []
     try:
         for spec in specs:
@@ -24,6 +26,5 @@ def run_compare(args: argparse.Namespace) -> int:
         raise
     from specview.tui.app import SpecviewApp
 
-    app = SpecviewApp(specs[0], backends[0], lang=args.lang or "en", compare=backends)
-    app.run()
-    return app.return_code or 0
+    return run_app(SpecviewApp(specs[0], backends[0], theme_name=ui.theme, lang=ui.lang, compare=backends,
+                               problems=ui.problems))

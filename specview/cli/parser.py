@@ -8,8 +8,8 @@ from typing import NoReturn, TypeVar
 
 from specview import __version__
 from specview.cli.errors import fail
+from specview.core.theory import MAX_GAMMA
 
-MAX_GAMMA = 32
 Number = TypeVar("Number", int, float)
 
 
@@ -44,9 +44,13 @@ def _int_in(low: int, high: int, name: str) -> Callable[[str], int]:
     return _ranged(int, low, high, name)
 
 
-def _selectors() -> Parser:
-    """Options shared by the live view and bench: which backend, and its settings."""
-    p = Parser(add_help=False)
+def _selectors(*, defaults: bool = True) -> Parser:
+    """Options shared by the live view, bench and compare: which backend, and its settings.
+
+    Subcommands take them without defaults (`defaults=False`): argparse copies a subcommand's
+    defaults over the whole namespace, which would drop `specview --seed 5 bench`'s seed.
+    """
+    p = Parser(add_help=False, argument_default=None if defaults else argparse.SUPPRESS)
     g = p.add_argument_group("what to run")
     g.add_argument("--preset", metavar="ID", help="simulator preset (default: qwen3.6-mtp); see `specview presets`")
     g.add_argument("--prompt", metavar="TEXT", help="prompt text (the simulator picks zh or en from it)")
@@ -54,7 +58,8 @@ def _selectors() -> Parser:
                    help="sampling temperature; 0 = greedy (default: the preset's)")
     g.add_argument("--gamma", type=_int_in(1, MAX_GAMMA, "--gamma"), metavar="N",
                    help=f"drafted tokens per round, 1..{MAX_GAMMA} (default: the preset's)")
-    g.add_argument("--seed", type=_int_in(0, 2**32 - 1, "--seed"), default=0, metavar="S",
+    g.add_argument("--seed", type=_int_in(0, 2**32 - 1, "--seed"), metavar="S",
+                   default=0 if defaults else argparse.SUPPRESS,
                    help="random seed; the same seed gives the same run (default: 0)")
     g.add_argument("--lang", choices=("en", "zh"), help="simulator text language")
     loc = p.add_argument_group("local llama.cpp (needs the llama extra)")
@@ -84,7 +89,7 @@ def _selectors() -> Parser:
 
 def build_parser() -> Parser:
     """The whole command line."""
-    sel = _selectors()
+    sel, sub_sel = _selectors(), _selectors(defaults=False)
     parser = Parser(
         prog="specview",
         description="Watch speculative decoding happen: accepted, rejected, corrected and bonus tokens, live.",
@@ -100,26 +105,26 @@ def build_parser() -> Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     presets = sub.add_parser("presets", help="list the presets with their sources")
     presets.add_argument("--json", action="store_true", help="print JSON")
-    bench = sub.add_parser("bench", parents=[sel], help="run headless and print statistics")
+    bench = sub.add_parser("bench", parents=[sub_sel], help="run headless and print statistics")
     bench.add_argument("selectors", nargs="*", metavar="SELECTOR",
                        help="presets or backend specs to run one after another (see `compare`)")
     bench.add_argument("--rounds", type=_int_in(1, 10_000_000, "--rounds"), default=2000, metavar="N",
                        help="rounds to simulate (default: 2000)")
     bench.add_argument("--json", action="store_true", help="print one JSON object per run")
     bench.add_argument("--table", action="store_true", help="print a table for people")
-    bench.add_argument("--record", metavar="FILE", help="record the run as JSON Lines")
+    bench.add_argument("--record", metavar="FILE", default=argparse.SUPPRESS, help="record the run as JSON Lines")
     compare = sub.add_parser(
-        "compare", parents=[sel], help="run 2–4 presets or backends side by side",
+        "compare", parents=[sub_sel], help="run 2–4 presets or backends side by side",
         description="Each SELECTOR is a preset id or llama:T.gguf+D.gguf, llama:T.gguf+ngram, "
         "url:http://host:port/v1#model, replay:FILE.",
     )
     compare.add_argument("selectors", nargs="+", metavar="SELECTOR", help="2 to 4 runs")
-    compare.add_argument("--speed", type=_bounded(float, 0.0, 1000.0, "--speed"), default=1.0, metavar="X",
-                         help="simulator pace (default: 1; 0 = flat out, as fast as the screen draws)")
+    compare.add_argument("--speed", type=_bounded(float, 0.0, 1000.0, "--speed"), default=argparse.SUPPRESS,
+                         metavar="X", help="simulator pace (default: 1; 0 = flat out, as fast as the screen draws)")
     replay = sub.add_parser("replay", help="play a recording in the live view, or print its statistics")
     replay.add_argument("file", metavar="FILE", help="a recording made with --record")
-    replay.add_argument("--speed", type=_bounded(float, 0.0, 1000.0, "--speed"), default=1.0, metavar="X",
-                        help="playback speed relative to the recording; 0 = as fast as possible")
+    replay.add_argument("--speed", type=_bounded(float, 0.0, 1000.0, "--speed"), default=argparse.SUPPRESS,
+                        metavar="X", help="playback speed relative to the recording (default: 1; 0 = flat out)")
     replay.add_argument("--json", action="store_true", help="print the same statistics object as bench")
-    replay.add_argument("--lang", choices=("en", "zh"), help="interface language")
+    replay.add_argument("--lang", choices=("en", "zh"), default=argparse.SUPPRESS, help="interface language")
     return parser

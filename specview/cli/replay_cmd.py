@@ -11,6 +11,7 @@ import argparse
 import json
 
 from specview.backends.spec import RunSpec
+from specview.cli.app_run import run_app, ui_settings
 from specview.cli.errors import CliError
 
 
@@ -19,13 +20,13 @@ def run_replay(args: argparse.Namespace) -> int:
 
     if args.json:
         return print_stats(args.file)
-    spec = RunSpec(replay=args.file, speed=args.speed)
+    ui = ui_settings(args)
+    # the pace of a replay is relative to the recording: the config's simulator pace does not apply
+    spec = RunSpec(replay=args.file, speed=1.0 if args.speed is None else args.speed)
     backend = make_replay_backend(spec)
     from specview.tui.app import SpecviewApp
 
-    app = SpecviewApp(spec, backend=backend, lang=args.lang or "en")
-    app.run()
-    return app.return_code or 0
+    return run_app(SpecviewApp(spec, backend=backend, theme_name=ui.theme, lang=ui.lang, problems=ui.problems))
 
 
 def print_stats(selector: str) -> int:

@@ -20,6 +20,11 @@ class Overlay:
     best_gamma: int | None
     best_speedup: float | None
 
+    @property
+    def speedup_shown(self) -> float | None:
+        """The speedup to show: measured where the run has timings, else what theory expects."""
+        return self.speedup_measured if self.speedup_measured is not None else self.speedup_theory
+
 
 def overlay(snap: MetricsSnapshot) -> Overlay:
     """Theory for a snapshot: expected τ at the measured α and γ, the speedup c allows, best γ.

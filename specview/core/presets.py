@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from specview.core.theory import alpha_for_tau, tau_from_positions
+from specview.core.theory import MAX_GAMMA, alpha_for_tau, tau_from_positions
 
 METHODS = ("mtp-sequential", "mtp-parallel", "eagle", "draft-model", "ngram", "medusa")
 SOURCE_TAGS = ("vendor", "authors", "independent", "derived")
-MAX_GAMMA = 32
 
 
 class PresetError(ValueError):
@@ -161,15 +161,20 @@ def user_preset_dir() -> Path:
     return Path(user_config_dir("specview")) / "presets"
 
 
-def load_presets(user_dir: Path | None = None) -> dict[str, Preset]:
-    """Shipped presets, then user presets (which override by id). Order: shipped first."""
-    presets: dict[str, Preset] = {}
+@cache
+def _shipped_presets() -> tuple[Preset, ...]:
+    """The presets in the package (read once: they cannot change while specview runs)."""
     shipped = resources.files("specview") / "presets"
-    for entry in sorted(shipped.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".toml"):
-            data = tomllib.loads(entry.read_text(encoding="utf-8"))
-            preset = parse_preset(data, f"shipped preset {entry.name}")
-            presets[preset.id] = preset
+    return tuple(
+        parse_preset(tomllib.loads(entry.read_text(encoding="utf-8")), f"shipped preset {entry.name}")
+        for entry in sorted(shipped.iterdir(), key=lambda e: e.name)
+        if entry.name.endswith(".toml")
+    )
+
+
+def load_presets(user_dir: Path | None = None) -> dict[str, Preset]:
+    """Shipped presets, then user presets (which override by id; read afresh, they may change)."""
+    presets = {preset.id: preset for preset in _shipped_presets()}
     folder = user_preset_dir() if user_dir is None else user_dir
     if folder.is_dir():
         for path in sorted(folder.glob("*.toml")):

@@ -109,10 +109,6 @@ class Recorder:
         except OSError as exc:
             raise OSError(f"cannot write the recording {self.path}: {exc.strerror or exc}") from exc
 
-    @property
-    def closed(self) -> bool:
-        return self._file is None
-
     def close(self) -> None:
         """Close the file; later rounds are ignored. Safe to call twice."""
         with self._lock:
@@ -156,16 +152,19 @@ def _item(path: Path, number: int, record: dict[str, Any]) -> Round | Reconcile:
         raise RecordingError(path, number, f"not a valid {kind} ({type(exc).__name__}: {exc})") from None
 
 
-def read_recording(path: str | os.PathLike[str]) -> Iterator[Header | Round | Reconcile]:
+def read_recording(path: str | os.PathLike[str], from_line: int = 1) -> Iterator[Header | Round | Reconcile]:
     """Yield every segment's Header and its Rounds (and Reconciles) in file order.
 
     Raises RecordingError (file and line in the message) at the first line that cannot be read,
     after yielding everything before it. An empty line is skipped; a missing file, an empty file
     or a first line that is not a header of a known version fail before anything is yielded.
+    `from_line` (a header's line, from `scan_headers`) starts there without decoding what is before.
     """
     file = Path(path)
     started = False
     for number, line in _lines(file, strict=True):
+        if number < from_line:
+            continue
         record = _parse(file, number, line)
         kind = record.get("type")
         if not started and kind != "header":

@@ -108,19 +108,21 @@ def verify_greedy(
         return Verdict(k, tuple(decisions))
     gamma = len(drafts)
     bonus = int(np.argmax(p[gamma]))
-    decisions.append(Decision(bonus, TokenStatus.BONUS, gamma, float(p[gamma, bonus]), None))
+    decisions.append(Decision(bonus, _last_status(gamma), gamma, float(p[gamma, bonus]), None))
     return Verdict(gamma, tuple(decisions))
 
 
 def verify_sampling(
     p_rows: npt.ArrayLike,
-    q_rows: npt.ArrayLike,
+    q_rows: npt.ArrayLike | None,
     drafts: Sequence[int],
     rng: np.random.Generator,
 ) -> Verdict:
-    """Leviathan rejection sampling. p_rows: γ+1 probability rows; q_rows: γ rows."""
+    """Leviathan rejection sampling. p_rows: γ+1 probability rows; q_rows: γ rows (None when γ = 0)."""
     p = np.atleast_2d(np.asarray(p_rows, dtype=np.float64))
-    q = np.atleast_2d(np.asarray(q_rows, dtype=np.float64))
+    if q_rows is None and drafts:
+        raise ValueError("sampling verification needs the draft's q rows")
+    q = np.atleast_2d(np.asarray(q_rows if drafts else np.zeros((0, p.shape[1])), dtype=np.float64))
     _check_shapes(p, q, drafts)
     decisions: list[Decision] = []
     for k, draft in enumerate(drafts):
@@ -139,8 +141,13 @@ def verify_sampling(
         return Verdict(k, tuple(decisions))
     gamma = len(drafts)
     bonus = sample(p[gamma], rng)
-    decisions.append(Decision(bonus, TokenStatus.BONUS, gamma, float(p[gamma, bonus]), None))
+    decisions.append(Decision(bonus, _last_status(gamma), gamma, float(p[gamma, bonus]), None))
     return Verdict(gamma, tuple(decisions))
+
+
+def _last_status(gamma: int) -> TokenStatus:
+    """The target's own token after γ accepted drafts: a bonus, or plain when nothing was drafted."""
+    return TokenStatus.BONUS if gamma else TokenStatus.PLAIN
 
 
 def _check_shapes(p: FloatArray, q: FloatArray | None, drafts: Sequence[int]) -> None:

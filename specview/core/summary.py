@@ -28,7 +28,7 @@ class SummaryRow:
 def summary_row(label: str, snap: MetricsSnapshot) -> SummaryRow:
     """A run's own metrics, as the table shows them (speedup: measured, else theory)."""
     over = overlay(snap)
-    speed = over.speedup_measured if over.speedup_measured is not None else over.speedup_theory
+    speed = over.speedup_shown
     return SummaryRow(
         label,
         {

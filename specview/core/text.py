@@ -23,3 +23,8 @@ def _visible(match: re.Match[str]) -> str:
 def sanitize(text: str) -> str:
     """Replace every control character (except newline) by a visible symbol."""
     return _UNSAFE.sub(_visible, text)
+
+
+def number(value: float | None, fmt: str = "") -> str:
+    """`value` formatted with `fmt`, or an em dash when there is none yet."""
+    return "—" if value is None else format(value, fmt)

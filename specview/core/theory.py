@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+MAX_GAMMA = 32  # the most drafts per round anything in specview accepts
+
 
 def expected_tau(alpha: float, gamma: float) -> float:
     """Expected tokens per target forward, bonus included: (1 − α^{γ+1}) / (1 − α)."""
@@ -32,7 +34,7 @@ def speedup(alpha: float, gamma: int, c: float) -> float:
     return expected_tau(alpha, gamma) / (gamma * c + 1.0)
 
 
-def best_gamma(alpha: float, c: float, max_gamma: int = 32) -> tuple[int, float]:
+def best_gamma(alpha: float, c: float, max_gamma: int = MAX_GAMMA) -> tuple[int, float]:
     """The integer γ in [0, max_gamma] maximising the speedup, and that speedup."""
     best = (0, 1.0)
     for gamma in range(1, max_gamma + 1):

@@ -25,7 +25,8 @@ def shipped_themes() -> list[Theme]:
         if entry.name.endswith(".toml"):
             data = tomllib.loads(entry.read_text(encoding="utf-8"))
             colour = {k: str(data[k]) if k in data else None for k in COLOUR_KEYS}
-            variables = {**TOKEN_DEFAULTS, **{k: str(v) for k, v in data.get("variables", {}).items()}}
+            # token colours a theme leaves out come from TOKEN_DEFAULTS, via the app's variable defaults
+            variables = {k: str(v) for k, v in data.get("variables", {}).items()}
             themes.append(
                 Theme(
                     name=str(data["name"]),

@@ -13,6 +13,7 @@ from textual.widgets import Footer
 
 from specview.backends.base import Backend
 from specview.backends.process import offload
+from specview.core.metrics import MetricsSnapshot
 from specview.core.session import Session
 from specview.core.summary import summary_row
 from specview.texts.catalog import text
@@ -119,15 +120,18 @@ class CompareScreen(Screen[None]):
             now = time.monotonic()
             if self._stale and now - self._numbers_at >= 1 / NUMBERS_HZ:
                 self._numbers_at = now
+                snaps = [s.metrics.snapshot() for s in self.sessions]
                 for i in self._stale:
-                    self._panes[i].show(self.sessions[i].metrics.snapshot(), self._states[i])
+                    self._panes[i].show(snaps[i], self._states[i])
                 self._stale.clear()
-                self.refresh_summary()
+                self.refresh_summary(snaps)
                 if all(self._states):  # every run has ended
                     self.query_one(StatusLine).set(state=text("finished", self.lang))
 
-    def refresh_summary(self) -> None:
-        rows = [summary_row(label, s.metrics.snapshot()) for label, s in zip(self.labels, self.sessions, strict=True)]
+    def refresh_summary(self, snaps: list[MetricsSnapshot] | None = None) -> None:
+        if snaps is None:
+            snaps = [s.metrics.snapshot() for s in self.sessions]
+        rows = [summary_row(label, snap) for label, snap in zip(self.labels, snaps, strict=True)]
         self.query_one(SummaryTable).show(rows)
 
     def action_toggle_pause(self) -> None:

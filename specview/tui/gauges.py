@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from specview.backends.base import BackendInfo
 from specview.core.metrics import MetricsSnapshot
 from specview.core.overlay import overlay
+from specview.core.text import number
 from specview.texts.catalog import text
 
 
@@ -15,10 +16,6 @@ class GaugeText:
     value: str
     fraction: float | None
     note: str
-
-
-def _num(value: float | None, fmt: str) -> str:
-    return "—" if value is None else format(value, fmt)
 
 
 def _tag(info: BackendInfo, key: str, lang: str) -> str:
@@ -41,12 +38,12 @@ def gauge_texts(snap: MetricsSnapshot, info: BackendInfo, lang: str = "en") -> d
     speed_note = ""
     if over.speedup_theory is not None:
         speed_note = f"{theory} {over.speedup_theory:.2f}× · best γ {over.best_gamma} → {over.best_speedup:.2f}×"
-    shown_speedup = over.speedup_measured if over.speedup_measured is not None else over.speedup_theory
+    shown_speedup = over.speedup_shown
     return {
-        "alpha": GaugeText(_num(alpha, ".2f"), alpha, alpha_note + _tag(info, "acceptance", lang)),
-        "tau": GaugeText(_num(snap.window_tau, ".2f"), None, tau_note + _tag(info, "tau", lang)),
-        "tps": GaugeText(_num(snap.window_tokens_per_second, ".1f"), None, _tag(info, "tokens_per_second", lang)),
-        "cost": GaugeText(_num(snap.draft_cost, ".3f"), None, _tag(info, "draft_cost", lang)),
-        "speedup": GaugeText(_num(shown_speedup, ".2f") + ("×" if shown_speedup is not None else ""), None,
+        "alpha": GaugeText(number(alpha, ".2f"), alpha, alpha_note + _tag(info, "acceptance", lang)),
+        "tau": GaugeText(number(snap.window_tau, ".2f"), None, tau_note + _tag(info, "tau", lang)),
+        "tps": GaugeText(number(snap.window_tokens_per_second, ".1f"), None, _tag(info, "tokens_per_second", lang)),
+        "cost": GaugeText(number(snap.draft_cost, ".3f"), None, _tag(info, "draft_cost", lang)),
+        "speedup": GaugeText(number(shown_speedup, ".2f") + ("×" if shown_speedup is not None else ""), None,
                              speed_note),
     }

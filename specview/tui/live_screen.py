@@ -134,7 +134,7 @@ class LiveScreen(Screen[None]):
         texts = gauge_texts(snap, self.backend.info, self.lang)
         for key, gauge in texts.items():
             self._gauges[key].set(gauge.value, gauge.fraction, gauge.note)
-        self._bars.set(snap.per_position_acceptance, snap.per_position_verified)
+        self._bars.set(snap.per_position_acceptance)
         if charts:
             self._history.show(snap.tau_history)
         compact = f"α {texts['alpha'].value} · τ {texts['tau'].value} · {texts['tps'].value} tok/s"

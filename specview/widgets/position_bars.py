@@ -11,7 +11,7 @@ from specview.widgets.bars import bar
 
 
 class PositionBars(Widget):
-    """One bar per draft position, with the value and how many drafts it rests on."""
+    """One bar per draft position, with its value (— until a draft there was verified)."""
 
     DEFAULT_CSS = """
     PositionBars { height: auto; min-height: 1; }
@@ -23,14 +23,13 @@ class PositionBars(Widget):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.values: tuple[float | None, ...] = ()
-        self.counts: tuple[int, ...] = ()
 
-    def set(self, values: Sequence[float | None], counts: Sequence[int]) -> None:
+    def set(self, values: Sequence[float | None]) -> None:
         rounded = tuple(None if v is None else round(v, 2) for v in values)
-        if rounded == self.values and len(counts) == len(self.counts):
+        if rounded == self.values:
             return
         relayout = len(rounded) != len(self.values)
-        self.values, self.counts = rounded, tuple(counts)
+        self.values = rounded
         self.refresh(layout=relayout)
 
     def render(self) -> Text:

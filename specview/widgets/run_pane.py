@@ -8,13 +8,10 @@ from textual.containers import Vertical
 
 from specview.core.events import TokenEvent
 from specview.core.metrics import MetricsSnapshot
+from specview.core.text import number
 from specview.widgets.position_bars import PositionBars
 from specview.widgets.text_line import TextLine
 from specview.widgets.token_view import TokenView
-
-
-def _fmt(value: float | None, fmt: str) -> str:
-    return "—" if value is None else format(value, fmt)
 
 
 class RunPane(Vertical):
@@ -33,24 +30,24 @@ class RunPane(Vertical):
     def __init__(self, title: str, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.border_title = title
+        # Kept, not queried: the pump feeds every pane on every tick.
+        self.view = TokenView()
+        self._gauges = TextLine("", classes="pane--gauges")
+        self._bars = PositionBars()
 
     def compose(self) -> ComposeResult:
-        yield TokenView()
-        yield TextLine("", classes="pane--gauges")
-        yield PositionBars()
-
-    @property
-    def view(self) -> TokenView:
-        return self.query_one(TokenView)
+        yield self.view
+        yield self._gauges
+        yield self._bars
 
     def append(self, tokens: list[TokenEvent]) -> None:
         self.view.append(tokens)
 
     def show(self, snap: MetricsSnapshot, state: str = "") -> None:
         line = Text(no_wrap=True, overflow="ellipsis")
-        line.append(f"α {_fmt(snap.window_acceptance_rate, '.2f')}  ", style="bold")
-        line.append(f"τ {_fmt(snap.window_tau, '.2f')}  ", style="bold")
-        line.append(f"{_fmt(snap.window_tokens_per_second, '.1f')} tok/s  ")
+        line.append(f"α {number(snap.window_acceptance_rate, '.2f')}  ", style="bold")
+        line.append(f"τ {number(snap.window_tau, '.2f')}  ", style="bold")
+        line.append(f"{number(snap.window_tokens_per_second, '.1f')} tok/s  ")
         line.append(state, style="dim")
-        self.query_one(".pane--gauges", TextLine).show(line)
-        self.query_one(PositionBars).set(snap.per_position_acceptance, snap.per_position_verified)
+        self._gauges.show(line)
+        self._bars.set(snap.per_position_acceptance)

@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from specview.core.summary import COLUMNS, SummaryRow, leaders
+from specview.core.text import number
 
 HEADERS = {
     "alpha": "α",
@@ -30,10 +31,8 @@ LABEL_WIDTH = 34
 
 def format_cell(column: str, value: float | None) -> str:
     """A value as the table shows it, without the leader mark."""
-    if value is None:
-        return "—"
-    shown = format(value, FORMATS[column])
-    return shown + "×" if column == "speedup" else shown
+    shown = number(value, FORMATS[column])
+    return shown + "×" if column == "speedup" and value is not None else shown
 
 
 class SummaryTable(Widget):

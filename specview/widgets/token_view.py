@@ -96,17 +96,14 @@ class TokenView(ScrollView, can_focus=True):
         """Add tokens at the end; refreshes only the lines that changed."""
         layout = self._layout
         follow = self._follow  # not "at the end now": a shrinking pane moves the end away from us
-        width = max(self.scrollable_content_region.width, 1)
-        rewrapped = width != layout.width
-        if rewrapped:  # not laid out yet, or the width changed without a resize
-            layout.rewrap(width)
         count = len(layout.tokens)
-        first_dirty = 0 if rewrapped else layout.append(events)
-        if rewrapped:
-            layout.append(events)
-            self._relayout()
+        first_dirty = layout.append(events)
         if len(layout.tokens) == count:
             return
+        width = max(self.scrollable_content_region.width, 1)
+        if width != layout.width:  # not laid out yet, or the width changed without a resize
+            layout.rewrap(width)
+            first_dirty = 0
         if len(layout.tokens) > self.max_tokens:
             self._prune()
             first_dirty = 0

@@ -1,0 +1,62 @@
+"""Starting the terminal UI, the same way for every command that has one (live, compare, replay).
+
+The config file's pace, language and theme fill what the command line leaves out; a bad
+`--theme` is refused before any backend is built (a model may take seconds to load), and a
+bad theme in the config becomes a notification, not an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from specview.cli.errors import CliError
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from specview.core.config import Config
+
+
+@dataclass(frozen=True, slots=True)
+class UiSettings:
+    config: Config
+    speed: float  # the simulator's pace (command line, else config, else 1)
+    lang: str
+    theme: str | None
+    problems: tuple[str, ...]
+
+
+def ui_settings(args: argparse.Namespace) -> UiSettings:
+    """What the command line and the config file say about the UI; CliError for a bad --theme."""
+    from specview.core.config import load_config
+
+    config = load_config()
+    problems = list(config.problems)
+    known = theme_names()
+    theme: str | None = getattr(args, "theme", None)
+    if theme is not None and theme not in known:
+        raise CliError(f"unknown theme '{theme}'; known themes: {', '.join(sorted(known))}")
+    if theme is None and config.theme:
+        if config.theme in known:
+            theme = config.theme
+        else:
+            problems.append(f"config: unknown theme '{config.theme}'; using the default")
+    speed = args.speed if args.speed is not None else (config.speed if config.speed is not None else 1.0)
+    return UiSettings(config, speed, args.lang or config.lang or "en", theme, tuple(problems))
+
+
+def theme_names() -> set[str]:
+    """Every theme the app can show: Textual's own and the shipped ones."""
+    from textual.theme import BUILTIN_THEMES
+
+    from specview.themes.loader import shipped_themes
+
+    return set(BUILTIN_THEMES) | {theme.name for theme in shipped_themes()}
+
+
+def run_app(app: App[None]) -> int:
+    """Run the UI to the end; its exit code."""
+    app.run()
+    return app.return_code or 0
