@@ -28,8 +28,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from specview.backends.llama import LlamaBackend  # noqa: E402
-from specview.backends.llama_demo import demo_model_path, demo_prompt  # noqa: E402
+from specview.backends.local.backend import LlamaBackend  # noqa: E402
+from specview.backends.local.demo import demo_model_path, demo_prompt  # noqa: E402
 from specview.core.metrics import Metrics  # noqa: E402
 from tests.llama_server import llama_server  # noqa: E402
 
@@ -113,7 +113,7 @@ def main() -> int:
     load_before = os.getloadavg()[0]
     model = demo_model_path()
     common = dict(prompt=demo_prompt(), max_tokens=n, n_threads=args.threads, gpu_layers=0)
-    plain = LlamaBackend(model, no_spec=True, **common)  # type: ignore[arg-type]
+    plain = LlamaBackend(model, plain=True, **common)  # type: ignore[arg-type]
     ngram = LlamaBackend(model, draft="ngram", gamma=args.gamma, ngram=(args.ngram_n, args.ngram_n),
                          **common)  # type: ignore[arg-type]
     prompt = plain.prompt_tokens

@@ -25,12 +25,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from specview.backends.dialect_base import RequestSettings  # noqa: E402
-from specview.backends.dialect_llama import LlamaDialect  # noqa: E402
-from specview.backends.openai import OpenAIBackend  # noqa: E402
-from specview.backends.openai_stream import Connection  # noqa: E402
-from specview.backends.spec import RunSpec  # noqa: E402
+from specview.backends.remote.backend import OpenAIBackend  # noqa: E402
+from specview.backends.remote.client import Connection  # noqa: E402
+from specview.backends.remote.dialect import RequestSettings  # noqa: E402
+from specview.backends.remote.llama_server import LlamaServerDialect  # noqa: E402
 from specview.core.metrics import Metrics  # noqa: E402
+from specview.core.runspec import RunSpec  # noqa: E402
 from specview.core.session import Session  # noqa: E402
 from tests.llama_server import NGRAM_ARGS, llama_server  # noqa: E402
 
@@ -50,7 +50,7 @@ def rate(tokens: int, times: list[float]) -> float:
 
 def bare_run(url: str, max_tokens: int) -> tuple[float, list[tuple[dict[str, Any], float]]]:
     settings = RequestSettings("gemma", PROMPT, True, 0.0, 0, max_tokens, None)
-    path, body = LlamaDialect(settings).request()
+    path, body = LlamaServerDialect(settings).request()
     conn = Connection(url, None, None)
     try:
         events = list(conn.stream(f"{conn.root}{path}", body, threading.Event(), read_timeout=30.0,
@@ -82,7 +82,7 @@ def processing_cost(events: list[tuple[dict[str, Any], float]], max_tokens: int)
     settings = RequestSettings("gemma", PROMPT, True, 0.0, 0, max_tokens, None)
     best = float("inf")
     for _ in range(5):
-        dialect, metrics = LlamaDialect(settings), Metrics()
+        dialect, metrics = LlamaServerDialect(settings), Metrics()
         started = time.perf_counter()
         for event, t in events:
             for rnd in dialect.feed(event, t):

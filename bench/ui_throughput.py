@@ -37,8 +37,8 @@ def rss_mib() -> float:
 async def pump_throughput(presets: list[str], duration: float, size: tuple[int, int]) -> dict[str, float]:
     """Run the live screen (one preset) or the compare screen (several) flat out, headless."""
     from specview.backends.factory import make_backend
-    from specview.backends.spec import RunSpec
     from specview.core.events import Round
+    from specview.core.runspec import RunSpec
     from specview.tui import compare_screen, live_screen
     from specview.tui.app import SpecviewApp
 

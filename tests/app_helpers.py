@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.pilot import Pilot
 
 from specview.backends.factory import make_backend
-from specview.backends.spec import RunSpec
+from specview.core.runspec import RunSpec
 from specview.tui.app import SpecviewApp
 from specview.widgets.token_view import TokenView
 

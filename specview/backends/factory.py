@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from specview.backends.base import BackendError
-from specview.backends.spec import RunSpec
+from specview.core.errors import BackendError
+from specview.core.runspec import RunSpec
 
 if TYPE_CHECKING:
-    from specview.backends.base import Backend
+    from specview.core.backend import Backend
 
 
 def make_backend(spec: RunSpec) -> Backend:
     """The backend `spec` selects. Raises BackendError or PresetError with a clear message."""
     if spec.kind == "sim":
-        from specview.backends.sim import SimBackend
+        from specview.backends.sim.backend import SimBackend
         from specview.core.presets import DEFAULT_PRESET, get_preset
 
         return SimBackend(
@@ -28,11 +28,11 @@ def make_backend(spec: RunSpec) -> Backend:
             max_rounds=spec.max_rounds,
         )
     if spec.kind == "llama":
-        from specview.backends.llama import make_llama_backend
+        from specview.backends.local.backend import make_llama_backend
 
         return make_llama_backend(spec)
     if spec.kind == "openai":
-        from specview.backends.openai import make_openai_backend
+        from specview.backends.remote.backend import make_openai_backend
 
         return make_openai_backend(spec)
     if spec.kind == "replay":

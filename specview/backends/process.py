@@ -23,7 +23,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import IO, Any
 
-from specview.backends.base import Backend, BackendError, BackendInfo
+from specview.core.backend import Backend, BackendInfo
+from specview.core.errors import BackendError
 from specview.core.events import Reconcile, Round
 from specview.core.text import sanitize
 
@@ -33,11 +34,11 @@ POLL_SECONDS = 0.1
 
 
 def offload(backend: Backend) -> Backend:
-    """`backend` in a child process when it says it is CPU-bound (`cpu_bound`), else itself.
+    """`backend` in a child process when its info says it is CPU-bound, else itself.
 
     POSIX only (the pipe is polled like a socket); elsewhere it stays on its thread.
     """
-    if os.name == "posix" and getattr(backend, "cpu_bound", False):
+    if os.name == "posix" and backend.info.cpu_bound:
         return ChildProcessBackend(backend)
     return backend
 

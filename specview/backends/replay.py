@@ -15,10 +15,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from specview.backends.base import BackendError, BackendInfo
-from specview.backends.spec import RunSpec
+from specview.core.backend import BackendInfo, Pace
+from specview.core.errors import BackendError, RecordingError
 from specview.core.events import Reconcile, Round
-from specview.core.recording import Header, RecordingError, read_recording, scan_headers
+from specview.core.recording import Header, read_recording, scan_headers
+from specview.core.runspec import RunSpec
 
 T = TypeVar("T")
 _SEGMENT = re.compile(r"(?P<path>.+)#(?P<n>[1-9]\d*)")
@@ -92,14 +93,14 @@ class ReplayBackend:
         self.segment = segment
         self.segments = len(headers)
         self.header = headers[segment - 1]
-        self.speed = speed
+        self.pace = Pace(speed)
         self.recorded_info = recorded_info(self.header, self.path)
         which = f" (run {segment} of {self.segments})" if self.segments > 1 else ""
         created = self.header.data.get("created") or "at an unknown time"
         note = f"replay of a {self.recorded_info.backend} run recorded {created}{which}"
         if self.recorded_info.note:
             note += f"; {self.recorded_info.note}"
-        self._info = replace(self.recorded_info, backend="replay", virtual_clock=True, note=note)
+        self._info = replace(self.recorded_info, backend="replay", virtual_clock=True, note=note, pace=self.pace)
 
     @property
     def info(self) -> BackendInfo:
@@ -136,7 +137,7 @@ class ReplayBackend:
 
     def _pace(self, gap: float, due: float, stop: threading.Event) -> float | None:
         """Sleep until a round `gap` recorded seconds after the last is due; None once stopped."""
-        speed = self.speed  # read every round, so the live view's speed keys act at once
+        speed = self.pace.speed  # read every round, so the live view's speed keys act at once
         now = time.monotonic()
         if speed <= 0:
             return None if stop.is_set() else now

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from specview.backends.base import BackendError
-from specview.backends.spec import RunSpec
+from specview.core.errors import BackendError
+from specview.core.runspec import RunSpec
 
 
 def parse_selector(selector: str, base: RunSpec) -> RunSpec:
@@ -27,7 +27,7 @@ def parse_selector(selector: str, base: RunSpec) -> RunSpec:
         raise BackendError(f"selector '{selector}' names no {kind} target")
     if kind == "llama":
         target, _, draft = rest.partition("+")
-        return replace(base, preset=None, target=target, draft=draft or None, no_spec=not draft)
+        return replace(base, preset=None, target=target, draft=draft or None, plain=not draft)
     if kind == "url":
         url, _, model = rest.partition("#")
         return replace(base, preset=None, url=url, model=model or base.model)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from specview.cli.errors import CliError, fail
+from specview.cli.errors import fail
+from specview.core.errors import SpecviewError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -22,37 +23,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except CliError as exc:
+    except SpecviewError as exc:
         fail(str(exc))
-    except Exception as exc:
-        from specview.backends.base import BackendError
-        from specview.core.presets import PresetError
-
-        if isinstance(exc, BackendError | PresetError | OSError):
-            fail(str(exc))
-        raise
+    except OSError as exc:
+        fail(str(exc))
 
 
 def _dispatch(args: object) -> int:
     import argparse
 
     assert isinstance(args, argparse.Namespace)
-    if args.command == "presets":
-        from specview.cli.presets_cmd import run_presets
-
-        return run_presets(args.json)
-    if args.command == "compare":
-        from specview.cli.compare_cmd import run_compare
-
-        return run_compare(args)
-    if args.command == "replay":
-        from specview.cli.replay_cmd import run_replay
-
-        return run_replay(args)
-    if args.command == "bench":
-        from specview.cli.bench import run_bench
-
-        return run_bench(args)
+    run = getattr(args, "run", None)  # set by the subcommand's parser
+    if run is not None:
+        code: int = run(args)
+        return code
     from specview.cli.live import run_live
 
     return run_live(args)

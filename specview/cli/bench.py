@@ -6,52 +6,13 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from specview.backends.spec import RunSpec
+from specview.cli.argtypes import Parser, SubParsers, int_in
+from specview.cli.runspec_args import specs_from_args
+from specview.core.runspec import RunSpec
 from specview.core.text import number
 
 if TYPE_CHECKING:
-    from specview.core.config import Config
-
-
-def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: int | None = None,
-                   config: Config | None = None) -> RunSpec:
-    """The RunSpec the selector options describe (config-file defaults fill what is not given)."""
-    from specview.core.config import load_config
-
-    config = config or load_config()
-    return RunSpec(
-        preset=args.preset or config.preset,
-        prompt=args.prompt,
-        gamma=args.gamma,
-        temperature=args.temperature,
-        seed=args.seed,
-        lang=args.lang,
-        speed=speed,
-        max_rounds=max_rounds,
-        target=args.target,
-        draft=args.draft,
-        demo=args.demo,
-        gpu_layers=args.gpu_layers,
-        no_spec=args.no_spec,
-        adaptive=args.adaptive,
-        max_tokens=args.max_tokens,
-        url=args.url,
-        model=args.model,
-        api_key_env=args.api_key_env or config.api_key_env,
-        server=None if args.server in (None, "auto") else args.server,
-        raw=args.raw,
-        read_timeout=args.read_timeout,
-    )
-
-
-def specs_from_args(args: argparse.Namespace, *, speed: float, max_rounds: int | None,
-                    config: Config | None = None) -> list[RunSpec]:
-    """One RunSpec per positional selector, or the single one the options describe."""
-    from specview.backends.selector import parse_selector
-
-    base = spec_from_args(args, speed=speed, max_rounds=max_rounds, config=config)
-    selectors = getattr(args, "selectors", None) or []
-    return [parse_selector(s, base) for s in selectors] or [base]
+    pass
 
 
 def bench_one(spec: RunSpec, rounds: int | None, record: str | None = None) -> dict[str, Any]:
@@ -63,7 +24,7 @@ def bench_one(spec: RunSpec, rounds: int | None, record: str | None = None) -> d
     backend = make_backend(spec)
     session = Session(backend)
     if record:
-        from specview.backends.record import start_recording
+        from specview.core.recorder import start_recording
 
         start_recording(session, record, spec)
     pieces = [rnd.text for rnd in session.run_headless(rounds)]
@@ -100,3 +61,15 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.table or not args.json:
         print_table(results)
     return 0
+
+
+def register(sub: SubParsers, selectors: Parser) -> None:
+    bench = sub.add_parser("bench", parents=[selectors], help="run headless and print statistics")
+    bench.add_argument("selectors", nargs="*", metavar="SELECTOR",
+                       help="presets or backend specs to run one after another (see `compare`)")
+    bench.add_argument("--rounds", type=int_in(1, 10_000_000, "--rounds"), default=2000, metavar="N",
+                       help="rounds to simulate (default: 2000)")
+    bench.add_argument("--json", action="store_true", help="print one JSON object per run")
+    bench.add_argument("--table", action="store_true", help="print a table for people")
+    bench.add_argument("--record", metavar="FILE", default=argparse.SUPPRESS, help="record the run as JSON Lines")
+    bench.set_defaults(run=run_bench)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 
 from specview.cli.app_run import run_app, ui_settings
-from specview.cli.bench import specs_from_args
+from specview.cli.argtypes import Parser, SubParsers, speed_option
 from specview.cli.errors import CliError
+from specview.cli.runspec_args import specs_from_args
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -28,3 +29,14 @@ def run_compare(args: argparse.Namespace) -> int:
 
     return run_app(SpecviewApp(specs[0], backends[0], theme_name=ui.theme, lang=ui.lang, compare=backends,
                                problems=ui.problems))
+
+
+def register(sub: SubParsers, selectors: Parser) -> None:
+    compare = sub.add_parser(
+        "compare", parents=[selectors], help="run 2–4 presets or backends side by side",
+        description="Each SELECTOR is a preset id or llama:T.gguf+D.gguf, llama:T.gguf+ngram, "
+        "url:http://host:port/v1#model, replay:FILE.",
+    )
+    compare.add_argument("selectors", nargs="+", metavar="SELECTOR", help="2 to 4 runs")
+    speed_option(compare, "simulator pace (default: 1; 0 = flat out, as fast as the screen draws)")
+    compare.set_defaults(run=run_compare)

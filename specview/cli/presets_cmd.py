@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+
+from specview.cli.argtypes import Parser, SubParsers
 
 
 def run_presets(as_json: bool) -> int:
@@ -37,3 +40,13 @@ def run_presets(as_json: bool) -> int:
             print(f"{'':<16} [{s.tag}] {s.title}  {s.url}")
         print()
     return 0
+
+
+def register(sub: SubParsers, selectors: Parser) -> None:
+    presets = sub.add_parser("presets", help="list the presets with their sources")
+    presets.add_argument("--json", action="store_true", help="print JSON")
+    presets.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_presets(args.json)

@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from specview.backends.spec import RunSpec
 from specview.cli.app_run import run_app, ui_settings
+from specview.cli.argtypes import Parser, SubParsers, speed_option
 from specview.cli.errors import CliError
+from specview.core.runspec import RunSpec
 
 
 def run_replay(args: argparse.Namespace) -> int:
@@ -31,8 +32,8 @@ def run_replay(args: argparse.Namespace) -> int:
 
 def print_stats(selector: str) -> int:
     """One JSON line per run in the recording (or the one `FILE#N` names), as bench prints it."""
-    from specview.backends.base import BackendError
     from specview.backends.replay import ReplayBackend, split_segment
+    from specview.core.errors import BackendError
     from specview.core.report import stats_dict
     from specview.core.session import Session
 
@@ -57,3 +58,12 @@ def print_stats(selector: str) -> int:
 
 def _print(stats: dict[str, object]) -> None:
     print(json.dumps(stats, ensure_ascii=False), flush=True)
+
+
+def register(sub: SubParsers, selectors: Parser) -> None:
+    replay = sub.add_parser("replay", help="play a recording in the live view, or print its statistics")
+    replay.add_argument("file", metavar="FILE", help="a recording made with --record")
+    speed_option(replay, "playback speed relative to the recording (default: 1; 0 = flat out)")
+    replay.add_argument("--json", action="store_true", help="print the same statistics object as bench")
+    replay.add_argument("--lang", choices=("en", "zh"), default=argparse.SUPPRESS, help="interface language")
+    replay.set_defaults(run=run_replay)

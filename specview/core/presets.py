@@ -9,14 +9,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from specview.core.errors import PresetError
 from specview.core.theory import MAX_GAMMA, alpha_for_tau, tau_from_positions
 
 METHODS = ("mtp-sequential", "mtp-parallel", "eagle", "draft-model", "ngram", "medusa")
 SOURCE_TAGS = ("vendor", "authors", "independent", "derived")
-
-
-class PresetError(ValueError):
-    """A preset file or id that cannot be used; the message names file, key and reason."""
 
 
 @dataclass(frozen=True, slots=True)

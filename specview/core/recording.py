@@ -19,29 +19,18 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from specview.core.errors import RecordingError
 from specview.core.events import Reconcile, Round
 
 FORMAT = "specview-recording"
 VERSION = 2
 READABLE = (1, 2)
 _HEADER_PREFIX = '{"type": "header"'
-
-
-class RecordingError(ValueError):
-    """A recording that cannot be read (further); the message names the file and the line."""
-
-    def __init__(self, path: str | os.PathLike[str], line: int | None, reason: str) -> None:
-        self.path = str(path)
-        self.line = line
-        self.reason = reason
-        where = self.path if line is None else f"{self.path} line {line}"
-        super().__init__(f"{where}: {reason}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,62 +48,6 @@ class Header:
         """A dict-valued part of the header ({} when absent or malformed)."""
         value = self.data.get(key)
         return value if isinstance(value, dict) else {}
-
-
-def header_record(**fields: Any) -> dict[str, Any]:
-    """A header line's object: the format marks first, then `fields` (backend, settings, ...)."""
-    from specview import __version__
-
-    return {"type": "header", "format": FORMAT, "version": VERSION, "specview": __version__, **fields}
-
-
-class Recorder:
-    """A Session sink that appends one line per Round and flushes it at once.
-
-    Flushing hands each line to the operating system, so killing the process (Ctrl-C, kill -9,
-    a crash) loses at most the round being written. `durable=True` also fsyncs every round,
-    which only matters if the machine itself goes down, and costs far more.
-    """
-
-    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any], *,
-                 append: bool = False, durable: bool = False) -> None:
-        self.path = Path(path)
-        self.durable = durable
-        self.rounds_written = 0
-        self._lock = threading.Lock()
-        self._file: IO[str] | None = self.path.open(
-            "a" if append else "w", encoding="utf-8", errors="backslashreplace"  # a lone surrogate → JSON escape
-        )
-        self._write(header)
-
-    def __call__(self, item: Round | Reconcile) -> None:
-        """Record one round or reconcile (called on the producer thread)."""
-        with self._lock:
-            if self._file is None:
-                return  # closed: a late round from a stopped session must not interleave
-            if isinstance(item, Reconcile):
-                self._write({"type": "reconcile", **item.to_dict()})
-                return
-            self._write({"type": "round", **item.to_dict()})
-            self.rounds_written += 1
-
-    def _write(self, record: dict[str, Any]) -> None:
-        assert self._file is not None
-        line = json.dumps(record, ensure_ascii=False, separators=(", ", ": ")) + "\n"
-        try:
-            self._file.write(line)
-            self._file.flush()
-            if self.durable:
-                os.fsync(self._file.fileno())
-        except OSError as exc:
-            raise OSError(f"cannot write the recording {self.path}: {exc.strerror or exc}") from exc
-
-    def close(self) -> None:
-        """Close the file; later rounds are ignored. Safe to call twice."""
-        with self._lock:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
 
 
 def _parse(path: Path, number: int, line: str) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from specview.backends.base import BackendInfo
+    from specview.core.backend import BackendInfo
     from specview.core.metrics import MetricsSnapshot
 
 

@@ -19,7 +19,7 @@ from specview.core.events import Reconcile, Round, TokenEvent
 from specview.core.metrics import Metrics
 
 if TYPE_CHECKING:
-    from specview.backends.base import Backend
+    from specview.core.backend import Backend
 
 RoundSink = Callable[[Round | Reconcile], None]
 
@@ -212,7 +212,7 @@ def _tokens(item: Round | Reconcile) -> int:
 
 
 def _describe(exc: BaseException) -> str:
-    from specview.backends.base import BackendError
+    from specview.core.errors import BackendError
 
     if isinstance(exc, BackendError):
         return str(exc)

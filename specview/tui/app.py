@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
+from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from specview.backends.base import Backend
-from specview.backends.spec import RunSpec
+from specview.core.backend import Backend
+from specview.core.runspec import RunSpec
 from specview.themes.loader import TOKEN_DEFAULTS, shipped_themes
 from specview.tui.live_screen import LiveScreen
+
+if TYPE_CHECKING:
+    from specview.learn.registry import Lesson
 
 DEFAULT_THEME = "specview"
 
 
-class SpecviewApp(App[None]):
-    """specview's terminal UI."""
+class BaseApp(App[None]):
+    """What every specview app shares: look, themes, help, the Learn index, config problems."""
 
     CSS_PATH = "specview.tcss"
     TITLE = "specview"
@@ -25,17 +30,12 @@ class SpecviewApp(App[None]):
     BINDINGS = [
         Binding("q", "quit", "quit", priority=True, id="app.quit", tooltip="Quit specview"),
         Binding("f1,question_mark", "help", "help", id="app.help", tooltip="Keys, marks and definitions"),
+        Binding("l", "learn", "learn", id="app.learn", tooltip="How speculative decoding works"),
     ]
 
-    def __init__(self, spec: RunSpec, backend: Backend, theme_name: str | None = None,
-                 lang: str = "en", record: str | None = None,
-                 compare: list[Backend] | None = None, problems: tuple[str, ...] = ()) -> None:
+    def __init__(self, theme_name: str | None = None, lang: str = "en", problems: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.problems = problems
-        self.compare = compare
-        self.spec = spec
-        self.record = record
-        self.initial_backend = backend
         self.lang = lang
         for theme in shipped_themes():
             self.register_theme(theme)
@@ -47,6 +47,44 @@ class SpecviewApp(App[None]):
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(TOKEN_DEFAULTS)
+
+    def action_learn(self) -> None:
+        from specview.learn.index_screen import LearnIndex
+
+        if not isinstance(self.screen, LearnIndex):
+            self.push_screen(LearnIndex(self.lang), self.open_lesson)
+
+    def open_lesson(self, lesson: Lesson | None) -> None:
+        if lesson is not None:
+            self.push_screen(lesson.make_screen(self.lang))
+
+    def action_help(self) -> None:
+        from specview.tui.help_screen import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.lang))
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        from specview.learn.registry import LESSONS
+        from specview.texts.catalog import text
+
+        for lesson in LESSONS:
+            title = f"Learn {lesson.number}: {text(lesson.title_key, self.lang)}"
+            yield SystemCommand(title, text(lesson.idea_key, self.lang), partial(self.open_lesson, lesson))
+
+
+class SpecviewApp(BaseApp):
+    """The live view (or compare) of runs."""
+
+    def __init__(self, spec: RunSpec, backend: Backend, theme_name: str | None = None,
+                 lang: str = "en", record: str | None = None,
+                 compare: list[Backend] | None = None, problems: tuple[str, ...] = ()) -> None:
+        super().__init__(theme_name, lang, problems)
+        self.compare = compare
+        self.spec = spec
+        self.record = record
+        self.initial_backend = backend
 
     def get_default_screen(self) -> Screen[None]:
         if self.compare:
@@ -60,12 +98,6 @@ class SpecviewApp(App[None]):
         screen = self.screen_stack[0]
         assert isinstance(screen, LiveScreen)
         return screen
-
-    def action_help(self) -> None:
-        from specview.tui.help_screen import HelpScreen
-
-        if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.lang))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

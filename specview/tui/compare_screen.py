@@ -11,8 +11,8 @@ from textual.containers import Container
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from specview.backends.base import Backend
 from specview.backends.process import offload
+from specview.core.backend import Backend
 from specview.core.metrics import MetricsSnapshot
 from specview.core.session import Session
 from specview.core.summary import summary_row
@@ -83,7 +83,7 @@ class CompareScreen(Screen[None]):
 
     def on_mount(self) -> None:
         what = f"compare · {len(self.sessions)} runs"
-        paces = {pace for b in self.backends if isinstance(pace := getattr(b, "speed", None), int | float)}
+        paces = {b.info.pace.speed for b in self.backends if b.info.pace is not None}
         if len(paces) == 1:  # the simulators' (and replays') shared pace
             pace = paces.pop()
             what += f" · {pace:g}×" if pace > 0 else " · max speed"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from specview.backends.base import BackendInfo
+from specview.core.backend import BackendInfo
 from specview.core.metrics import MetricsSnapshot
 from specview.core.overlay import overlay
 from specview.core.text import number

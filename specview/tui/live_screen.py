@@ -12,10 +12,11 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
-from specview.backends.base import Backend
 from specview.backends.factory import make_backend
 from specview.backends.process import offload
-from specview.backends.spec import RunSpec
+from specview.core.backend import Backend
+from specview.core.runspec import RunSpec
+from specview.core.errors import SpecviewError
 from specview.core.session import Session
 from specview.core.text import sanitize
 from specview.texts.catalog import text
@@ -150,8 +151,8 @@ class LiveScreen(Screen[None]):
         parts.append(f"T {info.temperature:g}")
         if info.seed is not None:
             parts.append(f"seed {info.seed}")
-        if info.virtual_clock:
-            speed = getattr(self.backend, "speed", 1.0)
+        if info.pace is not None:
+            speed = info.pace.speed
             parts.append(f"{speed:g}×" if speed > 0 else "max speed")
         self._status.set(what=" · ".join(parts))
         self.query_one("#note", Static).update(sanitize(info.note))
@@ -179,9 +180,9 @@ class LiveScreen(Screen[None]):
         self._start(self.backend)
 
     def action_speed(self, factor: float) -> None:
-        speed = getattr(self.backend, "speed", None)
-        if isinstance(speed, int | float) and speed > 0:
-            self.backend.speed = min(1000.0, max(0.01, speed * factor))  # type: ignore[attr-defined]
+        pace = self.backend.info.pace
+        if pace is not None:
+            pace.scale(factor)
             self._describe()
 
     def action_choose_preset(self) -> None:
@@ -190,7 +191,7 @@ class LiveScreen(Screen[None]):
 
         try:
             presets = load_presets()
-        except ValueError as exc:
+        except SpecviewError as exc:
             self.notify(str(exc), severity="error")
             return
         self.app.push_screen(PresetScreen(presets, self.backend.info.preset), self._switch_preset)
@@ -208,7 +209,7 @@ class LiveScreen(Screen[None]):
             spec = RunSpec(preset=preset_id, seed=self.spec.seed, lang=self.spec.lang, speed=self.spec.speed)
         try:
             backend = make_backend(spec)
-        except ValueError as exc:  # PresetError / BackendError carry the message
+        except SpecviewError as exc:
             self.notify(str(exc), severity="error")
             return
         self.spec = spec
@@ -236,7 +237,7 @@ class LiveScreen(Screen[None]):
     def _new_session(self, backend: Backend) -> Session:
         session = Session(offload(backend), buffer_tokens=UI_BUFFER_TOKENS)
         if self.record:
-            from specview.backends.record import start_recording
+            from specview.core.recorder import start_recording
 
             start_recording(session, self.record, self.spec)
         return session

@@ -8,7 +8,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from specview.core.presets import Preset, PresetError, get_preset
+from specview.core.errors import PresetError
+from specview.core.presets import Preset, get_preset
 
 ENGINES = (("llama_server", "llama.cpp llama-server"), ("vllm", "vLLM"), ("sglang", "SGLang"))
 

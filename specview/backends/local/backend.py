@@ -1,0 +1,223 @@
+"""Local llama.cpp backend: our own speculative loop, every drafted token accounted for.
+
+Built from a RunSpec by `make_llama_backend`. The constructor validates and loads both
+models (so bad input fails before any UI starts); `rounds` then runs the loop on the
+Session's worker thread, which from then on is the only thread touching llama.cpp.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from specview.backends.local.drafters import AdaptiveGamma, Drafter, ModelDrafter, NgramDrafter
+from specview.backends.local.engine import Engine, LoopTimes
+from specview.backends.local.lib import llama_lib, supports_gpu_offload
+from specview.backends.local.log import LOG
+from specview.backends.local.model import ModelRunner, check_gguf_file
+from specview.backends.local.vocab import check_vocab
+from specview.core.backend import BackendInfo
+from specview.core.errors import BackendError
+from specview.core.events import Round
+from specview.core.runspec import RunSpec
+from specview.core.theory import MAX_GAMMA
+
+DEFAULT_GAMMA = 4
+DEFAULT_MAX_TOKENS = 256
+ADAPTIVE_P_MIN = 0.5
+CHAT_TEMPLATES = {"gemma": b"gemma", "gemma2": b"gemma", "gemma3": b"gemma"}
+EXACT = {"acceptance": True, "tau": True, "per_position": True, "tokens_per_second": True, "draft_cost": True}
+
+
+def make_llama_backend(spec: RunSpec) -> LlamaBackend:
+    """The llama backend a RunSpec asks for (`--demo` fills in model, draft and prompt)."""
+    max_tokens = spec.max_tokens
+    if spec.demo:
+        from specview.backends.local.demo import DEMO_MAX_TOKENS, demo_model_path, demo_prompt
+
+        llama_lib()  # a missing llama-cpp-python is reported before the model package
+        target = demo_model_path()
+        prompt = spec.prompt or demo_prompt()
+        max_tokens = max_tokens or DEMO_MAX_TOKENS
+    else:
+        if spec.target is None:
+            raise BackendError("the llama backend needs --target T.gguf (or --demo)")
+        target = Path(spec.target).expanduser()
+        prompt = spec.prompt or "Once upon a time"
+    return LlamaBackend(
+        target,
+        draft=spec.draft or "ngram",
+        prompt=prompt,
+        gamma=spec.gamma,
+        temperature=spec.temperature or 0.0,
+        seed=spec.seed,
+        gpu_layers=spec.gpu_layers,
+        plain=spec.plain,
+        adaptive=spec.adaptive,
+        max_tokens=max_tokens or DEFAULT_MAX_TOKENS,
+    )
+
+
+class LlamaBackend:
+    """Rounds from real decoding on llama.cpp: greedy exact, or Leviathan rejection sampling."""
+
+    def __init__(
+        self,
+        target: Path,
+        *,
+        draft: str = "ngram",
+        prompt: str = "Once upon a time",
+        gamma: int | None = None,
+        temperature: float = 0.0,
+        seed: int = 0,
+        gpu_layers: int | None = None,
+        plain: bool = False,
+        adaptive: bool = False,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        n_threads: int | None = None,
+        chat_template: bool = True,
+        ngram: tuple[int, int] = (3, 2),
+    ) -> None:
+        gamma = DEFAULT_GAMMA if gamma is None else gamma
+        if not 1 <= gamma <= MAX_GAMMA:
+            raise BackendError(f"--gamma must be between 1 and {MAX_GAMMA}, got {gamma}")
+        if temperature < 0:
+            raise BackendError(f"--temperature must be >= 0, got {temperature}")
+        if max_tokens < 1:
+            raise BackendError(f"--max-tokens must be at least 1, got {max_tokens}")
+        draft_path = None if plain or draft == "ngram" else Path(draft).expanduser()
+        check_gguf_file(target, "target")
+        if draft_path is not None:
+            check_gguf_file(draft_path, "draft")
+        layers = _gpu_layers(gpu_layers, supports_gpu_offload())
+        self._lock = threading.Lock()
+        self._closed = False
+        self._runners: list[ModelRunner] = []
+        mark = LOG.line_mark()
+        try:
+            self.target = self._load(target, "target", layers, n_threads)
+            if self.target.recurrent and not plain:
+                raise BackendError(
+                    f"{target.name} is a recurrent or hybrid model: its cache cannot be rolled back "
+                    "to a rejected draft; run it with --no-spec"
+                )
+            drafter: Drafter | None = None
+            if draft_path is not None:
+                runner = self._load(draft_path, "draft", layers, n_threads)
+                check_vocab(self.target, runner)
+                drafter = ModelDrafter(runner, self.target.n_vocab, p_min=ADAPTIVE_P_MIN if adaptive else 0.0)
+            elif not plain:
+                drafter = NgramDrafter(self.target.n_vocab, *ngram)
+            text = (self._chat(prompt) if chat_template else None) or prompt
+            self.prompt_tokens = self.target.tokenize(text)
+            if not self.prompt_tokens:
+                raise BackendError("the prompt is empty")
+            controller = None
+            if drafter is not None:
+                controller = AdaptiveGamma(gamma) if adaptive else AdaptiveGamma(gamma, gamma, gamma)
+            n_ctx = len(self.prompt_tokens) + max_tokens + (controller.high if controller else 0) + 8
+            if self.target.n_ctx_train and n_ctx > self.target.n_ctx_train:
+                raise BackendError(
+                    f"prompt ({len(self.prompt_tokens)} tokens) plus --max-tokens {max_tokens} do not fit "
+                    f"in {target.name}'s context of {self.target.n_ctx_train} tokens"
+                )
+            for runner in self._runners:
+                runner.open_context(n_ctx)
+        except BaseException:
+            self.close()
+            raise
+        self.engine = Engine(
+            self.target, drafter, self.prompt_tokens, gamma=controller,
+            temperature=temperature, max_tokens=max_tokens, seed=seed,
+        )
+        draft_name = None if drafter is None else drafter.name
+        mode = "plain" if drafter is None else f"{draft_name}{' adaptive γ' if adaptive else ''}"
+        note = _device_note(LOG.lines_since(mark), layers, self.target)
+        self._info = BackendInfo(
+            backend="llama",
+            label=f"{target.name} · {mode} · {note.split(',')[0]}",
+            gamma=None if drafter is None else gamma,
+            temperature=temperature,
+            model=target.name,
+            draft=draft_name,
+            seed=seed,
+            exact=dict(EXACT),
+            note=note,
+        )
+
+    def _load(self, path: Path, role: str, layers: int, n_threads: int | None) -> ModelRunner:
+        runner = ModelRunner(path, role=role, n_gpu_layers=layers, n_threads=n_threads)
+        self._runners.append(runner)
+        return runner
+
+    def _chat(self, prompt: str) -> str | None:
+        """The prompt in the target's chat template (its own, or one named after its architecture)."""
+        own = self.target.chat_prompt(prompt)
+        if own is not None:
+            return own
+        arch = self.target.architecture()
+        name = CHAT_TEMPLATES.get(arch or "")
+        return None if name is None else self.target.chat_prompt(prompt, template=name)
+
+    @property
+    def info(self) -> BackendInfo:
+        return self._info
+
+    @property
+    def logs(self) -> list[str]:
+        """Recent llama.cpp log lines (the full log is in LOG.path)."""
+        return LOG.tail()
+
+    @property
+    def times(self) -> LoopTimes:
+        """Wall time vs time inside llama_decode, over the rounds so far."""
+        return self.engine.times
+
+    def rounds(self, stop: threading.Event) -> Iterator[Round]:
+        """Generate until --max-tokens, an end-of-generation token, `stop` or close()."""
+        with self._lock:
+            if self._closed or not self.engine.start(stop):
+                return
+        while not stop.is_set():
+            with self._lock:
+                if self._closed or self.engine.finished:
+                    return
+                rnd = self.engine.step(stop)
+            yield rnd
+
+    def close(self) -> None:
+        """Free both models; waits for a decode in progress (idempotent, any thread)."""
+        with self._lock:
+            self._closed = True
+            for runner in self._runners:
+                runner.close()
+
+
+def _gpu_layers(asked: int | None, offload: bool) -> int:
+    if asked is None:
+        return -1 if offload else 0
+    if asked != 0 and not offload:
+        raise BackendError(
+            f"--gpu-layers {asked}: this llama-cpp-python build has no GPU support (CPU only); "
+            'reinstall it with GPU support, e.g. CMAKE_ARGS="-DGGML_CUDA=on" (or -DGGML_METAL=on) '
+            "pip install --force-reinstall --no-cache-dir llama-cpp-python==0.3.36, or drop --gpu-layers"
+        )
+    return asked
+
+
+def _device_note(lines: list[str], layers: int, target: ModelRunner) -> str:
+    """What the status line says about where the model runs, from llama.cpp's load log."""
+    offloaded = None
+    devices: list[str] = []
+    for line in lines:
+        m = re.search(r"offloaded (\d+)/(\d+) layers to GPU", line)
+        if m:
+            offloaded = f"{m.group(1)}/{m.group(2)} layers"
+        m = re.search(r"using device (\S+) \((.*?)\)", line)
+        if m:
+            devices.append(f"{m.group(1)} ({m.group(2)})")
+    if layers == 0 or not devices:
+        return f"CPU, {target.n_threads} threads"
+    return f"{', '.join(dict.fromkeys(devices))}, {offloaded or 'all layers'} offloaded"

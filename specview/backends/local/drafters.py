@@ -1,0 +1,208 @@
+"""Draft sources for the llama backend: n-gram prompt lookup, a GGUF draft model, adaptive γ."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from specview.backends.local.model import Logits, ModelRunner
+from specview.backends.local.verify import row_probability
+from specview.core.sampling import probabilities, sample
+
+FloatRows = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """Drafted tokens with q: `q_rows` (γ × vocab) when sampling, `q_values` (q of each draft) always."""
+
+    tokens: list[int]
+    q_values: list[float]
+    q_rows: FloatRows | None = None
+
+
+EMPTY = Draft([], [])
+
+
+class Drafter(Protocol):
+    """Where a round's drafts come from; the engine asks nothing else of it."""
+
+    name: str
+    one_hot: bool  # q is 1 for every draft (prompt lookup): greedy verification needs no q
+
+    def reset(self) -> None:
+        """Forget everything before a new generation."""
+
+    def draft(self, history: Sequence[int], gamma: int, temperature: float, rng: np.random.Generator,
+              stop: threading.Event | None = None) -> Draft:
+        """Up to `gamma` drafts continuing `history` (its last token is the target's pending one)."""
+        ...
+
+    def sync(self, committed: Sequence[int]) -> None:
+        """The target kept `committed`: drop whatever the drafter holds beyond it."""
+
+    @property
+    def decode_s(self) -> float:
+        """Seconds this drafter spent inside llama_decode so far."""
+        ...
+
+
+class NgramDrafter:
+    """Prompt lookup: find the latest earlier occurrence of the last n tokens, propose what followed.
+
+    Tries n = n_max … n_min (ngram-simple in llama.cpp uses one fixed n). q is one-hot.
+    """
+
+    name = "ngram"
+    one_hot = True
+
+    def __init__(self, vocab: int, n_max: int = 3, n_min: int = 2) -> None:
+        if not 1 <= n_min <= n_max:
+            raise ValueError("need 1 <= n_min <= n_max")
+        self.vocab = vocab
+        self.n_max, self.n_min = n_max, n_min
+
+    def reset(self) -> None:
+        """Nothing to forget: the history is the committed text."""
+
+    def sync(self, committed: Sequence[int]) -> None:
+        """Nothing held beyond the committed text."""
+
+    @property
+    def decode_s(self) -> float:
+        return 0.0
+
+    def propose(self, history: Sequence[int], gamma: int) -> list[int]:
+        """Up to `gamma` tokens that followed the latest earlier match of the history's tail."""
+        if gamma <= 0:
+            return []
+        arr = np.asarray(history, dtype=np.int64)
+        size = len(arr)
+        for n in range(min(self.n_max, size - 1), self.n_min - 1, -1):
+            windows = np.lib.stride_tricks.sliding_window_view(arr[:-1], n)  # starts 0..size-1-n
+            hits = np.flatnonzero((windows == arr[-n:]).all(axis=1))
+            if len(hits):
+                start = int(hits[-1]) + n
+                return [int(t) for t in arr[start : start + gamma]]
+        return []
+
+    def draft(self, history: Sequence[int], gamma: int, temperature: float, rng: np.random.Generator,
+              stop: threading.Event | None = None) -> Draft:
+        tokens = self.propose(history, gamma)
+        if not tokens:
+            return EMPTY
+        q_rows = None
+        if temperature > 0:
+            q_rows = np.zeros((len(tokens), self.vocab), dtype=np.float64)
+            q_rows[np.arange(len(tokens)), tokens] = 1.0
+        return Draft(tokens, [1.0] * len(tokens), q_rows)
+
+
+class ModelDrafter:
+    """A GGUF draft model: catches up on committed tokens, then drafts one token at a time.
+
+    Its cache holds `cached` (a prefix of committed text, then this round's drafts);
+    `sync` trims it back to what the target kept.
+    """
+
+    one_hot = False
+
+    def __init__(self, runner: ModelRunner, target_vocab: int, *, p_min: float = 0.0) -> None:
+        self.name = runner.name
+        self.runner = runner
+        self.vocab = target_vocab
+        self.p_min = p_min
+        self.cached: list[int] = []
+
+    def reset(self) -> None:
+        self.runner.reset()
+        self.cached = []
+
+    @property
+    def decode_s(self) -> float:
+        return self.runner.decode_s
+
+    def draft(
+        self,
+        history: Sequence[int],
+        gamma: int,
+        temperature: float,
+        rng: np.random.Generator,
+        stop: threading.Event | None = None,
+    ) -> Draft:
+        """Up to `gamma` drafts continuing `history` (its last token is the target's pending one)."""
+        if gamma <= 0:
+            return EMPTY
+        new = list(history[len(self.cached) :])
+        logits = self.runner.prefill(new, stop)
+        if logits is None:  # stopped between prefill chunks
+            self.runner.truncate(len(self.cached))
+            return EMPTY
+        self.cached.extend(new)
+        tokens: list[int] = []
+        q_values: list[float] = []
+        q_rows: list[FloatRows] = []
+        row = self._row(logits)
+        for k in range(gamma):
+            if temperature > 0:
+                q = probabilities(row, temperature)
+                token = sample(q, rng)
+                qx = float(q[token])
+            else:
+                token = int(np.argmax(row))
+                qx = row_probability(row, token)
+            if qx < self.p_min:
+                break  # adaptive: draft only what the draft model is confident about
+            tokens.append(token)
+            q_values.append(qx)
+            if temperature > 0:
+                q_rows.append(q)
+            if k == gamma - 1 or self.runner.is_eog(token):
+                break
+            row = self._row(self.runner.eval([token]))
+            self.cached.append(token)
+        return Draft(tokens, q_values, np.stack(q_rows) if q_rows else None)
+
+    def _row(self, logits: Logits) -> Logits:
+        """The last row, cut or padded (-inf) to the target's vocabulary size."""
+        row: Logits = logits[-1]
+        if len(row) == self.vocab:
+            return row
+        if len(row) > self.vocab:
+            cut: Logits = row[: self.vocab]
+            return cut
+        out = np.full(self.vocab, -np.inf, dtype=np.float32)
+        out[: len(row)] = row
+        return out
+
+    def sync(self, committed: Sequence[int]) -> None:
+        """Drop cached tokens that are not a prefix of `committed` minus its pending last token."""
+        limit = min(len(self.cached), len(committed) - 1)
+        keep = 0
+        while keep < limit and self.cached[keep] == committed[keep]:
+            keep += 1
+        if keep < len(self.cached):
+            self.runner.truncate(keep)
+            del self.cached[keep:]
+
+
+class AdaptiveGamma:
+    """γ that grows by one after a fully accepted round and shrinks by one after a rejection."""
+
+    def __init__(self, start: int, low: int = 1, high: int | None = None) -> None:
+        self.low = low
+        self.high = high if high is not None else max(start, 2 * start)
+        self.value = min(max(start, low), self.high)
+
+    def update(self, drafted: int, accepted: int) -> None:
+        if drafted == 0:
+            return
+        if accepted >= drafted:
+            self.value = min(self.high, self.value + 1)
+        else:
+            self.value = max(self.low, self.value - 1)

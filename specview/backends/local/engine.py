@@ -1,0 +1,197 @@
+"""The speculative loop on llama.cpp: draft, verify in one target batch, commit, roll back.
+
+Invariant between rounds: the target's cache holds `committed[:-1]`; the last committed
+token is pending and leads the next verification batch `[pending, d1 … dγ]`, whose γ + 1
+logits rows give p for every draft and for the bonus. After the verdict the cache is
+trimmed back to the new `committed[:-1]` with llama_memory_seq_rm.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from specview.backends.local.drafters import EMPTY, AdaptiveGamma, Draft, Drafter
+from specview.backends.local.model import ModelRunner
+from specview.backends.local.verify import verify_greedy_logits, verify_sampled_logits
+from specview.backends.local.vocab import TextStream
+from specview.core.events import Round, TokenEvent, TokenStatus
+from specview.core.sampling import Decision
+
+
+@dataclass(slots=True)
+class LoopTimes:
+    """Where the time went, for the benchmark's per-round Python overhead."""
+
+    rounds: int = 0
+    wall_s: float = 0.0
+    decode_s: float = 0.0
+
+    @property
+    def overhead_per_round_s(self) -> float | None:
+        return (self.wall_s - self.decode_s) / self.rounds if self.rounds else None
+
+
+@dataclass(slots=True)
+class _Run:
+    committed: list[int]
+    generated: int = 0
+    index: int = 0
+    finished: bool = False
+    stream: TextStream = field(default_factory=TextStream)
+
+
+class Engine:
+    """One generation: `start` prefills the prompt, each `step` returns one Round."""
+
+    def __init__(
+        self,
+        target: ModelRunner,
+        drafter: Drafter | None,
+        prompt: Sequence[int],
+        *,
+        gamma: AdaptiveGamma | None,
+        temperature: float,
+        max_tokens: int,
+        seed: int,
+    ) -> None:
+        self.target = target
+        self.drafter = drafter
+        self.prompt = list(prompt)
+        self.gamma = gamma
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.seed = seed
+        self.times = LoopTimes()
+        self._run = _Run(list(prompt))
+        self._rng = np.random.default_rng(seed)
+
+    def start(self, stop: threading.Event | None = None) -> bool:
+        """Reset both caches and evaluate the prompt but its last token; False if stopped."""
+        self._run = _Run(list(self.prompt))
+        self._rng = np.random.default_rng(self.seed)
+        self.times = LoopTimes()
+        self.target.reset()
+        if self.drafter is not None:
+            self.drafter.reset()
+        return len(self.prompt) <= 1 or self.target.prefill(self.prompt[:-1], stop) is not None
+
+    @property
+    def finished(self) -> bool:
+        run = self._run
+        return run.finished or run.generated >= self.max_tokens
+
+    def step(self, stop: threading.Event | None = None) -> Round:
+        """Draft, verify once on the target, commit and roll back; one Round."""
+        run = self._run
+        decode_before = self._decode_s()
+        t0 = time.perf_counter()
+        draft = self._draft(stop)
+        t1 = time.perf_counter()
+        batch = [run.committed[-1], *draft.tokens]
+        rows = self.target.eval(batch, rows=len(batch))
+        t2 = time.perf_counter()
+        if self.temperature > 0:
+            decisions = verify_sampled_logits(rows, draft.tokens, draft.q_rows, self.temperature, self._rng)
+        else:
+            one_hot = self.drafter is not None and self.drafter.one_hot
+            decisions = verify_greedy_logits(rows, draft.tokens, draft.q_values, one_hot=one_hot)
+        decisions, drafted = self._cut(decisions, len(draft.tokens))
+        emitted = [d.token_id for d in decisions if d.status is not TokenStatus.REJECTED]
+        run.committed.extend(emitted)
+        run.generated += len(emitted)
+        self.target.truncate(len(run.committed) - 1)
+        if self.drafter is not None:
+            self.drafter.sync(run.committed)
+        accepted = sum(1 for d in decisions if d.status is TokenStatus.ACCEPTED)
+        if self.gamma is not None:
+            self.gamma.update(drafted, accepted)
+        events = self._events(decisions, final=self.finished)
+        t3 = time.perf_counter()
+        self.times.rounds += 1
+        self.times.wall_s += t3 - t0
+        self.times.decode_s += self._decode_s() - decode_before
+        index, run.index = run.index, run.index + 1
+        return Round(
+            index=index,
+            drafted=drafted,
+            tokens=events,
+            t_draft_s=None if self.drafter is None else t1 - t0,
+            t_verify_s=t2 - t1,
+            t_wall=time.monotonic(),
+        )
+
+    # parts ---------------------------------------------------------------------------
+    def _draft(self, stop: threading.Event | None) -> Draft:
+        if self.drafter is None or self.gamma is None:
+            return EMPTY
+        run = self._run
+        room = self.target.n_ctx - self.target.n_past - 1
+        gamma = min(self.gamma.value, self.max_tokens - run.generated - 1, room - 1)
+        if gamma <= 0:
+            return EMPTY
+        draft = self.drafter.draft(run.committed, gamma, self.temperature, self._rng, stop)
+        return _stop_at_eog(draft, self.target)
+
+    def _cut(self, decisions: list[Decision], drafted: int) -> tuple[list[Decision], int]:
+        """Keep decisions up to the first emitted end-of-generation token or the token budget."""
+        run = self._run
+        budget = self.max_tokens - run.generated
+        kept: list[Decision] = []
+        for d in decisions:
+            if d.status is TokenStatus.REJECTED:
+                kept.append(d)
+                continue
+            if budget <= 0:
+                break
+            kept.append(d)
+            budget -= 1
+            if self.target.is_eog(d.token_id):
+                run.finished = True
+                break
+        if len(kept) < len(decisions):
+            drafted = sum(1 for d in kept if d.status in (TokenStatus.ACCEPTED, TokenStatus.REJECTED))
+        return kept, drafted
+
+    def _events(self, decisions: list[Decision], *, final: bool) -> tuple[TokenEvent, ...]:
+        stream = self._run.stream
+        events: list[TokenEvent] = []
+        for d in decisions:
+            piece = self.target.piece(d.token_id)
+            rejected = d.status is TokenStatus.REJECTED
+            text = stream.peek(piece) if rejected else stream.push(piece)
+            plain = d.status is TokenStatus.PLAIN
+            events.append(
+                TokenEvent(
+                    token_id=d.token_id,
+                    text=text,
+                    status=d.status,
+                    position=None if plain else d.position,
+                    p=d.p,
+                    q=d.q,
+                )
+            )
+        if final and events:
+            rest = stream.flush()
+            if rest:
+                last = next(i for i in range(len(events) - 1, -1, -1) if events[i].emitted)
+                e = events[last]
+                events[last] = TokenEvent(e.token_id, e.text + rest, e.status, e.position, e.p, e.q)
+        return tuple(events)
+
+    def _decode_s(self) -> float:
+        return self.target.decode_s + (0.0 if self.drafter is None else self.drafter.decode_s)
+
+
+def _stop_at_eog(draft: Draft, target: ModelRunner) -> Draft:
+    """Never draft past an end-of-generation token (as llama.cpp does)."""
+    for i, tok in enumerate(draft.tokens[:-1]):
+        if target.is_eog(tok):
+            n = i + 1
+            rows = None if draft.q_rows is None else draft.q_rows[:n]
+            return Draft(draft.tokens[:n], draft.q_values[:n], rows)
+    return draft

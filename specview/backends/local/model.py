@@ -1,0 +1,231 @@
+"""One GGUF model and its context, driven through llama.cpp's low-level batch API.
+
+The cache always holds `n_past` tokens of sequence 0. `eval` appends tokens and returns
+float32 logits only for the rows asked for (never for the whole context); `truncate`
+rolls the cache back with llama_memory_seq_rm. Every call must come from one thread.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from specview.backends.local.lib import llama_lib
+from specview.backends.local.log import LOG
+from specview.backends.local.threads import Threadpool
+from specview.core.errors import BackendError
+
+Logits = npt.NDArray[np.float32]
+ALL_LAYERS = 2**31 - 1
+GGUF_MAGIC = b"GGUF"
+
+
+def check_gguf_file(path: Path, role: str) -> None:
+    """Fail early, with the user's own words, on a missing or non-GGUF file."""
+    if not path.exists():
+        raise BackendError(f"{role} model not found: {path}")
+    if not path.is_file():
+        raise BackendError(f"{role} model {path} is not a file")
+    with path.open("rb") as fh:
+        magic = fh.read(4)
+    if magic != GGUF_MAGIC:
+        raise BackendError(
+            f"{role} model {path} is not a GGUF file (it starts with {magic!r}, a GGUF file with b'GGUF')"
+        )
+
+
+class ModelRunner:
+    """A loaded model: tokenizer, pieces, batched decode with selected logits rows, rollback."""
+
+    def __init__(self, path: Path, *, role: str, n_gpu_layers: int, n_threads: int | None = None) -> None:
+        self.lib = lib = llama_lib()
+        check_gguf_file(path, role)
+        self.role, self.name = role, path.name
+        self.n_threads = n_threads or os.cpu_count() or 1
+        params = lib.llama_model_default_params()
+        params.n_gpu_layers = ALL_LAYERS if n_gpu_layers < 0 else n_gpu_layers
+        mark = LOG.mark()
+        self.model = lib.llama_model_load_from_file(str(path).encode(), params)
+        if not self.model:
+            why = LOG.errors_since(mark)
+            detail = f": {why[0]}" if why else " (truncated or unsupported file?)"
+            raise BackendError(f"could not load the {role} model {path}{detail}")
+        self.ctx: Any = None
+        self.batch: Any = None
+        self.threadpool: Threadpool | None = None
+        self.vocab = lib.llama_model_get_vocab(self.model)
+        self.n_vocab = int(lib.llama_vocab_n_tokens(self.vocab))
+        self.n_ctx_train = int(lib.llama_model_n_ctx_train(self.model))
+        model = self.model
+        self.recurrent = bool(lib.llama_model_is_recurrent(model) or lib.llama_model_is_hybrid(model))
+        self.n_ctx = 0
+        self.n_batch = 0
+        self.n_past = 0
+        self.decode_s = 0.0
+        self._pieces: dict[int, bytes] = {}
+        self._piece_buf = ctypes.create_string_buffer(64)
+        self._closed = threading.Event()
+
+    # context ---------------------------------------------------------------
+    def open_context(self, n_ctx: int, n_batch: int = 512) -> None:
+        """Create the context (size known once the prompt is tokenized) and its batch."""
+        lib = self.lib
+        params = lib.llama_context_default_params()
+        self.n_ctx = min(n_ctx, self.n_ctx_train) if self.n_ctx_train > 0 else n_ctx
+        self.n_batch = min(n_batch, self.n_ctx)
+        params.n_ctx = self.n_ctx
+        params.n_batch = params.n_ubatch = self.n_batch
+        params.n_seq_max = 1
+        params.n_threads = params.n_threads_batch = self.n_threads
+        params.no_perf = True
+        self.ctx = lib.llama_init_from_model(self.model, params)
+        if not self.ctx:
+            raise BackendError(f"could not create a context for the {self.role} model: {LOG.last_error()}")
+        self.batch = lib.llama_batch_init(self.n_batch, 0, 1)
+        if os.environ.get("SPECVIEW_LLAMA_THREADPOOL", "1") != "0":
+            self.threadpool = Threadpool(lib, self.ctx, self.n_threads)
+
+    def reset(self) -> None:
+        """Empty the cache."""
+        self.lib.llama_memory_clear(self.lib.llama_get_memory(self.ctx), True)
+        self.n_past = 0
+
+    def eval(self, tokens: Sequence[int], rows: int = 1) -> Logits:
+        """Append `tokens` (at most n_batch) and return the logits of the last `rows` of them.
+
+        The array is a view of llama.cpp's output buffer (copying 262k-wide rows every round
+        costs more than the verdict): it is valid only until the next `eval` on this model.
+        """
+        n = len(tokens)
+        if not 0 < n <= self.n_batch or not 0 <= rows <= n:
+            raise ValueError(f"bad batch: {n} tokens, {rows} rows (capacity {self.n_batch})")
+        if self.n_past + n > self.n_ctx:
+            raise BackendError(f"the {self.role} context is full ({self.n_ctx} tokens)")
+        b = self.batch
+        first_row = n - rows
+        for i, tok in enumerate(tokens):
+            b.token[i] = tok
+            b.pos[i] = self.n_past + i
+            b.n_seq_id[i] = 1
+            b.seq_id[i][0] = 0
+            b.logits[i] = i >= first_row
+        b.n_tokens = n
+        t0 = time.perf_counter()
+        rc = self.lib.llama_decode(self.ctx, b)
+        self.decode_s += time.perf_counter() - t0
+        if rc != 0:
+            self.truncate(self.n_past)  # a failed decode may leave part of the batch behind
+            why = LOG.last_error()
+            raise BackendError(f"llama_decode failed on the {self.role} model (code {rc}): {why}")
+        self.n_past += n
+        if rows == 0:
+            return np.empty((0, self.n_vocab), dtype=np.float32)
+        ptr = self.lib.llama_get_logits(self.ctx)
+        view: Logits = np.ctypeslib.as_array(ptr, shape=(rows, self.n_vocab))
+        return view
+
+    def prefill(self, tokens: Sequence[int], stop: threading.Event | None = None) -> Logits | None:
+        """Evaluate a long input in n_batch chunks; the last token's logits, or None if stopped."""
+        out: Logits | None = None
+        for start in range(0, len(tokens), self.n_batch):
+            if stop is not None and stop.is_set():
+                return None
+            chunk = tokens[start : start + self.n_batch]
+            last = start + self.n_batch >= len(tokens)
+            out = self.eval(chunk, rows=1 if last else 0)
+        return out
+
+    def truncate(self, n: int) -> None:
+        """Keep the first `n` cached tokens and drop the rest."""
+        mem = self.lib.llama_get_memory(self.ctx)
+        if not self.lib.llama_memory_seq_rm(mem, 0, n, -1):
+            raise BackendError(
+                f"the {self.role} model cannot roll back its cache (recurrent or hybrid memory); "
+                "use --no-spec with this model"
+            )
+        self.n_past = n
+
+    # vocabulary ------------------------------------------------------------
+    def tokenize(self, text: str) -> list[int]:
+        """Token ids of `text` (BOS added when the model asks for it; special tokens parsed)."""
+        raw = text.encode("utf-8")
+        cap = len(raw) + 16
+        for _ in range(2):
+            buf = (ctypes.c_int32 * cap)()
+            n = self.lib.llama_tokenize(self.vocab, raw, len(raw), buf, cap, True, True)
+            if n >= 0:
+                return list(buf[:n])
+            cap = -n
+        raise BackendError(f"could not tokenize the prompt with the {self.role} model")
+
+    def piece(self, token: int) -> bytes:
+        """The exact bytes of one token (may be part of a UTF-8 character; specials render empty); cached."""
+        cached = self._pieces.get(token)
+        if cached is not None:
+            return cached
+        buf = self._piece_buf
+        n = self.lib.llama_token_to_piece(self.vocab, token, buf, len(buf), 0, False)
+        if n < 0:  # too small: llama.cpp says how much it needs
+            buf = self._piece_buf = ctypes.create_string_buffer(-n + 16)
+            n = self.lib.llama_token_to_piece(self.vocab, token, buf, len(buf), 0, False)
+        data = buf.raw[: max(n, 0)]
+        self._pieces[token] = data
+        return data
+
+    def is_eog(self, token: int) -> bool:
+        return bool(self.lib.llama_vocab_is_eog(self.vocab, token))
+
+    def token_text(self, token: int) -> bytes:
+        """The vocabulary entry as stored (e.g. '▁the'), for the compatibility check."""
+        return bytes(self.lib.llama_vocab_get_text(self.vocab, token) or b"")
+
+    def architecture(self) -> str | None:
+        """general.architecture from the GGUF metadata."""
+        buf = ctypes.create_string_buffer(128)
+        n = self.lib.llama_model_meta_val_str(self.model, b"general.architecture", buf, len(buf))
+        return buf.value.decode("utf-8", "replace") if n >= 0 else None
+
+    def chat_prompt(self, user: str, template: bytes | None = None) -> str | None:
+        """`user` wrapped in a chat template (default: the model's own), or None if none applies."""
+        lib = self.lib
+        tmpl = template or lib.llama_model_chat_template(self.model, None)
+        if not tmpl:
+            return None
+        msgs = (lib.llama_chat_message * 1)(lib.llama_chat_message(b"user", user.encode("utf-8")))
+        size = len(tmpl) + len(user.encode("utf-8")) * 2 + 256
+        for _ in range(2):
+            buf = ctypes.create_string_buffer(size)
+            n = lib.llama_chat_apply_template(tmpl, msgs, 1, True, buf, size)
+            if n < 0:
+                return None
+            if n <= size:
+                return buf.raw[:n].decode("utf-8", "replace")
+            size = n + 1
+        return None
+
+    def close(self) -> None:
+        """Free the context, batch and model (idempotent)."""
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        lib = self.lib
+        if self.batch is not None:
+            lib.llama_batch_free(self.batch)
+            self.batch = None
+        if self.threadpool is not None:
+            self.threadpool.close()
+            self.threadpool = None
+        if self.ctx:
+            lib.llama_free(self.ctx)
+            self.ctx = None
+        if self.model:
+            lib.llama_model_free(self.model)
+            self.model = None

@@ -1,0 +1,190 @@
+"""What every server dialect shares: request settings, round building, chunk text.
+
+A dialect turns decoded stream events into Rounds. `feed` returns the rounds an event
+completed (often none: a round is closed when the next one starts), `finish` the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from specview.core.events import Round, TokenEvent, TokenStatus
+
+DEFAULT_PROMPT = "Write a short story about a lighthouse keeper who counts the ships that pass."
+DEFAULT_MAX_TOKENS = 128
+NO_SPEC_NOTE = "this server reports no speculative statistics: tokens/s and inter-token timing only"
+
+
+@dataclass(frozen=True, slots=True)
+class RequestSettings:
+    """What the user asked for, as every dialect needs it."""
+
+    model: str
+    prompt: str
+    raw: bool
+    temperature: float
+    seed: int
+    max_tokens: int
+    gamma: int | None
+
+
+class Dialect(Protocol):
+    """One server family's request shape and stream reading."""
+
+    name: str
+
+    def request(self) -> tuple[str, dict[str, Any]]:
+        """(path relative to the server root, JSON body) of the streaming request."""
+        ...
+
+    def feed(self, event: dict[str, Any], t: float) -> list[Round]:
+        """Rounds completed by this event (arrived at monotonic time `t`)."""
+        ...
+
+    def finish(self, t: float) -> list[Round]:
+        """Rounds still open when the stream ended."""
+        ...
+
+    def exact_rounds(self) -> list[Round] | None:
+        """At the end of a request: exact rounds that replace the streamed ones, when the server
+        told them and they differ from what was shown (else None)."""
+        ...
+
+    def missing_statistics(self) -> str | None:
+        """Why the stream lacked the statistics this dialect reads (None when it had them)."""
+        ...
+
+
+def openai_request(s: RequestSettings, extra: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    """The /v1/chat/completions (or /v1/completions with raw) body every OpenAI server takes."""
+    body: dict[str, Any] = {
+        "model": s.model,
+        "stream": True,
+        "max_tokens": s.max_tokens,
+        "temperature": s.temperature,
+        "seed": s.seed,
+    }
+    if s.raw:
+        path = "/v1/completions"
+        body["prompt"] = s.prompt
+    else:
+        path = "/v1/chat/completions"
+        body["messages"] = [{"role": "user", "content": s.prompt}]
+    body.update(extra or {})
+    return path, body
+
+
+def chunk_text(event: dict[str, Any]) -> str:
+    """The text an OpenAI-style (or llama.cpp native) chunk adds; '' when it adds none."""
+    choices = event.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        choice = choices[0]
+        delta = choice.get("delta")
+        if isinstance(delta, dict):
+            parts = [delta.get("reasoning_content"), delta.get("content")]
+            return "".join(p for p in parts if isinstance(p, str))
+        text = choice.get("text")
+        return text if isinstance(text, str) else ""
+    content = event.get("content")
+    return content if isinstance(content, str) else ""
+
+
+def usage_tokens(event: dict[str, Any]) -> int | None:
+    """Cumulative completion tokens from a chunk's `usage`, when the server sends it."""
+    usage = event.get("usage")
+    if isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int):
+        return int(usage["completion_tokens"])
+    return None
+
+
+def spread(text: str, n: int) -> list[str]:
+    """Text for `n` tokens when only their joint text is known: all of it on the last one."""
+    return [""] * (n - 1) + [text] if n > 0 else []
+
+
+class RoundMaker:
+    """Numbers rounds and builds them from statuses."""
+
+    def __init__(self) -> None:
+        self.index = 0
+
+    def plain(self, text: str, t: float, t_verify_s: float | None = None, inferred: bool = False) -> Round:
+        token = TokenEvent(None, text, TokenStatus.PLAIN, inferred=inferred)
+        return self._make(0, (token,), t, t_verify_s)
+
+    def drafted(
+        self,
+        drafted: int,
+        accepted: int,
+        texts: list[str],
+        t: float,
+        t_verify_s: float | None,
+        inferred: bool,
+    ) -> Round:
+        """A drafted round: the first `accepted` texts accepted, then one corrected or bonus token."""
+        tokens = [
+            TokenEvent(None, text, TokenStatus.ACCEPTED, position=k, inferred=inferred)
+            for k, text in enumerate(texts[:accepted])
+        ]
+        if len(texts) > accepted:
+            status = TokenStatus.BONUS if accepted >= drafted else TokenStatus.CORRECTED
+            tokens.append(TokenEvent(None, texts[accepted], status, position=accepted, inferred=inferred))
+        return self._make(drafted, tuple(tokens), t, t_verify_s)
+
+    def _make(
+        self, drafted: int, tokens: tuple[TokenEvent, ...], t: float, t_verify_s: float | None
+    ) -> Round:
+        rnd = Round(self.index, drafted, tokens, None, t_verify_s, t)
+        self.index += 1
+        return rnd
+
+
+class GroupedChunks:
+    """vLLM / SGLang reading: one stream chunk = one verify step = accepted + 1 tokens (inferred).
+
+    The first token comes from the prompt's forward pass, so it is a plain round. Chunks
+    larger than γ + 1 are steps merged while the client lagged; they are split into
+    steps of γ + 1. With speculation off every token is a plain round.
+    """
+
+    def __init__(self, gamma: int | None, speculating: bool) -> None:
+        self.gamma = gamma
+        self.speculating = speculating
+        self.maker = RoundMaker()
+        self.texts: list[str] = []
+        self.accepted_per_step: list[int] = []
+        self._carry = ""  # text that came without a token: it starts the next one
+
+    def late_text(self, text: str) -> None:
+        """Text in a chunk that added no token (a detokenizer releasing held bytes)."""
+        self._carry += text
+
+    def flush(self) -> None:
+        """At the end of the stream: text still carried ends the last token."""
+        if self._carry and self.texts:
+            self.texts[-1] += self._carry
+        self._carry = ""
+
+    def add(self, texts: list[str], t: float) -> list[Round]:
+        """Rounds for one chunk carrying these per-token texts."""
+        if self._carry and texts:
+            texts = [self._carry + texts[0], *texts[1:]]
+            self._carry = ""
+        first = not self.texts
+        self.texts.extend(texts)
+        out: list[Round] = []
+        if texts and first:
+            out.append(self.maker.plain(texts[0], t))
+            texts = texts[1:]
+        if not self.speculating:
+            return out + [self.maker.plain(text, t, inferred=True) for text in texts]
+        if texts and self.gamma is None:
+            self.gamma = max(1, len(texts) - 1)
+        step = (self.gamma or 1) + 1
+        while texts:
+            group, texts = texts[:step], texts[step:]
+            drafted = max(self.gamma or 1, len(group) - 1)
+            self.accepted_per_step.append(len(group) - 1)
+            out.append(self.maker.drafted(drafted, len(group) - 1, group, t, None, inferred=True))
+        return out

@@ -1,0 +1,76 @@
+"""A server family described in one place: how to recognise it, what it reports, its dialect.
+
+Adding an engine = one module with a ServerKind subclass and one line in `registry.py`;
+the remote backend and the command line (`--server`) read the registry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from specview.backends.remote.dialect import Dialect, RequestSettings
+
+NO_SPEC_NOTE = "this server reports no speculative statistics: tokens/s and inter-token timing only"
+INFERRED = {"acceptance": False, "tau": False, "per_position": False, "tokens_per_second": True}
+EXACT = {"acceptance": True, "tau": True, "per_position": True, "tokens_per_second": True}
+
+
+@dataclass(frozen=True, slots=True)
+class ServerFacts:
+    """What detection learned about the server (never secrets)."""
+
+    dialect: str
+    build: str | None
+    gamma: int | None
+    speculating: bool
+    has_metrics: bool
+
+
+class Probe(Protocol):
+    """What detection may ask of a server (the remote Connection provides it)."""
+
+    root: str
+
+    def probe_json(self, url: str) -> Any | None: ...
+
+    def probe_text(self, url: str) -> str | None: ...
+
+
+class ServerKind:
+    """One server family. Subclasses override what differs; the defaults describe `generic`."""
+
+    id = "generic"
+    title = "OpenAI-compatible server"
+    owners: tuple[str, ...] = ()  # /v1/models `owned_by` values that name this family
+    metrics_prefix: str | None = None  # `<prefix>:spec_decode_*` counters in /metrics
+    reconciles = False  # may end a request with exact rounds (a Reconcile)
+    exact_per_round = False  # every streamed round is exact (its totals can be checked against /metrics)
+
+    def identify(self, conn: Probe) -> Any | None:
+        """The JSON of the endpoint that shows the server is of this family, else None."""
+        return None
+
+    def recognised(self, identified: Any | None) -> bool:
+        """Whether `identify`'s answer shows the server is of this family."""
+        return True
+
+    def facts(self, conn: Probe, identified: Any | None, gamma: int | None) -> ServerFacts:
+        """Build, γ and whether it speculates, from what `identify` returned (or None)."""
+        return ServerFacts(self.id, None, None, False, False)
+
+    def describe(self, facts: ServerFacts) -> tuple[dict[str, bool], str]:
+        """Which numbers are exact, and the note the side panel and recordings show."""
+        return {"tokens_per_second": False}, NO_SPEC_NOTE
+
+    def dialect(self, settings: RequestSettings, facts: ServerFacts) -> Dialect:
+        """The stream reader for one request."""
+        from specview.backends.remote.generic import GenericDialect
+
+        return GenericDialect(settings)
+
+    def has_metrics(self, conn: Probe) -> bool:
+        return conn.probe_text(f"{conn.root}/metrics") is not None
+
+    def server_name(self, facts: ServerFacts) -> str:
+        return self.title + (f" {facts.build}" if facts.build else "")

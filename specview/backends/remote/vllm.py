@@ -1,0 +1,207 @@
+"""vLLM: one stream chunk per engine step, so a chunk's tokens are accepted + 1 (inferred).
+
+The request asks for `return_token_ids` and `stream_options: {include_usage,
+continuous_usage_stats}` so each chunk says how many tokens it carries (vLLM issue #27482,
+PR #6652), and for `logprobs` so each token's own text is known. Steps merge when the client
+lags (`RequestOutputCollector` in vllm/v1/engine/output_processor.py), so the stream is read
+promptly and over-long chunks are split. γ comes from `--gamma`, else from the number of
+`position` series of `vllm:spec_decode_num_accepted_tokens_per_pos` (one per speculative
+token, vllm/v1/spec_decode/metrics.py). Servers started with
+`--per-request-spec-decode-metrics detailed` (PR #48915) end with `per_step_accepted`;
+`reconciled` then holds the exact rounds, regrouped from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from specview.backends.remote.dialect import (
+    Dialect,
+    GroupedChunks,
+    RequestSettings,
+    RoundMaker,
+    chunk_text,
+    openai_request,
+    spread,
+    usage_tokens,
+)
+from specview.backends.remote.metrics import parse_draft_counters
+from specview.backends.remote.server_kind import INFERRED, NO_SPEC_NOTE, Probe, ServerFacts, ServerKind
+from specview.core.events import Round
+
+
+@dataclass(frozen=True, slots=True)
+class VllmRequestStats:
+    """`metrics.speculative_decoding` of the final usage chunk (PR #48915)."""
+
+    num_spec_steps: int
+    num_draft_tokens: int
+    num_accepted_draft_tokens: int
+    num_spec_tokens: int | None
+    per_step_accepted: tuple[int, ...] | None
+
+
+def parse_request_stats(event: dict[str, Any]) -> VllmRequestStats | None:
+    """The per-request speculative stats, from the top-level `metrics` or a choice's
+    `speculative_decoding_stats` (the shape ai-dynamo/aiperf PR #1167 describes)."""
+    found: Any = None
+    metrics = event.get("metrics")
+    if isinstance(metrics, dict):
+        found = metrics.get("speculative_decoding")
+    choices = event.get("choices")
+    if found is None and isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        found = choices[0].get("speculative_decoding_stats")
+    if not isinstance(found, dict):
+        return None
+    steps = found.get("per_step_accepted")
+    per_step = tuple(int(x) for x in steps) if isinstance(steps, list) else None
+    spec_tokens = found.get("num_spec_tokens")
+    return VllmRequestStats(
+        num_spec_steps=int(found.get("num_spec_steps", 0)),
+        num_draft_tokens=int(found.get("num_draft_tokens", 0)),
+        num_accepted_draft_tokens=int(found.get("num_accepted_draft_tokens", 0)),
+        num_spec_tokens=int(spec_tokens) if isinstance(spec_tokens, int) else None,
+        per_step_accepted=per_step,
+    )
+
+
+def token_texts(event: dict[str, Any], n: int) -> list[str]:
+    """Per-token texts from `logprobs` when they cover the chunk's `n` tokens, else spread."""
+    text = chunk_text(event)
+    choice = event["choices"][0] if event.get("choices") else {}
+    logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
+    pieces: list[str] | None = None
+    if isinstance(logprobs, dict):
+        content = logprobs.get("content")
+        if isinstance(content, list):  # chat: [{"token": …, "logprob": …}, …]
+            pieces = [str(item.get("token", "")) for item in content if isinstance(item, dict)]
+        elif isinstance(logprobs.get("tokens"), list):  # completions: {"tokens": […], …}
+            pieces = [str(tok) for tok in logprobs["tokens"]]
+    if pieces is not None and len(pieces) == n and "".join(pieces) == text:
+        return pieces
+    return spread(text, n)
+
+
+def regroup(texts: list[str], per_step_accepted: tuple[int, ...], gamma: int) -> list[Round]:
+    """The exact rounds: the prompt's token, then per step `accepted` drafts and one more."""
+    maker = RoundMaker()
+    rounds = [maker.plain(texts[0], 0.0)] if texts else []
+    at = 1
+    for accepted in per_step_accepted:
+        group = texts[at : at + accepted + 1]
+        if not group:
+            break
+        rounds.append(maker.drafted(gamma, accepted, group, 0.0, None, inferred=False))
+        at += accepted + 1
+    rounds += [maker.plain(text, 0.0) for text in texts[at:]]
+    return rounds
+
+
+class VllmDialect:
+    """Grouped chunks, with γ from the settings or from /metrics."""
+
+    name = "vllm"
+
+    def __init__(self, settings: RequestSettings, gamma: int | None, speculating: bool) -> None:
+        self.settings = settings
+        self.chunks = GroupedChunks(gamma, speculating)
+        self._usage = 0
+        self.request_stats: VllmRequestStats | None = None
+        self.reconciled: list[Round] | None = None
+
+    def request(self) -> tuple[str, dict[str, Any]]:
+        extra: dict[str, Any] = {
+            "stream_options": {"include_usage": True, "continuous_usage_stats": True},
+            "return_token_ids": True,
+            "logprobs": 0 if self.settings.raw else True,
+        }
+        return openai_request(self.settings, extra)
+
+    def feed(self, event: dict[str, Any], t: float) -> list[Round]:
+        stats = parse_request_stats(event)
+        if stats is not None:
+            self.request_stats = stats
+        choices = event.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            return []
+        ids = choices[0].get("token_ids")
+        used = usage_tokens(event)
+        if isinstance(ids, list):
+            n = len(ids)
+        elif used is not None:
+            n = used - self._usage
+        else:
+            n = 1 if chunk_text(event) else 0
+        if used is not None:
+            self._usage = used
+        if n <= 0:
+            self.chunks.late_text(chunk_text(event))
+            return []
+        return self.chunks.add(token_texts(event, n), t)
+
+    def finish(self, t: float) -> list[Round]:
+        self.chunks.flush()
+        stats = self.request_stats
+        if stats is not None and stats.per_step_accepted is not None:
+            gamma = stats.num_spec_tokens or self.chunks.gamma or max(stats.per_step_accepted, default=1)
+            self.reconciled = regroup(self.chunks.texts, stats.per_step_accepted, gamma)
+        return []
+
+    def exact_rounds(self) -> list[Round] | None:
+        """The rounds regrouped from `per_step_accepted`, when they differ from the streamed ones."""
+        return self.reconciled if self.reconciled is not None and self.mismatched_steps() else None
+
+    def missing_statistics(self) -> str | None:
+        return None
+
+    def mismatched_steps(self) -> int | None:
+        """How many inferred rounds disagree with `per_step_accepted` (None without it)."""
+        if self.reconciled is None:
+            return None
+        stats = self.request_stats
+        assert stats is not None and stats.per_step_accepted is not None
+        seen = self.chunks.accepted_per_step
+        want = stats.per_step_accepted
+        return sum(1 for a, b in zip(seen, want, strict=False) if a != b) + abs(len(seen) - len(want))
+
+
+class VllmKind(ServerKind):
+    """vLLM: /version names the build; /metrics tells γ (one `position` series per draft)."""
+
+    id = "vllm"
+    title = "vLLM"
+    owners = ("vllm",)
+    metrics_prefix = "vllm"
+    reconciles = True
+
+    def identify(self, conn: Probe) -> Any | None:
+        return conn.probe_json(f"{conn.root}/version")
+
+    def recognised(self, identified: Any | None) -> bool:
+        return isinstance(identified, dict) and "version" in identified
+
+    def facts(self, conn: Probe, identified: Any | None, gamma: int | None) -> ServerFacts:
+        text = conn.probe_text(f"{conn.root}/metrics")
+        counters = parse_draft_counters(text, "vllm") if text is not None else None
+        build = str(identified.get("version")) if isinstance(identified, dict) else None
+        width = len(counters.per_position) if counters is not None else 0
+        speculating = counters is not None or gamma is not None
+        return ServerFacts(self.id, build, gamma or (width or None), speculating, counters is not None)
+
+    def describe(self, facts: ServerFacts) -> tuple[dict[str, bool], str]:
+        return dict(INFERRED), grouped_note(self.server_name(facts), facts.speculating)
+
+    def dialect(self, settings: RequestSettings, facts: ServerFacts) -> Dialect:
+        return VllmDialect(settings, facts.gamma, facts.speculating)
+
+
+def grouped_note(server: str, speculating: bool) -> str:
+    """The note of a server whose rounds are inferred from stream chunks (vLLM, SGLang)."""
+    if not speculating:
+        return f"{server}: {NO_SPEC_NOTE}"
+    return (f"{server}: rounds inferred from stream chunks (one chunk per verify step; steps merge "
+            "when the client lags); exact totals come from the server at the end")
+
+
+VLLM = VllmKind()

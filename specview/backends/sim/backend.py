@@ -1,0 +1,124 @@
+"""The built-in simulator: exact rejection sampling over synthetic p and q.
+
+At each absolute position the target p puts most of its mass on the next token of a
+bundled passage (so the stream reads like text) and the rest on a few alternatives.
+The draft is q = β·p + (1 − β)·r with r supported off p's support, so the per-position
+acceptance Σ min(p, q) is exactly β, the preset's value at that draft position. Rounds
+are timed on a virtual clock from the preset's forward time and draft cost c.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Iterator
+from functools import cache
+from importlib import resources
+
+from specview.core.backend import BackendInfo, Pace
+from specview.core.errors import BackendError
+from specview.core.events import Round, TokenEvent
+from specview.core.presets import Preset
+from specview.core.theory import MAX_GAMMA
+
+_EN_TOKEN = re.compile(r"\s?[A-Za-z']+|\s?\d+|\s?[^\sA-Za-z\d]|\s+")
+LANGS = ("en", "zh")
+
+
+@cache
+def _vocabulary(lang: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """One language's passage tokens (its vocabulary) and the passage as token ids."""
+    source = resources.files("specview") / "texts" / f"passage.{lang}.txt"
+    text = source.read_text(encoding="utf-8").strip() + "\n\n"
+    pieces = _EN_TOKEN.findall(text) if lang == "en" else list(text)
+    vocab = sorted(set(pieces))
+    index = {p: i for i, p in enumerate(vocab)}
+    return tuple(vocab), tuple(index[p] for p in pieces)
+
+
+def detect_lang(prompt: str | None) -> str:
+    """zh when the prompt contains CJK characters, else en."""
+    if prompt and any("\u4e00" <= ch <= "\u9fff" for ch in prompt):
+        return "zh"
+    return "en"
+
+
+class SimBackend:
+    """Seeded simulator for one preset; the same seed gives the same run."""
+
+    def __init__(
+        self,
+        preset: Preset,
+        *,
+        gamma: int | None = None,
+        temperature: float | None = None,
+        seed: int = 0,
+        lang: str | None = None,
+        prompt: str | None = None,
+        speed: float = 1.0,
+        max_rounds: int | None = None,
+    ) -> None:
+        self.preset = preset
+        self.gamma = preset.gamma if gamma is None else gamma
+        if not 1 <= self.gamma <= MAX_GAMMA:
+            raise BackendError(f"gamma must be between 1 and {MAX_GAMMA}, got {self.gamma}")
+        self.temperature = preset.temperature if temperature is None else temperature
+        if not 0.0 <= self.temperature <= 5.0:
+            raise BackendError(f"temperature must be between 0 and 5, got {self.temperature}")
+        self.seed = seed
+        self.lang = lang or detect_lang(prompt)
+        if self.lang not in LANGS:
+            raise BackendError(f"language must be one of {', '.join(LANGS)}, got {self.lang!r}")
+        self.pace = Pace(speed)
+        self.max_rounds = max_rounds
+        self.acceptance = preset.acceptance_at(self.temperature, self.gamma)
+        self._info = BackendInfo(
+            backend="sim",
+            label=preset.id,
+            gamma=self.gamma,
+            temperature=self.temperature,
+            preset=preset.id,
+            seed=seed,
+            virtual_clock=True,
+            exact={"acceptance": True, "tau": True, "per_position": True},
+            note="simulated: timing from the preset's model, not measured",
+            pace=self.pace,
+            cpu_bound=speed <= 0,  # flat out it never waits: the UI runs it in a child process
+        )
+
+    @property
+    def info(self) -> BackendInfo:
+        return self._info
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def rounds(self, stop: threading.Event) -> Iterator[Round]:
+        # numpy is imported here, on the producer thread, so the first frame does not wait for it.
+        from specview.backends.sim.model import SimModel
+
+        vocab, passage = _vocabulary(self.lang)
+        model = SimModel(vocab, sorted(set(passage)), self.acceptance, self.temperature, self.seed)
+        t_target = self.preset.target_ms / 1000.0
+        t_draft = self.gamma * self.preset.c * t_target
+        clock, position, index = 0.0, 0, 0
+        due = time.monotonic()
+        while not stop.is_set() and (self.max_rounds is None or index < self.max_rounds):
+            intended = [passage[(position + k) % len(passage)] for k in range(self.gamma + 1)]
+            verdict = model.verify(intended)
+            clock += t_draft + t_target
+            tokens = tuple(
+                TokenEvent(d.token_id, vocab[d.token_id], d.status, d.position, d.p, d.q)
+                for d in verdict.decisions
+            )
+            yield Round(index, self.gamma, tokens, t_draft, t_target, clock)
+            position += len(verdict.emitted_ids)
+            index += 1
+            speed = self.pace.speed
+            if speed > 0:
+                # Pace incrementally so a speed change takes effect at once; never build up debt.
+                now = time.monotonic()
+                due = max(due + (t_draft + t_target) / speed, now - 0.25)
+                if due > now and stop.wait(due - now):
+                    return

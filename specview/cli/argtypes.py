@@ -1,0 +1,54 @@
+"""argparse pieces every command module uses: a parser whose errors are one line, ranged types."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NoReturn, TypeVar
+
+from specview.cli.errors import fail
+
+Number = TypeVar("Number", int, float)
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        fail(f"{message} (see specview --help)")
+
+
+if TYPE_CHECKING:
+    SubParsers = argparse._SubParsersAction[Parser]  # what `add_subparsers` returns
+else:
+    SubParsers = argparse._SubParsersAction
+
+
+def ranged(kind: Callable[[str], Number], low: Number, high: Number, name: str) -> Callable[[str], Number]:
+    """An argparse type: `kind(text)` within [low, high], with a one-line reason otherwise."""
+    noun = "an integer" if kind is int else "a number"
+
+    def check(text: str) -> Number:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be {noun}, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{name} must be between {low:g} and {high:g}, got {text}")
+        return value
+
+    return check
+
+
+def float_in(low: float, high: float, name: str) -> Callable[[str], float]:
+    return ranged(float, low, high, name)
+
+
+def int_in(low: int, high: int, name: str) -> Callable[[str], int]:
+    return ranged(int, low, high, name)
+
+
+def speed_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """`--speed X` on a subcommand (no default: the top-level option or the config decides)."""
+    parser.add_argument("--speed", type=float_in(0.0, 1000.0, "--speed"), default=argparse.SUPPRESS,
+                        metavar="X", help=what)

@@ -1,0 +1,61 @@
+"""What every backend provides: Rounds for a prompt, from its own thread, until stopped."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from specview.core.events import Reconcile, Round
+
+
+@dataclass(slots=True)
+class Pace:
+    """The pace of a backend that follows a clock of its own (simulator, replay).
+
+    1 = the modelled or recorded pace, 2 = twice as fast, 0 = flat out. The backend reads it
+    every round, so a change acts at once; the UI changes it through `BackendInfo.pace`.
+    """
+
+    speed: float
+
+    def scale(self, factor: float) -> None:
+        """Faster or slower, within 0.01×–1000× (flat out stays flat out)."""
+        if self.speed > 0:
+            self.speed = min(1000.0, max(0.01, self.speed * factor))
+
+
+@dataclass(frozen=True, slots=True)
+class BackendInfo:
+    """What the status line and recordings say about a run (never secrets)."""
+
+    backend: str
+    label: str
+    gamma: int | None
+    temperature: float
+    preset: str | None = None
+    model: str | None = None
+    draft: str | None = None
+    seed: int | None = None
+    virtual_clock: bool = False
+    exact: dict[str, bool] = field(default_factory=dict)
+    note: str = ""
+    reconciles: bool = False  # may end a request with a Reconcile (keep the request's rounds)
+    pace: Pace | None = None  # set when the run's pace can be changed (+ / - keys)
+    cpu_bound: bool = False  # never waits (a simulator flat out): the UI runs it in a child process
+
+
+class Backend(Protocol):
+    """A source of Rounds. `rounds` runs on a worker thread; it checks `stop` between rounds.
+
+    A backend whose `info.reconciles` is set may also yield a Reconcile, which replaces the
+    rounds it yielded from `first_index` on by exact ones.
+    """
+
+    @property
+    def info(self) -> BackendInfo: ...
+
+    def rounds(self, stop: threading.Event) -> Iterator[Round | Reconcile]: ...
+
+    def close(self) -> None: ...

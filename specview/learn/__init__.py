@@ -1,0 +1,1 @@
+"""The explainer: one screen per idea (one file each), listed in `registry.py`."""

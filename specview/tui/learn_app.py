@@ -1,0 +1,29 @@
+"""`specview learn [N]`: the explainer on its own, without a run."""
+
+from __future__ import annotations
+
+from textual.screen import Screen
+
+from specview.learn.registry import Lesson
+from specview.tui.app import BaseApp
+
+
+class LearnApp(BaseApp):
+    """Opens screen N, or the index; leaving the last screen quits."""
+
+    def __init__(self, lesson: Lesson | None, theme_name: str | None = None, lang: str = "en",
+                 problems: tuple[str, ...] = ()) -> None:
+        super().__init__(theme_name, lang, problems)
+        self.first = lesson
+
+    def get_default_screen(self) -> Screen[None]:
+        from specview.learn.home_screen import LearnHome
+
+        return LearnHome(self.lang)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        if self.first is not None:
+            self.open_lesson(self.first)
+        else:
+            self.action_learn()

@@ -1,0 +1,155 @@
+"""The live screen driven for real under run_test()."""
+
+from __future__ import annotations
+
+from app_helpers import sim_app, token_view, wait_finished, wait_until
+
+from specview.tui.help_screen import HelpScreen
+from specview.tui.preset_screen import PresetScreen
+from specview.widgets.stat_gauge import StatGauge
+from specview.widgets.status_line import StatusLine
+from specview.widgets.token_info import TokenInfo
+
+
+async def test_starts_and_streams() -> None:
+    app = sim_app(speed=20.0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = token_view(app)
+        await wait_until(pilot, lambda: view.token_count > 50)
+        assert app.live.query_one("#g-alpha", StatGauge).value != "—"
+        assert "qwen3.6-mtp" in app.live.query_one(StatusLine).what
+        assert app.live.session.metrics.rounds > 0
+
+
+async def test_pause_step_and_restart_change_what_is_shown() -> None:
+    app = sim_app(speed=50.0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = token_view(app)
+        await wait_until(pilot, lambda: view.token_count > 20)
+        await pilot.press("space")
+        assert app.live.session.paused
+        await pilot.pause(0.3)  # let the round in flight land
+        settled = app.live.session.metrics.rounds
+        await pilot.pause(0.3)
+        assert app.live.session.metrics.rounds == settled, "paused run kept producing"
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.live.session.metrics.rounds == settled + 1)
+        await pilot.pause(0.2)
+        assert app.live.session.metrics.rounds == settled + 1
+        assert "paused" in app.live.query_one(StatusLine).state
+        before = view.plain_text()
+        await pilot.press("r")
+        # Restart keeps the pause: nothing until resumed, and the view was cleared.
+        assert view.token_count == 0
+        await pilot.press("space")
+        await wait_until(pilot, lambda: len(view.plain_text()) >= 40)
+        assert before.startswith(view.plain_text()[:40]), "same seed should replay the same text"
+
+
+async def test_preset_switch() -> None:
+    app = sim_app(speed=50.0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press("p")
+        assert isinstance(app.screen, PresetScreen)
+        picker = app.screen
+        target = list(picker.presets).index("glm-5.2-mtp")
+        current = list(picker.presets).index("qwen3.6-mtp")
+        for _ in range(abs(target - current)):
+            await pilot.press("down" if target > current else "up")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.live.backend.info.preset == "glm-5.2-mtp")
+        assert "γ 7" in app.live.query_one(StatusLine).what
+        await wait_until(pilot, lambda: token_view(app).token_count > 10)
+
+
+async def test_select_a_token_shows_its_probabilities() -> None:
+    app = sim_app(max_rounds=30)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_finished(pilot)
+        await pilot.press("left")
+        info = str(app.live.query_one(TokenInfo).render())
+        assert "bonus" in info or "corrected" in info or "accepted" in info
+        assert " p " in info and "position" in info
+        await pilot.press("escape")
+        assert token_view(app).selected is None
+
+
+async def test_tiny_terminal_does_not_crash() -> None:
+    app = sim_app(speed=50.0)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await wait_until(pilot, lambda: token_view(app).token_count > 10)
+        assert app.live.has_class("-narrow")
+        assert "α" in app.live.query_one(StatusLine).extra
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.resize_terminal(20, 6)
+        await pilot.pause(0.2)
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause(0.2)
+        assert not app.live.has_class("-narrow")
+
+
+async def test_view_matches_the_session_exactly() -> None:
+    app = sim_app(max_rounds=200, preset="eagle3")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_finished(pilot)
+        view = token_view(app)
+        snap = app.live.session.metrics.snapshot()
+        shown = [t for t in view.tokens if t.emitted]
+        assert len(shown) == snap.tokens
+        assert app.live.query_one("#g-tau", StatGauge).value == f"{snap.window_tau:.2f}"
+
+
+async def test_chinese_interface() -> None:
+    app = sim_app(max_rounds=40, lang="zh")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_finished(pilot)
+        assert app.live.query_one("#g-alpha", StatGauge).label == "接受率 α"
+        assert "看守人" in token_view(app).plain_text()
+
+
+async def test_adaptive_gamma_is_shown(tmp_path: object) -> None:
+    """A run whose γ changes round to round (adaptive drafting) shows the current γ."""
+    from pathlib import Path
+
+    from specview.backends.factory import make_backend
+    from specview.core.backend import BackendInfo
+    from specview.core.events import Round, TokenEvent, TokenStatus
+    from specview.core.recorder import Recorder, recording_header
+    from specview.core.runspec import RunSpec
+    from specview.tui.app import SpecviewApp
+
+    assert isinstance(tmp_path, Path)
+    path = tmp_path / "adaptive.jsonl"
+    info = BackendInfo(backend="llama", label="tiny · ngram · CPU", gamma=4, temperature=0.0)
+    recorder = Recorder(path, recording_header(info, RunSpec(target="tiny.gguf", draft="ngram", adaptive=True)))
+    accepted = TokenEvent(1, "a", TokenStatus.ACCEPTED, 0)
+    for i, gamma in enumerate([4, 5, 6]):
+        tokens = (*[accepted] * gamma, TokenEvent(2, "b", TokenStatus.BONUS, gamma))
+        recorder(Round(i, gamma, tokens, 0.001, 0.01, 0.02 * (i + 1)))
+    recorder.close()
+    spec = RunSpec(replay=str(path), speed=0.0)
+    app = SpecviewApp(spec, make_backend(spec))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_finished(pilot)
+        assert "γ 4 → 6" in app.live.query_one(StatusLine).what
+
+
+async def test_run_it_for_real_shows_the_engine_commands() -> None:
+    from textual.widgets import Static
+
+    from specview.tui.real_run_screen import RealRunScreen
+
+    app = sim_app(max_rounds=5)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_finished(pilot)
+        await pilot.press("x")
+        assert isinstance(app.screen, RealRunScreen)
+        shown = str(app.screen.query_one(Static).render())
+        assert "vllm serve Qwen/Qwen3.6-27B" in shown and "--spec-type draft-mtp" in shown
+        await pilot.press("c")
+        assert app.clipboard.startswith("llama-server")
+        await pilot.press("escape")
+        assert not isinstance(app.screen, RealRunScreen)

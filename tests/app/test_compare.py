@@ -1,0 +1,167 @@
+"""Compare screen: panes stream together, share pause/step, and the summary tells the truth."""
+
+from __future__ import annotations
+
+import pytest
+from app_helpers import wait_until
+from textual.pilot import Pilot
+
+from specview.backends.factory import make_backend
+from specview.core.overlay import overlay
+from specview.core.runspec import RunSpec
+from specview.core.summary import leaders, summary_row
+from specview.core.theory import best_gamma, expected_tau, speedup
+from specview.texts.catalog import text
+from specview.tui.app import SpecviewApp
+from specview.tui.compare_screen import CompareScreen
+from specview.widgets.run_pane import RunPane
+from specview.widgets.status_line import StatusLine
+from specview.widgets.summary_table import SummaryTable
+
+
+def compare_app(*presets: str, max_rounds: int | None = None, speed: float = 0.0) -> SpecviewApp:
+    specs = [RunSpec(preset=p, seed=5, speed=speed, max_rounds=max_rounds) for p in presets]
+    backends = [make_backend(s) for s in specs]
+    return SpecviewApp(specs[0], backends[0], compare=backends)
+
+
+def screen(app: SpecviewApp) -> CompareScreen:
+    s = app.screen_stack[0]
+    assert isinstance(s, CompareScreen)
+    return s
+
+
+async def finished(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    assert isinstance(app, SpecviewApp)
+
+    def done() -> bool:
+        cmp = screen(app)
+        return all(s.drain(limit=0).finished for s in cmp.sessions) and all(
+            d == s.produced for d, s in zip(cmp.drawn_rounds, cmp.sessions, strict=True)
+        )
+
+    await wait_until(pilot, done)
+    # numbers redraw at most NUMBERS_HZ: wait until the last of them is on screen
+    await wait_until(pilot, lambda: screen(app).query_one(StatusLine).state == text("finished", "en"))
+    await pilot.pause(0.1)
+
+
+async def test_both_panes_stream_and_pause_step_apply_to_both() -> None:
+    app = compare_app("qwen3.6-mtp", "glm-5.2-mtp", speed=30.0)
+    async with app.run_test(size=(140, 40)) as pilot:
+        cmp = screen(app)
+        panes = list(cmp.query(RunPane))
+        assert len(panes) == 2
+        await wait_until(pilot, lambda: all(p.view.token_count > 10 for p in panes))
+        await pilot.press("space")
+        assert all(s.paused for s in cmp.sessions)
+        await pilot.pause(0.3)
+        before = [s.metrics.rounds for s in cmp.sessions]
+        await pilot.pause(0.3)
+        assert [s.metrics.rounds for s in cmp.sessions] == before
+        await pilot.press("n")
+        await wait_until(pilot, lambda: [s.metrics.rounds for s in cmp.sessions] == [b + 1 for b in before])
+        await pilot.press("l")
+        assert cmp.query_one("#panes").has_class("-rows")
+        await pilot.press("f")
+        assert panes[0].display and not panes[1].display
+        await pilot.press("f")
+        assert panes[1].display
+
+
+async def test_summary_numbers_equal_each_runs_metrics() -> None:
+    app = compare_app("qwen3.6-mtp", "glm-5.2-mtp", "ngram", max_rounds=150)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await finished(pilot)
+        cmp = screen(app)
+        cmp.refresh_summary()
+        table = cmp.query_one(SummaryTable)
+        for i, session in enumerate(cmp.sessions):
+            snap = session.metrics.snapshot()
+            assert snap.rounds == 150
+            alpha_cell = table.cell(i, "alpha").split()[0]
+            tau_cell = table.cell(i, "tau").split()[0]
+            assert alpha_cell == f"{snap.acceptance_rate:.3f}"
+            assert tau_cell == f"{snap.tau:.2f}"
+        rows = [summary_row(lbl, s.metrics.snapshot()) for lbl, s in zip(cmp.labels, cmp.sessions, strict=True)]
+        lead = leaders(rows)
+        assert lead["tau"] == 1, "GLM's 7-step MTP has the longest rounds"
+        assert table.cell(lead["tau"], "tau").endswith("▲")
+        assert all("▲" not in table.cell(i, "tau") for i in range(3) if i != lead["tau"])
+
+
+def test_theory_overlay_matches_core_theory() -> None:
+    import threading
+
+    from specview.core.metrics import Metrics
+
+    backend = make_backend(RunSpec(preset="qwen3.6-mtp", seed=2, speed=0, max_rounds=3000))
+    metrics = Metrics()
+    for rnd in backend.rounds(threading.Event()):
+        metrics.add(rnd)
+    snap = metrics.snapshot()
+    over = overlay(snap)
+    assert snap.acceptance_rate is not None and snap.draft_cost is not None
+    assert over.expected_tau == pytest.approx(expected_tau(snap.acceptance_rate, 3))
+    assert over.tau_gap == pytest.approx(snap.tau - expected_tau(snap.acceptance_rate, 3))
+    assert over.speedup_theory == pytest.approx(speedup(snap.acceptance_rate, 3, snap.draft_cost))
+    assert (over.best_gamma, over.best_speedup) == (
+        best_gamma(snap.acceptance_rate, snap.draft_cost)[0],
+        pytest.approx(best_gamma(snap.acceptance_rate, snap.draft_cost)[1]),
+    )
+    # measured speedup: tokens/s × forward time = τ / (γc + 1) exactly on the simulator's clock
+    assert over.speedup_measured == pytest.approx(snap.tau / (3 * 0.13 + 1), rel=1e-6)
+
+
+def test_compare_snapshot(snap_compare: object) -> None:
+    assert callable(snap_compare)
+    assert snap_compare(compare_app("qwen3.6-mtp", "glm-5.2-mtp", max_rounds=40), terminal_size=(130, 36),
+                        run_before=finished)
+
+
+async def test_compare_a_preset_with_a_replay(tmp_path: object) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    assert isinstance(tmp_path, Path)
+    rec = tmp_path / "glm.jsonl"
+    subprocess.run([sys.executable, "-m", "specview", "bench", "--preset", "glm-5.2-mtp", "--seed", "5",
+                    "--rounds", "60", "--record", str(rec), "--json"], check=True, capture_output=True)
+    base = RunSpec(seed=5, speed=0.0, max_rounds=60)
+    from specview.backends.selector import parse_selector
+
+    specs = [parse_selector("glm-5.2-mtp", base), parse_selector(f"replay:{rec}", base)]
+    backends = [make_backend(s) for s in specs]
+    app = SpecviewApp(specs[0], backends[0], compare=backends)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await finished(pilot)
+        cmp = screen(app)
+        live, replayed = (s.metrics.snapshot() for s in cmp.sessions)
+        assert replayed.rounds == live.rounds == 60
+        assert (replayed.tokens, replayed.accepted, replayed.tau) == (live.tokens, live.accepted, live.tau)
+        panes = list(cmp.query(RunPane))
+        assert panes[0].view.plain_text() == panes[1].view.plain_text()
+        assert "replay" in cmp.labels[1]
+
+
+async def test_each_pane_has_its_inspector_and_its_engine_commands() -> None:
+    from specview.tui.real_run_screen import RealRunScreen
+    from specview.widgets.token_info import TokenInfo, describe
+
+    app = compare_app("qwen3.6-mtp", "glm-5.2-mtp", max_rounds=30)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await finished(pilot)
+        cmp = screen(app)
+        panes = list(cmp.query(RunPane))
+        await pilot.press("left")  # the last token of the focused (first) pane
+        info = cmp.query_one(TokenInfo)
+        assert str(info.render()) == describe(panes[0].view.tokens[-1])
+        await pilot.press("x")
+        assert isinstance(app.screen, RealRunScreen) and app.screen.preset.id == "qwen3.6-mtp"
+        await pilot.press("escape")
+        await pilot.press("tab")
+        assert cmp.focused is panes[1].view
+        await pilot.press("x")
+        assert isinstance(app.screen, RealRunScreen) and app.screen.preset.id == "glm-5.2-mtp"

@@ -1,0 +1,48 @@
+"""The Learn scaffold: the index lists every lesson, each opens, `learn N --json` prints its numbers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from specview.core.learn_numbers import speedup_numbers
+from specview.learn.index_screen import LearnIndex
+from specview.learn.registry import LESSONS
+from specview.texts.catalog import text
+from specview.tui.learn_app import LearnApp
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_index_lists_every_lesson_and_opens_one(lang: str) -> None:
+    app = LearnApp(None, lang=lang)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, LearnIndex)
+        listing = app.screen.query_one("#learn-list")
+        assert listing.option_count == len(LESSONS)  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await pilot.pause()
+        first = LESSONS[0]
+        assert type(app.screen).__name__ == first.screen.split(":")[1]
+        shown = str(app.screen.query_one("#learn-idea").render())
+        assert shown == text(first.idea_key, lang)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, LearnIndex) and app.screen is app.screen_stack[0]
+
+
+def test_learn_json_prints_the_core_numbers() -> None:
+    out = subprocess.run([sys.executable, "-m", "specview", "learn", "10", "--json"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == speedup_numbers()
+
+
+def test_unknown_lesson_is_one_line_and_exit_2() -> None:
+    out = subprocess.run([sys.executable, "-m", "specview", "learn", "98", "--json"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and out.stderr.startswith("specview: error: there is no Learn screen 98")
+    assert "Traceback" not in out.stderr

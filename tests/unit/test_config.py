@@ -1,0 +1,68 @@
+"""Config file and SPECVIEW_* variables: good values apply, bad ones are reported and ignored."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from specview.cli.runspec_args import resolve_api_key
+from specview.core.config import load_config
+
+
+def test_values_and_problems(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('theme = "okabe-ito"\nlang = "fr"\nspeed = 2\ncolour = "x"\napi_key = "sk-conf-SECRET"\n')
+    for var in ("SPECVIEW_THEME", "SPECVIEW_LANG", "SPECVIEW_PRESET", "SPECVIEW_SPEED"):
+        monkeypatch.delenv(var, raising=False)
+    config = load_config(path)
+    assert config.theme == "okabe-ito" and config.speed == 2.0 and config.lang is None
+    assert any("'lang'" in p and str(path) in p for p in config.problems)
+    assert any("unknown key 'colour'" in p for p in config.problems)
+    assert "sk-conf-SECRET" not in repr(config)
+    monkeypatch.setenv("SPECVIEW_LANG", "zh")
+    monkeypatch.setenv("SPECVIEW_SPEED", "fast")
+    config = load_config(path)
+    assert config.lang == "zh" and config.speed is None
+    assert any("SPECVIEW_SPEED" in p for p in config.problems)
+
+
+def test_broken_toml_is_reported_not_fatal(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("theme = [")
+    config = load_config(path)
+    assert config.theme is None and "cannot read the config" in config.problems[0]
+
+
+def test_api_key_from_config_when_no_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('api_key = "sk-conf-SECRET"\n')
+    monkeypatch.setenv("SPECVIEW_CONFIG", str(path))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert resolve_api_key(None, load_config()) == "sk-conf-SECRET"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    assert resolve_api_key(None, load_config()) == "sk-env"
+
+
+def test_config_preset_is_the_default_for_bench(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('preset = "glm-5.2-mtp"\n')
+    env = {**os.environ, "SPECVIEW_CONFIG": str(path)}
+    out = subprocess.run([sys.executable, "-m", "specview", "bench", "--rounds", "5", "--json"], env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert '"preset": "glm-5.2-mtp"' in out.stdout
+
+
+async def test_app_notifies_config_problems() -> None:
+    from specview.backends.factory import make_backend
+    from specview.core.runspec import RunSpec
+    from specview.tui.app import SpecviewApp
+
+    spec = RunSpec(max_rounds=5, speed=0)
+    app = SpecviewApp(spec, make_backend(spec), problems=("config.toml: key 'lang' must be …",))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        assert any("key 'lang'" in n.message for n in app._notifications)

@@ -1,0 +1,118 @@
+"""Presets: every shipped one reproduces its declared numbers; files are validated."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from specview.backends.sim.backend import SimBackend
+from specview.core.errors import PresetError
+from specview.core.metrics import Metrics
+from specview.core.presets import get_preset, load_preset_file, load_presets
+
+ROUNDS = 20_000
+SHIPPED = sorted(load_presets(user_dir=Path("/nonexistent")))
+
+
+def test_all_required_presets_ship() -> None:
+    required = {"qwen3.6-mtp", "glm-5.2-mtp", "deepseek-v3-mtp", "eagle3", "gemma4-drafter", "medusa",
+                "draft-model", "ngram"}
+    assert required <= set(SHIPPED)
+    for pid in SHIPPED:
+        preset = get_preset(pid, user_dir=Path("/nonexistent"))
+        assert preset.sources, pid
+        assert all(s.tag in {"vendor", "authors", "independent", "derived"} for s in preset.sources)
+
+
+def test_calibrations_from_the_source_article() -> None:
+    glm = get_preset("glm-5.2-mtp", user_dir=Path("/nonexistent"))
+    assert glm.gamma == 7 and glm.declared_tau() == pytest.approx(5.47)
+    qwen = get_preset("qwen3.6-mtp", user_dir=Path("/nonexistent"))
+    assert qwen.temperature == 1.0
+    assert qwen.acceptance_at(1.0) == pytest.approx([0.83, 0.83, 0.83])
+
+
+@pytest.mark.parametrize("preset_id", SHIPPED)
+def test_simulator_reproduces_declared_numbers(preset_id: str) -> None:
+    preset = get_preset(preset_id, user_dir=Path("/nonexistent"))
+    metrics = Metrics()
+    for rnd in SimBackend(preset, seed=3, speed=0, max_rounds=ROUNDS).rounds(threading.Event()):
+        metrics.add(rnd)
+    snap = metrics.snapshot()
+    assert snap.rounds == ROUNDS
+    declared = preset.acceptance_at(preset.temperature)
+    checked = 0
+    for k, (measured, verified) in enumerate(
+        zip(snap.per_position_acceptance, snap.per_position_verified, strict=True)
+    ):
+        # ±0.02 where the position rests on enough verifications for that to be meaningful
+        # (2,500 draws: one standard error ≤ 0.01).
+        if verified >= 2500:
+            assert measured == pytest.approx(declared[k], abs=0.02), (preset_id, k)
+            checked += 1
+    assert checked >= 1
+    assert snap.tau == pytest.approx(preset.declared_tau(), rel=0.02)
+
+
+def test_same_seed_same_run_other_seed_differs() -> None:
+    preset = get_preset("qwen3.6-mtp", user_dir=Path("/nonexistent"))
+
+    def text(seed: int) -> str:
+        rounds = SimBackend(preset, seed=seed, speed=0, max_rounds=200).rounds(threading.Event())
+        return "".join(r.text for r in rounds)
+
+    assert text(1) == text(1)
+    assert text(1) != text(2)
+
+
+GOOD = """
+id = "{pid}"
+label = "mine"
+method = "draft-model"
+gamma = 4
+temperature = 0.5
+c = 0.1
+target_ms = 10
+[acceptance]
+t1 = [0.7, 0.6, 0.5, 0.4]
+[[sources]]
+title = "my own measurement"
+tag = "independent"
+"""
+
+
+def test_user_presets_add_and_override(tmp_path: Path) -> None:
+    (tmp_path / "mine.toml").write_text(GOOD.format(pid="mine"))
+    (tmp_path / "qwen.toml").write_text(GOOD.format(pid="qwen3.6-mtp"))
+    presets = load_presets(user_dir=tmp_path)
+    assert presets["mine"].gamma == 4
+    assert presets["qwen3.6-mtp"].label == "mine"
+    assert set(SHIPPED) <= set(presets)
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        (GOOD.format(pid="x").replace('method = "draft-model"', 'method = "magic"'), "method"),
+        (GOOD.format(pid="x").replace("gamma = 4", "gamma = 0"), "gamma"),
+        (GOOD.format(pid="x").replace("gamma = 4", 'gamma = "four"'), "gamma"),
+        (GOOD.format(pid="x").replace("0.7, 0.6", "1.7, 0.6"), "acceptance.t1"),
+        (GOOD.format(pid="x").replace('tag = "independent"', 'tag = "rumour"'), "tag"),
+        (GOOD.format(pid="x").replace('id = "x"', ""), "'id'"),
+        ("id = [", "not valid TOML"),
+    ],
+)
+def test_invalid_preset_files_name_file_and_key(tmp_path: Path, body: str, needle: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(body)
+    with pytest.raises(PresetError) as info:
+        load_preset_file(path)
+    assert str(path) in str(info.value)
+    assert needle in str(info.value)
+
+
+def test_unknown_preset_lists_known_ones() -> None:
+    with pytest.raises(PresetError, match=r"known presets: .*qwen3\.6-mtp"):
+        get_preset("nope", user_dir=Path("/nonexistent"))

@@ -1,0 +1,299 @@
+"""Recording and replay: identical stats, crash safety, clear errors, no secrets, the live view."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from app_helpers import token_view, wait_finished, wait_until
+
+from specview.backends.factory import make_backend
+from specview.backends.replay import ReplayBackend, make_replay_backend
+from specview.cli.bench import bench_one
+from specview.core.errors import BackendError, RecordingError
+from specview.core.events import Round
+from specview.core.recorder import check_record_path, public_url, start_recording
+from specview.core.recording import Header, read_recording, scan_headers
+from specview.core.runspec import RunSpec
+from specview.core.session import Session
+from specview.core.text import sanitize
+from specview.tui.app import SpecviewApp
+from specview.widgets.status_line import StatusLine
+
+ENV = {**os.environ, "NO_COLOR": "1"}
+
+
+def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "specview", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env or ENV, stdin=subprocess.DEVNULL)
+
+
+def record_sim(path: Path, rounds: int, *, preset: str = "qwen3.6-mtp", seed: int = 5) -> dict[str, object]:
+    """Record a sim run in-process (what `bench --record` does) and return its stats."""
+    spec = RunSpec(preset=preset, seed=seed, speed=0.0, max_rounds=rounds)
+    return bench_one(spec, rounds, str(path))
+
+
+def recorded_rounds(path: Path) -> list[Round]:
+    return [item for item in read_recording(path) if isinstance(item, Round)]
+
+
+def test_replay_json_is_identical_to_the_bench_run_that_recorded_it(tmp_path: Path) -> None:
+    file = tmp_path / "run.jsonl"
+    made = cli("bench", "--preset", "glm-5.2-mtp", "--seed", "11", "--rounds", "400", "--temperature", "0.6",
+               "--record", str(file), "--json")
+    assert made.returncode == 0, made.stderr
+    replayed = cli("replay", str(file), "--json")
+    assert replayed.returncode == 0, replayed.stderr
+    assert replayed.stdout == made.stdout
+    stats = json.loads(replayed.stdout)
+    assert stats["backend"] == "sim" and stats["rounds"] == 400 and stats["seed"] == 11
+    header = next(iter(read_recording(file)))
+    assert isinstance(header, Header)
+    assert header.data["format"] == "specview-recording" and header.version == 2
+    assert header.section("settings")["preset"] == "glm-5.2-mtp"
+    assert header.section("settings")["temperature"] == 0.6
+
+
+def test_kill_9_while_recording_leaves_a_file_that_replays_to_the_last_full_round(tmp_path: Path) -> None:
+    file = tmp_path / "killed.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "specview", "bench", "--preset", "deepseek-v3-mtp",
+                             "--seed", "9", "--rounds", "10000000", "--record", str(file), "--json"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while (not file.exists() or file.stat().st_size < 150_000) and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            time.sleep(0.05)
+        assert file.stat().st_size >= 150_000, "the recording did not grow"
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+    assert proc.returncode == -signal.SIGKILL
+
+    data = file.read_bytes()
+    complete = data.count(b"\n")  # header + full rounds; anything after the last newline is torn
+    full_rounds = complete - 1
+    assert full_rounds > 50
+    out = cli("replay", str(file), "--json")
+    if data.endswith(b"\n"):  # killed between two writes: a clean file
+        assert out.returncode == 0, out.stderr
+    else:
+        assert out.returncode == 2
+        assert f"line {complete + 1}" in out.stderr and "incomplete" in out.stderr
+    stats = json.loads(out.stdout)
+    assert stats["rounds"] == full_rounds
+
+    # The prefix is exactly the run that made it, cut at that round.
+    spec = RunSpec(preset="deepseek-v3-mtp", seed=9, speed=0.0, max_rounds=full_rounds)
+    assert stats == bench_one(spec, full_rounds)
+
+    # Tear the last line by hand, so the torn case is checked whatever the kill hit.
+    torn = tmp_path / "torn.jsonl"
+    lines = data[: data.rindex(b"\n") + 1].splitlines(keepends=True)
+    torn.write_bytes(b"".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])
+    out = cli("replay", str(torn), "--json")
+    assert out.returncode == 2
+    assert f"line {len(lines)}" in out.stderr and "incomplete" in out.stderr
+    assert f"cover the {full_rounds - 1} rounds" in out.stderr
+    assert json.loads(out.stdout)["rounds"] == full_rounds - 1
+
+
+def test_a_corrupt_middle_line_is_named_and_the_prefix_still_replays(tmp_path: Path) -> None:
+    file = tmp_path / "bad.jsonl"
+    record_sim(file, 120)
+    lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[49] = lines[49][:40] + "#garbage#" + lines[49][40:]  # line 50 = round index 48
+    file.write_text("".join(lines), encoding="utf-8")
+
+    out = cli("replay", str(file), "--json")
+    assert out.returncode == 2
+    err = out.stderr.strip()
+    assert err.startswith("specview: error:") and err.count("\n") == 0
+    assert str(file) in err and "line 50" in err and "not valid JSON" in err
+    assert json.loads(out.stdout) == record_sim(tmp_path / "prefix.jsonl", 48)
+
+    # The reader yields everything before the bad line, then raises.
+    items = []
+    with pytest.raises(RecordingError, match="line 50"):
+        items.extend(read_recording(file))
+    assert len(items) == 49 and isinstance(items[0], Header)
+
+
+def test_an_unknown_version_is_refused_with_file_and_line(tmp_path: Path) -> None:
+    file = tmp_path / "future.jsonl"
+    record_sim(file, 5)
+    lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header["version"] = 99
+    file.write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
+
+    out = cli("replay", str(file), "--json")
+    assert out.returncode == 2 and out.stdout == ""
+    assert str(file) in out.stderr and "line 1" in out.stderr and "version 99" in out.stderr
+    with pytest.raises(BackendError, match=r"line 1.*version 99"):
+        make_replay_backend(RunSpec(replay=str(file)))
+
+
+def test_version_1_recordings_still_replay_but_may_not_reconcile(tmp_path: Path) -> None:
+    file = tmp_path / "old.jsonl"
+    record_sim(file, 5)
+    lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header["version"] = 1
+    file.write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    assert len(recorded_rounds(file)) == 5
+    with file.open("a", encoding="utf-8") as f:
+        f.write('{"type": "reconcile", "first_index": 0, "rounds": []}\n')
+    with pytest.raises(RecordingError, match=r"line 7: unknown line type 'reconcile'"):
+        list(read_recording(file))
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        (None, "no such file"),
+        ("", "empty"),
+        ('{"type": "round", "index": 0}\n', "line 1: not a specview recording"),
+        ("hello\n", "line 1: not valid JSON"),
+        ('{"type": "header", "format": "other", "version": 1}\n', "line 1: not a specview recording"),
+    ],
+)
+def test_files_that_are_not_recordings(tmp_path: Path, content: str | None, needle: str) -> None:
+    file = tmp_path / "x.jsonl"
+    if content is not None:
+        file.write_text(content, encoding="utf-8")
+    with pytest.raises(BackendError, match=needle) as caught:
+        make_replay_backend(RunSpec(replay=str(file)))
+    assert str(file) in str(caught.value)
+
+
+def test_the_header_holds_no_secret(tmp_path: Path) -> None:
+    file = tmp_path / "secret.jsonl"
+    env = {**ENV, "OPENAI_API_KEY": "sk-test-SECRET", "MY_TOKEN": "tok-OTHER-SECRET"}
+    out = cli("bench", "--rounds", "20", "--record", str(file), "--api-key-env", "MY_TOKEN",
+              "--prompt", "keys: sk-test-SECRET", "--json", env=env)
+    assert out.returncode == 0, out.stderr
+    text = file.read_text(encoding="utf-8")
+    assert "sk-test-SECRET" not in text and "tok-OTHER-SECRET" not in text
+    header = next(iter(read_recording(file)))
+    assert isinstance(header, Header)
+    assert header.section("settings")["api_key_env"] == "MY_TOKEN"  # the name is kept, never the value
+    assert header.data["prompt"] == "keys: [redacted]"
+    assert public_url("https://user:pw@host.example:8443/v1?api_key=abc#x") == "https://host.example:8443/v1"
+
+
+def test_later_sessions_in_one_program_append_runs_and_each_replays(tmp_path: Path) -> None:
+    file = tmp_path / "runs.jsonl"
+    first = record_sim(file, 30, preset="qwen3.6-mtp")
+    second = record_sim(file, 40, preset="glm-5.2-mtp")
+    assert [h.line for h in scan_headers(file)] == [1, 32]
+    assert make_replay_backend(RunSpec(replay=f"{file}#2")).recorded_info.preset == "glm-5.2-mtp"
+    with pytest.raises(BackendError, match="holds 2 run"):
+        make_replay_backend(RunSpec(replay=f"{file}#3"))
+    backend = ReplayBackend(file, segment=2, speed=0.0)
+    session = Session(backend)
+    assert [r.index for r in session.run_headless()] == list(range(40))
+    assert session.metrics.rounds == 40 == second["rounds"]
+    assert first["rounds"] == 30
+
+
+def test_print_stats_prints_one_line_per_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from specview.cli.replay_cmd import print_stats
+
+    file = tmp_path / "two.jsonl"
+    first = record_sim(file, 10)
+    second = record_sim(file, 12, seed=6)
+    assert print_stats(str(file)) == 0
+    assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == [first, second]
+    assert print_stats(f"{file}#2") == 0
+    assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == [second]
+
+
+def test_replay_keeps_the_recorded_pace_scaled_by_speed(tmp_path: Path) -> None:
+    file = tmp_path / "pace.jsonl"
+    record_sim(file, 20)
+    rounds = recorded_rounds(file)
+    recorded = rounds[-1].t_wall - rounds[0].t_wall + (rounds[0].t_draft_s or 0) + (rounds[0].t_verify_s or 0)
+    for speed in (2.0, 0.0):
+        backend = ReplayBackend(file, speed=speed)
+        start = time.monotonic()
+        replayed = list(backend.rounds(threading.Event()))
+        took = time.monotonic() - start
+        assert replayed == rounds
+        if speed:
+            assert took >= 0.9 * recorded / speed
+        else:
+            assert took < recorded / 2
+    info = ReplayBackend(file).info
+    assert info.backend == "replay" and info.label == "qwen3.6-mtp" and info.virtual_clock
+    assert info.gamma == 3 and info.seed == 5 and "replay of a sim run" in info.note
+
+
+def test_check_record_path(tmp_path: Path) -> None:
+    assert check_record_path(tmp_path / "ok.jsonl") == tmp_path / "ok.jsonl"
+    with pytest.raises(BackendError, match="does not exist"):
+        check_record_path(tmp_path / "missing" / "x.jsonl")
+    with pytest.raises(BackendError, match="is a folder"):
+        check_record_path(tmp_path)
+
+
+async def test_replay_streams_the_recorded_tokens_in_the_live_view(tmp_path: Path) -> None:
+    file = tmp_path / "live.jsonl"
+    stats = record_sim(file, 80, seed=3)
+    tokens = [t for r in recorded_rounds(file) for t in r.tokens]
+    spec = RunSpec(replay=str(file), speed=0.0)
+    app = SpecviewApp(spec, make_replay_backend(spec))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_finished(pilot)
+        view = token_view(app)
+        assert view.token_count == len(tokens)
+        assert view.plain_text() == sanitize(str(stats["text"]))
+        assert app.live.session.metrics.rounds == 80
+        assert app.live.query_one(StatusLine).what.startswith("replay · qwen3.6-mtp")
+
+
+async def test_a_damaged_replay_shows_the_prefix_and_reports_the_line(tmp_path: Path) -> None:
+    file = tmp_path / "damaged.jsonl"
+    record_sim(file, 40)
+    lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
+    file.write_text("".join(lines[:21]) + "{oops\n" + "".join(lines[22:]), encoding="utf-8")
+    spec = RunSpec(replay=str(file), speed=0.0)
+    app = SpecviewApp(spec, make_replay_backend(spec))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_finished(pilot)
+        assert app.live.session.metrics.rounds == 20
+        error = app.live.session.drain(limit=0).error
+        assert error is not None and "line 22" in error and str(file) in error
+
+
+async def test_restarting_the_live_view_appends_a_run_to_the_recording(tmp_path: Path) -> None:
+    file = tmp_path / "restart.jsonl"
+    spec = RunSpec(preset="qwen3.6-mtp", seed=2, speed=0.0, max_rounds=25)
+    app = SpecviewApp(spec, make_backend(spec), record=str(file))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_finished(pilot)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.live.session.metrics.rounds > 0)
+        await wait_finished(pilot)
+    headers = scan_headers(file)
+    assert len(headers) == 2
+    assert sum(isinstance(item, Round) for item in read_recording(file)) == 50
+
+
+def test_a_stopped_recorder_ignores_late_rounds(tmp_path: Path) -> None:
+    file = tmp_path / "late.jsonl"
+    spec = RunSpec(preset="qwen3.6-mtp", seed=1, speed=0.0, max_rounds=3)
+    session = Session(make_backend(spec))
+    recorder = start_recording(session, file, spec)
+    rounds = list(session.run_headless())
+    recorder.close()
+    recorder(rounds[0])
+    assert recorder.rounds_written == 3 and len(recorded_rounds(file)) == 3
