@@ -15,8 +15,8 @@ from textual.widgets import Footer, Label, Static
 from specview.backends.factory import make_backend
 from specview.backends.process import offload
 from specview.core.backend import Backend
-from specview.core.runspec import RunSpec
 from specview.core.errors import SpecviewError
+from specview.core.runspec import RunSpec
 from specview.core.session import Session
 from specview.core.text import sanitize
 from specview.texts.catalog import text

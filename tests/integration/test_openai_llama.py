@@ -75,7 +75,7 @@ def test_synthetic_acceptance_matches_the_server_counters_exactly(synth_server: 
     assert before is not None and after is not None, synth_server.log_tail()
     server = after.minus(before)
 
-    assert backend.info.label.startswith("llama · ")
+    assert backend.info.label.startswith("llama-server · ")
     assert backend.info.exact["acceptance"] and "build" in backend.info.note
     assert server.drafts > 5, synth_server.log_tail()
     # totals: specview's fold equals the server's own /metrics deltas
