@@ -2,23 +2,34 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
+import sys
 from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
 from specview.core.backend import Backend
+from specview.core.crash_log import internal_error_line, write_crash_log
 from specview.core.runspec import RunSpec
+from specview.texts.catalog import text
 from specview.themes.loader import TOKEN_DEFAULTS, shipped_themes
 from specview.tui.live_screen import LiveScreen
+from specview.tui.notify import notify_safe
 
 if TYPE_CHECKING:
     from specview.learn.registry import Lesson
 
 DEFAULT_THEME = "specview"
+# Stopped by a signal: leave the way `q` does (runs stopped, recordings closed, terminal
+# restored), with the shell's exit code for that signal (128 + its number).
+STOP_SIGNALS = {signal.SIGTERM: 143, signal.SIGHUP: 129}
 
 
 class BaseApp(App[None]):
@@ -31,6 +42,8 @@ class BaseApp(App[None]):
         Binding("q", "quit", "quit", priority=True, id="app.quit", tooltip="Quit specview"),
         Binding("f1,question_mark", "help", "help", id="app.help", tooltip="Keys, marks and definitions"),
         Binding("l", "learn", "learn", id="app.learn", tooltip="How speculative decoding works"),
+        Binding("ctrl+z", "suspend_process", "suspend", show=False, id="app.suspend",
+                tooltip="Suspend to the shell (fg resumes)"),
     ]
 
     def __init__(self, theme_name: str | None = None, lang: str = "en", problems: tuple[str, ...] = ()) -> None:
@@ -42,8 +55,29 @@ class BaseApp(App[None]):
         self.theme = theme_name or DEFAULT_THEME
 
     def on_mount(self) -> None:
+        self._catch_stop_signals()
         for problem in self.problems:
-            self.notify(problem, title="config", severity="error", timeout=20)
+            notify_safe(self, problem, title=text("error.config_title", self.lang), severity="error", timeout=20)
+
+    def _catch_stop_signals(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig, code in STOP_SIGNALS.items():
+            # not in the main thread (some test runners), or no such signal here: keep the default
+            with contextlib.suppress(ValueError, RuntimeError, NotImplementedError):
+                loop.add_signal_handler(sig, self.exit, None, code)
+
+    def _fatal_error(self) -> None:
+        """A bug inside the app: one line on exit and the (masked) traceback in the crash log.
+
+        Textual's own handler prints a traceback with local variables, which could show a
+        key; this replaces only that report (the exit and the test hooks stay Textual's).
+        """
+        error = sys.exc_info()[1] or self._exception
+        if error is None:
+            super()._fatal_error()
+            return
+        self._exit_renderables.append(Text(internal_error_line(error, write_crash_log(error))))
+        self._close_messages_no_wait()
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(TOKEN_DEFAULTS)

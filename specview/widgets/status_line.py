@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.text import Text
 
+from specview.core.bounds import MAX_SHOWN
+from specview.core.text import sanitize
 from specview.widgets.text_line import TextLine
 
 
@@ -33,10 +35,10 @@ class StatusLine(TextLine):
     def _line(self) -> Text:
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append("specview ", style="bold")
-        line.append(self.what)
+        line.append(sanitize(self.what, MAX_SHOWN, one_line=True))  # a model id, a recording's label…
         if self.extra:
-            line.append("  " + self.extra)
-        right = f"  {self.state}   F1 help"
+            line.append("  " + sanitize(self.extra, MAX_SHOWN, one_line=True))
+        right = f"  {sanitize(self.state, 120, one_line=True)}   F1 help"
         pad = max(1, self.size.width - 2 - line.cell_len - cell_len(right))
         line.append(" " * pad + right)
         return line

@@ -271,7 +271,7 @@ def test_a_bad_key_on_the_model_list_fails_in_the_constructor(
 
 def test_an_unknown_model_fails_in_the_constructor(fake: FakeServer) -> None:
     fake.mode = "ok"
-    with pytest.raises(BackendError, match=r"does not know model 'nope' .*offers: fake-model"):
+    with pytest.raises(BackendError, match=r"does not know model 'nope' .*offers: 'fake-model'"):
         OpenAIBackend(RunSpec(url=fake.url, model="nope"))
 
 
