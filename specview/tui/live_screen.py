@@ -127,7 +127,7 @@ class LiveScreen(Screen[None]):
         if drained.error and not self._error_shown:
             self._error_shown = True
             notify_safe(self, drained.error, title=text("error.run_stopped", self.lang), severity="error", timeout=30)
-            reason = sanitize(drained.error, 80, one_line=True)
+            reason = sanitize(drained.error, 48, one_line=True)
             self._status.set(state=text("error.stopped_because", self.lang).format(reason=reason))
         elif drained.finished and not self._finished_shown and not drained.error:
             self._finished_shown = True

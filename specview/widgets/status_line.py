@@ -39,7 +39,10 @@ class StatusLine(TextLine):
         if self.extra:
             line.append("  " + sanitize(self.extra, MAX_SHOWN, one_line=True))
         right = f"  {sanitize(self.state, 120, one_line=True)}   F1 help"
-        pad = max(1, self.size.width - 2 - line.cell_len - cell_len(right))
+        room = self.size.width - 2 - cell_len(right)
+        if line.cell_len > room > 0:  # a long label gives way, so the state stays in view
+            line.truncate(room, overflow="ellipsis")
+        pad = max(1, room - line.cell_len)
         line.append(" " * pad + right)
         return line
 

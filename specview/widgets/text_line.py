@@ -20,7 +20,8 @@ def _line(text: str) -> Text:
 class TextLine(Widget):
     """Fixed height 1; `show()` refreshes only this line, and only when the text changed."""
 
-    DEFAULT_CSS = "TextLine { height: 1; }"
+    # Never wrap: a long word (a hostile model id) would push the rest onto a hidden second line.
+    DEFAULT_CSS = "TextLine { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }"
 
     def __init__(self, text: str | Text = "", **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]

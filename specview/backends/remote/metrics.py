@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from specview.core.bounds import MAX_COUNTER, MAX_POSITION, Invalid
-from specview.core.text import shown
+from specview.core.text import sanitize, shown
 
 _COUNTERS = ("num_drafts", "num_draft_tokens", "num_accepted_tokens")
 _PER_POS = "num_accepted_tokens_per_pos"
@@ -62,7 +62,7 @@ def _count(name: str, labels: dict[str, str], value: float) -> float:
     """A counter's value: finite and within 0..2^53, else Invalid naming the series."""
     if not math.isfinite(value) or not 0 <= value <= MAX_COUNTER:
         series = name + ("{" + ",".join(f"{k}={v!r}" for k, v in sorted(labels.items())) + "}" if labels else "")
-        raise Invalid(f"/metrics {shown(series, 160)} is {value}, expected a count in 0..{MAX_COUNTER}")
+        raise Invalid(f"/metrics {sanitize(series, 160, one_line=True)} is {value}, expected a count in 0..{MAX_COUNTER}")
     return value
 
 
