@@ -56,6 +56,9 @@ class BaseApp(App[None]):
 
     def on_mount(self) -> None:
         self._catch_stop_signals()
+        # Back from Ctrl-Z (fg): the shell drew over the terminal, so draw everything again
+        # (by default only what changed since is redrawn, and the status line may not have).
+        self.app_resume_signal.subscribe(self, lambda _app: self.refresh(layout=True))
         for problem in self.problems:
             notify_safe(self, problem, title=text("error.config_title", self.lang), severity="error", timeout=20)
 
