@@ -25,7 +25,8 @@ from hostile_checks import (
 from hostile_server import HostileServer, Scenario, chat_chunk, hostile_server, llama_chunk
 from pty_run import Run, base_env, run_cli
 
-LLAMA_PROPS = json.dumps({"build_info": "b1", "default_generation_settings": {"params": {"speculative.types": "draft"}}})
+LLAMA_PROPS = json.dumps({"build_info": "b1",
+                          "default_generation_settings": {"params": {"speculative.types": "draft"}}})
 VLLM_METRICS = "".join(
     f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{engine="0",position="{k}"}} 0.0\n' for k in range(3)
 ) + 'vllm:spec_decode_num_drafts_total{engine="0"} 0.0\n'
@@ -88,7 +89,8 @@ FAILURES: dict[str, tuple[Scenario, str]] = {
                b"\n\n"]),
         "NaN is not a JSON number"),
     "vLLM usage of 2e7": (
-        vllm([chat_chunk("a", usage={"completion_tokens": 1}), chat_chunk("b", usage={"completion_tokens": 20_000_000})]),
+        vllm([chat_chunk("a", usage={"completion_tokens": 1}),
+              chat_chunk("b", usage={"completion_tokens": 20_000_000})]),
         "usage.completion_tokens jumped from 1 to 20000000"),
     "vLLM per_step_accepted of strings": (
         vllm([chat_chunk("a", usage={"completion_tokens": 1}),

@@ -127,6 +127,7 @@ def test_ctrl_z_suspends_and_fg_resumes(tmp_path: Path) -> None:
         pane.wait("the app back in the alternate screen", lambda: in_app(pane.value(MODES)))
         pane.wait_text("▶ running")
         pane.tmux("send-keys", "-t", "0", "q")
-        pane.wait("the shell prompt again", lambda: pane.value(MODES) == RESTORED and pane.screen().rstrip().endswith("sh$"))
+        pane.wait("the shell prompt again",
+                  lambda: pane.value(MODES) == RESTORED and pane.screen().rstrip().endswith("sh$"))
         pane.tmux("send-keys", "-t", "0", "echo rc=$?", "Enter")
         pane.wait_text("rc=0")

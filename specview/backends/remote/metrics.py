@@ -62,7 +62,8 @@ def _count(name: str, labels: dict[str, str], value: float) -> float:
     """A counter's value: finite and within 0..2^53, else Invalid naming the series."""
     if not math.isfinite(value) or not 0 <= value <= MAX_COUNTER:
         series = name + ("{" + ",".join(f"{k}={v!r}" for k, v in sorted(labels.items())) + "}" if labels else "")
-        raise Invalid(f"/metrics {sanitize(series, 160, one_line=True)} is {value}, expected a count in 0..{MAX_COUNTER}")
+        shown_series = sanitize(series, 160, one_line=True)
+        raise Invalid(f"/metrics {shown_series} is {value}, expected a count in 0..{MAX_COUNTER}")
     return value
 
 
