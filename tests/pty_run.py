@@ -40,6 +40,14 @@ class Run:
     after_last_key: float | None = None  # seconds from the last key typed to the exit
     screens: list[str] = field(default_factory=list)  # the screen as a person saw it before each key
 
+    @property
+    def err(self) -> str:
+        return self.stderr.decode("utf-8", errors="replace")
+
+    @property
+    def out(self) -> str:
+        return self.stdout.decode("utf-8", errors="replace")
+
     def saw(self, text: str) -> bool:
         """`text` was on one line of one of the screens."""
         return any(text in screen for screen in self.screens)
@@ -69,13 +77,6 @@ def shows(screen: str, text: str) -> bool:
     wanted = "".join(text.split())
     return any(text in line for line in screen.splitlines()) or any(wanted in t for t in toasts(screen))
 
-    @property
-    def err(self) -> str:
-        return self.stderr.decode("utf-8", errors="replace")
-
-    @property
-    def out(self) -> str:
-        return self.stdout.decode("utf-8", errors="replace")
 
 
 def _limits(memory: int) -> None:

@@ -62,14 +62,21 @@ def mask(text: str) -> str:
     return pattern.sub(MASK, text)
 
 
+_SECRET_PARAM = re.compile(r"key|token|secret|sig|auth|pass|cred|session|code", re.IGNORECASE)
+
+
 def url_credentials(url: str) -> list[str]:
-    """What a URL carries that must never be shown: user, password and every query value."""
+    """What a URL carries that must never be shown: the password, and query values that look
+    like credentials (a secret-sounding name, or 12 characters or more). The user name is not
+    masked everywhere (it is often a plain word); it is never shown, like the whole user info."""
     try:
         parts = urlsplit(url)
-        found = [parts.username or "", parts.password or ""]
+        found = [parts.password or ""]
     except ValueError:
         return []
-    found += [value for _key, value in parse_qsl(parts.query, keep_blank_values=False)]
+    for key, value in parse_qsl(parts.query, keep_blank_values=False):
+        if _SECRET_PARAM.search(key) or len(value) >= 12:
+            found.append(value)
     return [value for value in found if value]
 
 

@@ -8,9 +8,9 @@ import signal
 import sys
 from collections.abc import Iterable
 from functools import partial
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from rich.text import Text
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -35,7 +35,7 @@ STOP_SIGNALS = {signal.SIGTERM: 143, signal.SIGHUP: 129}
 class BaseApp(App[None]):
     """What every specview app shares: look, themes, help, the Learn index, config problems."""
 
-    CSS_PATH = "specview.tcss"
+    CSS_PATH = str(Path(__file__).with_name("specview.tcss"))  # also for subclasses defined elsewhere
     TITLE = "specview"
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [
@@ -50,6 +50,7 @@ class BaseApp(App[None]):
         super().__init__()
         self.problems = problems
         self.lang = lang
+        self.crash_line = ""
         for theme in shipped_themes():
             self.register_theme(theme)
         self.theme = theme_name or DEFAULT_THEME
@@ -79,8 +80,15 @@ class BaseApp(App[None]):
         if error is None:
             super()._fatal_error()
             return
-        self._exit_renderables.append(Text(internal_error_line(error, write_crash_log(error))))
+        line = internal_error_line(error, write_crash_log(error))
+        self.crash_line = self.crash_line or line  # the first: later ones are usually its echoes
         self._close_messages_no_wait()
+
+    def run(self, *args: Any, **kwargs: Any) -> None:
+        """Run the app; after a bug, print its one line (Rich would wrap it) once the terminal is back."""
+        super().run(*args, **kwargs)
+        if self.crash_line:
+            print(self.crash_line, file=sys.stderr)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(TOKEN_DEFAULTS)

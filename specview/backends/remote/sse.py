@@ -41,15 +41,28 @@ def iter_event_data(chunks: Iterable[bytes], max_bytes: int) -> Iterator[str]:
                     yield b"\n".join(data).decode("utf-8", errors="replace")
                 data, size = [], 0
                 continue
-            name, _, value = line.partition(b":")
-            if name == b"data":
-                value = value[1:] if value.startswith(b" ") else value
-                size += len(value) + 1
-                if size > max_bytes:
-                    raise EventTooLarge(f"an event is larger than {max_bytes // 2**20} MiB")
-                data.append(value)
+            size = _field(line, data, size, max_bytes)
         del buffer[:start]
         if len(buffer) > max_bytes:
-            raise EventTooLarge(f"a line is longer than {max_bytes // 2**20} MiB")
+            raise EventTooLarge(f"a line is longer than {_mib(max_bytes)}")
+    if buffer.rstrip(b"\r"):  # a last line without its newline
+        _field(bytes(buffer.rstrip(b"\r")), data, size, max_bytes)
     if data:  # the stream ended without the blank line after its last event
         yield b"\n".join(data).decode("utf-8", errors="replace")
+
+
+def _field(line: bytes, data: list[bytes], size: int, max_bytes: int) -> int:
+    """Keep a `data:` line's value in `data`; the event's size so far."""
+    name, _, value = line.partition(b":")
+    if name != b"data":
+        return size  # comments (":…"), event, id, retry: nothing specview reads
+    value = value[1:] if value.startswith(b" ") else value
+    size += len(value) + 1
+    if size > max_bytes:
+        raise EventTooLarge(f"an event is larger than {_mib(max_bytes)}")
+    data.append(value)
+    return size
+
+
+def _mib(size: int) -> str:
+    return f"{size // 2**20} MiB" if size >= 2**20 else f"{size} bytes"
