@@ -7,6 +7,7 @@ import json
 import math
 import re
 from collections.abc import Iterator
+from itertools import pairwise
 
 import pytest
 from hypothesis import given, settings
@@ -125,7 +126,7 @@ def test_a_secret_split_anyhow_across_tokens_and_rounds_is_masked(
 ) -> None:
     text = before + SECRET + after + SECRET[:5]  # and a beginning of it at the very end
     points = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
-    tokens = [text[a:b] for a, b in zip(points, points[1:], strict=False)]
+    tokens = [text[a:b] for a, b in pairwise(points)]
     grouped = [tokens[i:i + per_round] for i in range(0, len(tokens), per_round)]
     masker = RoundMasker([SECRET])
     out: list[Round] = []
