@@ -84,6 +84,18 @@ def test_a_hostile_recording_in_replay_and_compare(tmp_path: Path) -> None:
     assert compare.saw("replay:␛]52;c;SE9TVElMRQ==␇")  # the pane titles and the summary table
 
 
+def test_a_damaged_replay_line_with_markup_is_a_notification(tmp_path: Path) -> None:
+    file = _recording(tmp_path / "d.jsonl", "label", ["fine"])
+    with file.open("a", encoding="utf-8") as out:
+        out.write(json.dumps({"type": "round", "index": 1, "drafted": 0, "t_wall": 2.0,
+                              "tokens": [{"text": "x", "status": MARKUP + OSC52}]}) + "\n")
+    run = run_tty(["replay", str(file), "--speed", "0"], base_env(tmp_path), keys=[("expected one of", b"q")])
+    assert_quit_cleanly(run)
+    assert run.notified(f"{file} line 3: not a valid round: round.tokens[0].status")
+    assert run.notified("'[/][link=https://evil.examp...")  # the recording's text, shown as text
+    assert run.saw("✗ stopped:")
+
+
 def test_a_hostile_config_and_user_preset(tmp_path: Path) -> None:
     config = tmp_path / "config" / "specview" / "config.toml"
     presets = config.parent / "presets"
