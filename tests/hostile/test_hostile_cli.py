@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from hostile_checks import HOSTILE, SECRET, assert_no_secret, assert_terminal_clean, json_lines, one_error_line
-from pty_run import ROOT, base_env, run_cli
+from limited_run import ROOT, base_env, run_cli
 
 PRESET = ('method = "ngram"\ngamma = 2\ntemperature = 0\nc = 0.1\ntarget_ms = 10\nacceptance = {t0 = [0.5]}\n')
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import gguf
 from gguf_factory import write_tiny_llama
 from hostile_checks import OSC52, TITLE, assert_terminal_clean, one_error_line
-from pty_run import base_env, run_cli
+from limited_run import base_env, run_cli
 
 
 def test_hostile_gguf_metadata_is_one_clean_line(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from hostile_checks import (
     one_error_line,
 )
 from hostile_server import HostileServer, Scenario, chat_chunk, hostile_server, llama_chunk
-from pty_run import Run, base_env, run_cli
+from limited_run import Run, base_env, run_cli
 
 LLAMA_PROPS = json.dumps({"build_info": "b1",
                           "default_generation_settings": {"params": {"speculative.types": "draft"}}})

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hostile_checks import HOSTILE, MARKUP, OSC52, SECRET, assert_no_secret, assert_terminal_clean
 from hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
-from pty_run import Run, base_env, run_tty
+from limited_run import Run, base_env, run_tty
 
 ESC_SHOWN = "␛".encode()
 
