@@ -84,11 +84,12 @@ class BaseApp(App[None]):
         self.crash_line = self.crash_line or line  # the first: later ones are usually its echoes
         self._close_messages_no_wait()
 
-    def run(self, *args: Any, **kwargs: Any) -> None:
+    def run(self, *args: Any, **kwargs: Any) -> Any:
         """Run the app; after a bug, print its one line (Rich would wrap it) once the terminal is back."""
-        super().run(*args, **kwargs)
+        result = super().run(*args, **kwargs)
         if self.crash_line:
             print(self.crash_line, file=sys.stderr)
+        return result
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(TOKEN_DEFAULTS)
