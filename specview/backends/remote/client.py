@@ -55,7 +55,7 @@ def parse_base_url(url: str) -> BaseUrl:
         parts = urlsplit(text)
         host, port = parts.hostname, parts.port
     except ValueError as exc:
-        raise BackendError(f"--url is not a valid URL ({exc}): {shown(text)}") from None
+        raise BackendError(f"--url is not a valid URL ({exc}): {shown(_without_credentials(text))}") from None
     if parts.scheme not in ("http", "https"):
         raise BackendError(f"--url must start with http:// or https://, got {shown(_without_credentials(text))}")
     if not host:
@@ -70,12 +70,6 @@ def parse_base_url(url: str) -> BaseUrl:
         api = root + "/v1"
     auth = (parts.username or "", parts.password or "") if parts.username or parts.password else None
     return BaseUrl(root, api, auth, tuple(parse_qsl(parts.query, keep_blank_values=True)))
-
-
-def split_base_url(url: str) -> tuple[str, str]:
-    """(root, api) of `url` (see `parse_base_url`)."""
-    base = parse_base_url(url)
-    return base.root, base.api
 
 
 def _without_credentials(text: str) -> str:
