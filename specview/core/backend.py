@@ -45,6 +45,13 @@ class BackendInfo:
     pace: Pace | None = None  # set when the run's pace can be changed (+ / - keys)
     cpu_bound: bool = False  # never waits (a simulator flat out): the UI runs it in a child process
 
+    @property
+    def run_label(self) -> str:
+        """One run in a few characters, as compare panes, the summary and notifications name it:
+        `sim:qwen3.6-mtp γ3 T1`. Built from data (ids, model names): sanitize before showing."""
+        gamma = "" if self.gamma is None else f" γ{self.gamma}"
+        return f"{self.backend}:{self.label}{gamma} T{self.temperature:g}"
+
 
 class Backend(Protocol):
     """A source of Rounds. `rounds` runs on a worker thread; it checks `stop` between rounds.

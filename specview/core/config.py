@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-LANGS = ("en", "zh")
+from specview.core.langs import LANGS
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,7 @@ class Config:
     speed: float | None = None
     api_key_env: str | None = None
     api_key: str | None = field(default=None, repr=False)
+    keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (the UI checks the ids)
     problems: tuple[str, ...] = ()
 
 
@@ -40,6 +41,8 @@ def config_path() -> Path:
 
 def _check(key: str, value: Any, where: str, problems: list[str]) -> Any:
     ok: bool
+    if key == "keymap":
+        return _keymap(value, where, problems)
     if key == "lang":
         ok = value in LANGS
         reason = f"must be one of {', '.join(LANGS)}"
@@ -54,6 +57,20 @@ def _check(key: str, value: Any, where: str, problems: list[str]) -> Any:
         problems.append(f"{where}: key '{key}' {reason}, got {shown}; using the default")
         return None
     return float(value) if key == "speed" else value
+
+
+def _keymap(value: Any, where: str, problems: list[str]) -> dict[str, str] | None:
+    """`[keymap]`: a table of binding id = "keys" (comma-separated, Textual's key names)."""
+    if not isinstance(value, dict):
+        problems.append(f"{where}: [keymap] must be a table of binding id = \"keys\"; ignored")
+        return None
+    good = {}
+    for bid, keys in value.items():
+        if isinstance(keys, str) and keys.strip():
+            good[str(bid)] = keys.replace(" ", "")
+        else:
+            problems.append(f"{where}: [keymap] '{bid}' must be a non-empty string of keys, got {keys!r}; ignored")
+    return good
 
 
 def load_config(path: Path | None = None) -> Config:

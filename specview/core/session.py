@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from specview.core.errors import describe_error
 from specview.core.events import Reconcile, Round, TokenEvent
 from specview.core.metrics import Metrics
 
@@ -82,7 +83,7 @@ class Session:
                 for sink in self._sinks:
                     sink(rnd)
         except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
-            self._error = _describe(exc)
+            self._error = describe_error(exc)
         finally:
             with self._cond:
                 self._finished = True
@@ -210,10 +211,3 @@ def _tokens(item: Round | Reconcile) -> int:
         return sum(len(r.tokens) for r in item.rounds)
     return len(item.tokens)
 
-
-def _describe(exc: BaseException) -> str:
-    from specview.core.errors import BackendError
-
-    if isinstance(exc, BackendError):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList
@@ -11,15 +10,17 @@ from textual.widgets.option_list import Option
 
 from specview.learn.registry import LESSONS, Lesson
 from specview.texts.catalog import text
+from specview.widgets.bindings import bind, localize
 
 
 class LearnIndex(ModalScreen[Lesson | None]):
     """Returns the chosen lesson, or None on escape."""
 
-    BINDINGS = [Binding("escape,q", "cancel", "close", id="learn-index.close")]
+    BINDINGS = [bind("escape,q", "cancel", "learn-index.close")]
 
     def __init__(self, lang: str = "en") -> None:
         super().__init__()
+        localize(self, lang)
         self.lang = lang
 
     def compose(self) -> ComposeResult:

@@ -1,4 +1,4 @@
-"""The top line: backend, preset, γ, T, seed, speed, and the run state."""
+"""The top line: backend, preset, γ, T, seed, speed, the run state and the help key."""
 
 from __future__ import annotations
 
@@ -20,10 +20,13 @@ class StatusLine(TextLine):
         self.what = ""
         self.state = ""
         self.extra = ""
+        self.hint = ""
 
-    def set(self, what: str | None = None, state: str | None = None, extra: str | None = None) -> None:
+    def set(self, what: str | None = None, state: str | None = None, extra: str | None = None,
+            hint: str | None = None) -> None:
+        """Change any of the parts (None keeps it); redraws only when one changed."""
         changed = False
-        for name, value in (("what", what), ("state", state), ("extra", extra)):
+        for name, value in (("what", what), ("state", state), ("extra", extra), ("hint", hint)):
             if value is not None and value != getattr(self, name):
                 setattr(self, name, value)
                 changed = True
@@ -36,7 +39,7 @@ class StatusLine(TextLine):
         line.append(self.what)
         if self.extra:
             line.append("  " + self.extra)
-        right = f"  {self.state}   F1 help"
+        right = f"  {self.state}   {self.hint}"
         pad = max(1, self.size.width - 2 - line.cell_len - cell_len(right))
         line.append(" " * pad + right)
         return line

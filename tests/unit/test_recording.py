@@ -38,7 +38,7 @@ def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> 
 def record_sim(path: Path, rounds: int, *, preset: str = "qwen3.6-mtp", seed: int = 5) -> dict[str, object]:
     """Record a sim run in-process (what `bench --record` does) and return its stats."""
     spec = RunSpec(preset=preset, seed=seed, speed=0.0, max_rounds=rounds)
-    return bench_one(spec, rounds, str(path))
+    return bench_one(spec, rounds, str(path)).stats
 
 
 def recorded_rounds(path: Path) -> list[Round]:
@@ -93,7 +93,7 @@ def test_kill_9_while_recording_leaves_a_file_that_replays_to_the_last_full_roun
 
     # The prefix is exactly the run that made it, cut at that round.
     spec = RunSpec(preset="deepseek-v3-mtp", seed=9, speed=0.0, max_rounds=full_rounds)
-    assert stats == bench_one(spec, full_rounds)
+    assert stats == bench_one(spec, full_rounds).stats
 
     # Tear the last line by hand, so the torn case is checked whatever the kill hit.
     torn = tmp_path / "torn.jsonl"
