@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from specview.core.backend import BackendInfo, Pace
+from specview.core.backend import BackendInfo, Note, Pace
 from specview.core.errors import BackendError, RecordingError
 from specview.core.events import Reconcile, Round
 from specview.core.recording import Header, read_recording, scan_headers
@@ -62,11 +62,31 @@ def recorded_info(header: Header, path: Path) -> BackendInfo:
             seed=_opt(settings, "seed", int),
             virtual_clock=bool(backend.get("virtual_clock", False)),
             exact={str(k): bool(v) for k, v in exact.items()},
+            notes=_notes(backend.get("notes")),
             note=_opt(backend, "note", str) or "",
             reconciles=bool(backend.get("reconciles", False)),
         )
     except TypeError as exc:
         raise BackendError(f"{path} line {header.line}: the header is malformed ({exc})") from None
+
+
+MAX_NOTES = 8
+
+
+def _notes(value: Any) -> tuple[Note, ...]:
+    """The recorded notes: a short list of {"id": str, "values": {str: str}}."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or len(value) > MAX_NOTES:
+        raise TypeError(f"backend.notes must be a list of at most {MAX_NOTES} notes")
+    notes = []
+    for item in value:
+        values = item.get("values", {}) if isinstance(item, dict) else None
+        if not (isinstance(item, dict) and isinstance(item.get("id"), str) and isinstance(values, dict)
+                and all(isinstance(v, str) for v in values.values())):
+            raise TypeError("each of backend.notes must be {\"id\": text, \"values\": {name: text}}")
+        notes.append(Note(item["id"], {str(k): v for k, v in values.items()}))
+    return tuple(notes)
 
 
 def _opt(section: dict[str, Any], key: str, kind: type[T]) -> T | None:
@@ -95,12 +115,11 @@ class ReplayBackend:
         self.header = headers[segment - 1]
         self.pace = Pace(speed)
         self.recorded_info = recorded_info(self.header, self.path)
-        which = f" (run {segment} of {self.segments})" if self.segments > 1 else ""
-        created = self.header.data.get("created") or "at an unknown time"
-        note = f"replay of a {self.recorded_info.backend} run recorded {created}{which}"
-        if self.recorded_info.note:
-            note += f"; {self.recorded_info.note}"
-        self._info = replace(self.recorded_info, backend="replay", virtual_clock=True, note=note, pace=self.pace)
+        values = {"backend": self.recorded_info.backend, "created": str(self.header.data.get("created") or "?"),
+                  "run": str(segment), "runs": str(self.segments)}
+        replayed = Note("replay_segment" if self.segments > 1 else "replay", values)
+        self._info = replace(self.recorded_info, backend="replay", virtual_clock=True,
+                             notes=(replayed, *self.recorded_info.notes), pace=self.pace)
 
     @property
     def info(self) -> BackendInfo:

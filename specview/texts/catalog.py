@@ -53,6 +53,12 @@ def text(key: str, lang: str = FALLBACK) -> str:
     return catalog(lang).get(key) or catalog(FALLBACK).get(key, key)
 
 
+class _Blanks(dict[str, object]):
+    def __missing__(self, name: str) -> str:
+        return "?"
+
+
 def fill(key: str, lang: str = FALLBACK, **values: object) -> str:
-    """A text with `{name}` fields filled in (values are already safe to show)."""
-    return text(key, lang).format(**values)
+    """A text with `{name}` fields filled in ("?" for a value not given; values are data the
+    caller made safe to show)."""
+    return text(key, lang).format_map(_Blanks(values))

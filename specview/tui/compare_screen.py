@@ -17,11 +17,12 @@ from specview.core.backend import Backend
 from specview.core.runspec import RunSpec
 from specview.core.session import Session
 from specview.core.text import sanitize
-from specview.texts.catalog import fill, text
+from specview.texts.catalog import text
 from specview.tui.gauges import pane_texts, position_texts, summary_texts
 from specview.tui.inspector import describe
 from specview.tui.notices import notify_error, user_action
 from specview.tui.pump import Pump, Pumps, Throttle
+from specview.tui.run_text import compare_title
 from specview.widgets.bindings import bind, key_hint, localize
 from specview.widgets.run_pane import RunPane
 from specview.widgets.status_line import StatusLine
@@ -104,19 +105,10 @@ class CompareScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._status = self.query_one(StatusLine)
-        self._status.set(what=self._what(), state=self.pumps.state_text(self.lang),
-                         hint=key_hint(self.app, "app.help"))
+        self._status.set(what=compare_title([b.info.pace for b in self.backends], self.lang),
+                         state=self.pumps.state_text(self.lang), hint=key_hint(self.app, "app.help"))
         self._panes[0].view.focus()
         self.pumps.start(self)
-
-    def _what(self) -> str:
-        what = fill("status.compare", self.lang, n=len(self.backends))
-        paces = {b.info.pace.speed for b in self.backends if b.info.pace is not None}
-        if len(paces) == 1:  # the simulators' (and replays') shared pace
-            pace = paces.pop()
-            what += " · " + (fill("status.pace", self.lang, speed=f"{pace:g}") if pace > 0
-                             else text("status.max_speed", self.lang))
-        return what
 
     def on_unmount(self) -> None:
         self.pumps.stop()

@@ -17,12 +17,12 @@ from specview.core.backend import Backend
 from specview.core.gauges import PANEL, gauges
 from specview.core.runspec import RunSpec
 from specview.core.session import Session
-from specview.core.text import sanitize
-from specview.texts.catalog import fill, text
+from specview.texts.catalog import text
 from specview.tui.gauges import pane_texts, panel_texts, position_texts
 from specview.tui.inspector import describe
 from specview.tui.notices import notify_error, user_action
 from specview.tui.pump import Pump, Pumps, Throttle
+from specview.tui.run_text import notes_text, run_title
 from specview.widgets.bindings import bind, key_hint, localize
 from specview.widgets.history_chart import HistoryChart
 from specview.widgets.position_bars import PositionBars
@@ -128,22 +128,11 @@ class LiveScreen(Screen[None]):
         notify_error(self, message, title)
 
     def _describe(self) -> None:
-        """The status line's description of the run, and the backend's note."""
-        info = self.backend.info
-        t = self.lang
-        parts = [info.backend, sanitize(info.label)]
-        now = self._gamma_shown = self.pump.gamma_now
-        if info.gamma is not None:
-            # adaptive drafting: show the γ of the latest round next to the configured one
-            parts.append(f"γ {info.gamma}" if now in (None, info.gamma) else f"γ {info.gamma} → {now}")
-        parts.append(f"T {info.temperature:g}")
-        if info.seed is not None:
-            parts.append(fill("status.seed", t, seed=info.seed))
-        if info.pace is not None:
-            speed = info.pace.speed
-            parts.append(fill("status.pace", t, speed=f"{speed:g}") if speed > 0 else text("status.max_speed", t))
-        self._status.set(what=" · ".join(parts), state=self.pump.state.text(t))
-        self.query_one("#note", Static).update(sanitize(info.note))
+        """The status line's description of the run, and the backend's notes."""
+        self._gamma_shown = self.pump.gamma_now
+        self._status.set(what=run_title(self.backend.info, self.lang, self._gamma_shown),
+                         state=self.pump.state.text(self.lang))
+        self.query_one("#note", Static).update(notes_text(self.backend.info, self.lang))
 
     # actions ---------------------------------------------------------------
     def action_toggle_pause(self) -> None:

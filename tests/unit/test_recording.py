@@ -25,6 +25,7 @@ from specview.core.runspec import RunSpec
 from specview.core.session import Session
 from specview.core.text import sanitize
 from specview.tui.app import SpecviewApp
+from specview.tui.run_text import notes_text
 from specview.widgets.status_line import StatusLine
 
 ENV = {**os.environ, "NO_COLOR": "1"}
@@ -234,7 +235,9 @@ def test_replay_keeps_the_recorded_pace_scaled_by_speed(tmp_path: Path) -> None:
             assert took < recorded / 2
     info = ReplayBackend(file).info
     assert info.backend == "replay" and info.label == "qwen3.6-mtp" and info.virtual_clock
-    assert info.gamma == 3 and info.seed == 5 and "replay of a sim run" in info.note
+    assert info.gamma == 3 and info.seed == 5
+    assert [note.id for note in info.notes] == ["replay", "sim"], "the replay's note, then the recorded run's"
+    assert notes_text(info, "en").startswith("replay of a sim run recorded 20")
 
 
 def test_check_record_path(tmp_path: Path) -> None:

@@ -142,7 +142,7 @@ class OpenAIBackend:
             model=self.model,
             seed=self.settings.seed,
             exact=exact,
-            note=" ".join(note.split()),
+            notes=(note,),
             reconciles=self.kind.reconciles and f.speculating,
         )
 
@@ -198,7 +198,7 @@ class OpenAIBackend:
             self._metrics_after = self._metrics_text() or self._poller.latest
         missing = self.dialect.missing_statistics() if self.dialect is not None else None
         if missing is not None:
-            self._info = replace(self._info, exact={"tokens_per_second": True}, note=missing)
+            self._info = replace(self._info, exact={"tokens_per_second": True}, notes=(missing,))
         if not self.kind.exact_per_round:
             return
         drafted = counted.metrics.max_drafted

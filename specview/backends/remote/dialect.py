@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from specview.core.backend import Note
 from specview.core.events import Round, TokenEvent, TokenStatus
 
 DEFAULT_PROMPT = "Write a short story about a lighthouse keeper who counts the ships that pass."
 DEFAULT_MAX_TOKENS = 128
-NO_SPEC_NOTE = "this server reports no speculative statistics: tokens/s and inter-token timing only"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +51,7 @@ class Dialect(Protocol):
         told them and they differ from what was shown (else None)."""
         ...
 
-    def missing_statistics(self) -> str | None:
+    def missing_statistics(self) -> Note | None:
         """Why the stream lacked the statistics this dialect reads (None when it had them)."""
         ...
 

@@ -26,6 +26,7 @@ from specview.backends.remote.dialect import (
 )
 from specview.backends.remote.server_kind import INFERRED, Probe, ServerFacts, ServerKind
 from specview.backends.remote.vllm import grouped_note
+from specview.core.backend import Note
 from specview.core.events import Round
 
 _ACCEPTED_KEYS = ("spec_accept_token_num", "spec_num_correct_drafts", "spec_accepted_drafts")
@@ -124,7 +125,7 @@ class SglangDialect:
     def exact_rounds(self) -> list[Round] | None:
         return None
 
-    def missing_statistics(self) -> str | None:
+    def missing_statistics(self) -> Note | None:
         return None
 
 
@@ -149,7 +150,7 @@ class SglangKind(ServerKind):
         speculating = bool(info.get("speculative_algorithm")) or gamma is not None
         return ServerFacts(self.id, build, gamma or drafts, speculating, self.has_metrics(conn))
 
-    def describe(self, facts: ServerFacts) -> tuple[dict[str, bool], str]:
+    def describe(self, facts: ServerFacts) -> tuple[dict[str, bool], Note]:
         return dict(INFERRED), grouped_note(self.server_name(facts), facts.speculating)
 
     def dialect(self, settings: RequestSettings, facts: ServerFacts) -> Dialect:

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from functools import cache
 from importlib import resources
 
-from specview.core.backend import BackendInfo, Pace
+from specview.core.backend import BackendInfo, Note, Pace
 from specview.core.errors import BackendError
 from specview.core.events import Round, TokenEvent
 from specview.core.langs import LANGS, detect_lang
@@ -75,7 +75,7 @@ class SimBackend:
             seed=seed,
             virtual_clock=True,
             exact={"acceptance": True, "tau": True, "per_position": True},
-            note="simulated: timing from the preset's model, not measured",
+            notes=(Note("sim"),),
             pace=self.pace,
             cpu_bound=speed <= 0,  # flat out it never waits: the UI runs it in a child process
         )
