@@ -29,7 +29,7 @@ class LearnIndex(ModalScreen[Lesson | None]):
                    id=str(item.number))
             for item in LESSONS
         ]
-        with Vertical(id="learn-index") as box:
+        with Vertical(id="learn-index", classes="modal-box") as box:
             box.border_title = text("learn.index_title", self.lang)
             yield OptionList(*options, id="learn-list")
 

@@ -52,7 +52,7 @@ class HelpScreen(ModalScreen[None]):
             if self.under.focused is not None:
                 nodes.append(self.under.focused)
         nodes.append(self.app)
-        with VerticalScroll(id="help-box") as box:
+        with VerticalScroll(id="help-box", classes="modal-box") as box:
             box.border_title = text("help_title", self.lang)
             yield Static(help_text(nodes, self.lang), markup=False)
 

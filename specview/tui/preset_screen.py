@@ -40,7 +40,7 @@ class PresetScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         options = [Option(preset_line(p), id=p.id) for p in self.presets.values()]
-        with Vertical(id="preset-box") as box:
+        with Vertical(id="preset-box", classes="modal-box") as box:
             box.border_title = text("preset.title", self.lang)
             yield OptionList(*options, id="preset-list")
             yield Static("", id="preset-detail", markup=False)

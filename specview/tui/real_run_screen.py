@@ -56,7 +56,7 @@ class RealRunScreen(ModalScreen[None]):
         from textual.widgets import Static
 
         keys = " · ".join(filter(None, (key_hint(self, "real.copy"), key_hint(self, "real.close"))))
-        with VerticalScroll(id="help-box") as box:
+        with VerticalScroll(id="help-box", classes="modal-box") as box:
             box.border_title = Text(sanitize(fill("real.title", self.lang, preset=self.preset.id)))
             yield Static(Text(real_run_text(self.preset, self.lang, keys)))
 

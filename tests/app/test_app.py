@@ -5,6 +5,7 @@ from __future__ import annotations
 from app_helpers import sim_app, token_view, wait_finished, wait_until
 
 from specview.tui.help_screen import HelpScreen
+from specview.tui.inspector import describe
 from specview.tui.preset_screen import PresetScreen
 from specview.widgets.stat_gauge import StatGauge
 from specview.widgets.status_line import StatusLine
@@ -69,8 +70,10 @@ async def test_select_a_token_shows_its_probabilities() -> None:
         await wait_finished(pilot)
         await pilot.press("left")
         info = str(app.live.query_one(TokenInfo).render())
-        assert "bonus" in info or "corrected" in info or "accepted" in info
-        assert " p " in info and "position" in info
+        last = token_view(app).tokens[-1]  # the last round ends with its corrected or bonus token
+        assert info == describe(last, "en")
+        assert last.p is not None and last.position is not None
+        assert f" · p {last.p:.3f}" in info and f"position {last.position + 1}" in info
         await pilot.press("escape")
         assert token_view(app).selected is None
 
