@@ -7,8 +7,8 @@ with one per run — whose single timer ticks every pump inside one batch_update
 
 Redraw policy (`Throttle`, one knob for every screen): streams are appended on every tick
 (`pump_hz`); numbers and charts are redrawn at most `numbers_hz`, only for runs that changed
-since, and at once when a run ends or a user action changes it. Widgets then redraw only when
-the text they are given differs from what they show.
+since, and at once for a run's first rounds, when it ends or when a user action changes it.
+Widgets then redraw only when the text they are given differs from what they show.
 """
 
 from __future__ import annotations
@@ -154,10 +154,11 @@ class Pump:
             if replace:  # exact rounds replaced the inferred ones
                 self.view.clear()
             self.view.append(tokens)
+            first = self.drawn_rounds == 0
             self.drawn_rounds += len(got.rounds)
             if got.rounds:
                 self.gamma_now = got.rounds[-1].drafted
-            self.stale = True
+            self._mark(urgent=first)  # the run's first numbers replace the dashes at once
         if self.state.ended:
             return
         if got.error:

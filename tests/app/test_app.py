@@ -17,7 +17,8 @@ async def test_starts_and_streams() -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         view = token_view(app)
         await wait_until(pilot, lambda: view.token_count > 50)
-        assert app.live.query_one("#g-alpha", StatGauge).value != "—"
+        # numbers are redrawn a few times a second (the first ones at once)
+        await wait_until(pilot, lambda: app.live.query_one("#g-alpha", StatGauge).value != "—", timeout=2)
         assert "qwen3.6-mtp" in app.live.query_one(StatusLine).what
         assert app.live.session.metrics.rounds > 0
 

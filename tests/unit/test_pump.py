@@ -67,7 +67,9 @@ def test_numbers_are_redrawn_at_most_numbers_hz_and_at_once_when_the_run_ends() 
     while not pump.state.ended and time.monotonic() < deadline:
         pump.drain()
         pumps.flush_numbers()
-    assert draws == [RunState("running"), RunState("finished")], "a run's end is drawn without waiting"
+    # nothing is due by the clock: only the first numbers, the first rounds' and the end are drawn
+    assert draws[0] == RunState("running") and draws[-1] == RunState("finished")
+    assert len(draws) <= 3 and set(draws[1:-1]) <= {RunState("running")}
     assert len([t for t in view.tokens if t.emitted]) == pump.session.metrics.tokens
 
 
