@@ -6,8 +6,9 @@ import itertools
 import time
 from pathlib import Path
 
+from recordings import record_sim
+
 from specview.backends.factory import make_backend
-from specview.cli.bench import bench_one
 from specview.core.events import TokenEvent
 from specview.core.runspec import RunSpec
 from specview.core.session import Session
@@ -75,7 +76,7 @@ def test_numbers_are_redrawn_at_most_numbers_hz_and_at_once_when_the_run_ends() 
 
 def test_a_failing_run_stops_with_its_reason_and_reports_once(tmp_path: Path) -> None:
     file = tmp_path / "damaged.jsonl"
-    bench_one(RunSpec(preset="qwen3.6-mtp", seed=5, speed=0.0, max_rounds=40), 40, str(file))
+    record_sim(file, 40)
     lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
     file.write_text("".join(lines[:21]) + "{oops\n" + "".join(lines[22:]), encoding="utf-8")
     errors: list[tuple[str, str]] = []
