@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 from specview.core.gauges import GAUGES
 from specview.texts.catalog import text
-from specview.widgets.bindings import bind, key_lines, localize
+from specview.widgets.bindings import TEXTUAL_IDS, bind, key_lines, localize
 
 KEY_WIDTH = 12
 SYMBOL_WIDTH = 10
@@ -24,7 +24,8 @@ def help_text(nodes: list[DOMNode], lang: str) -> str:
     """The whole help: the keys of `nodes` (a screen, its focused widget, the app), the marks,
     and every gauge's definition."""
     lines = [text("help.keys", lang)]
-    for line in key_lines(nodes):
+    # specview's own keys first, Textual's (focus, copy, palette) after them
+    for line in sorted(key_lines(nodes), key=lambda line: line.id in TEXTUAL_IDS.values()):
         lines.append(f"  {' / '.join(line.keys):<{KEY_WIDTH}} {line.tip or line.label}")
     lines += ["", text("help.marks", lang).strip("\n"), "", text("help.numbers", lang)]
     for spec in GAUGES:
