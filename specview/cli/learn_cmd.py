@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         if chosen is None:
             raise CliError("--json needs a screen number, e.g. specview learn 10 --json")
-        print(json.dumps(chosen.numbers(), ensure_ascii=False))
+        print(json.dumps(chosen.numbers(getattr(args, "lang", None) or "en"), ensure_ascii=False))
         return 0
     from specview.cli.app_run import run_app, ui_settings
     from specview.tui.learn_app import LearnApp

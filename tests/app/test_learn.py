@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from specview.core.learn_numbers import speedup_numbers
+from specview.core.explain.speedup import speedup_numbers
 from specview.learn.index_screen import LearnIndex
 from specview.learn.registry import LESSONS
 from specview.texts.catalog import text
