@@ -75,7 +75,9 @@ class LosslessScreen(LearnScreen):
         return out
 
     def numbers(self) -> dict[str, Any]:
-        return coupling_numbers(**self.controls(), sample=self.sampled, draws=DEFAULT_DRAWS, wrong=self.wrong)
+        out = coupling_numbers(**self.controls(), sample=self.sampled, draws=DEFAULT_DRAWS, wrong=self.wrong)
+        out["explain"] = MODES[self.mode]
+        return out
 
     def refresh_numbers(self) -> None:
         t0 = time.perf_counter()

@@ -11,11 +11,14 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from specview.core.backend import Backend
+from specview.core.errors import SpecviewError
+from specview.core.explain.context import RunContext
 from specview.core.runspec import RunSpec
 from specview.themes.loader import TOKEN_DEFAULTS, shipped_themes
 from specview.tui.live_screen import LiveScreen
 
 if TYPE_CHECKING:
+    from specview.learn.base import LearnScreen
     from specview.learn.registry import Lesson
 
 DEFAULT_THEME = "specview"
@@ -54,9 +57,34 @@ class BaseApp(App[None]):
         if not isinstance(self.screen, LearnIndex):
             self.push_screen(LearnIndex(self.lang), self.open_lesson)
 
-    def open_lesson(self, lesson: Lesson | None) -> None:
+    def open_lesson(self, lesson: Lesson | None, run: RunContext | None = None) -> None:
         if lesson is not None:
-            self.push_screen(lesson.make_screen(self.lang))
+            self.push_screen(lesson.make_screen(self.lang, run or self.learn_context()))
+
+    def learn_context(self) -> RunContext | None:
+        """What a running decoder tells the Learn screens (nothing without a run)."""
+        return None
+
+    def on_learn_screen_run_preset(self, message: LearnScreen.RunPreset) -> None:
+        """A Learn screen asked to run a preset live, or to show how to run it on an engine."""
+        if message.real:
+            from specview.tui.real_run_screen import show_real_run
+
+            show_real_run(self.screen, message.preset_id)
+            return
+        self.run_preset(message.preset_id)
+
+    def run_preset(self, preset_id: str) -> None:
+        """Watch a preset live: a simulator run on a new live screen over the Learn screens."""
+        from specview.backends.factory import make_backend
+
+        spec = RunSpec(preset=preset_id, lang=self.lang)
+        try:
+            backend = make_backend(spec)
+        except SpecviewError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.push_screen(LiveScreen(spec, backend, self.lang))
 
     def action_help(self) -> None:
         from specview.tui.help_screen import HelpScreen
@@ -92,6 +120,21 @@ class SpecviewApp(BaseApp):
 
             return CompareScreen(self.compare, self.lang)
         return LiveScreen(self.spec, self.initial_backend, self.lang, record=self.record)
+
+    def run_preset(self, preset_id: str) -> None:
+        """Switch the live run to `preset_id` and show it (the Learn screens close)."""
+        if isinstance(self.screen_stack[0], LiveScreen):
+            while len(self.screen_stack) > 1:
+                self.pop_screen()
+            self.live.switch_preset(preset_id)
+        else:
+            super().run_preset(preset_id)
+
+    def learn_context(self) -> RunContext | None:
+        """The live run's measured numbers and model, for the Learn screens."""
+        if not isinstance(self.screen_stack[0], LiveScreen):
+            return None
+        return self.live.learn_context()
 
     @property
     def live(self) -> LiveScreen:

@@ -16,6 +16,7 @@ from specview.backends.factory import make_backend
 from specview.backends.process import offload
 from specview.core.backend import Backend
 from specview.core.errors import SpecviewError
+from specview.core.explain.context import RunContext
 from specview.core.runspec import RunSpec
 from specview.core.session import Session
 from specview.core.text import sanitize
@@ -200,6 +201,31 @@ class LiveScreen(Screen[None]):
         from specview.tui.real_run_screen import show_real_run
 
         show_real_run(self, self.backend.info.preset)
+
+    def switch_preset(self, preset_id: str) -> None:
+        """Run `preset_id` on the simulator from the start (the Learn screens' Enter)."""
+        self._switch_preset(preset_id)
+
+    def learn_context(self) -> RunContext:
+        """This run as the Learn screens see it: measured α, γ, c, τ, its model file."""
+        info = self.backend.info
+        snap = self.session.metrics.snapshot()
+        gamma = info.gamma if info.gamma is not None else (round(snap.mean_gamma) if snap.mean_gamma else None)
+        target = self.spec.target
+        if target is None and self.spec.demo:
+            from specview.backends.local.demo import demo_model_path
+
+            target = str(demo_model_path())
+        return RunContext(
+            backend=info.backend,
+            alpha=snap.acceptance_rate,
+            gamma=gamma,
+            c=snap.draft_cost,
+            tau=snap.tau,
+            per_position=snap.per_position_acceptance,
+            tokens_per_second=snap.tokens_per_second,
+            target_path=target,
+        )
 
     def _switch_preset(self, preset_id: str | None) -> None:
         if preset_id is None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -26,7 +28,7 @@ def real_run_text(preset: Preset) -> str:
     return "\n\n".join(blocks)
 
 
-def show_real_run(screen: Screen[None], preset_id: str | None) -> None:
+def show_real_run(screen: Screen[Any], preset_id: str | None) -> None:
     """Open the engine commands for `preset_id` over `screen`, or say why there are none."""
     if preset_id is None:
         screen.notify("this run is not a preset: it already is real", severity="warning")
