@@ -1,0 +1,43 @@
+"""Learn screens on a real local model: `m` times k-token forwards through llama.cpp; the demo GGUF's size."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gguf_factory import write_tiny_llama
+from textual.widgets import Static
+
+from specview.backends.local.demo import demo_model_path
+from specview.backends.local.gguf_info import read_gguf_info
+from specview.core.explain.context import RunContext
+from specview.core.explain.roofline import VERIFY_KS, verify_cost_numbers
+from specview.learn.registry import lesson
+from specview.learn.verify_screen import VerifyScreen
+from specview.tui.learn_app import LearnApp
+
+
+async def test_m_measures_the_verify_cost_curve_of_the_local_model(tmp_path: Path) -> None:
+    path = write_tiny_llama(tmp_path / "tiny.gguf")
+    app = LearnApp(lesson(2), run=RunContext(target_path=str(path)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("m")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, VerifyScreen)
+        seconds = screen.measured
+        assert seconds is not None and len(seconds) == len(VERIFY_KS) and min(seconds) > 0
+        n = screen.numbers()
+        assert n == verify_cost_numbers("h100-sxm", "dense-8b-bf16", 1, seconds)
+        assert n["measured_ratio"][0] == 1.0
+        assert "tiny.gguf" in str(screen.query_one("#measured", Static).render())
+        assert len(screen.query_one("#chart").series) == 2  # type: ignore[attr-defined]
+
+
+def test_the_demo_models_size_read_from_its_header() -> None:
+    path = demo_model_path()
+    info = read_gguf_info(path)
+    assert info.architecture == "gemma3" and info.n_embd == 640 and info.nextn_layers == 0
+    assert 250e6 < info.params < 300e6  # Gemma 3 270M
+    assert info.weight_bytes < path.stat().st_size
