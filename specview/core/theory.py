@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 MAX_GAMMA = 32  # the most drafts per round anything in specview accepts
+
+VerifyRatio = Callable[[int], float]  # γ → v(γ) = cost of a (γ+1)-token forward ÷ cost of 1 token
 
 
 def expected_tau(alpha: float, gamma: float) -> float:
@@ -39,11 +41,16 @@ def speedup(alpha: float, gamma: int, c: float, verify_ratio: float = 1.0) -> fl
     return expected_tau(alpha, gamma) / (gamma * c + verify_ratio)
 
 
-def best_gamma(alpha: float, c: float, max_gamma: int = MAX_GAMMA, verify_ratio: float = 1.0) -> tuple[int, float]:
-    """The integer γ in [0, max_gamma] maximising the speedup, and that speedup (γ 0 = plain, 1×)."""
+def best_gamma(
+    alpha: float, c: float, max_gamma: int = MAX_GAMMA, verify_ratio: VerifyRatio | None = None
+) -> tuple[int, float]:
+    """The integer γ in [0, max_gamma] maximising τ / (γc + v(γ)), and that speedup (γ 0 = plain, 1×).
+
+    Without `verify_ratio` v is 1 for every γ (Theorem 3.8).
+    """
     best = (0, 1.0)
     for gamma in range(1, max_gamma + 1):
-        s = speedup(alpha, gamma, c, verify_ratio)
+        s = speedup(alpha, gamma, c, 1.0 if verify_ratio is None else verify_ratio(gamma))
         if s > best[1] + 1e-12:
             best = (gamma, s)
     return best

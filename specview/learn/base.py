@@ -15,6 +15,7 @@ from textual.widgets import Footer, Static
 
 from specview.core.explain.context import RunContext
 from specview.texts.catalog import text
+from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
 from specview.widgets.status_line import StatusLine
 
@@ -55,7 +56,7 @@ class LearnScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
         with VerticalScroll(id="learn-body", can_focus=False):
-            yield Static(self.t(self.lesson.idea_key), id="learn-idea", markup=False)
+            yield Prose(self.t(self.lesson.idea_key), id="learn-idea")
             yield from self.body()
         yield Footer()
 

@@ -14,6 +14,7 @@ from specview.core.explain.rounds import label, round_drafts
 from specview.learn.base import LearnScreen
 from specview.learn.sim_round import sample_round
 from specview.widgets.grid import Cell, Grid
+from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
 
 GLYPH = {
@@ -46,12 +47,12 @@ class CacheScreen(LearnScreen):
         choices = [REAL, *range(len(self.drafts) + 1)]
         yield Slider(self.ts("round"), choices, 0,
                      lambda v: self.ts("real") if v == REAL else self.ts("chosen").format(a=v), id="round")
-        yield Static(self.ts("live" if self.live else "simulated"), classes="learn-legend", markup=False)
+        yield Prose(self.ts("live" if self.live else "simulated"), classes="learn-legend")
         yield Static(id="phases", classes="learn-numbers")
         yield Grid(cell_width=10, id="slots")
-        yield Static(self.ts("legend"), classes="learn-legend", markup=False)
+        yield Prose(self.ts("legend"), classes="learn-legend")
         yield Static(id="numbers", classes="learn-numbers")
-        yield Static(self.ts("note"), classes="learn-note", markup=False)
+        yield Prose(self.ts("note"), classes="learn-note")
 
     def numbers(self) -> dict[str, Any]:
         choice = self.query_one(Slider).value

@@ -7,11 +7,11 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Static
 
 from specview.core.explain.cases import COLUMNS, ROWS, case_numbers
 from specview.learn.base import LearnScreen
 from specview.widgets.grid import Cell, Grid
+from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
 
 
@@ -35,8 +35,8 @@ class CasesScreen(LearnScreen):
         yield Slider(self.ts("column"), list(range(len(COLUMNS))), 0, lambda i: self.ts(f"name.{COLUMNS[i]}"),
                      id="column")
         yield Grid(cell_width=20, id="cases")
-        yield Static(id="about", classes="learn-numbers")
-        yield Static(self.ts("note"), classes="learn-note", markup=False)
+        yield Prose(id="about", classes="learn-numbers")
+        yield Prose(self.ts("note"), classes="learn-note")
 
     def numbers(self) -> dict[str, Any]:
         return case_numbers(self.query_one(Slider).value)
@@ -62,7 +62,7 @@ class CasesScreen(LearnScreen):
         self.query_one(Grid).set(rows, [self.ts(f"name.{c['preset']}") for c in cols], cells,
                                  emphasise=[(r, chosen) for r in range(len(rows))])
         preset = cols[chosen]["preset"]
-        self.query_one("#about", Static).update(self.ts(f"about.{preset}") + "\n" + self.ts("keys"))
+        self.query_one("#about", Prose).update(self.ts(f"about.{preset}") + "\n" + self.ts("keys"))
 
     def _preset(self) -> str:
         return str(COLUMNS[self.query_one(Slider).value])

@@ -24,6 +24,7 @@ from specview.core.explain.fusion import (
 )
 from specview.learn import show
 from specview.learn.base import LearnScreen
+from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
 
 STRIP = 48  # cells for the picture of W's column blocks
@@ -48,7 +49,7 @@ class FusionScreen(LearnScreen):
         yield Static(id="shapes", classes="learn-numbers")
         yield Static(id="numbers", classes="learn-numbers")
         yield Static(id="gguf", classes="learn-note")
-        yield Static(self.ts("note"), classes="learn-note", markup=False)
+        yield Prose(self.ts("note"), classes="learn-note")
 
     def controls(self) -> dict[str, Any]:
         values = {s.id: s.value for s in self.query(Slider)}

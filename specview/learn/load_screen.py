@@ -20,6 +20,7 @@ from specview.core.hardware import ACCELERATORS, MODEL_SHAPES, accelerator, mode
 from specview.core.presets import load_presets
 from specview.learn.base import LearnScreen
 from specview.widgets.column_chart import ColumnChart, Reference, Series
+from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
 
 SERIES = (("eagle3-sglang", "◆", "second"), ("eagle-sglang", "◇", "third"))
@@ -41,9 +42,9 @@ class LoadScreen(LearnScreen):
         yield Slider(self.ts("batch"), list(BATCHES), 0, str, id="batch")
         yield Static(id="numbers", classes="learn-numbers")
         yield ColumnChart(id="chart", classes="-tall")
-        yield Static(self.ts("legend"), classes="learn-legend", markup=False)
+        yield Prose(self.ts("legend"), classes="learn-legend")
         yield Static(id="measured", classes="learn-note")
-        yield Static(self.ts("note").format(slow=VLLM_SLOWDOWN), classes="learn-note", markup=False)
+        yield Prose(self.ts("note").format(slow=VLLM_SLOWDOWN), classes="learn-note")
 
     def controls(self) -> dict[str, Any]:
         v = {s.id: s.value for s in self.query(Slider)}

@@ -14,6 +14,7 @@ from specview.core.explain.coupling import CLOSENESS_STEP, DEFAULT_CLOSENESS, DE
 from specview.core.text import number, sanitize
 from specview.learn.base import LearnScreen
 from specview.widgets.dist_bars import COMPARE, SPLIT, DistributionBars
+from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
 
 MODES = ("trust", "coupling", "proof")
@@ -51,12 +52,12 @@ class LosslessScreen(LearnScreen):
         start = self.rows.chosen if self.rows is not None else 0
         yield Slider(self.ts("token"), list(range(len(self.labels))), start, lambda i: self.labels[i], id="token")
         yield DistributionBars(id="dist")
-        yield Static(self.ts("legend"), classes="learn-legend", markup=False)
+        yield Prose(self.ts("legend"), classes="learn-legend")
         yield Static(id="numbers", classes="learn-numbers")
         yield Static(id="explain", classes="learn-numbers")
         yield DistributionBars(id="histogram")
         yield Static(id="sampling", classes="learn-numbers")
-        yield Static(self.ts("note"), classes="learn-note", markup=False)
+        yield Prose(self.ts("note"), classes="learn-note")
 
     def _live_header(self) -> Text:
         assert self.run is not None and self.rows is not None

@@ -13,6 +13,7 @@ from specview.core.explain.rounds import label, round_drafts
 from specview.learn.base import LearnScreen
 from specview.learn.sim_round import sample_round, split_context
 from specview.widgets.grid import Cell, Grid
+from specview.widgets.prose import Prose
 
 
 def round_labels(run_before: tuple[str, ...], rnd: Any) -> tuple[list[str], str, list[str]]:
@@ -37,11 +38,11 @@ class MaskScreen(LearnScreen):
         self.row = len(self.context)  # the pending row: it scores the first draft
 
     def body(self) -> ComposeResult:
-        yield Static(self.ts("live" if self.live else "simulated"), classes="learn-legend", markup=False)
+        yield Prose(self.ts("live" if self.live else "simulated"), classes="learn-legend")
         yield Grid(cell_width=8, selectable=True, id="mask")
-        yield Static(self.ts("legend"), classes="learn-legend", markup=False)
+        yield Prose(self.ts("legend"), classes="learn-legend")
         yield Static(id="numbers", classes="learn-numbers")
-        yield Static(self.ts("note"), classes="learn-note", markup=False)
+        yield Prose(self.ts("note"), classes="learn-note")
 
     def numbers(self) -> dict[str, Any]:
         return mask_numbers(self.context, self.pending, self.drafts, self.row)

@@ -24,6 +24,7 @@ from specview.core.text import sanitize
 from specview.learn import show
 from specview.learn.base import LearnScreen
 from specview.learn.local_model import read_model_info
+from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
 
 LOG_LOW, LOG_HIGH = -1.0, 3.0  # the intensity strip spans 0.1 … 1000 FLOP/byte
@@ -56,7 +57,7 @@ class MemoryScreen(LearnScreen):
         yield Static(id="numbers", classes="learn-numbers")
         yield Static(id="strip", classes="learn-numbers")
         yield Static(id="local", classes="learn-note")
-        yield Static(self.ts("note"), classes="learn-note", markup=False)
+        yield Prose(self.ts("note"), classes="learn-note")
         yield Static(id="source", classes="learn-note")
 
     def numbers(self) -> dict[str, Any]:

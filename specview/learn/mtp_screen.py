@@ -14,6 +14,7 @@ from specview.core.explain.mtp import DIAGRAM_STEPS, mtp_numbers
 from specview.core.presets import load_presets
 from specview.learn.base import LearnScreen
 from specview.widgets.grid import Cell, Grid
+from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
 
 SHOWN_K = 8  # survival columns k = 1…8
@@ -63,7 +64,7 @@ class MtpScreen(LearnScreen):
                      id="preset")
         yield Grid(cell_width=6, id="survival")
         yield Static(id="numbers", classes="learn-numbers")
-        yield Static(self.ts("note"), classes="learn-note", markup=False)
+        yield Prose(self.ts("note"), classes="learn-note")
 
     def numbers(self) -> dict[str, Any]:
         return mtp_numbers(self.step, self.query_one(Slider).value)

@@ -19,6 +19,7 @@ from specview.core.presets import load_presets
 from specview.core.text import number
 from specview.learn.base import LearnScreen
 from specview.widgets.grid import Cell, Grid
+from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
 from specview.widgets.token_view import TokenView
 
@@ -49,12 +50,12 @@ class RoundScreen(LearnScreen):
         yield Slider(self.ts("preset"), self.presets, start, str, id="preset")
         yield Static(id="steps", classes="learn-numbers")
         yield Grid(cell_width=11, id="round")
-        yield Static(self.ts("legend"), classes="learn-legend", markup=False)
+        yield Prose(self.ts("legend"), classes="learn-legend")
         yield Static(id="numbers", classes="learn-numbers")
         view = TokenView(id="text")
         view.can_focus = False
         yield view
-        yield Static(self.ts("note"), classes="learn-note", markup=False)
+        yield Prose(self.ts("note"), classes="learn-note")
 
     def on_mount(self) -> None:
         self._start()

@@ -20,6 +20,7 @@ from specview.core.text import number
 from specview.learn.base import LearnScreen
 from specview.widgets.column_chart import ColumnChart, Reference, Series
 from specview.widgets.position_bars import PositionBars
+from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
 
 ALPHAS = [round(i * 0.01, 2) for i in range(100)]
@@ -45,10 +46,10 @@ class SpeedupScreen(LearnScreen):
                      lambda v: f"{v:.2f}", id="verify")
         yield Static(id="numbers", classes="learn-numbers")
         yield ColumnChart(id="chart")
-        yield Static(self.ts("legend"), classes="learn-legend", markup=False)
+        yield Prose(self.ts("legend"), classes="learn-legend")
         yield Static(id="measured", classes="learn-note")
         yield PositionBars(id="positions")
-        yield Static(self.ts("note"), classes="learn-note", markup=False)
+        yield Prose(self.ts("note"), classes="learn-note")
 
     def controls(self) -> dict[str, Any]:
         value = {s.id: s.value for s in self.query(Slider)}

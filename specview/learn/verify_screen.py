@@ -17,6 +17,7 @@ from specview.core.text import sanitize
 from specview.learn.base import LearnScreen
 from specview.learn.local_model import MEASURE_CONTEXT, MEASURE_REPEATS
 from specview.widgets.column_chart import ColumnChart, Reference, Series
+from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
 
 
@@ -39,9 +40,9 @@ class VerifyScreen(LearnScreen):
         yield Slider(self.ts("batch"), list(BATCHES), 0, str, id="batch")
         yield Static(id="numbers", classes="learn-numbers")
         yield ColumnChart(id="chart")
-        yield Static(self.ts("legend"), classes="learn-legend", markup=False)
+        yield Prose(self.ts("legend"), classes="learn-legend")
         yield Static(id="measured", classes="learn-note")
-        yield Static(self.ts("note"), classes="learn-note", markup=False)
+        yield Prose(self.ts("note"), classes="learn-note")
 
     def numbers(self) -> dict[str, Any]:
         values = {s.id: s.value for s in self.query(Slider)}

@@ -13,6 +13,7 @@ from specview.learn.index_screen import LearnIndex
 from specview.learn.registry import LESSONS
 from specview.texts.catalog import text
 from specview.tui.learn_app import LearnApp
+from specview.widgets.prose import Prose
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -27,7 +28,7 @@ async def test_index_lists_every_lesson_and_opens_one(lang: str) -> None:
         await pilot.pause()
         first = LESSONS[0]
         assert type(app.screen).__name__ == first.screen.split(":")[1]
-        shown = str(app.screen.query_one("#learn-idea").render())
+        shown = app.screen.query_one("#learn-idea", Prose).text
         assert shown == text(first.idea_key, lang)
         await pilot.press("escape")
         await pilot.pause()

@@ -26,6 +26,7 @@ from specview.learn.registry import LESSONS, lesson
 from specview.texts.catalog import catalog, text
 from specview.tui.learn_app import LearnApp
 from specview.widgets.grid import Grid
+from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
 
 MISSING: list[tuple[str, str]] = []
@@ -124,7 +125,7 @@ async def test_screen_controls_move_the_core_numbers(number: int, lang: str) -> 
     app = LearnApp(lesson(number), lang=lang)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_screen(pilot)
-        assert str(screen.query_one("#learn-idea", Static).render()) == text(lesson(number).idea_key, lang)
+        assert screen.query_one("#learn-idea", Prose).text == text(lesson(number).idea_key, lang)
         before = check(screen)
         for slider in list(screen.query(Slider)):
             slider.focus()

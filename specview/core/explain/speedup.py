@@ -56,7 +56,7 @@ def speedup_numbers(
     """τ, speedup, the speedup curve over γ with the best γ, break-even, and a run's three τ."""
     if not 1 <= gamma <= MAX_GAMMA:
         raise ValueError(f"gamma must be in [1, {MAX_GAMMA}], got {gamma}")
-    best_g, best_s = best_gamma(alpha, c, MAX_GAMMA, verify_ratio)
+    best_g, best_s = best_gamma(alpha, c, MAX_GAMMA, lambda _gamma: verify_ratio)  # v held fixed across γ
     out: dict[str, Any] = {
         "alpha": alpha,
         "gamma": gamma,
