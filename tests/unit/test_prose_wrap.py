@@ -8,7 +8,8 @@ from specview.widgets.prose import wrap
 
 
 def test_chinese_breaks_between_characters_and_fills_the_line() -> None:
-    text = "以 min(1, p(x)/q(x)) 的概率保留草稿 x，否则从 q 未覆盖的部分重新采样：无论草稿如何，输出都严格服从目标模型的 p。"
+    text = ("以 min(1, p(x)/q(x)) 的概率保留草稿 x，否则从 q 未覆盖的部分重新采样："
+            "无论草稿如何，输出都严格服从目标模型的 p。")
     lines = wrap(text, 40)
     assert "".join(lines).replace(" ", "") == text.replace(" ", "")
     assert all(cell_len(line) <= 40 for line in lines)
