@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from gguf_factory import write_tiny_llama
 from textual.widgets import Static
 
@@ -41,3 +42,38 @@ def test_the_demo_models_size_read_from_its_header() -> None:
     assert info.architecture == "gemma3" and info.n_embd == 640 and info.nextn_layers == 0
     assert 250e6 < info.params < 300e6  # Gemma 3 270M
     assert info.weight_bytes < path.stat().st_size
+
+
+def test_recomputed_rows_match_the_runs_own_p_and_q(tmp_path: Path) -> None:
+    import threading
+
+    from specview.backends.local.backend import LlamaBackend
+    from specview.backends.local.token_rows import position_rows
+    from specview.core.events import TokenStatus
+
+    target = write_tiny_llama(tmp_path / "target.gguf", seed=0)
+    draft = write_tiny_llama(tmp_path / "near.gguf", seed=0, noise=0.25)
+    backend = LlamaBackend(target, draft=str(draft), prompt="the cat sat on the mat", temperature=0.8, seed=1,
+                           max_tokens=24, gamma=3, chat_template=False, n_threads=1)
+    try:
+        rounds = list(backend.rounds(threading.Event()))
+        prompt = list(backend.prompt_tokens)
+    finally:
+        backend.close()
+    committed = list(prompt)
+    checked = 0
+    for rnd in rounds:
+        for token in rnd.tokens:
+            if token.status in (TokenStatus.ACCEPTED, TokenStatus.REJECTED) and checked < 3:
+                assert token.token_id is not None and token.p is not None and token.q is not None
+                rows = position_rows(str(target), str(draft), committed, token.token_id, 0.8)
+                assert rows.p[rows.chosen] == pytest.approx(token.p, rel=1e-3)
+                assert rows.q[rows.chosen] == pytest.approx(token.q, rel=1e-3)
+                assert sum(rows.p) == pytest.approx(1.0) and sum(rows.q) == pytest.approx(1.0)
+                assert rows.alpha == pytest.approx(1 - rows.tv)
+                checked += 1
+            if token.emitted:
+                committed.append(token.token_id)  # type: ignore[arg-type]
+    assert checked == 3
+    one_hot = position_rows(str(target), "ngram", prompt, 5, 0.0)
+    assert one_hot.q[one_hot.chosen] == 1.0 and one_hot.alpha == pytest.approx(one_hot.p[one_hot.chosen])
