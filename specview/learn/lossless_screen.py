@@ -45,6 +45,11 @@ class LosslessScreen(LearnScreen):
 
     def body(self) -> ComposeResult:
         if self.rows is None:
+            token = self.run.token if self.run is not None else None
+            if token is not None:
+                yield Prose(self.ts("live_token").format(
+                    token=sanitize(token.text), p=number(token.p, ".3f"),
+                    q=number(token.q, ".3f")), classes="learn-legend")
             yield Slider(self.ts("closeness"), CLOSENESS, CLOSENESS.index(DEFAULT_CLOSENESS), lambda v: f"{v:.2f}",
                          id="closeness")
         else:

@@ -51,6 +51,11 @@ class SpeedupScreen(LearnScreen):
         yield PositionBars(id="positions")
         yield Prose(self.ts("note"), classes="learn-note")
 
+    def on_mount(self) -> None:
+        super().on_mount()
+        if self.run is not None and self.run.fill:
+            self.action_fill()
+
     def controls(self) -> dict[str, Any]:
         value = {s.id: s.value for s in self.query(Slider)}
         return {"alpha": value["alpha"], "gamma": value["gamma"], "c": value["c"], "verify_ratio": value["verify"]}

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections import deque
+from dataclasses import replace
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -16,12 +18,14 @@ from specview.backends.factory import make_backend
 from specview.backends.process import offload
 from specview.core.backend import Backend
 from specview.core.errors import SpecviewError
+from specview.core.events import Round, TokenEvent
 from specview.core.explain.context import RunContext
 from specview.core.runspec import RunSpec
 from specview.core.session import Session
 from specview.core.text import sanitize
 from specview.texts.catalog import text
 from specview.tui.gauges import gauge_texts
+from specview.tui.token_link import TokenRequest, token_request
 from specview.widgets.history_chart import HistoryChart
 from specview.widgets.position_bars import PositionBars
 from specview.widgets.stat_gauge import StatGauge
@@ -35,6 +39,8 @@ PUMP_HZ = 20 if os.environ.get("SSH_CONNECTION") else 30
 # terminal (back-pressure instead of unbounded memory) and so caps the work of one frame.
 UI_BUFFER_TOKENS = 2048
 NARROW = 80
+RECENT_ROUNDS = 8  # rounds kept for the Learn screens: the last one drafted, and text before it
+CONTEXT_TOKENS = 4
 
 
 class LiveScreen(Screen[None]):
@@ -47,6 +53,10 @@ class LiveScreen(Screen[None]):
         Binding("p", "choose_preset", "preset", id="live.preset", tooltip="Choose a simulator preset"),
         Binding("x", "run_for_real", "run it for real", id="live.real",
                 tooltip="llama-server / vLLM / SGLang commands for this preset"),
+        Binding("i", "learn_token", "learn: this token", id="live.learn_token",
+                tooltip="Open the selected token in Learn 6 (its real p and q with a local model)"),
+        Binding("t", "learn_speedup", "learn: speedup", id="live.learn_speedup",
+                tooltip="Open Learn 10 with this run's measured α, γ and c"),
         Binding("plus,equals_sign", "speed(2.0)", "faster", show=False, id="live.faster"),
         Binding("minus", "speed(0.5)", "slower", show=False, id="live.slower"),
     ]
@@ -63,6 +73,8 @@ class LiveScreen(Screen[None]):
         self._finished_shown = False
         self._gamma_now: int | None = None
         self._ticks = 0
+        self._recent: deque[Round] = deque(maxlen=RECENT_ROUNDS)  # for the Learn screens (mask, cache)
+        self._selected: tuple[TokenEvent, int] | None = None
 
     def compose(self) -> ComposeResult:
         t = self.lang
@@ -114,6 +126,7 @@ class LiveScreen(Screen[None]):
         if drained.rounds and drained.rounds[-1].drafted != self._gamma_now:
             self._gamma_now = drained.rounds[-1].drafted
             self._describe()
+        self._recent.extend(drained.rounds)
         if drained.rounds or drained.reconciled:
             replace, tokens = self.session.drawable(drained)
             with self.app.batch_update():
@@ -216,6 +229,11 @@ class LiveScreen(Screen[None]):
             from specview.backends.local.demo import demo_model_path
 
             target = str(demo_model_path())
+        rounds = list(self._recent)
+        drafted = [i for i, r in enumerate(rounds) if r.drafted]
+        last = rounds[drafted[-1]] if drafted else None
+        earlier = rounds[: drafted[-1]] if drafted else []
+        before = tuple(t.text for r in earlier for t in r.tokens if t.emitted)
         return RunContext(
             backend=info.backend,
             alpha=snap.acceptance_rate,
@@ -225,7 +243,43 @@ class LiveScreen(Screen[None]):
             per_position=snap.per_position_acceptance,
             tokens_per_second=snap.tokens_per_second,
             target_path=target,
+            last_round=last,
+            before_round=before[-CONTEXT_TOKENS:],
         )
+
+    def action_learn_speedup(self) -> None:
+        """Learn 10 with this run's measured α, γ, c filled in."""
+        from specview.learn.registry import lesson
+
+        self.app.push_screen(lesson(10).make_screen(self.lang, replace(self.learn_context(), fill=True)))
+
+    def action_learn_token(self) -> None:
+        """Learn 6 for the selected token: its position's real p and q (local backend, in a worker)."""
+        from specview.learn.registry import lesson
+
+        if self._selected is None:
+            self.notify(text("learn.link.none", self.lang), severity="warning")
+            return
+        token, index = self._selected
+        run = replace(self.learn_context(), token=token)
+        request = token_request(self.backend, self.spec, self._view.tokens, index, self.session.metrics.tokens)
+        if isinstance(request, str):
+            self.notify(text(request, self.lang), severity="warning")
+            self.app.push_screen(lesson(6).make_screen(self.lang, run))
+            return
+        self.notify(text("learn.link.computing", self.lang))
+        self._token_rows(request, run)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="token-rows")
+    def _token_rows(self, request: TokenRequest, run: RunContext) -> None:
+        from specview.learn.registry import lesson
+
+        try:
+            rows = request.rows()
+        except SpecviewError as exc:
+            self.app.call_from_thread(self.notify, sanitize(str(exc)), severity="error")
+            return
+        self.app.call_from_thread(self.app.push_screen, lesson(6).make_screen(self.lang, replace(run, token_rows=rows)))
 
     def _switch_preset(self, preset_id: str | None) -> None:
         if preset_id is None:
@@ -271,3 +325,4 @@ class LiveScreen(Screen[None]):
     @on(TokenView.Selected)
     def _show_token(self, event: TokenView.Selected) -> None:
         self.query_one(TokenInfo).show(event.token)
+        self._selected = None if event.token is None or event.index is None else (event.token, event.index)

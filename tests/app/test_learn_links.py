@@ -10,14 +10,19 @@ from textual.widgets import OptionList, Static
 
 from specview.core.explain.context import RunContext
 from specview.core.explain.roofline import gpu_wait_numbers
+from specview.core.explain.rounds import label, round_drafts
+from specview.learn.cache_screen import CacheScreen
 from specview.learn.fusion_screen import FusionScreen
 from specview.learn.index_screen import LearnIndex
+from specview.learn.lossless_screen import LosslessScreen
+from specview.learn.mask_screen import MaskScreen
 from specview.learn.memory_screen import MemoryScreen
 from specview.learn.registry import lesson
 from specview.learn.speedup_screen import SpeedupScreen
 from specview.tui.learn_app import LearnApp
 from specview.tui.live_screen import LiveScreen
 from specview.tui.real_run_screen import RealRunScreen
+from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
 
 
@@ -114,3 +119,49 @@ async def test_b_measures_this_machine_and_rates_the_local_run(tmp_path: Path) -
         assert n == gpu_wait_numbers("h100-sxm", "local", screen.local, screen.host_bandwidth, 40.0)
         assert n["local"]["share_of_ceiling"] == 40.0 / (screen.host_bandwidth / screen.local.weight_bytes)
         assert f"{n['local']['measured_tps']:.4g} tok/s" in str(screen.query_one("#local", Static).render())
+
+
+async def test_t_opens_the_speedup_screen_filled_with_the_run() -> None:
+    app = sim_app(max_rounds=40, seed=2)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_finished(pilot)
+        snap = app.live.session.metrics.snapshot()
+        await pilot.press("t")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SpeedupScreen) and screen.measured is not None
+        assert screen.numbers()["measured"]["tau_measured"] == snap.tau
+
+
+async def test_l_shows_the_live_runs_last_round_in_the_mask_and_cache_screens() -> None:
+    app = sim_app(max_rounds=12, seed=4)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_finished(pilot)
+        run = app.learn_context()
+        assert run is not None and run.last_round is not None
+        app.open_lesson(lesson(3))
+        await pilot.pause()
+        mask = app.screen
+        assert isinstance(mask, MaskScreen) and mask.live
+        assert mask.drafts == [d.text for d in round_drafts(run.last_round)]
+        assert mask.pending == label(run.before_round[-1])
+        await pilot.press("escape")
+        app.open_lesson(lesson(4))
+        await pilot.pause()
+        assert isinstance(app.screen, CacheScreen) and app.screen.round is run.last_round
+
+
+async def test_i_on_a_simulated_token_opens_learn_6_with_its_own_p_and_q() -> None:
+    app = sim_app(max_rounds=10, seed=1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_finished(pilot)
+        await pilot.press("i")
+        await pilot.pause()
+        assert not isinstance(app.screen, LosslessScreen)  # nothing selected yet
+        await pilot.press("left")
+        await pilot.press("i")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, LosslessScreen) and screen.rows is None
+        assert screen.run is not None and screen.run.token is not None
+        assert f"{screen.run.token.p:.3f}" in screen.query_one(".learn-legend", Prose).text

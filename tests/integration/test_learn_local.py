@@ -77,3 +77,38 @@ def test_recomputed_rows_match_the_runs_own_p_and_q(tmp_path: Path) -> None:
     assert checked == 3
     one_hot = position_rows(str(target), "ngram", prompt, 5, 0.0)
     assert one_hot.q[one_hot.chosen] == 1.0 and one_hot.alpha == pytest.approx(one_hot.p[one_hot.chosen])
+
+
+async def test_i_opens_a_live_local_token_with_its_real_rows(tmp_path: Path) -> None:
+    from app_helpers import wait_finished, wait_until
+
+    from specview.backends.factory import make_backend
+    from specview.core.events import TokenStatus
+    from specview.core.runspec import RunSpec
+    from specview.learn.lossless_screen import LosslessScreen
+    from specview.tui.app import SpecviewApp
+    from specview.widgets.token_view import TokenView
+
+    target = write_tiny_llama(tmp_path / "target.gguf", seed=0)
+    draft = write_tiny_llama(tmp_path / "near.gguf", seed=0, noise=0.25)
+    spec = RunSpec(target=str(target), draft=str(draft), prompt="the cat sat on the mat", temperature=0.8,
+                   seed=1, max_tokens=20, gamma=3)
+    app = SpecviewApp(spec, make_backend(spec))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_finished(pilot)
+        view = app.live.query_one(TokenView)
+        for _ in range(view.token_count):
+            await pilot.press("left")
+            if view.selected is not None and view.tokens[view.selected].status is TokenStatus.ACCEPTED:
+                break
+        token = view.tokens[view.selected]  # type: ignore[index]
+        assert token.status is TokenStatus.ACCEPTED
+        await pilot.press("i")
+        await wait_until(pilot, lambda: isinstance(app.screen, LosslessScreen), timeout=60)
+        screen = app.screen
+        assert isinstance(screen, LosslessScreen) and screen.rows is not None
+        assert screen.rows.p[screen.rows.chosen] == pytest.approx(token.p, rel=1e-3)
+        assert screen.rows.q[screen.rows.chosen] == pytest.approx(token.q, rel=1e-3)
+        n = screen.numbers()
+        assert n["p"] == list(screen.rows.p) and n["closeness"] is None
+        assert f"{screen.rows.alpha:.3f}" in screen.query_one(".learn-legend").render().plain  # type: ignore[attr-defined]
