@@ -152,3 +152,6 @@ class SpecviewApp(BaseApp):
         yield SystemCommand("Restart", "Start again with the same seed", live.action_restart)
         yield SystemCommand("Choose preset", "Switch the simulator preset", live.action_choose_preset)
         yield SystemCommand("Help", "Keys, marks and definitions", self.action_help)
+        yield SystemCommand("Learn this token", "Open the selected token in Learn 6 (key i)", live.action_learn_token)
+        yield SystemCommand("Learn: how much faster is this run?", "Learn 10 with this run's α, γ, c (key t)",
+                            live.action_learn_speedup)
