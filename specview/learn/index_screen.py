@@ -11,6 +11,7 @@ from textual.widgets.option_list import Option
 
 from specview.learn.registry import LESSONS, Lesson
 from specview.texts.catalog import text
+from specview.widgets.prose import Wrapped
 
 
 class LearnIndex(ModalScreen[Lesson | None]):
@@ -24,7 +25,7 @@ class LearnIndex(ModalScreen[Lesson | None]):
 
     def compose(self) -> ComposeResult:
         options = [
-            Option(f"{item.number:>2}  {text(item.title_key, self.lang)} — {text(item.idea_key, self.lang)}",
+            Option(Wrapped(f"{item.number:>2}  {text(item.title_key, self.lang)} — {text(item.idea_key, self.lang)}"),
                    id=str(item.number))
             for item in LESSONS
         ]

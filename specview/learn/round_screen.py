@@ -102,6 +102,12 @@ class RoundScreen(LearnScreen):
                 Cell(number(d["keep"], ".3f") if p_seen else "?", "plain" if p_seen else "muted"),
                 Cell(f"{glyph} {self.ts('verdict.' + d['verdict']) if decided else self.ts('undecided')}", state),
             ])
+        for k in range(len(n["drafts"]), n["gamma"]):  # drafts the backend did not report (never verified)
+            rows.append(f"d{k + 1}")
+            glyph, state = VERDICT["discarded"] if decided else ("?", "warn")
+            verdict = self.ts("verdict.discarded") if decided else self.ts("undecided")
+            cells.append([Cell("—", "off"), Cell("—"), Cell("?", "muted"), Cell("?", "muted"),
+                          Cell(f"{glyph} {verdict}", state)])
         if decided:
             final = n["final"]
             rows.append(self.ts(final["status"]))

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 
 from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.text import Text
 from textual.geometry import Size
 from textual.widget import Widget
@@ -86,3 +88,16 @@ class Prose(Widget):
 
     def render(self) -> Text:
         return Text("\n".join(wrap(self.text, self.content_region.width or self.size.width)))
+
+
+class Wrapped:
+    """A Rich renderable of `text` wrapped by `wrap` at whatever width it is given (list options)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text("\n".join(wrap(self.text, options.max_width)))
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(1, max(cell_len(line) for line in self.text.split("\n")))
