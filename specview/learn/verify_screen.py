@@ -46,7 +46,14 @@ class VerifyScreen(LearnScreen):
 
     def numbers(self) -> dict[str, Any]:
         values = {s.id: s.value for s in self.query(Slider)}
-        return verify_cost_numbers(values["chip"], values["model"], values["batch"], self.measured)
+        return verify_cost_numbers(values["chip"], values["model"], values["batch"], self.measured, run=self._run())
+
+    def _run(self) -> tuple[float, int, float] | None:
+        """The live run's (α, γ, c), when it measured all three."""
+        run = self.run
+        if run is None or run.alpha is None or not run.gamma or run.c is None:
+            return None
+        return run.alpha, run.gamma, run.c
 
     def refresh_numbers(self) -> None:
         n = self.numbers()
@@ -63,6 +70,10 @@ class VerifyScreen(LearnScreen):
         if self.measured:
             pairs.append((self.ts("measured_v16").format(k=len(n["measured_ratio"])),
                           f"{n['measured_ratio'][-1]:.3f}×"))
+        if "run" in n:
+            r = n["run"]
+            pairs.append((self.ts("run_speedup").format(gamma=r["gamma"]), self.ts("run_speedup_values").format(
+                v=r["verify_ratio"], with_v=r["speedup_measured_v"], v1=r["speedup_v1"])))
         self.show_pairs("numbers", pairs)
         series = [Series(tuple(n["verify_ratio"]))]
         if self.measured:

@@ -12,6 +12,7 @@ from specview.backends.local.demo import demo_model_path
 from specview.backends.local.gguf_info import read_gguf_info
 from specview.core.explain.context import RunContext
 from specview.core.explain.roofline import VERIFY_KS, verify_cost_numbers
+from specview.core.theory import expected_tau
 from specview.learn.registry import lesson
 from specview.learn.verify_screen import VerifyScreen
 from specview.tui.learn_app import LearnApp
@@ -19,7 +20,7 @@ from specview.tui.learn_app import LearnApp
 
 async def test_m_measures_the_verify_cost_curve_of_the_local_model(tmp_path: Path) -> None:
     path = write_tiny_llama(tmp_path / "tiny.gguf")
-    app = LearnApp(lesson(2), run=RunContext(target_path=str(path)))
+    app = LearnApp(lesson(2), run=RunContext(target_path=str(path), alpha=0.8, gamma=3, c=0.1))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         await pilot.press("m")
@@ -30,8 +31,11 @@ async def test_m_measures_the_verify_cost_curve_of_the_local_model(tmp_path: Pat
         seconds = screen.measured
         assert seconds is not None and len(seconds) == len(VERIFY_KS) and min(seconds) > 0
         n = screen.numbers()
-        assert n == verify_cost_numbers("h100-sxm", "dense-8b-bf16", 1, seconds)
+        assert n == verify_cost_numbers("h100-sxm", "dense-8b-bf16", 1, seconds, run=(0.8, 3, 0.1))
         assert n["measured_ratio"][0] == 1.0
+        v = seconds[3] / seconds[0]  # γ 3 verifies 4 tokens
+        assert n["run"]["speedup_measured_v"] == pytest.approx(expected_tau(0.8, 3) / (0.3 + v))
+        assert f"{n['run']['speedup_measured_v']:.2f}×" in str(screen.query_one("#numbers", Static).render())
         assert "tiny.gguf" in str(screen.query_one("#measured", Static).render())
         assert len(screen.query_one("#chart").series) == 2  # type: ignore[attr-defined]
 

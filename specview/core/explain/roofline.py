@@ -19,6 +19,7 @@ from specview.core.hardware import (
     model_shape,
     verify_cost_ratio,
 )
+from specview.core.theory import speedup
 
 DEFAULT_ACCELERATOR = "h100-sxm"
 DEFAULT_SHAPE = "dense-8b-bf16"
@@ -94,8 +95,13 @@ def measured_ratios(seconds: Sequence[float]) -> list[float]:
 def verify_cost_numbers(
     accelerator_id: str = DEFAULT_ACCELERATOR, shape_id: str = DEFAULT_SHAPE, batch: int = 1,
     measured_seconds: Sequence[float] | None = None, shape: ModelShape | None = None,
+    run: tuple[float, int, float] | None = None,
 ) -> dict[str, Any]:
-    """Screen 2: v(k) for k = 1…16 on the roofline, where it bends, and a measured curve if any."""
+    """Screen 2: v(k) for k = 1…16 on the roofline, where it bends, and a measured curve if any.
+
+    With a measured curve and a run's (α, γ, c), also the run's speedup by Theorem 3.8 (v = 1)
+    and with the measured v(γ+1): the same ratio that screen 10 takes as v.
+    """
     chip = accelerator(accelerator_id)
     model = shape or model_shape(shape_id)
     bend = bend_tokens(chip, model.bits)
@@ -111,6 +117,12 @@ def verify_cost_numbers(
         "bend_k": None if bend is None else bend / batch,
     }
     if measured_seconds:
+        ratios = measured_ratios(measured_seconds)
         out["measured_seconds"] = list(measured_seconds)
-        out["measured_ratio"] = measured_ratios(measured_seconds)
+        out["measured_ratio"] = ratios
+        if run is not None and run[1] < len(ratios):
+            alpha, gamma, c = run
+            v = ratios[gamma]  # a round verifies γ + 1 tokens
+            out["run"] = {"alpha": alpha, "gamma": gamma, "c": c, "verify_ratio": v,
+                          "speedup_v1": speedup(alpha, gamma, c), "speedup_measured_v": speedup(alpha, gamma, c, v)}
     return out
