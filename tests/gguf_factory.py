@@ -97,3 +97,28 @@ def truncate_file(src: Path, dst: Path, keep: float = 0.5) -> Path:
     data = src.read_bytes()
     dst.write_bytes(data[: int(len(data) * keep)])
     return dst
+
+
+def write_fusion_gguf(path: Path, *, n_embd: int = 64, arch: str = "qwen35", extra_name: str | None = None) -> Path:
+    """A metadata-and-shapes GGUF with one MTP (NextN) block's fusion tensors; not meant to be loaded.
+
+    `extra_name` adds one more eh_proj tensor under that (possibly hostile) name.
+    """
+    rng = np.random.default_rng(0)
+    w = gguf.GGUFWriter(str(path), arch)
+    w.add_embedding_length(n_embd)
+    w.add_block_count(2)
+    w.add_uint32(f"{arch}.nextn_predict_layers", 1)
+    w.add_token_list([f"t{i}" for i in range(300)])  # an array of strings the reader must skip
+    w.add_tensor("token_embd.weight", rng.standard_normal((300, n_embd)).astype(np.float32))
+    w.add_tensor("blk.0.attn_q.weight", rng.standard_normal((n_embd, n_embd)).astype(np.float32))
+    w.add_tensor("blk.1.nextn.eh_proj.weight", rng.standard_normal((n_embd, 2 * n_embd)).astype(np.float32))
+    w.add_tensor("blk.1.nextn.enorm.weight", np.ones(n_embd, np.float32))
+    w.add_tensor("blk.1.nextn.hnorm.weight", np.ones(n_embd, np.float32))
+    if extra_name is not None:
+        w.add_tensor(extra_name, np.zeros((n_embd, 2 * n_embd), np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path

@@ -1,8 +1,9 @@
-"""`specview learn [N] [--json]`: the explainer, or one screen's computed numbers."""
+"""`specview learn [N] [--json] [--target FILE.gguf]`: the explainer, or one screen's computed numbers."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from specview.cli.argtypes import Parser, SubParsers, int_in, lang_option
 
@@ -14,7 +15,30 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     learn.add_argument("number", nargs="?", type=int_in(1, 99, "N"), metavar="N", help="open screen N")
     learn.add_argument("--json", action="store_true", help="print screen N's numbers as JSON (no terminal)")
     lang_option(learn, default=argparse.SUPPRESS)
+    learn.add_argument("--target", metavar="FILE.gguf", default=argparse.SUPPRESS,
+                       help="a local model for the screens that read one (1: its size, 2: m measures its "
+                       "verify cost, 8: g reads its fusion tensors)")
     learn.set_defaults(run=run)
+
+
+def target_path(args: argparse.Namespace) -> str | None:
+    """The GGUF the screens may read: --target, or the demo model with --demo; CliError if unusable."""
+    from specview.cli.errors import CliError
+
+    target = getattr(args, "target", None)
+    if target is None and getattr(args, "demo", False):
+        from specview.backends.local.demo import demo_model_path
+
+        return str(demo_model_path())
+    if target is None:
+        return None
+    path = Path(target)
+    if not path.is_file():
+        raise CliError(f"--target {target}: no such file")
+    with path.open("rb") as fh:
+        if fh.read(4) != b"GGUF":
+            raise CliError(f"--target {target}: not a GGUF file")
+    return str(path)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,10 +51,14 @@ def run(args: argparse.Namespace) -> int:
             raise CliError("--json needs a screen number, e.g. specview learn 10 --json")
         from specview.core.jsonio import dumps
 
-        print(dumps(chosen.numbers()))
+        print(dumps(chosen.numbers(getattr(args, "lang", None) or "en")))
         return 0
+    target = target_path(args)
     from specview.cli.app_run import run_app, ui_settings
+    from specview.core.explain.context import RunContext
     from specview.tui.learn_app import LearnApp
 
     ui = ui_settings(args)
-    return run_app(LearnApp(chosen, theme_name=ui.theme, lang=ui.lang, problems=ui.problems, keymap=ui.keymap))
+    run_context = None if target is None else RunContext(backend="file", target_path=target)
+    return run_app(LearnApp(chosen, theme_name=ui.theme, lang=ui.lang, problems=ui.problems, keymap=ui.keymap,
+                            run=run_context))

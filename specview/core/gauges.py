@@ -12,7 +12,7 @@ A gauge reads a `Reading`: one snapshot, the theory overlay for it and the run's
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from specview.core.backend import BackendInfo
@@ -165,3 +165,8 @@ def gauges(view: str) -> tuple[GaugeSpec, ...]:
 def gauge(key: str) -> GaugeSpec:
     """One gauge by key."""
     return next(spec for spec in GAUGES if spec.key == key)
+
+
+def position_texts(values: Sequence[float | None]) -> list[tuple[float | None, str]]:
+    """Per-position acceptance as the bars show it: (fraction to two places, its text)."""
+    return [(None if v is None else round(v, 2), number(v, ".2f")) for v in values]

@@ -155,3 +155,40 @@ def _check_shapes(p: FloatArray, q: FloatArray | None, drafts: Sequence[int]) ->
         raise ValueError(f"need {len(drafts) + 1} target rows for {len(drafts)} drafts")
     if q is not None and (q.shape[0] < len(drafts) or q.shape[1] != p.shape[1]):
         raise ValueError("draft rows must cover every draft and match the target's vocabulary")
+
+
+def draw_emitted(
+    p: npt.ArrayLike, q: npt.ArrayLike, n: int, rng: np.random.Generator, *, resample_from_target: bool = False
+) -> npt.NDArray[np.intp]:
+    """n independent one-draft rounds at once: what `verify_sampling` emits at the first position.
+
+    Each draws x ~ q, keeps it with probability min(1, p(x)/q(x)) and otherwise draws from
+    norm(max(0, p − q)), vectorised so 100,000 rounds take milliseconds. `resample_from_target`
+    is the classic mistake (redraw from p after a rejection), kept to show that the result then
+    is *not* distributed as p.
+    """
+    pv = np.asarray(p, dtype=np.float64)
+    qv = np.asarray(q, dtype=np.float64)
+    if pv.shape != qv.shape or pv.ndim != 1:
+        raise ValueError("p and q must be one-dimensional and of the same size")
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    drafts = _draw_many(qv, n, rng)
+    keep = rng.random(n) * qv[drafts] < pv[drafts]  # u < p/q, and always when p >= q
+    out = drafts.copy()
+    rejected = int(n - keep.sum())
+    if rejected:
+        residual = pv if resample_from_target else np.maximum(pv - qv, 0.0)
+        out[~keep] = _draw_many(residual if residual.sum() > 0 else pv, rejected, rng)
+    return out
+
+
+def _draw_many(weights: FloatArray, n: int, rng: np.random.Generator) -> npt.NDArray[np.intp]:
+    """n indices drawn with probability proportional to `weights` (the rule of `sample`)."""
+    cdf = np.cumsum(weights)
+    total = cdf[-1]
+    if not total > 0:
+        raise ValueError("cannot sample from an all-zero distribution")
+    index = np.searchsorted(cdf, rng.random(n) * total, side="right")
+    drawn: npt.NDArray[np.intp] = np.minimum(index, len(weights) - 1).astype(np.intp)
+    return drawn

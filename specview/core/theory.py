@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 MAX_GAMMA = 32  # the most drafts per round anything in specview accepts
+
+VerifyRatio = Callable[[int], float]  # γ → v(γ) = cost of a (γ+1)-token forward ÷ cost of 1 token
 
 
 def expected_tau(alpha: float, gamma: float) -> float:
@@ -27,21 +29,49 @@ def tau_from_positions(acceptance: Sequence[float]) -> float:
     return tau
 
 
-def speedup(alpha: float, gamma: int, c: float) -> float:
-    """Walltime improvement τ / (γc + 1) (Theorem 3.8)."""
+def speedup(alpha: float, gamma: int, c: float, verify_ratio: float = 1.0) -> float:
+    """Walltime improvement τ / (γc + v): Theorem 3.8 when verifying costs one forward (v = 1).
+
+    v = cost of the (γ+1)-token verify forward ÷ cost of a 1-token forward.
+    """
     if c < 0:
         raise ValueError(f"c must be >= 0, got {c}")
-    return expected_tau(alpha, gamma) / (gamma * c + 1.0)
+    if verify_ratio <= 0:
+        raise ValueError(f"verify_ratio must be > 0, got {verify_ratio}")
+    return expected_tau(alpha, gamma) / (gamma * c + verify_ratio)
 
 
-def best_gamma(alpha: float, c: float, max_gamma: int = MAX_GAMMA) -> tuple[int, float]:
-    """The integer γ in [0, max_gamma] maximising the speedup, and that speedup."""
+def best_gamma(
+    alpha: float, c: float, max_gamma: int = MAX_GAMMA, verify_ratio: VerifyRatio | None = None
+) -> tuple[int, float]:
+    """The integer γ in [0, max_gamma] maximising τ / (γc + v(γ)), and that speedup (γ 0 = plain, 1×).
+
+    Without `verify_ratio` v is 1 for every γ (Theorem 3.8).
+    """
     best = (0, 1.0)
     for gamma in range(1, max_gamma + 1):
-        s = speedup(alpha, gamma, c)
+        s = speedup(alpha, gamma, c, 1.0 if verify_ratio is None else verify_ratio(gamma))
         if s > best[1] + 1e-12:
             best = (gamma, s)
     return best
+
+
+def survival(acceptance: Sequence[float]) -> list[float]:
+    """P(drafts 1…k all accepted) for k = 1…γ, from the conditional per-position acceptance."""
+    out, alive = [], 1.0
+    for a in acceptance:
+        alive *= a
+        out.append(alive)
+    return out
+
+
+def conditional_from_marginal(marginal: Sequence[float]) -> list[float]:
+    """P(draft k accepted | drafts before it accepted) from the marginal P(draft k accepted)."""
+    out, before = [], 1.0
+    for m in marginal:
+        out.append(m / before if before > 0 else 0.0)
+        before = m
+    return out
 
 
 def alpha_for_tau(tau: float, gamma: int) -> float:

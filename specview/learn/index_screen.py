@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import ModalScreen
@@ -12,6 +11,7 @@ from textual.widgets.option_list import Option
 from specview.learn.registry import LESSONS, Lesson
 from specview.texts.catalog import text
 from specview.widgets.bindings import bind, localize
+from specview.widgets.prose import Wrapped
 
 
 class LearnIndex(ModalScreen[Lesson | None]):
@@ -26,7 +26,7 @@ class LearnIndex(ModalScreen[Lesson | None]):
 
     def compose(self) -> ComposeResult:
         options = [
-            Option(Text(f"{item.number:>2}  {text(item.title_key, self.lang)} — {text(item.idea_key, self.lang)}"),
+            Option(Wrapped(f"{item.number:>2}  {text(item.title_key, self.lang)} — {text(item.idea_key, self.lang)}"),
                    id=str(item.number))
             for item in LESSONS
         ]

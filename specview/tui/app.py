@@ -16,15 +16,17 @@ from textual.screen import Screen
 
 from specview.core.backend import Backend
 from specview.core.crash_log import internal_error_line, write_crash_log
+from specview.core.explain.context import RunContext
 from specview.core.runspec import RunSpec
 from specview.texts.catalog import catalog, fill, text
 from specview.themes.loader import TOKEN_DEFAULTS, shipped_themes
 from specview.tui.live_screen import LiveScreen
-from specview.tui.notify import notify_error
+from specview.tui.notify import notify_error, user_action
 from specview.tui.pump import Throttle
 from specview.widgets.bindings import bind, localize
 
 if TYPE_CHECKING:
+    from specview.learn.base import LearnScreen
     from specview.learn.registry import Lesson
 
 DEFAULT_THEME = "specview"
@@ -105,9 +107,33 @@ class BaseApp(App[None]):
         if not isinstance(self.screen, LearnIndex):
             self.push_screen(LearnIndex(self.lang), self.open_lesson)
 
-    def open_lesson(self, lesson: Lesson | None) -> None:
+    def open_lesson(self, lesson: Lesson | None, run: RunContext | None = None) -> None:
         if lesson is not None:
-            self.push_screen(lesson.make_screen(self.lang))
+            self.push_screen(lesson.make_screen(self.lang, run or self.learn_context()))
+
+    def learn_context(self) -> RunContext | None:
+        """What a running decoder tells the Learn screens (nothing without a run)."""
+        return None
+
+    def on_learn_screen_run_preset(self, message: LearnScreen.RunPreset) -> None:
+        """A Learn screen asked to run a preset live, or to show how to run it on an engine."""
+        if message.real:
+            from specview.tui.real_run_screen import show_real_run
+
+            show_real_run(self.screen, message.preset_id, self.lang)
+            return
+        self.run_preset(message.preset_id)
+
+    def on_learn_screen_failed(self, message: LearnScreen.Failed) -> None:
+        notify_error(self, message.message)
+
+    def run_preset(self, preset_id: str) -> None:
+        """Watch a preset live: a simulator run on a new live screen over the Learn screens."""
+        from specview.backends.factory import make_backend
+
+        spec = RunSpec(preset=preset_id, lang=self.lang)
+        with user_action(self):
+            self.push_screen(LiveScreen(spec, make_backend(spec), self.lang, throttle=self.throttle))
 
     def action_help(self) -> None:
         from specview.tui.help_screen import HelpScreen
@@ -158,6 +184,21 @@ class SpecviewApp(BaseApp):
             return CompareScreen(self.compare, self.lang, self.throttle, self.compare_specs)
         return LiveScreen(self.spec, self.initial_backend, self.lang, record=self.record, throttle=self.throttle)
 
+    def run_preset(self, preset_id: str) -> None:
+        """Switch the live run to `preset_id` and show it (the Learn screens close)."""
+        if isinstance(self.screen_stack[0], LiveScreen):
+            while len(self.screen_stack) > 1:
+                self.pop_screen()
+            self.live.switch_preset(preset_id)
+        else:
+            super().run_preset(preset_id)
+
+    def learn_context(self) -> RunContext | None:
+        """The live run's measured numbers and model, for the Learn screens."""
+        if not isinstance(self.screen_stack[0], LiveScreen):
+            return None
+        return self.live.learn_context()
+
     @property
     def live(self) -> LiveScreen:
         screen = self.screen_stack[0]
@@ -171,5 +212,6 @@ class SpecviewApp(BaseApp):
         live, t = self.live, self.lang
         for name, action in (("pause", live.action_toggle_pause), ("step", live.action_step),
                              ("restart", live.action_restart), ("preset", live.action_choose_preset),
-                             ("help", self.action_help)):
+                             ("help", self.action_help), ("learn_token", live.action_learn_token),
+                             ("learn_speedup", live.action_learn_speedup)):
             yield SystemCommand(text(f"palette.{name}.title", t), text(f"palette.{name}.help", t), action)

@@ -14,11 +14,12 @@ from textual.widgets import Footer
 from specview.backends.factory import make_backend
 from specview.backends.process import offload
 from specview.core.backend import Backend
+from specview.core.gauges import position_texts
 from specview.core.runspec import RunSpec
 from specview.core.session import Session
 from specview.core.text import sanitize
 from specview.texts.catalog import text
-from specview.tui.gauges import pane_texts, position_texts, summary_texts
+from specview.tui.gauges import pane_texts, summary_texts
 from specview.tui.inspector import describe
 from specview.tui.notify import TITLE_CHARS, notify_error, user_action
 from specview.tui.pump import Pump, Pumps, Throttle

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from specview.core.gauges import PANE, PANEL, SUMMARY, GaugeSpec, Reading, gauges
 from specview.core.summary import leaders
-from specview.core.text import number
 from specview.texts.catalog import fill, text
 
 NOTE_JOIN = " · "
@@ -74,8 +73,3 @@ def summary_texts(labels: Sequence[str], readings: Sequence[Reading], lang: str)
         cells=[[spec.shown(r, windowed=False) for spec in specs] for r in readings],
         lead=[lead[spec.key] for spec in specs],
     )
-
-
-def position_texts(values: Sequence[float | None]) -> list[tuple[float | None, str]]:
-    """Per-position acceptance as the bars show it: (fraction to two places, its text)."""
-    return [(None if v is None else round(v, 2), number(v, ".2f")) for v in values]

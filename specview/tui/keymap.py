@@ -24,6 +24,17 @@ BOUND = (
     "widgets.token_view:TokenView",
     "learn.base:LearnScreen",
     "learn.index_screen:LearnIndex",
+    "learn.memory_screen:MemoryScreen",
+    "learn.verify_screen:VerifyScreen",
+    "learn.cache_screen:CacheScreen",
+    "learn.round_screen:RoundScreen",
+    "learn.lossless_screen:LosslessScreen",
+    "learn.mtp_screen:MtpScreen",
+    "learn.fusion_screen:FusionScreen",
+    "learn.cases_screen:CasesScreen",
+    "learn.speedup_screen:SpeedupScreen",
+    "widgets.slider:Slider",
+    "widgets.grid:Grid",
 )
 
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from textual.screen import Screen
 
+from specview.core.explain.context import RunContext
 from specview.learn.registry import Lesson
 from specview.tui.app import BaseApp
 
@@ -14,14 +15,19 @@ class LearnApp(BaseApp):
     """Opens screen N, or the index; leaving the last screen quits."""
 
     def __init__(self, lesson: Lesson | None, theme_name: str | None = None, lang: str = "en",
-                 problems: tuple[str, ...] = (), keymap: Mapping[str, str] | None = None) -> None:
+                 problems: tuple[str, ...] = (), keymap: Mapping[str, str] | None = None,
+                 run: RunContext | None = None) -> None:
         super().__init__(theme_name, lang, problems, keymap)
         self.first = lesson
+        self.run_context = run
 
     def get_default_screen(self) -> Screen[None]:
         from specview.learn.home_screen import LearnHome
 
         return LearnHome(self.lang)
+
+    def learn_context(self) -> RunContext | None:
+        return self.run_context
 
     def on_mount(self) -> None:
         super().on_mount()

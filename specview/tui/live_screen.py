@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
@@ -16,15 +17,18 @@ from specview.backends.factory import make_backend
 from specview.backends.process import offload
 from specview.core.backend import Backend
 from specview.core.errors import SpecviewError
-from specview.core.gauges import PANEL, gauges
+from specview.core.events import TokenEvent
+from specview.core.explain.context import RunContext
+from specview.core.gauges import PANEL, gauges, position_texts
 from specview.core.runspec import RunSpec
 from specview.core.session import Session
 from specview.texts.catalog import text
-from specview.tui.gauges import pane_texts, panel_texts, position_texts
+from specview.tui.gauges import pane_texts, panel_texts
 from specview.tui.inspector import describe
 from specview.tui.notify import notify_error, user_action
 from specview.tui.pump import Pump, Pumps, Throttle
 from specview.tui.run_text import notes_text, run_title
+from specview.tui.token_link import TokenRequest, token_request
 from specview.widgets.bindings import bind, key_hint, localize
 from specview.widgets.history_chart import HistoryChart
 from specview.widgets.position_bars import PositionBars
@@ -38,6 +42,8 @@ from specview.widgets.token_view import TokenView
 # terminal (back-pressure instead of unbounded memory) and so caps the work of one frame.
 UI_BUFFER_TOKENS = 2048
 NARROW = 80
+RECENT_ROUNDS = 8  # rounds kept for the Learn screens: the last one drafted, and text before it
+CONTEXT_TOKENS = 4
 
 
 class LiveScreen(Screen[None]):
@@ -49,6 +55,8 @@ class LiveScreen(Screen[None]):
         bind("r", "restart", "live.restart"),
         bind("p", "choose_preset", "live.preset"),
         bind("x", "run_for_real", "live.real"),
+        bind("i", "learn_token", "live.learn_token", show=False),
+        bind("t", "learn_speedup", "live.learn_speedup", show=False),
         bind("plus,equals_sign", "speed(2.0)", "live.faster", show=False),
         bind("minus", "speed(0.5)", "live.slower", show=False),
     ]
@@ -65,8 +73,9 @@ class LiveScreen(Screen[None]):
         self._view = TokenView(id="stream")
         localize(self._view, lang)
         self.pump = Pump(self._new_session(backend), self._view, on_error=self._run_failed,
-                         title=text("notice.run_stopped", lang))
+                         title=text("notice.run_stopped", lang), keep_rounds=RECENT_ROUNDS)
         self._gamma_shown: int | None = None
+        self._selected: tuple[TokenEvent, int] | None = None
 
     @property
     def session(self) -> Session:
@@ -168,6 +177,72 @@ class LiveScreen(Screen[None]):
 
         show_real_run(self, self.backend.info.preset, self.lang)
 
+    def switch_preset(self, preset_id: str) -> None:
+        """Run `preset_id` on the simulator from the start (the Learn screens' Enter)."""
+        self._switch_preset(preset_id)
+
+    def learn_context(self) -> RunContext:
+        """This run as the Learn screens see it: measured α, γ, c, τ, its model file."""
+        info = self.backend.info
+        snap = self.session.metrics.snapshot()
+        gamma = info.gamma if info.gamma is not None else (round(snap.mean_gamma) if snap.mean_gamma else None)
+        target = self.spec.target
+        if target is None and self.spec.demo:
+            from specview.backends.local.demo import demo_model_path
+
+            target = str(demo_model_path())
+        rounds = list(self.pump.recent)
+        drafted = [i for i, r in enumerate(rounds) if r.drafted]
+        last = rounds[drafted[-1]] if drafted else None
+        earlier = rounds[: drafted[-1]] if drafted else []
+        before = tuple(t.text for r in earlier for t in r.tokens if t.emitted)
+        return RunContext(
+            backend=info.backend,
+            alpha=snap.acceptance_rate,
+            gamma=gamma,
+            c=snap.draft_cost,
+            tau=snap.tau,
+            per_position=snap.per_position_acceptance,
+            tokens_per_second=snap.tokens_per_second,
+            target_path=target,
+            last_round=last,
+            before_round=before[-CONTEXT_TOKENS:],
+        )
+
+    def action_learn_speedup(self) -> None:
+        """Learn 10 with this run's measured α, γ, c filled in."""
+        from specview.learn.registry import lesson
+
+        self.app.push_screen(lesson(10).make_screen(self.lang, replace(self.learn_context(), fill=True)))
+
+    def action_learn_token(self) -> None:
+        """Learn 6 for the selected token: its position's real p and q (local backend, in a worker)."""
+        from specview.learn.registry import lesson
+
+        if self._selected is None:
+            self.notify(text("learn.link.none", self.lang), severity="warning", markup=False)
+            return
+        token, index = self._selected
+        run = replace(self.learn_context(), token=token)
+        request = token_request(self.backend, self.spec, self._view.tokens, index, self.session.metrics.tokens)
+        if isinstance(request, str):
+            self.notify(text(request, self.lang), severity="warning", markup=False)
+            self.app.push_screen(lesson(6).make_screen(self.lang, run))
+            return
+        self.notify(text("learn.link.computing", self.lang), markup=False)
+        self._token_rows(request, run)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="token-rows")
+    def _token_rows(self, request: TokenRequest, run: RunContext) -> None:
+        from specview.learn.registry import lesson
+
+        try:
+            rows = request.rows()
+        except SpecviewError as exc:
+            self.app.call_from_thread(notify_error, self, str(exc))
+            return
+        self.app.call_from_thread(self.app.push_screen, lesson(6).make_screen(self.lang, replace(run, token_rows=rows)))
+
     def _switch_preset(self, preset_id: str | None) -> None:
         if preset_id is None:
             return
@@ -183,6 +258,7 @@ class LiveScreen(Screen[None]):
         """Stop the current run and start `backend` from the beginning."""
         reuse = backend is self.backend
         self.backend = backend
+        self._selected = None
         with self.app.batch_update():
             self.query_one(TokenInfo).show(None)
             try:
@@ -206,3 +282,4 @@ class LiveScreen(Screen[None]):
     def _show_token(self, event: TokenView.Selected) -> None:
         token = event.token
         self.query_one(TokenInfo).show(None if token is None else describe(token, self.lang))
+        self._selected = None if token is None or event.index is None else (token, event.index)

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import os
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from specview.core.events import TokenEvent
+from specview.core.events import Round, TokenEvent
 from specview.core.gauges import Reading
 from specview.core.session import Session
 from specview.core.text import sanitize
@@ -86,7 +87,8 @@ ErrorSink = Callable[[str, str], None]  # (message, title)
 class Pump:
     """Drains one Session into one stream view; the screen draws its numbers when asked."""
 
-    def __init__(self, session: Session, view: StreamView, *, on_error: ErrorSink, title: str) -> None:
+    def __init__(self, session: Session, view: StreamView, *, on_error: ErrorSink, title: str,
+                 keep_rounds: int = 0) -> None:
         self.view = view
         self.on_error = on_error
         self.title = title
@@ -96,6 +98,8 @@ class Pump:
         self.gamma_now: int | None = None  # γ of the latest round (adaptive drafting changes it)
         self.stale = True  # the numbers on screen lag behind the stream
         self.urgent = False  # redraw the numbers at the next tick, whatever the throttle says
+        # the run's last rounds, for whoever shows them again (the Learn screens' mask and cache)
+        self.recent: deque[Round] = deque(maxlen=keep_rounds)
 
     # the run -----------------------------------------------------------------
     def start(self) -> None:
@@ -112,6 +116,7 @@ class Pump:
         self.session.stop(close=close)
         self.drawn_rounds = 0
         self.gamma_now = None
+        self.recent.clear()
         self.view.clear()
         self._mark(urgent=True)
         try:
@@ -161,6 +166,7 @@ class Pump:
             self.drawn_rounds += len(got.rounds)
             if got.rounds:
                 self.gamma_now = got.rounds[-1].drafted
+                self.recent.extend(got.rounds)
             self._mark(urgent=first)  # the run's first numbers replace the dashes at once
         if self.state.ended:
             return

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -32,7 +34,7 @@ def real_run_text(preset: Preset, lang: str = "en", footer: str = "") -> str:
     return "\n\n".join(blocks)
 
 
-def show_real_run(screen: Screen[None], preset_id: str | None, lang: str = "en") -> None:
+def show_real_run(screen: Screen[Any], preset_id: str | None, lang: str = "en") -> None:
     """Open the engine commands for `preset_id` over `screen`, or say why there are none."""
     if preset_id is None:
         screen.notify(text("real.not_a_preset", lang), severity="warning", markup=False)

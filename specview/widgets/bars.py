@@ -13,3 +13,17 @@ def bar(fraction: float, width: int) -> str:
     full = int(cells)
     part = _EIGHTHS[int((cells - full) * 8)] if full < width else ""
     return ("█" * full + part).ljust(width)
+
+
+def fit(text: str, width: int) -> str:
+    """`text` cut (with …) or padded to exactly `width` terminal cells; wide characters count twice."""
+    from rich.cells import cell_len
+
+    if cell_len(text) <= width:
+        return text + " " * (width - cell_len(text))
+    out = ""
+    for ch in text:
+        if cell_len(out + ch) > width - 1:
+            break
+        out += ch
+    return out + "…" + " " * (width - 1 - cell_len(out))

@@ -8,11 +8,14 @@ import sys
 
 import pytest
 
-from specview.core.learn_numbers import speedup_numbers
+from specview.core.explain.speedup import speedup_numbers
 from specview.learn.index_screen import LearnIndex
-from specview.learn.registry import LESSONS
+from specview.learn.lossless_screen import LosslessScreen
+from specview.learn.registry import LESSONS, lesson
 from specview.texts.catalog import text
 from specview.tui.learn_app import LearnApp
+from specview.widgets.bindings import key_lines
+from specview.widgets.prose import Prose
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -27,7 +30,7 @@ async def test_index_lists_every_lesson_and_opens_one(lang: str) -> None:
         await pilot.pause()
         first = LESSONS[0]
         assert type(app.screen).__name__ == first.screen.split(":")[1]
-        shown = str(app.screen.query_one("#learn-idea").render())
+        shown = app.screen.query_one("#learn-idea", Prose).text
         assert shown == text(first.idea_key, lang)
         await pilot.press("escape")
         await pilot.pause()
@@ -46,3 +49,22 @@ def test_unknown_lesson_is_one_line_and_exit_2() -> None:
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and out.stderr.startswith("specview: error: there is no Learn screen 98")
     assert "Traceback" not in out.stderr
+
+
+async def test_learn_keys_speak_the_language_and_follow_the_keymap() -> None:
+    app = LearnApp(lesson(6), lang="zh", keymap={"learn.lossless.sample": "d"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, LosslessScreen)
+        footer = {a.binding.id: (key, a.binding.description) for key, a in screen.active_bindings.items()
+                  if a.binding.show}
+        assert footer["learn.lossless.sample"] == ("d", text("keys.learn.lossless.sample.label", "zh"))
+        assert footer["learn.back"][1] == "返回" and footer["learn.lossless.explain"][1] == "为什么？"
+        # the focused slider's own keys are translated too (the help lists them)
+        lines = {line.id: line for line in key_lines([screen.focused or screen])}
+        assert lines["slider.more"].keys == ("→",) and lines["slider.more"].label == "增大"
+        await pilot.press("s")
+        assert not screen.sampled, "s no longer samples"
+        await pilot.press("d")
+        assert screen.sampled

@@ -4,9 +4,11 @@ Textual reads a plain `str` as markup in `notify`, `Static`/`Label`/`Button`, `S
 `Option` prompts, `border_title`/`border_subtitle`, tooltips and `from_markup`: a `[/]` from a
 server crashes the app, `[link=…]` makes a link, `[@click=…]` an action. So in `tui/`,
 `widgets/` and `learn/` such a call must pass `markup=False`, or text that cannot hold markup
-from outside: a string literal, a catalog text (`text(…)`, `self.t(…)`), a `Text`/`Content`
-object, a number formatted with a numeric format spec, or a combination of those. Anything
-else (a variable, an attribute, an f-string of them) fails with the file and the line.
+from outside: a string literal, a catalog text (`text(…)`, `self.t(…)`, a Learn screen's
+`self.ts(…)`), a `Text`/`Content` object (or specview's `Wrapped`, which renders one), a call of
+a function or `self.` method of the same file annotated to return one, a number formatted with
+a numeric format spec, or a combination of those. Anything else (a variable, an attribute, an
+f-string of them) fails with the file and the line.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ MARKUP_CALLS = {"notify": (0, "message"), "Static": (0, "content"), "Label": (0,
                 "Button": (0, "label"), "update": (0, "content"), "Option": (0, "prompt"),
                 "from_markup": (0, "text"), "add_row": (None, None), "add_column": (0, "label")}
 MARKUP_ATTRIBUTES = {"border_title", "border_subtitle", "tooltip"}
-CATALOG = {"text", "t"}  # message catalog lookups: texts we wrote
-PLAIN = {"Text", "Content", "assemble"}  # objects that are never parsed as markup
+CATALOG = {"text", "t", "ts"}  # message catalog lookups: texts we wrote
+PLAIN = {"Text", "Content", "assemble", "Wrapped"}  # objects that are never parsed as markup
 NUMERIC_SPEC = tuple("fegdxXn%")
 
 
@@ -43,8 +45,11 @@ def _trusted(node: ast.expr | None, plain: frozenset[str] | set[str] = frozenset
     if isinstance(node, ast.Constant):
         return True
     if isinstance(node, ast.Call):
-        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-        return name in CATALOG or name in PLAIN or (isinstance(node.func, ast.Name) and name in plain)
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        own = isinstance(func, ast.Name) or (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                                             and func.value.id == "self")
+        return name in CATALOG or name in PLAIN or (own and name in plain)
     if isinstance(node, ast.JoinedStr):
         return all(_trusted_piece(part) for part in node.values)
     if isinstance(node, ast.BinOp):
@@ -132,6 +137,10 @@ def test_no_markup_sink_is_fed_untrusted_text() -> None:
         ("def line(p) -> Text: ...\nOption(line(p))", False),
         ("def line(p) -> str: ...\nOption(line(p))", True),
         ("Option(other.line(p))", True),
+        ("def line(self) -> Text: ...\nStatic(self.line())", False),
+        ("def line(self) -> str: ...\nStatic(self.line())", True),
+        ("self.query_one(Static).update(self.ts('hint'))", False),
+        ("self.query_one(Static).update(self.ts('hint').format(name=model))", True),
     ],
 )
 def test_the_walk_catches_what_it_should(tmp_path: Path, line: str, caught: bool) -> None:

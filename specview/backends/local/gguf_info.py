@@ -1,0 +1,190 @@
+"""What a GGUF file says about its model: metadata and tensor table, no llama.cpp, no weights loaded.
+
+Used by the Learn screens: the model's size (parameters, bytes of weights) and the real shapes of
+its feature–token fusion tensors (MTP/NextN `eh_proj`, EAGLE `fc`). A GGUF file is untrusted: its
+counts are checked before the reader allocates anything, and every name it holds is sanitised.
+"""
+
+from __future__ import annotations
+
+import mmap
+import re
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from specview.core.errors import BackendError
+from specview.core.text import sanitize
+
+GGUF_MAGIC = b"GGUF"
+MAX_TENSORS = 100_000
+MAX_KEYS = 100_000
+MAX_SHOWN = 16  # fusion tensors listed at most
+MAX_NAME_BYTES = 64 * 1024  # a key or tensor name (ggml's own limit is 64): longer is not a GGUF we read
+MAX_VALUE_BYTES = 64 * 1024  # a string value kept (a longer one, e.g. a chat template, is skipped)
+NAME_CHARS = 120  # of a name as the screens show it
+# Fusion tensors: NextN/MTP eh_proj and its norms (llama.cpp names), EAGLE-style fc layers.
+FUSION = re.compile(r"(nextn\.(eh_proj|enorm|hnorm)|(^|\.)fc)\.weight$")
+
+
+@dataclass(frozen=True, slots=True)
+class TensorShape:
+    """One tensor: sanitised name, shape in numpy order (rows, columns), ggml type name."""
+
+    name: str
+    shape: tuple[int, ...]
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInfo:
+    """A GGUF's architecture, width, MTP block count, size and fusion tensors."""
+
+    name: str
+    architecture: str
+    n_embd: int | None
+    nextn_layers: int
+    n_tensors: int
+    params: int
+    weight_bytes: int
+    fusion: tuple[TensorShape, ...]
+
+
+# GGUF metadata value types -> size in bytes (8 = string, 9 = array are handled apart).
+_SCALAR = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+_STRING, _ARRAY = 8, 9
+MAX_DIMS = 8
+
+
+class _Walk:
+    """Reads a GGUF header in place (mmap), checking every length against the file's size.
+
+    gguf's GGUFReader builds a Python object per array element: ~25 s for a 262k-token vocabulary
+    on this machine. Walking the header ourselves and skipping arrays takes a fraction of a second;
+    the gguf package still names the tensor types and gives their block sizes.
+    """
+
+    def __init__(self, data: bytes | mmap.mmap, path: Path) -> None:
+        self.data, self.pos, self.path = data, 0, path
+
+    def take(self, fmt: str) -> Any:
+        size = struct.calcsize(fmt)
+        if self.pos + size > len(self.data):
+            raise BackendError(f"{self.path}: the GGUF header is cut off")
+        (value,) = struct.unpack_from(fmt, self.data, self.pos)
+        self.pos += size
+        return value
+
+    def string(self, keep: bool = True, *, name: bool = False) -> str:
+        """A string; a name longer than MAX_NAME_BYTES is refused, a value longer than
+        MAX_VALUE_BYTES skipped (read as ""), so nothing large is copied out of the file."""
+        n = self.take("<Q")
+        if self.pos + n > len(self.data):
+            raise BackendError(f"{self.path}: the GGUF header is cut off")
+        if name and n > MAX_NAME_BYTES:
+            raise BackendError(f"{self.path}: a GGUF name of {n} bytes; not read")
+        keep = keep and n <= MAX_VALUE_BYTES
+        raw = self.data[self.pos : self.pos + n] if keep else b""
+        self.pos += n
+        return bytes(raw).decode("utf-8", errors="replace")
+
+    def value(self, kind: int, keep: bool = True) -> Any:
+        if kind in _SCALAR:
+            return self.take(_SCALAR[kind])
+        if kind == _STRING:
+            return self.string(keep)
+        if kind == _ARRAY:
+            item, count = self.take("<I"), self.take("<Q")
+            if item in _SCALAR:  # fixed-size items: jump over them
+                size = struct.calcsize(_SCALAR[item]) * count
+                if self.pos + size > len(self.data):
+                    raise BackendError(f"{self.path}: the GGUF header is cut off")
+                self.pos += size
+            elif item == _STRING:  # e.g. a tokenizer's pieces: jump from length to length
+                data, pos, end = self.data, self.pos, len(self.data)
+                for _ in range(count):
+                    if pos + 8 > end:
+                        raise BackendError(f"{self.path}: the GGUF header is cut off")
+                    pos += 8 + struct.unpack_from("<Q", data, pos)[0]
+                if pos > end:
+                    raise BackendError(f"{self.path}: the GGUF header is cut off")
+                self.pos = pos
+            else:
+                for _ in range(count):
+                    self.value(item, keep=False)
+            return None
+        raise BackendError(f"{self.path}: unknown GGUF value type {kind}")
+
+
+def _shown(name: str) -> str:
+    """A name from the file (or its file name) as the screens may show it: safe and short."""
+    return sanitize(name, NAME_CHARS, one_line=True)
+
+
+def read_gguf_info(path: str | Path) -> ModelInfo:
+    """Read a GGUF's metadata and tensor table; BackendError with a reason when it cannot."""
+    path = Path(path)
+    try:
+        from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
+    except ImportError:
+        raise BackendError("reading GGUF shapes needs the gguf package: pip install gguf") from None
+    try:
+        with path.open("rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return _read(_Walk(data, path), path, GGML_QUANT_SIZES, GGMLQuantizationType)
+    except OSError as exc:
+        raise BackendError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # mmap of an empty file
+        raise BackendError(f"{path} is not a GGUF file ({exc})") from None
+
+
+def _read(walk: _Walk, path: Path, sizes: Any, types: Any) -> ModelInfo:
+    if bytes(walk.data[:4]) != GGUF_MAGIC:
+        raise BackendError(f"{path} is not a GGUF file")
+    walk.pos = 4
+    version, n_tensors, n_keys = walk.take("<I"), walk.take("<Q"), walk.take("<Q")
+    if version < 2 or n_tensors > MAX_TENSORS or n_keys > MAX_KEYS:
+        raise BackendError(f"{path}: unsupported or implausible GGUF header "
+                           f"(version {version}, {n_tensors} tensors, {n_keys} keys); not read")
+    meta: dict[str, Any] = {}
+    for _ in range(n_keys):
+        key = walk.string(name=True)
+        kind = walk.take("<I")
+        meta[key] = walk.value(kind)
+    arch_raw = meta.get("general.architecture")
+    arch = _shown(arch_raw) if isinstance(arch_raw, str) and arch_raw else "?"
+    width = meta.get(f"{arch_raw}.embedding_length")
+    nextn = meta.get(f"{arch_raw}.nextn_predict_layers")
+    params = weight_bytes = 0
+    fusion: list[TensorShape] = []
+    for _ in range(n_tensors):
+        name = walk.string(name=True)
+        n_dims = walk.take("<I")
+        if n_dims > MAX_DIMS:
+            raise BackendError(f"{path}: tensor {_shown(name)!r} has {n_dims} dimensions; not read")
+        dims = [walk.take("<Q") for _ in range(n_dims)]
+        kind = walk.take("<I")
+        walk.take("<Q")  # data offset
+        elements = 1
+        for d in dims:
+            elements *= d
+        try:
+            type_name = types(kind).name
+            block, type_size = sizes[types(kind)]
+        except (ValueError, KeyError):
+            raise BackendError(f"{path}: tensor {_shown(name)!r} has unknown type {kind}") from None
+        params += elements
+        weight_bytes += elements // block * type_size
+        if FUSION.search(name) and len(fusion) < MAX_SHOWN:
+            # ggml lists the fastest-moving dimension first; numpy order is the reverse
+            fusion.append(TensorShape(_shown(name), tuple(reversed(dims)), type_name))
+    return ModelInfo(
+        name=_shown(path.name),
+        architecture=arch,
+        n_embd=width if isinstance(width, int) and not isinstance(width, bool) else None,
+        nextn_layers=nextn if isinstance(nextn, int) and not isinstance(nextn, bool) else 0,
+        n_tensors=n_tensors,
+        params=params,
+        weight_bytes=weight_bytes,
+        fusion=tuple(fusion),
+    )

@@ -1,0 +1,74 @@
+"""9 · Case studies: Qwen 3.6 and GLM-5.2 (MTP built in) against Gemma 4 (a drafter shipped beside)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import ComposeResult
+
+from specview.core.explain.cases import COLUMNS, ROWS, case_numbers
+from specview.learn.base import LearnScreen
+from specview.widgets.bindings import bind
+from specview.widgets.grid import Cell, Grid
+from specview.widgets.prose import Prose
+from specview.widgets.slider import Slider
+
+
+def _acceptance(column: dict[str, Any]) -> str:
+    """Per-position acceptance: `a × γ` when constant, else the first few values."""
+    values = column["acceptance"]
+    if len(set(values)) == 1:
+        return f"{values[0]:.2f} × {len(values)}"
+    return " ".join(f"{a:.2f}" for a in values[:3]) + (" …" if len(values) > 3 else "")
+
+
+class CasesScreen(LearnScreen):
+    """One column per preset, cell by cell; ←/→ picks a column, Enter runs it, x shows the real commands."""
+
+    BINDINGS = [
+        bind("enter", "run", "learn.cases.run"),
+        bind("x", "real", "learn.cases.real"),
+    ]
+
+    def body(self) -> ComposeResult:
+        yield Slider(self.ts("column"), list(range(len(COLUMNS))), 0, lambda i: self.ts(f"name.{COLUMNS[i]}"),
+                     id="column")
+        yield Grid(cell_width=20, id="cases")
+        yield Prose(id="about", classes="learn-numbers")
+        yield Prose(self.ts("note"), classes="learn-note")
+
+    def numbers(self) -> dict[str, Any]:
+        return case_numbers(self.query_one(Slider).value)
+
+    def refresh_numbers(self) -> None:
+        n = self.numbers()
+        cols = n["columns"]
+        rows = [self.ts(f"row.{r}") for r in ROWS]
+        cells = [[Cell(self.ts(f"cell.{c['preset']}.{r}").format(gamma=c["gamma"], **c["form"])) for c in cols]
+                 for r in ROWS]
+        numeric: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
+            ("gamma", lambda c: f"γ {c['gamma']} · T {c['temperature']:g}"),
+            ("acceptance", _acceptance),
+            ("tau", lambda c: f"{c['tau']:.2f}"),
+            ("c", lambda c: f"{c['c']:g}"),
+            ("speedup", lambda c: f"{c['speedup']:.2f}×"),
+            ("sources", lambda c: ", ".join(self.ts(f"tag.{t}") for t in c["sources"])),
+        ]
+        for key, show in numeric:
+            rows.append(self.ts(f"row.{key}"))
+            cells.append([Cell(show(c), "info") for c in cols])
+        chosen = n["selected"]
+        self.query_one(Grid).set(rows, [self.ts(f"name.{c['preset']}") for c in cols], cells,
+                                 emphasise=[(r, chosen) for r in range(len(rows))])
+        preset = cols[chosen]["preset"]
+        self.query_one("#about", Prose).update(self.ts(f"about.{preset}") + "\n" + self.ts("keys"))
+
+    def _preset(self) -> str:
+        return str(COLUMNS[self.query_one(Slider).value])
+
+    def action_run(self) -> None:
+        self.post_message(self.RunPreset(self._preset()))
+
+    def action_real(self) -> None:
+        self.post_message(self.RunPreset(self._preset(), real=True))

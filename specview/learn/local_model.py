@@ -1,0 +1,67 @@
+"""The local model a run has loaded, as the Learn screens see it (read once per file)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from specview.backends.local.gguf_info import ModelInfo, read_gguf_info
+from specview.core.errors import SpecviewError
+
+
+@cache
+def _read(path: str) -> ModelInfo | str:
+    try:
+        return read_gguf_info(path)
+    except SpecviewError as exc:
+        return str(exc)
+
+
+def read_model_info(path: str) -> ModelInfo | None:
+    """The GGUF's metadata, or None when it cannot be read (`model_error` says why)."""
+    found = _read(path)
+    return found if isinstance(found, ModelInfo) else None
+
+
+def model_error(path: str) -> str | None:
+    """Why `read_model_info(path)` returned None, if it did."""
+    found = _read(path)
+    return found if isinstance(found, str) else None
+
+
+MEASURE_CONTEXT = 64  # tokens already in the cache when the k-token forwards are timed
+MEASURE_REPEATS = 3
+
+
+def measure_forward_costs(path: str, ks: list[int]) -> list[float]:
+    """Seconds of one k-token forward of the model at `path`, for each k (median of a few repeats).
+
+    Loads its own copy of the model (the live run's engine thread owns the other), with a context
+    of MEASURE_CONTEXT tokens already cached, and rolls the cache back after every forward.
+    """
+    import statistics
+    import time
+    from pathlib import Path
+
+    from specview.backends.local.lib import supports_gpu_offload
+    from specview.backends.local.model import ModelRunner
+
+    runner = ModelRunner(Path(path), role="target", n_gpu_layers=-1 if supports_gpu_offload() else 0)
+    try:
+        widest = max(ks)
+        runner.open_context(MEASURE_CONTEXT + widest + 8, n_batch=max(MEASURE_CONTEXT, widest))
+        filler = runner.tokenize("The lighthouse keeper climbed the stairs every evening at dusk. " * 8)
+        context = (filler * (MEASURE_CONTEXT // max(1, len(filler)) + 1))[:MEASURE_CONTEXT]
+        runner.prefill(context)
+        base = runner.n_past
+        seconds = []
+        for k in ks:
+            times = []
+            for _ in range(MEASURE_REPEATS):
+                t0 = time.perf_counter()
+                runner.eval(context[:k], rows=k)
+                times.append(time.perf_counter() - t0)
+                runner.truncate(base)
+            seconds.append(statistics.median(times))
+        return seconds
+    finally:
+        runner.close()

@@ -1,0 +1,103 @@
+"""A paragraph that wraps Chinese as well as English: lines may break between CJK characters.
+
+Textual and Rich break lines only at spaces, so a Chinese sentence after a space moves to the next
+line whole and leaves a ragged gap. This widget wraps by itself: a break is allowed after a space
+and between two characters when either is CJK, except before closing punctuation (，。）…) or after
+opening punctuation (（「…), the usual line-breaking rules for Chinese.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.text import Text
+from textual.geometry import Size
+from textual.widget import Widget
+
+_CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
+_NO_START = set("，。、：；！？）」』】》〉…—％,.;:!?)]}")
+_NO_END = set("（「『【《〈([{")
+
+
+def _breakable(before: str, after: str) -> bool:
+    if before == " ":
+        return True
+    if after == " " or after in _NO_START or before in _NO_END:
+        return False
+    return bool(_CJK.match(before) or _CJK.match(after))
+
+
+def _units(paragraph: str) -> list[str]:
+    """The paragraph cut at every allowed break (spaces stay at the end of their unit)."""
+    units: list[str] = []
+    start = 0
+    for i in range(1, len(paragraph)):
+        if _breakable(paragraph[i - 1], paragraph[i]):
+            units.append(paragraph[start:i])
+            start = i
+    if paragraph:
+        units.append(paragraph[start:])
+    return units
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """`text` as lines of at most `width` cells (a unit wider than a line is cut)."""
+    width = max(1, width)
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        line = ""
+        for unit in _units(paragraph):
+            if cell_len((line + unit).rstrip()) <= width:
+                line += unit
+                continue
+            if line.strip():
+                lines.append(line.rstrip())
+            line = unit.lstrip()
+            while cell_len(line.rstrip()) > width:  # longer than a whole line: cut it
+                cut = ""
+                for ch in line:
+                    if cell_len(cut + ch) > width:
+                        break
+                    cut += ch
+                lines.append(cut)
+                line = line[len(cut) :]
+        lines.append(line.rstrip())
+    return lines
+
+
+class Prose(Widget):
+    """Plain text (never markup), wrapped by `wrap`; its height follows the width."""
+
+    DEFAULT_CSS = "Prose { height: auto; }"
+
+    def __init__(self, text: str = "", **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.text = text
+
+    def update(self, text: str) -> None:
+        """Show another text."""
+        if text != self.text:
+            self.text = text
+            self.refresh(layout=True)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(wrap(self.text, width))
+
+    def render(self) -> Text:
+        return Text("\n".join(wrap(self.text, self.content_region.width or self.size.width)))
+
+
+class Wrapped:
+    """A Rich renderable of `text` wrapped by `wrap` at whatever width it is given (list options)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text("\n".join(wrap(self.text, options.max_width)))
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(1, max(cell_len(line) for line in self.text.split("\n")))

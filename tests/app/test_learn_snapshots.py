@@ -1,0 +1,16 @@
+"""Snapshots of Learn screens 1, 6 and 10 in English and Chinese, at 120×40 and 80×24."""
+
+from __future__ import annotations
+
+import pytest
+
+from specview.learn.registry import lesson
+from specview.tui.learn_app import LearnApp
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("number", [1, 6, 10])
+def test_learn_screen_snapshot(snap_compare: object, number: int, lang: str, size: tuple[int, int]) -> None:
+    assert callable(snap_compare)
+    assert snap_compare(LearnApp(lesson(number), lang=lang), terminal_size=size)

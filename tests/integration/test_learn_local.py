@@ -1,0 +1,118 @@
+"""Learn screens on a real local model: `m` times k-token forwards through llama.cpp; the demo GGUF's size."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gguf_factory import write_tiny_llama
+from textual.widgets import Static
+
+from specview.backends.local.demo import demo_model_path
+from specview.backends.local.gguf_info import read_gguf_info
+from specview.core.explain.context import RunContext
+from specview.core.explain.roofline import VERIFY_KS, verify_cost_numbers
+from specview.core.theory import expected_tau
+from specview.learn.registry import lesson
+from specview.learn.verify_screen import VerifyScreen
+from specview.tui.learn_app import LearnApp
+
+
+async def test_m_measures_the_verify_cost_curve_of_the_local_model(tmp_path: Path) -> None:
+    path = write_tiny_llama(tmp_path / "tiny.gguf")
+    app = LearnApp(lesson(2), run=RunContext(target_path=str(path), alpha=0.8, gamma=3, c=0.1))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("m")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, VerifyScreen)
+        seconds = screen.measured
+        assert seconds is not None and len(seconds) == len(VERIFY_KS) and min(seconds) > 0
+        n = screen.numbers()
+        assert n == verify_cost_numbers("h100-sxm", "dense-8b-bf16", 1, seconds, run=(0.8, 3, 0.1))
+        assert n["measured_ratio"][0] == 1.0
+        v = seconds[3] / seconds[0]  # γ 3 verifies 4 tokens
+        assert n["run"]["speedup_measured_v"] == pytest.approx(expected_tau(0.8, 3) / (0.3 + v))
+        assert f"{n['run']['speedup_measured_v']:.2f}×" in str(screen.query_one("#numbers", Static).render())
+        assert "tiny.gguf" in str(screen.query_one("#measured", Static).render())
+        assert len(screen.query_one("#chart").series) == 2  # type: ignore[attr-defined]
+
+
+def test_the_demo_models_size_read_from_its_header() -> None:
+    path = demo_model_path()
+    info = read_gguf_info(path)
+    assert info.architecture == "gemma3" and info.n_embd == 640 and info.nextn_layers == 0
+    assert 250e6 < info.params < 300e6  # Gemma 3 270M
+    assert info.weight_bytes < path.stat().st_size
+
+
+def test_recomputed_rows_match_the_runs_own_p_and_q(tmp_path: Path) -> None:
+    import threading
+
+    from specview.backends.local.backend import LlamaBackend
+    from specview.backends.local.token_rows import position_rows
+    from specview.core.events import TokenStatus
+
+    target = write_tiny_llama(tmp_path / "target.gguf", seed=0)
+    draft = write_tiny_llama(tmp_path / "near.gguf", seed=0, noise=0.25)
+    backend = LlamaBackend(target, draft=str(draft), prompt="the cat sat on the mat", temperature=0.8, seed=1,
+                           max_tokens=24, gamma=3, chat_template=False, n_threads=1)
+    try:
+        rounds = list(backend.rounds(threading.Event()))
+        prompt = list(backend.prompt_tokens)
+    finally:
+        backend.close()
+    committed = list(prompt)
+    checked = 0
+    for rnd in rounds:
+        for token in rnd.tokens:
+            if token.status in (TokenStatus.ACCEPTED, TokenStatus.REJECTED) and checked < 3:
+                assert token.token_id is not None and token.p is not None and token.q is not None
+                rows = position_rows(str(target), str(draft), committed, token.token_id, 0.8)
+                assert rows.p[rows.chosen] == pytest.approx(token.p, rel=1e-3)
+                assert rows.q[rows.chosen] == pytest.approx(token.q, rel=1e-3)
+                assert sum(rows.p) == pytest.approx(1.0) and sum(rows.q) == pytest.approx(1.0)
+                assert rows.alpha == pytest.approx(1 - rows.tv)
+                checked += 1
+            if token.emitted:
+                committed.append(token.token_id)  # type: ignore[arg-type]
+    assert checked == 3
+    one_hot = position_rows(str(target), "ngram", prompt, 5, 0.0)
+    assert one_hot.q[one_hot.chosen] == 1.0 and one_hot.alpha == pytest.approx(one_hot.p[one_hot.chosen])
+
+
+async def test_i_opens_a_live_local_token_with_its_real_rows(tmp_path: Path) -> None:
+    from app_helpers import wait_finished, wait_until
+
+    from specview.backends.factory import make_backend
+    from specview.core.events import TokenStatus
+    from specview.core.runspec import RunSpec
+    from specview.learn.lossless_screen import LosslessScreen
+    from specview.tui.app import SpecviewApp
+    from specview.widgets.token_view import TokenView
+
+    target = write_tiny_llama(tmp_path / "target.gguf", seed=0)
+    draft = write_tiny_llama(tmp_path / "near.gguf", seed=0, noise=0.25)
+    spec = RunSpec(target=str(target), draft=str(draft), prompt="the cat sat on the mat", temperature=0.8,
+                   seed=1, max_tokens=20, gamma=3)
+    app = SpecviewApp(spec, make_backend(spec))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_finished(pilot)
+        view = app.live.query_one(TokenView)
+        for _ in range(view.token_count):
+            await pilot.press("left")
+            if view.selected is not None and view.tokens[view.selected].status is TokenStatus.ACCEPTED:
+                break
+        token = view.tokens[view.selected]  # type: ignore[index]
+        assert token.status is TokenStatus.ACCEPTED
+        await pilot.press("i")
+        await wait_until(pilot, lambda: isinstance(app.screen, LosslessScreen), timeout=60)
+        screen = app.screen
+        assert isinstance(screen, LosslessScreen) and screen.rows is not None
+        assert screen.rows.p[screen.rows.chosen] == pytest.approx(token.p, rel=1e-3)
+        assert screen.rows.q[screen.rows.chosen] == pytest.approx(token.q, rel=1e-3)
+        n = screen.numbers()
+        assert n["p"] == list(screen.rows.p) and n["closeness"] is None
+        assert f"{screen.rows.alpha:.3f}" in screen.query_one(".learn-legend").render().plain  # type: ignore[attr-defined]
