@@ -16,17 +16,18 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 
 SGR = re.compile(r"\x1b\[([0-9;:]*)m")
-EXIT = re.compile(r"\[tmux_pane: exit (\d+)\]")
 
 
 class TmuxPane:
     """One pane of a private tmux server."""
 
-    def __init__(self, socket: Path) -> None:
+    def __init__(self, socket: Path, exit_file: Path) -> None:
         self.socket = socket
+        self.exit_file = exit_file
 
     def tmux(self, *args: str) -> str:
         """Run a tmux command against this server; its stdout."""
@@ -73,11 +74,13 @@ class TmuxPane:
         return self.wait_for(lambda screen: needle in screen, timeout, what=repr(needle))
 
     def wait_exit(self, timeout: float = 15.0) -> int:
-        """Wait until the program has exited; its exit status (the pane's shell prints it)."""
-        screen = self.wait_for(lambda s: EXIT.search(s) is not None, timeout, what="the program's exit")
-        match = EXIT.search(screen)
-        assert match is not None
-        return int(match.group(1))
+        """Wait until the program has exited; its exit status (the pane's shell writes it to a file)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with suppress(OSError, ValueError):
+                return int(self.exit_file.read_text(encoding="utf-8"))
+            time.sleep(0.1)
+        raise AssertionError(f"the program did not exit\n{self.capture()}")
 
 
 @contextmanager
@@ -96,11 +99,13 @@ def tmux_pane(tmp: Path, command: Sequence[str], width: int = 80, height: int = 
                       'set -g default-terminal "tmux-256color"\n', encoding="utf-8")
     environment = dict(env if env is not None else os.environ)
     line = "env -i " + " ".join(shlex.quote(f"{k}={v}") for k, v in environment.items())
-    # the shell reports the exit status on the pane (tmux's own pane_dead_status can lag forever)
-    line += " " + shlex.join(command) + '; echo "[tmux_pane: exit $?]"'
+    # the shell writes the exit status down (tmux's own pane_dead_status can stay empty)
+    exit_file = tmp / "exit-status"
+    line += " " + shlex.join(command) + f"; echo $? > {shlex.quote(str(exit_file))}.tmp"
+    line += f" && mv {shlex.quote(str(exit_file))}.tmp {shlex.quote(str(exit_file))}"
     subprocess.run(["tmux", "-S", str(socket), "-f", str(config), "new-session", "-d", "-x", str(width),
                     "-y", str(height), line], check=True, timeout=30, env={"PATH": os.environ["PATH"]})
-    pane = TmuxPane(socket)
+    pane = TmuxPane(socket, exit_file)
     server_pid = int(pane.value("#{pid}"))
     try:
         yield pane
@@ -139,3 +144,51 @@ def sgr_codes(screen: str) -> set[int]:
             else:
                 i += 1
     return codes
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """Text drawn in one style: its foreground colour (SGR form, '' for default) and attributes."""
+
+    text: str
+    fg: str
+    attrs: frozenset[int]
+
+
+_ATTR_OFF = {22: (1, 2), 23: (3,), 24: (4,), 25: (5,), 27: (7,), 28: (8,), 29: (9,)}
+
+
+def styled_runs(line: str) -> list[Run]:
+    """A captured line (with escapes) as runs of text in one style."""
+    runs: list[Run] = []
+    fg, attrs = "", set[int]()
+    pos = 0
+    for match in [*SGR.finditer(line), None]:
+        end = match.start() if match else len(line)
+        if end > pos:
+            runs.append(Run(line[pos:end], fg, frozenset(attrs)))
+        if match is None:
+            break
+        pos = match.end()
+        params = [int(p) if p else 0 for p in re.split("[;:]", match.group(1))] or [0]
+        i = 0
+        while i < len(params):
+            code = params[i]
+            if code == 0:
+                fg, attrs = "", set()
+            elif code in (38, 48, 58):
+                size = 3 if i + 1 < len(params) and params[i + 1] == 5 else 5
+                if code == 38:
+                    fg = ";".join(map(str, params[i:i + size]))
+                i += size
+                continue
+            elif 30 <= code <= 37 or 90 <= code <= 97:
+                fg = str(code)
+            elif code == 39:
+                fg = ""
+            elif code in _ATTR_OFF:
+                attrs -= set(_ATTR_OFF[code])
+            elif 1 <= code <= 9:
+                attrs.add(code)
+            i += 1
+    return runs

@@ -19,6 +19,14 @@ if TYPE_CHECKING:
     from specview.learn.registry import Lesson
 
 DEFAULT_THEME = "specview"
+# Where the terminal has only 16 colours, its own palette reads better than our colours mapped
+# onto it (the nearest of 16 can swap hues: a dimmed red became yellow, orange became red).
+SIXTEEN_COLOUR_THEME = "ansi"
+
+
+def default_theme(color_system: str | None) -> str:
+    """The theme when none was chosen, for the terminal's colour system (Rich's name for it)."""
+    return SIXTEEN_COLOUR_THEME if color_system in ("standard", "windows") else DEFAULT_THEME
 
 
 class BaseApp(App[None]):
@@ -39,7 +47,7 @@ class BaseApp(App[None]):
         self.lang = lang
         for theme in shipped_themes():
             self.register_theme(theme)
-        self.theme = theme_name or DEFAULT_THEME
+        self.theme = theme_name or default_theme(self.console.color_system)
 
     def on_mount(self) -> None:
         for problem in self.problems:

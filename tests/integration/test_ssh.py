@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from screen_cues import status_colours, stream_rows
 from sshd import SshServer, sshd
 from tmux_pane import SGR, TmuxPane, sgr_codes, tmux_pane
 
@@ -47,14 +48,6 @@ def remote_command(tmp: Path, extra_env: dict[str, str]) -> str:
     env = {"SPECVIEW_CONFIG": str(tmp / "no-config.toml"), "TEXTUAL_ANIMATIONS": "none", **extra_env}
     assignments = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
     return f"cd {shlex.quote(str(ROOT))} && exec env {assignments} {shlex.quote(str(SPECVIEW))} --preset glm-5.2-mtp"
-
-
-def stream_rows(screen: str) -> list[str]:
-    """The rows inside the stream panel (left of the side panel; its borders and legend left out)."""
-    rows = SGR.sub("", screen).splitlines()
-    top = next((i for i, row in enumerate(rows) if "╭─ stream" in row), len(rows))
-    bottom = next((i for i, row in enumerate(rows) if i > top and row.startswith("╰")), top)
-    return [row.split("││")[0] for row in rows[top + 1:bottom]]
 
 
 @pytest.mark.parametrize("terminal", list(TERMINALS))
@@ -90,6 +83,10 @@ def check_screen(terminal: str, screen: str, plain: str) -> list[str]:
         assert codes & set(range(30, 38)) | codes & set(range(90, 98)), "16-colour foregrounds"
     if terminal == "no-color":
         assert_grey(screen)
+    else:
+        colours = status_colours(screen)
+        assert len(set(colours.values())) == 4, f"four statuses, four colours: {colours}"
+        print(f"[{terminal}] colours (SGR): " + ", ".join(f"{k} {v}" for k, v in colours.items()))
     found = ["strike (SGR 9)"]
     stream = "\n".join(stream_rows(plain))
     found += ["▸corrected"] if MARKED.search(stream) else []
