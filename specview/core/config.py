@@ -25,6 +25,7 @@ class Config:
     speed: float | None = None
     api_key_env: str | None = None
     api_key: str | None = field(default=None, repr=False)
+    export_dir: str | None = None  # where `e` writes a run's recording and report (default: the current folder)
     problems: tuple[str, ...] = ()
 
 
@@ -57,7 +58,7 @@ def _check(key: str, value: Any, where: str, problems: list[str]) -> Any:
 
 
 def load_config(path: Path | None = None) -> Config:
-    """Read the config file (if any) and SPECVIEW_THEME / _LANG / _PRESET / _SPEED overrides."""
+    """Read the config file (if any) and SPECVIEW_THEME / _LANG / _PRESET / _SPEED / _EXPORT_DIR overrides."""
     path = config_path() if path is None else path
     problems: list[str] = []
     data: dict[str, Any] = {}
@@ -73,7 +74,7 @@ def load_config(path: Path | None = None) -> Config:
             problems.append(f"{path}: unknown key '{key}' ignored (known: {', '.join(sorted(known))})")
             continue
         values[key] = _check(key, value, str(path), problems)
-    for key in ("theme", "lang", "preset", "speed"):
+    for key in ("theme", "lang", "preset", "speed", "export_dir"):
         env = os.environ.get(f"SPECVIEW_{key.upper()}")
         if env:
             raw: Any = env

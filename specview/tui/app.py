@@ -87,11 +87,13 @@ class SpecviewApp(BaseApp):
 
     def __init__(self, spec: RunSpec, backend: Backend, theme_name: str | None = None,
                  lang: str = "en", record: str | None = None,
-                 compare: list[Backend] | None = None, problems: tuple[str, ...] = ()) -> None:
+                 compare: list[Backend] | None = None, problems: tuple[str, ...] = (),
+                 export_dir: str | None = None) -> None:
         super().__init__(theme_name, lang, problems)
         self.compare = compare
         self.spec = spec
         self.record = record
+        self.export_dir = export_dir
         self.initial_backend = backend
 
     def get_default_screen(self) -> Screen[None]:
@@ -99,7 +101,7 @@ class SpecviewApp(BaseApp):
             from specview.tui.compare_screen import CompareScreen
 
             return CompareScreen(self.compare, self.lang)
-        return LiveScreen(self.spec, self.initial_backend, self.lang, record=self.record)
+        return LiveScreen(self.spec, self.initial_backend, self.lang, record=self.record, export_dir=self.export_dir)
 
     @property
     def live(self) -> LiveScreen:
@@ -116,4 +118,6 @@ class SpecviewApp(BaseApp):
         yield SystemCommand("Step one round", "Run one round while paused", live.action_step)
         yield SystemCommand("Restart", "Start again with the same seed", live.action_restart)
         yield SystemCommand("Choose preset", "Switch the simulator preset", live.action_choose_preset)
+        yield SystemCommand("Copy", "Copy the visible text or the selected token", live.action_copy)
+        yield SystemCommand("Export", "Save the run's recording and a Markdown report", live.action_export)
         yield SystemCommand("Help", "Keys, marks and definitions", self.action_help)

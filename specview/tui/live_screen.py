@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+from functools import partial
+from pathlib import Path
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -14,8 +17,10 @@ from textual.widgets import Footer, Label, Static
 
 from specview.backends.factory import make_backend
 from specview.backends.process import offload
-from specview.core.backend import Backend
+from specview.core.backend import Backend, BackendInfo
 from specview.core.errors import SpecviewError
+from specview.core.events import Round
+from specview.core.metrics import MetricsSnapshot
 from specview.core.runspec import RunSpec
 from specview.core.session import Session
 from specview.core.text import sanitize
@@ -34,6 +39,8 @@ PUMP_HZ = 20 if os.environ.get("SSH_CONNECTION") else 30
 # terminal (back-pressure instead of unbounded memory) and so caps the work of one frame.
 UI_BUFFER_TOKENS = 2048
 NARROW = 80
+# Rounds kept for `e` (export): about as many tokens as the token view holds (tens of MB at most).
+KEEP_ROUNDS = 20_000
 
 
 class LiveScreen(Screen[None]):
@@ -46,16 +53,22 @@ class LiveScreen(Screen[None]):
         Binding("p", "choose_preset", "preset", id="live.preset", tooltip="Choose a simulator preset"),
         Binding("x", "run_for_real", "run it for real", id="live.real",
                 tooltip="llama-server / vLLM / SGLang commands for this preset"),
+        Binding("c", "copy", "copy", id="live.copy",
+                tooltip="Copy the visible text, or the selected token's details (OSC 52: works over SSH)"),
+        Binding("e", "export", "export", id="live.export",
+                tooltip="Save the run: its recording (JSONL) and a Markdown report, side by side"),
         Binding("plus,equals_sign", "speed(2.0)", "faster", show=False, id="live.faster"),
         Binding("minus", "speed(0.5)", "slower", show=False, id="live.slower"),
     ]
 
-    def __init__(self, spec: RunSpec, backend: Backend, lang: str = "en", record: str | None = None) -> None:
+    def __init__(self, spec: RunSpec, backend: Backend, lang: str = "en", record: str | None = None,
+                 export_dir: str | None = None) -> None:
         super().__init__()
         self.spec = spec
         self.backend = backend
         self.lang = lang
         self.record = record
+        self.export_dir = export_dir
         self.session = self._new_session(backend)
         self.drawn_rounds = 0
         self._error_shown = False
@@ -201,6 +214,49 @@ class LiveScreen(Screen[None]):
 
         show_real_run(self, self.backend.info.preset)
 
+    def action_copy(self) -> None:
+        from specview.widgets.token_info import describe
+
+        token = self._view.selected_token
+        content = describe(token) if token is not None else self._view.visible_text()
+        if not content:
+            self.notify(text("term_nothing_to_copy", self.lang), severity="warning")
+            return
+        self.app.copy_to_clipboard(content)
+        done = text("term_copied_token", self.lang) if token is not None else text("term_copied", self.lang)
+        self.notify(done.format(chars=len(content)), markup=False)
+
+    def action_export(self) -> None:
+        from specview.core.recorder import recording_header
+
+        session = self.session
+        rounds = list(session.history)
+        if not rounds:
+            self.notify(text("term_nothing_to_export", self.lang), severity="warning")
+            return
+        header = recording_header(session.backend.info, self.spec)
+        folder = Path(self.export_dir).expanduser() if self.export_dir else Path.cwd()
+        job = partial(self._export, folder, header, session.backend.info, session.metrics.snapshot(), rounds,
+                      session.dropped_rounds)
+        self.run_worker(job, thread=True, group="export", exit_on_error=False)
+
+    def _export(self, folder: Path, header: dict[str, Any], info: BackendInfo, snap: MetricsSnapshot,
+                rounds: list[Round], dropped: int) -> None:
+        """On a worker thread: write the files, then say where (or why not) on the UI thread."""
+        from specview.export.files import export_run
+
+        lang = self.lang
+        try:
+            done = export_run(folder, header, info, snap, rounds, lang=lang, dropped_rounds=dropped)
+        except SpecviewError as exc:
+            self.app.call_from_thread(self.notify, sanitize(str(exc)), title=text("term_export_failed", lang),
+                                      severity="error", markup=False)
+            return
+        paths = text("term_exported", lang).format(recording=sanitize(str(done.recording)),
+                                                   report=sanitize(str(done.report)))
+        self.app.call_from_thread(self.notify, paths, title=text("term_exported_title", lang), timeout=15,
+                                  markup=False)
+
     def _switch_preset(self, preset_id: str | None) -> None:
         if preset_id is None:
             return
@@ -235,7 +291,7 @@ class LiveScreen(Screen[None]):
         self.session.start()
 
     def _new_session(self, backend: Backend) -> Session:
-        session = Session(offload(backend), buffer_tokens=UI_BUFFER_TOKENS)
+        session = Session(offload(backend), buffer_tokens=UI_BUFFER_TOKENS, keep_rounds=KEEP_ROUNDS)
         if self.record:
             from specview.core.recorder import start_recording
 

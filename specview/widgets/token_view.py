@@ -86,6 +86,17 @@ class TokenView(ScrollView, can_focus=True):
         """The emitted text as shown (rejected drafts left out)."""
         return self._layout.plain_text()
 
+    def visible_text(self) -> str:
+        """The lines on screen now, with their marks (what `c` copies)."""
+        top = int(self.scroll_y)
+        rows = [self._layout.line_text(y) for y in range(top, min(top + self.size.height, self._layout.line_count))]
+        return "\n".join(row.rstrip() for row in rows).strip("\n")
+
+    @property
+    def selected_token(self) -> TokenEvent | None:
+        """The selected token, if any."""
+        return None if self.selected is None else self._layout.tokens[self.selected]
+
     def clear(self) -> None:
         """Forget every token."""
         self._layout = TokenLayout(self._layout.width)

@@ -1,0 +1,134 @@
+"""A run as a Markdown report: settings, provenance, gauges, acceptance by position, the marked text.
+
+The text keeps the marks that do not need colour: ~~rejected~~, ▸corrected, bonus⁺. Everything
+that came from outside (token text, model names, the prompt, header values) is sanitised and
+escaped, so a token cannot add a heading, a link, HTML or a table cell of its own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from specview.core.backend import BackendInfo
+from specview.core.events import Round, TokenEvent, TokenStatus
+from specview.core.metrics import MetricsSnapshot
+from specview.core.overlay import overlay
+from specview.core.text import number, sanitize
+from specview.texts.catalog import text
+
+_INLINE = re.compile(r"([\\`*_~\[\]#|<>!])")
+_LINE_START = re.compile(r"^(\s*)([-+=]|\d+[.)])", re.MULTILINE)
+
+
+def escape(value: object) -> str:
+    """Untrusted text made inert inside a Markdown line: controls visible, markup characters escaped."""
+    return _INLINE.sub(r"\\\1", sanitize(str(value)).replace("&", "&amp;"))
+
+
+def _block(body: str) -> str:
+    """Escaped text made inert as whole lines too: nothing at a line's start begins a list or a heading."""
+    return _LINE_START.sub(r"\1\\\2", body)
+
+
+def _cell(value: object) -> str:
+    """A table cell: escaped, on one line."""
+    return escape("—" if value is None or value == "" else value).replace("\n", " ")
+
+
+def marked_text(tokens: Iterable[TokenEvent]) -> str:
+    """The stream with its marks, as Markdown (whitespace kept outside the marks)."""
+    out: list[str] = []
+    for token in tokens:
+        body = escape(token.text)
+        core = body.strip()
+        if not core:
+            out.append(body)
+            continue
+        lead, trail = body[: len(body) - len(body.lstrip())], body[len(body.rstrip()):]
+        if token.status is TokenStatus.REJECTED:
+            core = f"~~{core}~~"
+        elif token.status is TokenStatus.CORRECTED:
+            core = f"▸{core}"
+        elif token.status is TokenStatus.BONUS:
+            core = f"{core}⁺"
+        out.append(lead + core + trail)
+    return _block("".join(out))
+
+
+def _tag(info: BackendInfo, key: str, lang: str) -> str:
+    if info.virtual_clock and key in ("tokens_per_second", "draft_cost"):
+        return text("recorded" if info.backend == "replay" else "simulated", lang)
+    if key not in info.exact:
+        return text("unavailable", lang)
+    return text("exact" if info.exact[key] else "inferred", lang)
+
+
+def markdown_report(header: Mapping[str, Any], info: BackendInfo, snap: MetricsSnapshot, rounds: Sequence[Round],
+                    *, lang: str = "en", recording: str | None = None, dropped_rounds: int = 0) -> str:
+    """The whole report. `header` is the recording's header (provenance); `rounds` the text shown."""
+    t = lang
+    over = overlay(snap)
+    lines = [f"# {text('report_title', t)}: {escape(info.label)}", ""]
+
+    lines += [f"## {text('report_settings', t)}", "", "| | |", "|---|---|"]
+    settings = header.get("settings") if isinstance(header.get("settings"), dict) else {}
+    rows: list[tuple[str, object]] = [
+        ("backend", info.backend), ("preset", info.preset), ("model", info.model), ("draft", info.draft),
+        ("γ", info.gamma), ("T", f"{info.temperature:g}"), ("seed", info.seed),
+        (text("report_prompt", t), header.get("prompt")),
+    ]
+    if isinstance(settings, dict) and settings.get("url"):
+        rows.append(("url", settings["url"]))
+    lines += [f"| {_cell(k)} | {_cell(v)} |" for k, v in rows]
+
+    lines += ["", f"## {text('report_provenance', t)}", ""]
+    made = text("report_made_by", t).format(version=escape(header.get("specview", "?")),
+                                            created=escape(header.get("created", "?")))
+    lines.append(f"- {made}")
+    if recording:
+        lines.append(f"- {text('report_recording', t)}: `{sanitize(recording).replace('`', '')}` "
+                     f"({escape(header.get('format', '?'))} v{escape(header.get('version', '?'))})")
+    tags = ", ".join(f"{name} {_tag(info, key, t)}" for name, key in (
+        ("α", "acceptance"), ("τ", "tau"), ("tokens/s", "tokens_per_second"), ("c", "draft_cost")))
+    lines.append(f"- {text('report_signals', t)}: {escape(tags)}")
+    if info.note:
+        lines.append(f"- {escape(info.note).replace(chr(10), ' ')}")
+    if dropped_rounds:
+        lines.append(f"- {text('report_dropped', t).format(dropped=dropped_rounds, kept=len(rounds))}")
+
+    theory = text("theory", t)
+    tau_theory = ""
+    if over.expected_tau is not None and over.tau_gap is not None:
+        tau_theory = f"{over.expected_tau:.2f} (Δ {over.tau_gap:+.2f})"
+    speed_theory = ""
+    if over.speedup_theory is not None:
+        speed_theory = f"{over.speedup_theory:.2f}× · best γ {over.best_gamma} → {over.best_speedup:.2f}×"
+    shown = over.speedup_shown
+    gauges: list[tuple[str, str, str]] = [
+        (text("alpha", t), number(snap.acceptance_rate, ".3f"), ""),
+        (text("report_yield", t), number(snap.draft_yield, ".3f"), ""),
+        (text("tau", t), number(snap.tau, ".3f"), tau_theory),
+        (text("tps", t), number(snap.tokens_per_second, ".1f"), ""),
+        (text("cost", t), number(snap.draft_cost, ".3f"), ""),
+        (text("speedup", t), number(shown, ".2f") + ("×" if shown is not None else ""), speed_theory),
+    ]
+    counts = text("report_counts", t).format(rounds=snap.rounds, tokens=snap.tokens, drafted=snap.drafted,
+                                             accepted=snap.accepted)
+    lines += ["", f"## {text('report_gauges', t)}", "", counts, "", f"| | | {theory} |", "|---|---:|---|"]
+    lines += [f"| {_cell(name)} | {value} | {extra} |" for name, value, extra in gauges]
+
+    lines += ["", f"## {text('report_by_position', t)}", ""]
+    if snap.per_position_acceptance:
+        lines += [f"| {text('report_position', t)} | {text('report_verified', t)} | "
+                  f"{text('report_acceptance', t)} |", "|---:|---:|---:|"]
+        for k, (rate, verified) in enumerate(zip(snap.per_position_acceptance, snap.per_position_verified,
+                                                 strict=False), start=1):
+            lines.append(f"| {k} | {verified} | {number(rate, '.3f')} |")
+    else:
+        lines.append(text("report_no_drafts", t))
+
+    lines += ["", f"## {text('report_text', t)}", "", text("report_legend", t), "", "---", ""]
+    lines.append(marked_text(tok for rnd in rounds for tok in rnd.tokens))
+    return "\n".join(lines).rstrip("\n") + "\n"
