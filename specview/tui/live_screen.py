@@ -136,7 +136,8 @@ class LiveScreen(Screen[None]):
             self.drawn_rounds += len(drained.rounds)
         if drained.error and not self._error_shown:
             self._error_shown = True
-            self.notify(drained.error, title="run stopped", severity="error", timeout=30)
+            # a server's error body is outside text: shown as text, never as markup or escapes
+            self.notify(sanitize(drained.error), title="run stopped", severity="error", timeout=30, markup=False)
             self._set_state("failed")
         elif drained.finished and not self._finished_shown:
             self._finished_shown = True
@@ -167,7 +168,7 @@ class LiveScreen(Screen[None]):
         if info.pace is not None:
             speed = info.pace.speed
             parts.append(f"{speed:g}×" if speed > 0 else "max speed")
-        self._status.set(what=" · ".join(parts))
+        self._status.set(what=sanitize(" · ".join(parts)))  # model ids and labels come from outside
         self.query_one("#note", Static).update(sanitize(info.note))
         self._set_state("paused" if self.session.paused else "running")
 
@@ -205,7 +206,7 @@ class LiveScreen(Screen[None]):
         try:
             presets = load_presets()
         except SpecviewError as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(sanitize(str(exc)), severity="error", markup=False)
             return
         self.app.push_screen(PresetScreen(presets, self.backend.info.preset), self._switch_preset)
 
@@ -266,7 +267,7 @@ class LiveScreen(Screen[None]):
         try:
             backend = make_backend(spec)
         except SpecviewError as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(sanitize(str(exc)), severity="error", markup=False)
             return
         self.spec = spec
         self._start(backend)
