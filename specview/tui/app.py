@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.filter import LineFilter
 from textual.screen import Screen
 
 from specview.core.backend import Backend
 from specview.core.runspec import RunSpec
 from specview.themes.loader import TOKEN_DEFAULTS, shipped_themes
 from specview.tui.live_screen import LiveScreen
+from specview.tui.merge_runs import MergeRuns
 
 if TYPE_CHECKING:
     from specview.learn.registry import Lesson
 
 DEFAULT_THEME = "specview"
+MERGE_RUNS = MergeRuns()
 # Where the terminal has only 16 colours, its own palette reads better than our colours mapped
 # onto it (the nearest of 16 can swap hues: a dimmed red became yellow, orange became red).
 SIXTEEN_COLOUR_THEME = "ansi"
@@ -52,6 +55,10 @@ class BaseApp(App[None]):
     def on_mount(self) -> None:
         for problem in self.problems:
             self.notify(problem, title="config", severity="error", timeout=20)
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        # after Textual's own (NO_COLOR, ANSI): merge equal-style runs so each is one SGR sequence
+        return [*super().get_line_filters(), MERGE_RUNS]
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(TOKEN_DEFAULTS)

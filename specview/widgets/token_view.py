@@ -4,6 +4,11 @@ Statuses have a colour (theme variables) *and* a cue that survives NO_COLOR:
 accepted = unmarked, rejected = struck through, corrected = ▸ before, bonus = ⁺ after,
 inferred = italic. Wrapping lives in TokenLayout; only the changed tail is refreshed and
 every drawn line is cached until it changes.
+
+Following the end scrolls in jumps: when the text reaches the bottom it moves up by half the
+view at once, and the next lines fill the blank half without moving anything. Scrolling by
+one line redraws every visible line; jumping does that once per half page, which is most of
+what the stream costs a slow terminal link (SSH).
 """
 
 from __future__ import annotations
@@ -68,6 +73,8 @@ class TokenView(ScrollView, can_focus=True):
         self.selected: int | None = None
         self._base: Style | None = None
         self._follow = True
+        # while following: the virtual height, the text plus the blank rows left by the last jump
+        self._floor = 0
 
     # model ---------------------------------------------------------------
     @property
@@ -101,6 +108,7 @@ class TokenView(ScrollView, can_focus=True):
         """Forget every token."""
         self._layout = TokenLayout(self._layout.width)
         self.selected = None
+        self._floor = 0
         self._relayout()
 
     def append(self, events: Iterable[TokenEvent]) -> None:
@@ -120,18 +128,34 @@ class TokenView(ScrollView, can_focus=True):
             first_dirty = 0
         for y in range(first_dirty, len(layout.lines)):
             self._cache.discard(y)
-        self.virtual_size = Size(layout.width, layout.line_count)
+        if follow and self.selected is None:
+            self._jump_if_at_bottom()
+        self.virtual_size = Size(layout.width, self._height())
         self.refresh_lines(first_dirty, len(layout.lines) - first_dirty)
         if follow and self.selected is None:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
             # and once more after layout, in case the new virtual size was not applied yet
             self.call_after_refresh(self._settle_at_end)
 
+    def _height(self) -> int:
+        """Virtual height: the text, or more while blank rows wait to be filled (after a jump, or
+        before the first screenful): a new virtual size repaints the whole view, a new line need not."""
+        return max(self._layout.line_count, self._floor, self.scrollable_content_region.height)
+
+    def _jump_if_at_bottom(self) -> None:
+        """The text ran past the bottom row: leave the last line half a view above the bottom."""
+        view = max(self.scrollable_content_region.height, 1)
+        lines = self._layout.line_count
+        if lines > self._height() or lines > int(self.scroll_y) + view:
+            self._floor = lines + view // 2 if lines > view else 0
+
     def _prune(self) -> None:
         """Drop the oldest lines (about a fifth of the cap) without wrapping the rest again."""
         before = self._layout.base
-        if not self._layout.prune(self.max_tokens - self.max_tokens // 5):
+        dropped = self._layout.prune(self.max_tokens - self.max_tokens // 5)
+        if not dropped:
             return
+        self._floor = max(0, self._floor - dropped)
         if self.selected is not None:
             shift = self._layout.base - before
             self.selected = self.selected - shift if self.selected >= shift else None
@@ -139,7 +163,7 @@ class TokenView(ScrollView, can_focus=True):
 
     def _relayout(self) -> None:
         self._cache.clear()
-        self.virtual_size = Size(self._layout.width, self._layout.line_count)
+        self.virtual_size = Size(self._layout.width, self._height())
         self.refresh()
 
     def _settle_at_end(self) -> None:
@@ -153,9 +177,10 @@ class TokenView(ScrollView, can_focus=True):
 
     def on_resize(self, event: Resize) -> None:
         width = max(self.scrollable_content_region.width, 1)
+        self._floor = 0  # a new size: the end goes to the bottom row again, the next line jumps
         if width != self._layout.width:
             self._layout.rewrap(width)
-            self._relayout()
+        self._relayout()
         if self._follow and self.selected is None:  # a new height moves the end too
             self.scroll_end(animate=False, immediate=True, x_axis=False)
             self.call_after_refresh(self._settle_at_end)
