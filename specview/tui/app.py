@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.driver import Driver
 from textual.filter import LineFilter
 from textual.screen import Screen
 
@@ -16,6 +17,7 @@ from specview.core.runspec import RunSpec
 from specview.themes.loader import TOKEN_DEFAULTS, shipped_themes
 from specview.tui.live_screen import LiveScreen
 from specview.tui.merge_runs import MergeRuns
+from specview.tui.terminal_driver import compacting
 
 if TYPE_CHECKING:
     from specview.learn.registry import Lesson
@@ -55,6 +57,10 @@ class BaseApp(App[None]):
     def on_mount(self) -> None:
         for problem in self.problems:
             self.notify(problem, title="config", severity="error", timeout=20)
+
+    def get_driver_class(self) -> type[Driver]:
+        # colour sequences say only what changed: most of a frame's bytes on a slow link
+        return compacting(super().get_driver_class())
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         # after Textual's own (NO_COLOR, ANSI): merge equal-style runs so each is one SGR sequence
