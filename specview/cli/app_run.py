@@ -26,6 +26,7 @@ class UiSettings:
     lang: str
     theme: str | None
     problems: tuple[str, ...]
+    fps: float | None = None  # redraws per second (command line, else config); None: the screen's default
 
 
 def ui_settings(args: argparse.Namespace) -> UiSettings:
@@ -44,7 +45,9 @@ def ui_settings(args: argparse.Namespace) -> UiSettings:
         else:
             problems.append(f"config: unknown theme '{config.theme}'; using the default")
     speed = args.speed if args.speed is not None else (config.speed if config.speed is not None else 1.0)
-    return UiSettings(config, speed, args.lang or config.lang or "en", theme, tuple(problems))
+    fps = getattr(args, "fps", None)
+    return UiSettings(config, speed, args.lang or config.lang or "en", theme, tuple(problems),
+                      fps if fps is not None else config.fps)
 
 
 def theme_names() -> set[str]:

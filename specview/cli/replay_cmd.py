@@ -12,7 +12,7 @@ import argparse
 import json
 
 from specview.cli.app_run import run_app, ui_settings
-from specview.cli.argtypes import Parser, SubParsers, speed_option
+from specview.cli.argtypes import Parser, SubParsers, fps_option, speed_option
 from specview.cli.errors import CliError
 from specview.core.runspec import RunSpec
 
@@ -31,7 +31,7 @@ def run_replay(args: argparse.Namespace) -> int:
     from specview.tui.app import SpecviewApp
 
     return run_app(SpecviewApp(spec, backend=backend, theme_name=ui.theme, lang=ui.lang, problems=ui.problems,
-                               export_dir=ui.config.export_dir))
+                               export_dir=ui.config.export_dir, fps=ui.fps))
 
 
 def print_stats(selector: str) -> int:
@@ -93,6 +93,7 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     replay = sub.add_parser("replay", help="play a recording in the live view, or print its statistics")
     replay.add_argument("file", metavar="FILE", help="a recording made with --record")
     speed_option(replay, "playback speed relative to the recording (default: 1; 0 = flat out)")
+    fps_option(replay)
     output = replay.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print the same statistics object as bench")
     output.add_argument("--markdown", nargs="?", const="", metavar="OUT",

@@ -23,6 +23,7 @@ class Config:
     lang: str | None = None
     preset: str | None = None
     speed: float | None = None
+    fps: float | None = None  # redraws per second of the live and compare views
     api_key_env: str | None = None
     api_key: str | None = field(default=None, repr=False)
     export_dir: str | None = None  # where `e` writes a run's recording and report (default: the current folder)
@@ -47,6 +48,9 @@ def _check(key: str, value: Any, where: str, problems: list[str]) -> Any:
     elif key == "speed":
         ok = isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1000
         reason = "must be a number between 0 (flat out) and 1000"
+    elif key == "fps":
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and 1 <= value <= 60
+        reason = "must be a number of redraws per second between 1 and 60"
     else:
         ok = isinstance(value, str) and bool(value.strip())
         reason = "must be a non-empty string"
@@ -54,11 +58,11 @@ def _check(key: str, value: Any, where: str, problems: list[str]) -> Any:
         shown = "(hidden)" if key == "api_key" else repr(value)
         problems.append(f"{where}: key '{key}' {reason}, got {shown}; using the default")
         return None
-    return float(value) if key == "speed" else value
+    return float(value) if key in ("speed", "fps") else value
 
 
 def load_config(path: Path | None = None) -> Config:
-    """Read the config file (if any) and SPECVIEW_THEME / _LANG / _PRESET / _SPEED / _EXPORT_DIR overrides."""
+    """Read the config file (if any) and SPECVIEW_THEME / _LANG / _PRESET / _SPEED / _FPS / _EXPORT_DIR overrides."""
     path = config_path() if path is None else path
     problems: list[str] = []
     data: dict[str, Any] = {}
@@ -74,11 +78,11 @@ def load_config(path: Path | None = None) -> Config:
             problems.append(f"{path}: unknown key '{key}' ignored (known: {', '.join(sorted(known))})")
             continue
         values[key] = _check(key, value, str(path), problems)
-    for key in ("theme", "lang", "preset", "speed", "export_dir"):
+    for key in ("theme", "lang", "preset", "speed", "fps", "export_dir"):
         env = os.environ.get(f"SPECVIEW_{key.upper()}")
         if env:
             raw: Any = env
-            if key == "speed":
+            if key in ("speed", "fps"):
                 try:
                     raw = float(env)
                 except ValueError:

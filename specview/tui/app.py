@@ -101,8 +101,9 @@ class SpecviewApp(BaseApp):
     def __init__(self, spec: RunSpec, backend: Backend, theme_name: str | None = None,
                  lang: str = "en", record: str | None = None,
                  compare: list[Backend] | None = None, problems: tuple[str, ...] = (),
-                 export_dir: str | None = None) -> None:
+                 export_dir: str | None = None, fps: float | None = None) -> None:
         super().__init__(theme_name, lang, problems)
+        self.fps = fps
         self.compare = compare
         self.spec = spec
         self.record = record
@@ -113,8 +114,9 @@ class SpecviewApp(BaseApp):
         if self.compare:
             from specview.tui.compare_screen import CompareScreen
 
-            return CompareScreen(self.compare, self.lang)
-        return LiveScreen(self.spec, self.initial_backend, self.lang, record=self.record, export_dir=self.export_dir)
+            return CompareScreen(self.compare, self.lang, fps=self.fps)
+        return LiveScreen(self.spec, self.initial_backend, self.lang, record=self.record, export_dir=self.export_dir,
+                          fps=self.fps)
 
     @property
     def live(self) -> LiveScreen:

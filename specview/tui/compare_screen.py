@@ -52,10 +52,11 @@ class CompareScreen(Screen[None]):
         Binding("tab", "app.focus_next", "next pane", show=False, id="compare.next"),
     ]
 
-    def __init__(self, backends: list[Backend], lang: str = "en") -> None:
+    def __init__(self, backends: list[Backend], lang: str = "en", fps: float | None = None) -> None:
         super().__init__()
         self.backends = backends
         self.lang = lang
+        self.fps = fps
         self.sessions = [Session(offload(b), buffer_tokens=COMPARE_BUFFER_TOKENS) for b in backends]
         self.labels = [run_label(b) for b in backends]
         self.drawn_rounds = [0] * len(backends)
@@ -92,7 +93,7 @@ class CompareScreen(Screen[None]):
         self._panes[0].view.focus()
         for session in self.sessions:
             session.start()
-        self.set_interval(1 / PUMP_HZ, self.pump, name="pump")
+        self.set_interval(1 / (self.fps or PUMP_HZ), self.pump, name="pump")
 
     def on_unmount(self) -> None:
         for session in self.sessions:

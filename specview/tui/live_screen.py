@@ -62,8 +62,9 @@ class LiveScreen(Screen[None]):
     ]
 
     def __init__(self, spec: RunSpec, backend: Backend, lang: str = "en", record: str | None = None,
-                 export_dir: str | None = None) -> None:
+                 export_dir: str | None = None, fps: float | None = None) -> None:
         super().__init__()
+        self.fps = fps or PUMP_HZ
         self.spec = spec
         self.backend = backend
         self.lang = lang
@@ -110,7 +111,7 @@ class LiveScreen(Screen[None]):
         self._view.focus()
         self._describe()
         self.session.start()
-        self.set_interval(1 / PUMP_HZ, self.pump, name="pump")
+        self.set_interval(1 / self.fps, self.pump, name="pump")
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < NARROW, "-narrow")
