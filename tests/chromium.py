@@ -12,9 +12,7 @@ import asyncio
 import base64
 import itertools
 import json
-import os
 import shutil
-import signal
 import subprocess
 import time
 from collections.abc import AsyncIterator
@@ -23,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+from processes import stop
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "chromium"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -121,15 +120,7 @@ async def chromium(folder: Path, width: int = 1400, height: int = 900) -> AsyncI
                 await page.send("Page.addScriptToEvaluateOnNewDocument", source=CATCH_TERMINAL)
                 yield page
     finally:
-        # the browser's helper processes share its session: end the whole group by its id
-        with suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            with suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
+        stop(proc, group=True)  # the browser's helper processes share its session
         log.close()
 
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import fcntl
 import os
-import signal
 import struct
 import subprocess
 import termios
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
+
+from processes import stop
 
 
 class PtyProcess:
@@ -99,13 +100,6 @@ def pty_process(argv: Sequence[str], env: Mapping[str, str], cols: int = 80, row
         yield running
     finally:
         if proc.poll() is None:
-            with suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                with suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+            stop(proc, group=True)
         running._reader.join(timeout=5)
         os.close(master)

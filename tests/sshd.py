@@ -12,14 +12,15 @@ from __future__ import annotations
 import getpass
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from processes import stop
 
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"  # sshd must be started by its absolute path (re-exec)
 START_TIMEOUT_S = 20.0
@@ -97,13 +98,7 @@ def sshd(folder: Path) -> Iterator[SshServer]:
         _wait_listening(port, proc, log)
         yield SshServer(port, getpass.getuser(), client_key, known_hosts, log)
     finally:
-        with suppress(ProcessLookupError):
-            os.kill(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        stop(proc)
 
 
 def _wait_listening(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:

@@ -9,16 +9,16 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 
 from chromium import chromium
+from processes import stop
 
 SPECVIEW = Path(sys.executable).parent / "specview"
 START_TIMEOUT_S = 30.0
@@ -54,14 +54,7 @@ def serving(tmp: Path, *args: str) -> Iterator[str]:
             time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/"
     finally:
-        with suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            with suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
+        stop(proc, group=True)
         log.close()
 
 
