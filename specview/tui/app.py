@@ -52,9 +52,13 @@ class BaseApp(App[None]):
         self.lang = lang
         for theme in shipped_themes():
             self.register_theme(theme)
-        self.theme = theme_name or default_theme(self.console.color_system)
+        self.theme_chosen = theme_name is not None
+        self.theme = theme_name or DEFAULT_THEME
 
     def on_mount(self) -> None:
+        if not self.theme_chosen and not self.is_headless:
+            # only a real terminal's colours count (tests and browsers have their own)
+            self.theme = default_theme(self.console.color_system)
         for problem in self.problems:
             self.notify(problem, title="config", severity="error", timeout=20)
 

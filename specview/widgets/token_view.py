@@ -28,6 +28,8 @@ from textual.strip import Strip
 from specview.core.events import TokenEvent, TokenStatus
 from specview.widgets.token_layout import TokenLayout
 
+MIN_WRAP_WIDTH = 8  # narrower than this (a hidden or squeezed view) the text is not wrapped again
+
 
 class TokenView(ScrollView, can_focus=True):
     """Coloured, marked tokens; follows the end unless the user scrolled up."""
@@ -119,7 +121,7 @@ class TokenView(ScrollView, can_focus=True):
         first_dirty = layout.append(events)
         if len(layout.tokens) == count:
             return
-        width = max(self.scrollable_content_region.width, 1)
+        width = self._wrap_width()
         if width != layout.width:  # not laid out yet, or the width changed without a resize
             layout.rewrap(width)
             first_dirty = 0
@@ -175,8 +177,14 @@ class TokenView(ScrollView, can_focus=True):
         # Follow the end while the user is at the bottom; stop once they scroll up.
         self._follow = self.selected is None and new_value >= self.max_scroll_y - 1
 
+    def _wrap_width(self) -> int:
+        """The width to wrap at: the content width, unless the view is hidden or squeezed to a sliver
+        (then the last real width stays: wrapping thousands of tokens one cell wide helps nobody)."""
+        width = self.scrollable_content_region.width
+        return width if width >= MIN_WRAP_WIDTH or (self._layout.width == 1 and width > 0) else self._layout.width
+
     def on_resize(self, event: Resize) -> None:
-        width = max(self.scrollable_content_region.width, 1)
+        width = self._wrap_width()
         self._floor = 0  # a new size: the end goes to the bottom row again, the next line jumps
         if width != self._layout.width:
             self._layout.rewrap(width)
