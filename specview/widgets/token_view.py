@@ -145,11 +145,16 @@ class TokenView(ScrollView, can_focus=True):
         return max(self._layout.line_count, self._floor, self.scrollable_content_region.height)
 
     def _jump_if_at_bottom(self) -> None:
-        """The text ran past the bottom row: leave the last line half a view above the bottom."""
+        """Following: the top row moves in steps of half a view, so the last line sits in the view's
+        lower half; where it stops depends only on the text and the size, not on how it arrived."""
         view = max(self.scrollable_content_region.height, 1)
         lines = self._layout.line_count
-        if lines > self._height() or lines > int(self.scroll_y) + view:
-            self._floor = lines + view // 2 if lines > view else 0
+        if lines <= view:
+            self._floor = 0
+            return
+        step = max(1, view // 2)
+        top = -(-(lines - view) // step) * step  # the first step whose view holds the last line
+        self._floor = top + view
 
     def _prune(self) -> None:
         """Drop the oldest lines (about a fifth of the cap) without wrapping the rest again."""
@@ -185,9 +190,10 @@ class TokenView(ScrollView, can_focus=True):
 
     def on_resize(self, event: Resize) -> None:
         width = self._wrap_width()
-        self._floor = 0  # a new size: the end goes to the bottom row again, the next line jumps
         if width != self._layout.width:
             self._layout.rewrap(width)
+        if self._follow and self.selected is None:
+            self._jump_if_at_bottom()
         self._relayout()
         if self._follow and self.selected is None:  # a new height moves the end too
             self.scroll_end(animate=False, immediate=True, x_axis=False)
