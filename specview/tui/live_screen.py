@@ -26,6 +26,7 @@ from specview.core.session import Session
 from specview.core.text import sanitize
 from specview.texts.catalog import text
 from specview.tui.gauges import gauge_texts
+from specview.widgets.gauge_strip import GaugeStrip
 from specview.widgets.history_chart import HistoryChart
 from specview.widgets.position_bars import PositionBars
 from specview.widgets.stat_gauge import StatGauge
@@ -38,7 +39,8 @@ PUMP_HZ = 20 if os.environ.get("SSH_CONNECTION") else 30
 # so the view is at most one frame behind; the bound holds back a producer that outruns the
 # terminal (back-pressure instead of unbounded memory) and so caps the work of one frame.
 UI_BUFFER_TOKENS = 2048
-NARROW = 80
+SIDE_PANEL_MIN = 100  # columns: narrower, the side panel becomes the one-line gauge strip
+MIN_SIZE = (60, 16)  # columns, rows: smaller, the screen says it is too small (the legend needs ~50)
 # Rounds kept for `e` (export): about as many tokens as the token view holds (tens of MB at most).
 KEEP_ROUNDS = 20_000
 
@@ -99,6 +101,8 @@ class LiveScreen(Screen[None]):
                 yield Label(text("over_time", t), classes="section")
                 yield HistoryChart([], id="history")
                 yield Static("", id="note", markup=False)
+        yield GaugeStrip(id="strip")
+        yield Static(text("term_too_small", t), id="too-small", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -108,13 +112,20 @@ class LiveScreen(Screen[None]):
         self._bars = self.query_one(PositionBars)
         self._history = self.query_one(HistoryChart)
         self._status = self.query_one(StatusLine)
+        self._strip = self.query_one(GaugeStrip)
         self._view.focus()
         self._describe()
         self.session.start()
         self.set_interval(1 / self.fps, self.pump, name="pump")
 
     def on_resize(self, event: Resize) -> None:
-        self.set_class(event.size.width < NARROW, "-narrow")
+        width, height = event.size
+        # below SIDE_PANEL_MIN columns the side panel folds into the gauge strip; below the minimum
+        # size a message says so (the run goes on, and the view comes back when the terminal grows)
+        self.set_class(width < SIDE_PANEL_MIN, "-narrow")
+        self.set_class(width < MIN_SIZE[0] or height < MIN_SIZE[1], "-too-small")
+        if self.is_mounted and hasattr(self, "_strip"):
+            self._update_gauges(charts=False)
 
     def on_unmount(self) -> None:
         self.session.stop()
@@ -153,8 +164,9 @@ class LiveScreen(Screen[None]):
         self._bars.set(snap.per_position_acceptance)
         if charts:
             self._history.show(snap.tau_history)
-        compact = f"α {texts['alpha'].value} · τ {texts['tau'].value} · {texts['tps'].value} tok/s"
-        self._status.set(extra=compact if self.has_class("-narrow") else "")
+        if self.has_class("-narrow"):
+            self._strip.set([(text("strip_" + key, self.lang), texts[key].value)
+                             for key in ("alpha", "tau", "tps", "cost", "speedup")], texts["alpha"].fraction)
 
     def _describe(self) -> None:
         info = self.backend.info

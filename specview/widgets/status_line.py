@@ -33,10 +33,13 @@ class StatusLine(TextLine):
     def _line(self) -> Text:
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append("specview ", style="bold")
-        line.append(self.what)
-        if self.extra:
-            line.append("  " + self.extra)
         right = f"  {self.state}   F1 help"
+        # a narrow terminal shortens the description, never the run's state on the right
+        room = self.size.width - 2 - line.cell_len - cell_len(right)
+        middle = Text(self.what + (f"  {self.extra}" if self.extra else ""), no_wrap=True)
+        if middle.cell_len > room > 0:
+            middle.truncate(room, overflow="ellipsis")
+        line.append_text(middle)
         pad = max(1, self.size.width - 2 - line.cell_len - cell_len(right))
         line.append(" " * pad + right)
         return line

@@ -29,6 +29,7 @@ from specview.core.events import TokenEvent, TokenStatus
 from specview.widgets.token_layout import TokenLayout
 
 MIN_WRAP_WIDTH = 8  # narrower than this (a hidden or squeezed view) the text is not wrapped again
+DEFAULT_WRAP_WIDTH = 80
 
 
 class TokenView(ScrollView, can_focus=True):
@@ -183,10 +184,13 @@ class TokenView(ScrollView, can_focus=True):
         self._follow = self.selected is None and new_value >= self.max_scroll_y - 1
 
     def _wrap_width(self) -> int:
-        """The width to wrap at: the content width, unless the view is hidden or squeezed to a sliver
-        (then the last real width stays: wrapping thousands of tokens one cell wide helps nobody)."""
+        """The width to wrap at: the content width, unless the view is hidden or squeezed to a sliver;
+        then the last real width stays (or a usual one before the first), since wrapping thousands of
+        tokens one cell wide helps nobody and the next real size wraps them again anyway."""
         width = self.scrollable_content_region.width
-        return width if width >= MIN_WRAP_WIDTH or (self._layout.width == 1 and width > 0) else self._layout.width
+        if width >= MIN_WRAP_WIDTH:
+            return width
+        return self._layout.width if self._layout.width > 1 else DEFAULT_WRAP_WIDTH
 
     def on_resize(self, event: Resize) -> None:
         width = self._wrap_width()
