@@ -9,7 +9,6 @@ report (the one `e` writes in the live view) goes to OUT, by default next to the
 from __future__ import annotations
 
 import argparse
-import json
 
 from specview.cli.app_run import run_app, ui_settings
 from specview.cli.argtypes import Parser, SubParsers, fps_option, speed_option
@@ -86,7 +85,9 @@ def write_markdown(selector: str, out: str | None, lang: str | None) -> int:
 
 
 def _print(stats: dict[str, object]) -> None:
-    print(json.dumps(stats, ensure_ascii=False), flush=True)
+    from specview.core.jsonio import dumps
+
+    print(dumps(stats), flush=True)
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:

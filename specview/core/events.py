@@ -6,6 +6,23 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from specview.core.bounds import (
+    MAX_COUNTER,
+    MAX_POSITION,
+    MAX_ROUND_DRAFTS,
+    MAX_ROUND_TOKENS,
+    MAX_TOKEN_ID,
+    Invalid,
+    integer,
+    mapping,
+    optional_integer,
+    optional_real,
+    real,
+    sequence,
+    string,
+)
+from specview.core.text import shown
+
 
 class TokenStatus(Enum):
     """What happened to one token in a round."""
@@ -15,6 +32,10 @@ class TokenStatus(Enum):
     CORRECTED = "corrected"
     BONUS = "bonus"
     PLAIN = "plain"
+
+
+_STATUSES = {status.value: status for status in TokenStatus}
+_PROBABILITY_MAX = 1.0 + 1e-9  # a normalised float distribution may put 1 + ε on one token
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,15 +71,23 @@ class TokenEvent:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TokenEvent:
+    def from_dict(cls, data: Any, field: str = "token") -> TokenEvent:
+        """A token read from outside (a recording): every field checked (bounds.Invalid names it)."""
+        data = mapping(data, field)
+        status = string(data.get("status"), f"{field}.status")
+        if status not in _STATUSES:
+            raise Invalid(f"{field}.status is {shown(status)}, expected one of {', '.join(_STATUSES)}")
+        inferred = data.get("inferred", False)
+        if not isinstance(inferred, bool):
+            raise Invalid(f"{field}.inferred must be true or false, got {shown(inferred)}")
         return cls(
-            token_id=data.get("id"),
-            text=str(data["text"]),
-            status=TokenStatus(data["status"]),
-            position=data.get("pos"),
-            p=data.get("p"),
-            q=data.get("q"),
-            inferred=bool(data.get("inferred", False)),
+            token_id=optional_integer(data.get("id"), f"{field}.id", 0, MAX_TOKEN_ID),
+            text=string(data.get("text"), f"{field}.text"),
+            status=_STATUSES[status],
+            position=optional_integer(data.get("pos"), f"{field}.pos", 0, MAX_POSITION),
+            p=optional_real(data.get("p"), f"{field}.p", 0.0, _PROBABILITY_MAX),
+            q=optional_real(data.get("q"), f"{field}.q", 0.0, _PROBABILITY_MAX),
+            inferred=inferred,
         )
 
 
@@ -100,14 +129,22 @@ class Round:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Round:
+    def from_dict(cls, data: Any, field: str = "round") -> Round:
+        """A round read from outside: types, ranges and the counts' consistency checked."""
+        data = mapping(data, field)
+        drafted = integer(data.get("drafted"), f"{field}.drafted", 0, MAX_ROUND_DRAFTS)
+        items = sequence(data.get("tokens"), f"{field}.tokens", MAX_ROUND_TOKENS)
+        tokens = tuple(TokenEvent.from_dict(t, f"{field}.tokens[{i}]") for i, t in enumerate(items))
+        accepted = sum(1 for t in tokens if t.status is TokenStatus.ACCEPTED)
+        if accepted > drafted:
+            raise Invalid(f"{field} has {accepted} accepted tokens but drafted {drafted}")
         return cls(
-            index=int(data["index"]),
-            drafted=int(data["drafted"]),
-            tokens=tuple(TokenEvent.from_dict(t) for t in data["tokens"]),
-            t_draft_s=data.get("t_draft_s"),
-            t_verify_s=data.get("t_verify_s"),
-            t_wall=float(data["t_wall"]),
+            index=integer(data.get("index"), f"{field}.index", 0, MAX_COUNTER),
+            drafted=drafted,
+            tokens=tokens,
+            t_draft_s=optional_real(data.get("t_draft_s"), f"{field}.t_draft_s", 0.0),
+            t_verify_s=optional_real(data.get("t_verify_s"), f"{field}.t_verify_s", 0.0),
+            t_wall=real(data.get("t_wall"), f"{field}.t_wall"),
         )
 
 
@@ -126,5 +163,11 @@ class Reconcile:
         return {"first_index": self.first_index, "rounds": [r.to_dict() for r in self.rounds]}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Reconcile:
-        return cls(first_index=int(data["first_index"]), rounds=tuple(Round.from_dict(r) for r in data["rounds"]))
+    def from_dict(cls, data: Any) -> Reconcile:
+        """A reconcile read from outside (its rounds checked like any round)."""
+        data = mapping(data, "reconcile")
+        items = sequence(data.get("rounds"), "reconcile.rounds", MAX_COUNTER)
+        return cls(
+            first_index=integer(data.get("first_index"), "reconcile.first_index", 0, MAX_COUNTER),
+            rounds=tuple(Round.from_dict(r, f"reconcile.rounds[{i}]") for i, r in enumerate(items)),
+        )

@@ -7,6 +7,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,6 +19,7 @@ from textual.widgets import Footer, Label, Static
 from specview.backends.factory import make_backend
 from specview.backends.process import offload
 from specview.core.backend import Backend, BackendInfo
+from specview.core.bounds import MAX_SHOWN
 from specview.core.errors import SpecviewError
 from specview.core.events import Round
 from specview.core.metrics import MetricsSnapshot
@@ -26,6 +28,7 @@ from specview.core.session import Session
 from specview.core.text import sanitize
 from specview.texts.catalog import text
 from specview.tui.gauges import gauge_texts
+from specview.tui.notify import notify_safe
 from specview.widgets.gauge_strip import GaugeStrip
 from specview.widgets.history_chart import HistoryChart
 from specview.widgets.position_bars import PositionBars
@@ -148,10 +151,10 @@ class LiveScreen(Screen[None]):
             self.drawn_rounds += len(drained.rounds)
         if drained.error and not self._error_shown:
             self._error_shown = True
-            # a server's error body is outside text: shown as text, never as markup or escapes
-            self.notify(sanitize(drained.error), title="run stopped", severity="error", timeout=30, markup=False)
-            self._set_state("failed")
-        elif drained.finished and not self._finished_shown:
+            notify_safe(self, drained.error, title=text("error.run_stopped", self.lang), severity="error", timeout=30)
+            reason = sanitize(drained.error, 48, one_line=True)
+            self._status.set(state=text("error.stopped_because", self.lang).format(reason=reason))
+        elif drained.finished and not self._finished_shown and not drained.error:
             self._finished_shown = True
             self._update_gauges(charts=True)
             self._set_state("finished")
@@ -181,8 +184,8 @@ class LiveScreen(Screen[None]):
         if info.pace is not None:
             speed = info.pace.speed
             parts.append(f"{speed:g}×" if speed > 0 else "max speed")
-        self._status.set(what=sanitize(" · ".join(parts)))  # model ids and labels come from outside
-        self.query_one("#note", Static).update(sanitize(info.note))
+        self._status.set(what=" · ".join(parts))
+        self.query_one("#note", Static).update(Text(sanitize(info.note, MAX_SHOWN)))
         self._set_state("paused" if self.session.paused else "running")
 
     def _set_state(self, key: str) -> None:
@@ -216,11 +219,10 @@ class LiveScreen(Screen[None]):
         from specview.core.presets import load_presets
         from specview.tui.preset_screen import PresetScreen
 
-        try:
-            presets = load_presets()
-        except SpecviewError as exc:
-            self.notify(sanitize(str(exc)), severity="error", markup=False)
-            return
+        problems: list[str] = []
+        presets = load_presets(problems=problems)
+        for problem in problems:
+            notify_safe(self, problem, title=text("error.presets_skipped", self.lang), severity="warning")
         self.app.push_screen(PresetScreen(presets, self.backend.info.preset), self._switch_preset)
 
     def action_run_for_real(self) -> None:
@@ -263,13 +265,11 @@ class LiveScreen(Screen[None]):
         try:
             done = export_run(folder, header, info, snap, rounds, lang=lang, dropped_rounds=dropped)
         except SpecviewError as exc:
-            self.app.call_from_thread(self.notify, sanitize(str(exc)), title=text("term_export_failed", lang),
-                                      severity="error", markup=False)
+            self.app.call_from_thread(notify_safe, self, str(exc), title=text("term_export_failed", lang),
+                                      severity="error")
             return
-        paths = text("term_exported", lang).format(recording=sanitize(str(done.recording)),
-                                                   report=sanitize(str(done.report)))
-        self.app.call_from_thread(self.notify, paths, title=text("term_exported_title", lang), timeout=15,
-                                  markup=False)
+        paths = text("term_exported", lang).format(recording=done.recording, report=done.report)
+        self.app.call_from_thread(notify_safe, self, paths, title=text("term_exported_title", lang), timeout=15)
 
     def _switch_preset(self, preset_id: str | None) -> None:
         if preset_id is None:
@@ -280,7 +280,7 @@ class LiveScreen(Screen[None]):
         try:
             backend = make_backend(spec)
         except SpecviewError as exc:
-            self.notify(sanitize(str(exc)), severity="error", markup=False)
+            notify_safe(self, str(exc), severity="error")
             return
         self.spec = spec
         self._start(backend)
@@ -309,7 +309,10 @@ class LiveScreen(Screen[None]):
         if self.record:
             from specview.core.recorder import start_recording
 
-            start_recording(session, self.record, self.spec)
+            try:
+                start_recording(session, self.record, self.spec)
+            except SpecviewError as exc:  # e.g. --record /dev/full: the run stops, and says why
+                session.fail(str(exc))
         return session
 
     @on(TokenView.Selected)

@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from specview.core.bounds import MAX_SHOWN
 from specview.core.errors import PresetError
 from specview.core.presets import Preset, get_preset
+from specview.core.text import sanitize
+from specview.tui.notify import notify_safe
 
 ENGINES = (("llama_server", "llama.cpp llama-server"), ("vllm", "vLLM"), ("sglang", "SGLang"))
 
 
 def real_run_text(preset: Preset) -> str:
-    """The commands a preset lists, one engine per block."""
-    blocks = [f"{preset.label}\nγ {preset.gamma} · T {preset.temperature:g} · {preset.hardware}"]
+    """The commands a preset lists, one engine per block (a user preset's text sanitised)."""
+    head = f"{preset.label}\nγ {preset.gamma} · T {preset.temperature:g} · {preset.hardware}"
+    blocks = [sanitize(head, MAX_SHOWN)]
     for key, name in ENGINES:
         if key in preset.run:
-            blocks.append(f"{name}:\n  {preset.run[key]}")
+            blocks.append(f"{name}:\n  {sanitize(preset.run[key], MAX_SHOWN)}")
     if len(blocks) == 1:
         blocks.append("This preset lists no engine command.")
     blocks.append("c copies every command · esc closes")
@@ -34,7 +39,7 @@ def show_real_run(screen: Screen[None], preset_id: str | None) -> None:
     try:
         screen.app.push_screen(RealRunScreen(get_preset(preset_id)))
     except PresetError as exc:
-        screen.notify(str(exc), severity="error")
+        notify_safe(screen, str(exc), severity="error")
 
 
 class RealRunScreen(ModalScreen[None]):
@@ -51,11 +56,12 @@ class RealRunScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box") as box:
-            box.border_title = f"run {self.preset.id} for real"
-            yield Static(real_run_text(self.preset), markup=False)
+            box.border_title = Text(f"run {sanitize(self.preset.id, 60, one_line=True)} for real")
+            yield Static(Text(real_run_text(self.preset)))
 
     def action_copy(self) -> None:
-        self.app.copy_to_clipboard("\n".join(self.preset.run.values()))
+        # What is copied is what was shown: a command carrying an escape would reach the clipboard raw.
+        self.app.copy_to_clipboard("\n".join(sanitize(cmd, MAX_SHOWN) for cmd in self.preset.run.values()))
         self.notify("commands copied")
 
     async def action_dismiss(self, result: None = None) -> None:
