@@ -25,7 +25,7 @@ from specview.themes.loader import TOKEN_DEFAULTS, shipped_themes
 from specview.tui.live_screen import LiveScreen
 from specview.tui.merge_runs import MergeRuns
 from specview.tui.notify import notify_safe
-from specview.tui.terminal_driver import compacting
+from specview.tui.terminal_driver import diffing
 
 if TYPE_CHECKING:
     from specview.learn.registry import Lesson
@@ -111,8 +111,8 @@ class BaseApp(App[None]):
         return result
 
     def get_driver_class(self) -> type[Driver]:
-        # colour sequences say only what changed: most of a frame's bytes on a slow link
-        return compacting(super().get_driver_class())
+        # send the terminal only the cells (and colours) that changed: what a slow link pays for
+        return diffing(super().get_driver_class())
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         # after Textual's own (NO_COLOR, ANSI): merge equal-style runs so each is one SGR sequence

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,8 @@ PUMP_HZ = 20 if os.environ.get("SSH_CONNECTION") else 30
 # so the view is at most one frame behind; the bound holds back a producer that outruns the
 # terminal (back-pressure instead of unbounded memory) and so caps the work of one frame.
 UI_BUFFER_TOKENS = 2048
+NUMBERS_HZ = 5.0  # gauges redrawn at most this often (and at most every other frame)
+CHARTS_HZ = 1.0  # per-position bars and the τ history: slow-moving shapes
 SIDE_PANEL_MIN = 100  # columns: narrower, the side panel becomes the one-line gauge strip
 MIN_SIZE = (60, 16)  # columns, rows: smaller, the screen says it is too small (the legend needs ~50)
 # Rounds kept for `e` (export): about as many tokens as the token view holds (tens of MB at most).
@@ -70,6 +73,9 @@ class LiveScreen(Screen[None]):
                  export_dir: str | None = None, fps: float | None = None) -> None:
         super().__init__()
         self.fps = fps or PUMP_HZ
+        # digits that change 30 times a second cannot be read, and each redraw costs a slow link
+        self.numbers_hz = min(NUMBERS_HZ, self.fps / 2)
+        self._numbers_at = self._charts_at = float("-inf")
         self.spec = spec
         self.backend = backend
         self.lang = lang
@@ -147,7 +153,12 @@ class LiveScreen(Screen[None]):
                 if replace:  # exact rounds replaced the inferred ones
                     self._view.clear()
                 self._view.append(tokens)
-                self._update_gauges(charts=self._ticks % 4 == 0 or replace)
+                now = time.monotonic()
+                if replace or now - self._numbers_at >= 1 / self.numbers_hz:
+                    charts = replace or now - self._charts_at >= 1 / CHARTS_HZ
+                    self._update_gauges(charts=charts)
+                    self._numbers_at = now
+                    self._charts_at = now if charts else self._charts_at
             self.drawn_rounds += len(drained.rounds)
         if drained.error and not self._error_shown:
             self._error_shown = True
@@ -164,8 +175,8 @@ class LiveScreen(Screen[None]):
         texts = gauge_texts(snap, self.backend.info, self.lang)
         for key, gauge in texts.items():
             self._gauges[key].set(gauge.value, gauge.fraction, gauge.note)
-        self._bars.set(snap.per_position_acceptance)
         if charts:
+            self._bars.set(snap.per_position_acceptance)
             self._history.show(snap.tau_history)
         if self.has_class("-narrow"):
             self._strip.set([(text("strip_" + key, self.lang), texts[key].value)

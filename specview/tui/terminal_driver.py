@@ -1,16 +1,21 @@
-"""The terminal driver specview runs on: Textual's own, with colour sequences compacted on the way out."""
+"""The terminal driver specview runs on: Textual's own, sending the terminal only what changed."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from textual.driver import Driver
 
-from specview.tui.sgr_compact import SgrCompactor
+from specview.tui.screen_diff import ScreenDiff
+
+OFF_SWITCH = "SPECVIEW_SCREEN_DIFF"  # "0": write what Textual writes (for a terminal that disagrees)
 
 
-def compacting(driver: type[Driver]) -> type[Driver]:
-    """`driver`, writing through an SgrCompactor when it drives a real terminal (not a browser or a test)."""
+def diffing(driver: type[Driver]) -> type[Driver]:
+    """`driver`, writing through a ScreenDiff when it drives a real terminal (not a browser or a test)."""
+    if os.environ.get(OFF_SWITCH) == "0":
+        return driver
     try:
         from textual.drivers.linux_driver import LinuxDriver
     except ImportError:  # Windows: its own driver, left as it is
@@ -20,9 +25,14 @@ def compacting(driver: type[Driver]) -> type[Driver]:
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         driver.__init__(self, *args, **kwargs)
-        self._sgr_compactor = SgrCompactor()
+        self._screen_diff = ScreenDiff()
+        self._diff_size = None  # the size the screen diff knows
 
     def write(self: Any, data: str) -> None:
-        driver.write(self, self._sgr_compactor.compact(data))
+        size = self._get_terminal_size()
+        if size != self._diff_size:  # a terminal may clear or reflow on resize: send everything again
+            self._diff_size = size
+            self._screen_diff.reset(rows=size[1])
+        driver.write(self, self._screen_diff.compact(data))
 
-    return type(f"Compacting{driver.__name__}", (driver,), {"__init__": __init__, "write": write})
+    return type(f"Diffing{driver.__name__}", (driver,), {"__init__": __init__, "write": write})

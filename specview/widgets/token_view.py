@@ -153,7 +153,7 @@ class TokenView(ScrollView, can_focus=True):
         if lines <= view:
             self._floor = 0
             return
-        step = max(1, view // 2)
+        step = max(1, view * 3 // 4)
         top = -(-(lines - view) // step) * step  # the first step whose view holds the last line
         self._floor = top + view
 
