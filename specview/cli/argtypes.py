@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from specview.cli.errors import fail
+from specview.core.langs import LANGS
 
 Number = TypeVar("Number", int, float)
 
@@ -56,6 +57,10 @@ def fps_option(parser: argparse.ArgumentParser, default: object = argparse.SUPPR
     parser.add_argument("--fps", type=float_in(*FPS_RANGE, "--fps"), default=default, metavar="N",
                         help="redraws per second (default: 30, 20 over SSH; the config's fps); "
                              "5 suits a slow link")
+def lang_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup, what: str = "interface language",
+                **kwargs: object) -> None:
+    """`--lang` with the languages specview speaks (core/langs.py)."""
+    parser.add_argument("--lang", choices=LANGS, help=what, **kwargs)  # type: ignore[arg-type]
 
 
 def speed_option(parser: argparse.ArgumentParser, what: str) -> None:

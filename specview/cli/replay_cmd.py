@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 
-from specview.cli.app_run import run_app, ui_settings
-from specview.cli.argtypes import Parser, SubParsers, fps_option, speed_option
+from specview.cli.app_run import run_app, throttle_of, ui_settings
+from specview.cli.argtypes import Parser, SubParsers, fps_option, lang_option, speed_option
 from specview.cli.errors import CliError
 from specview.core.runspec import RunSpec
 
@@ -30,7 +30,7 @@ def run_replay(args: argparse.Namespace) -> int:
     from specview.tui.app import SpecviewApp
 
     return run_app(SpecviewApp(spec, backend=backend, theme_name=ui.theme, lang=ui.lang, problems=ui.problems,
-                               export_dir=ui.config.export_dir, fps=ui.fps))
+                               keymap=ui.keymap, export_dir=ui.config.export_dir, throttle=throttle_of(ui)))
 
 
 def print_stats(selector: str) -> int:
@@ -100,5 +100,5 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     output.add_argument("--markdown", nargs="?", const="", metavar="OUT",
                         help="write the run's Markdown report (settings, gauges, per-position table, marked text) "
                              "to OUT, by default FILE with .md; prints the path")
-    replay.add_argument("--lang", choices=("en", "zh"), default=argparse.SUPPRESS, help="interface language")
+    lang_option(replay, default=argparse.SUPPRESS)
     replay.set_defaults(run=run_replay)

@@ -13,10 +13,10 @@ from typing import Any
 
 from specview.core.backend import BackendInfo
 from specview.core.events import Round, TokenEvent, TokenStatus
+from specview.core.gauges import PANEL, Reading, gauges
 from specview.core.metrics import MetricsSnapshot
-from specview.core.overlay import overlay
 from specview.core.text import number, sanitize
-from specview.texts.catalog import text
+from specview.texts.catalog import catalog, fill, text
 
 _INLINE = re.compile(r"([\\`*_~\[\]#|<>!])")
 _LINE_START = re.compile(r"^(\s*)([-+=]|\d+[.)])", re.MULTILINE)
@@ -57,19 +57,10 @@ def marked_text(tokens: Iterable[TokenEvent]) -> str:
     return _block("".join(out))
 
 
-def _tag(info: BackendInfo, key: str, lang: str) -> str:
-    if info.virtual_clock and key in ("tokens_per_second", "draft_cost"):
-        return text("recorded" if info.backend == "replay" else "simulated", lang)
-    if key not in info.exact:
-        return text("unavailable", lang)
-    return text("exact" if info.exact[key] else "inferred", lang)
-
-
 def markdown_report(header: Mapping[str, Any], info: BackendInfo, snap: MetricsSnapshot, rounds: Sequence[Round],
                     *, lang: str = "en", recording: str | None = None, dropped_rounds: int = 0) -> str:
     """The whole report. `header` is the recording's header (provenance); `rounds` the text shown."""
     t = lang
-    over = overlay(snap)
     lines = [f"# {text('report_title', t)}: {escape(info.label)}", ""]
 
     lines += [f"## {text('report_settings', t)}", "", "| | |", "|---|---|"]
@@ -90,34 +81,26 @@ def markdown_report(header: Mapping[str, Any], info: BackendInfo, snap: MetricsS
     if recording:
         lines.append(f"- {text('report_recording', t)}: `{sanitize(recording).replace('`', '')}` "
                      f"({escape(header.get('format', '?'))} v{escape(header.get('version', '?'))})")
-    tags = ", ".join(f"{name} {_tag(info, key, t)}" for name, key in (
-        ("α", "acceptance"), ("τ", "tau"), ("tokens/s", "tokens_per_second"), ("c", "draft_cost")))
-    lines.append(f"- {text('report_signals', t)}: {escape(tags)}")
+    reading = Reading.of(snap, info)
+    tags = [(text(spec.short_id, t), spec.tag_id(info)) for spec in gauges(PANEL)]
+    lines.append(f"- {text('report_signals', t)}: " + escape(", ".join(f"{name} {text(tag, t)}"
+                                                                        for name, tag in tags if tag)))
+    known = catalog("en")
+    for about in info.notes:
+        if f"note.{about.id}" in known:
+            lines.append(f"- {escape(fill(f'note.{about.id}', t, **about.values)).replace(chr(10), ' ')}")
     if info.note:
         lines.append(f"- {escape(info.note).replace(chr(10), ' ')}")
     if dropped_rounds:
         lines.append(f"- {text('report_dropped', t).format(dropped=dropped_rounds, kept=len(rounds))}")
 
-    theory = text("theory", t)
-    tau_theory = ""
-    if over.expected_tau is not None and over.tau_gap is not None:
-        tau_theory = f"{over.expected_tau:.2f} (Δ {over.tau_gap:+.2f})"
-    speed_theory = ""
-    if over.speedup_theory is not None:
-        speed_theory = f"{over.speedup_theory:.2f}× · best γ {over.best_gamma} → {over.best_speedup:.2f}×"
-    shown = over.speedup_shown
-    gauges: list[tuple[str, str, str]] = [
-        (text("alpha", t), number(snap.acceptance_rate, ".3f"), ""),
-        (text("report_yield", t), number(snap.draft_yield, ".3f"), ""),
-        (text("tau", t), number(snap.tau, ".3f"), tau_theory),
-        (text("tps", t), number(snap.tokens_per_second, ".1f"), ""),
-        (text("cost", t), number(snap.draft_cost, ".3f"), ""),
-        (text("speedup", t), number(shown, ".2f") + ("×" if shown is not None else ""), speed_theory),
-    ]
     counts = text("report_counts", t).format(rounds=snap.rounds, tokens=snap.tokens, drafted=snap.drafted,
                                              accepted=snap.accepted)
-    lines += ["", f"## {text('report_gauges', t)}", "", counts, "", f"| | | {theory} |", "|---|---:|---|"]
-    lines += [f"| {_cell(name)} | {value} | {extra} |" for name, value, extra in gauges]
+    lines += ["", f"## {text('report_gauges', t)}", "", counts, "", "| | | |", "|---|---:|---|"]
+    for spec in gauges(PANEL):  # the side panel's gauges, over the whole run
+        values = spec.note(reading) if spec.note is not None else None
+        theory = fill(spec.note_id, t, **values) if values else ""
+        lines.append(f"| {_cell(text(spec.label_id, t))} | {spec.shown(reading, windowed=False)} | {escape(theory)} |")
 
     lines += ["", f"## {text('report_by_position', t)}", ""]
     if snap.per_position_acceptance:

@@ -12,7 +12,7 @@ from specview.cli import main
 from specview.core.recording import Header, read_recording
 from specview.core.runspec import RunSpec
 from specview.tui.app import SpecviewApp
-from specview.widgets.token_info import describe
+from specview.tui.inspector import describe
 
 STRUCK = "\u0336"
 
@@ -45,7 +45,7 @@ async def test_c_copies_the_selected_tokens_details(tmp_path: Path) -> None:
         view = token_view(app)
         assert view.selected_token is not None
         await pilot.press("c")
-        assert app.clipboard == describe(view.selected_token)
+        assert app.clipboard == describe(view.selected_token, "en")
 
 
 async def test_e_exports_the_recording_and_the_report_side_by_side(tmp_path: Path) -> None:

@@ -56,18 +56,6 @@ def test_config_preset_is_the_default_for_bench(tmp_path: Path) -> None:
     assert '"preset": "glm-5.2-mtp"' in out.stdout
 
 
-async def test_app_notifies_config_problems() -> None:
-    from specview.backends.factory import make_backend
-    from specview.core.runspec import RunSpec
-    from specview.tui.app import SpecviewApp
-
-    spec = RunSpec(max_rounds=5, speed=0)
-    app = SpecviewApp(spec, make_backend(spec), problems=("config.toml: key 'lang' must be …",))
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
-        assert any("key 'lang'" in n.message for n in app._notifications)
-
-
 def test_fps_and_export_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from specview.cli.app_run import ui_settings
     from specview.cli.parser import build_parser

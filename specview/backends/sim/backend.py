@@ -16,14 +16,14 @@ from collections.abc import Iterator
 from functools import cache
 from importlib import resources
 
-from specview.core.backend import BackendInfo, Pace
+from specview.core.backend import BackendInfo, Note, Pace
 from specview.core.errors import BackendError
 from specview.core.events import Round, TokenEvent
+from specview.core.langs import LANGS, detect_lang
 from specview.core.presets import Preset
 from specview.core.theory import MAX_GAMMA
 
 _EN_TOKEN = re.compile(r"\s?[A-Za-z']+|\s?\d+|\s?[^\sA-Za-z\d]|\s+")
-LANGS = ("en", "zh")
 
 
 @cache
@@ -35,13 +35,6 @@ def _vocabulary(lang: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
     vocab = sorted(set(pieces))
     index = {p: i for i, p in enumerate(vocab)}
     return tuple(vocab), tuple(index[p] for p in pieces)
-
-
-def detect_lang(prompt: str | None) -> str:
-    """zh when the prompt contains CJK characters, else en."""
-    if prompt and any("\u4e00" <= ch <= "\u9fff" for ch in prompt):
-        return "zh"
-    return "en"
 
 
 class SimBackend:
@@ -82,7 +75,7 @@ class SimBackend:
             seed=seed,
             virtual_clock=True,
             exact={"acceptance": True, "tau": True, "per_position": True},
-            note="simulated: timing from the preset's model, not measured",
+            notes=(Note("sim"),),
             pace=self.pace,
             cpu_bound=speed <= 0,  # flat out it never waits: the UI runs it in a child process
         )
