@@ -43,12 +43,14 @@ def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def measure(preset: str, speed: float, size: tuple[int, int], fps: str, duration: float, warmup: float,
-            ssh: bool) -> dict[str, object]:
-    """One run: bytes/s written after the warm-up."""
+            ssh: bool, full: bool = False) -> dict[str, object]:
+    """One run: bytes/s written after the warm-up (`full`: without the screen diff, as Textual writes)."""
     argv = [str(SPECVIEW), "--preset", preset, "--speed", f"{speed:.4f}"]
     if fps != "default":
         argv += ["--fps", fps]
     extra = {"SSH_CONNECTION": "127.0.0.1 50000 127.0.0.1 22"} if ssh else {}
+    if full:
+        extra["SPECVIEW_SCREEN_DIFF"] = "0"
     with pty_process(argv, _env(extra), cols=size[0], rows=size[1]) as app:
         app.wait_for(lambda out: "running" in out, timeout=60, what="the first frame")
         start = time.monotonic() + warmup
@@ -57,7 +59,8 @@ def measure(preset: str, speed: float, size: tuple[int, int], fps: str, duration
         app.write(b"q")
         app.wait_exit()
     rate = written / duration
-    return {"size": f"{size[0]}x{size[1]}", "fps": fps, "ssh": ssh, "bytes_per_s": round(rate),
+    return {"size": f"{size[0]}x{size[1]}", "fps": fps, "ssh": ssh, "screen_diff": not full,
+            "bytes_per_s": round(rate),
             "kb_per_s": round(rate / 1000, 2), "kib_per_s": round(rate / 1024, 2),
             "target_kb_per_s": TARGETS_KB.get(fps)}
 
@@ -71,6 +74,8 @@ def main() -> int:
     parser.add_argument("--sizes", default="80x24,130x36")
     parser.add_argument("--rates", default="default,5", help="pump rates: default and/or --fps values")
     parser.add_argument("--ssh", action="store_true", help="also run each case with SSH_CONNECTION set")
+    parser.add_argument("--full", action="store_true",
+                        help="also run each case without the screen diff (SPECVIEW_SCREEN_DIFF=0): the ratio")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
 
@@ -83,12 +88,20 @@ def main() -> int:
             for ssh in (False, True) if args.ssh else (False,):
                 result = measure(args.preset, speed, (size[0], size[1]), fps, args.duration, args.warmup, ssh)
                 cases.append(result)
+                whole = None
+                if args.full:
+                    whole = measure(args.preset, speed, (size[0], size[1]), fps, args.duration, args.warmup, ssh,
+                                    full=True)
+                    cases.append(whole)
                 if not args.json:
                     target = result["target_kb_per_s"]
                     verdict = "" if target is None else ("  ok" if float(result["kb_per_s"]) <= float(target)
                                                          else f"  over the {target:g} KB/s target")
+                    ratio = "" if whole is None else (f"  (without the diff {whole['kb_per_s']:.2f} KB/s: "
+                                                      f"{float(whole['kb_per_s']) / float(result['kb_per_s']):.1f}×)")
                     print(f"{result['size']:>7}  fps {fps:<8} {'ssh ' if ssh else ''}"
-                          f"{result['kb_per_s']:8.2f} KB/s ({result['kib_per_s']:.2f} KiB/s){verdict}", flush=True)
+                          f"{result['kb_per_s']:8.2f} KB/s ({result['kib_per_s']:.2f} KiB/s){verdict}{ratio}",
+                          flush=True)
     report = {"preset": args.preset, "tokens_per_s": args.tokens_per_s, "speed": round(speed, 4),
               "duration_s": args.duration, "cores": os.cpu_count(), "cases": cases}
     if args.json:
