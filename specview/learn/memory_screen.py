@@ -55,7 +55,7 @@ class MemoryScreen(LearnScreen):
         yield Slider(self.ts("model"), shapes, len(shapes) - 1 if self.local else shapes.index(DEFAULT_SHAPE),
                      lambda v: labels[v], id="model")
         yield Static(id="numbers", classes="learn-numbers")
-        yield Static(id="strip", classes="learn-numbers")
+        yield Static(id="intensity", classes="learn-numbers")
         yield Static(id="local", classes="learn-note")
         yield Prose(self.ts("note"), classes="learn-note")
         yield Static(id="source", classes="learn-note")
@@ -80,7 +80,7 @@ class MemoryScreen(LearnScreen):
         if n["fits_memory"] is False:
             pairs.append((self.ts("fits"), self.ts("no_fit")))
         self.show_pairs("numbers", pairs)
-        self.query_one("#strip", Static).update(self._strip(n["intensity"], n["ridge"]))
+        self.query_one("#intensity", Static).update(self._strip(n["intensity"], n["ridge"]))
         self._show_local(n.get("host"), n.get("local"))
         self.query_one("#source", Static).update(
             Text(f"{self.ts('source')}: {accelerator(n['accelerator']).source}", style="dim"))

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import os
 import time
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from specview.core.events import Round, TokenEvent
+from specview.core.events import TokenEvent
 from specview.core.gauges import Reading
 from specview.core.session import Session
 from specview.core.text import sanitize
@@ -50,8 +49,9 @@ class Throttle:
 
     @classmethod
     def at(cls, fps: float) -> Throttle:
-        """A frame rate asked for (e.g. `--fps`): numbers never more often than frames."""
-        return cls(fps, min(NUMBERS_HZ, fps))
+        """A frame rate asked for (`--fps`, the config's fps): numbers at most every other frame,
+        so a slow link's frames carry the stream first."""
+        return cls(fps, min(NUMBERS_HZ, fps / 2))
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +87,7 @@ ErrorSink = Callable[[str, str], None]  # (message, title)
 class Pump:
     """Drains one Session into one stream view; the screen draws its numbers when asked."""
 
-    def __init__(self, session: Session, view: StreamView, *, on_error: ErrorSink, title: str,
-                 keep_rounds: int = 0) -> None:
+    def __init__(self, session: Session, view: StreamView, *, on_error: ErrorSink, title: str) -> None:
         self.view = view
         self.on_error = on_error
         self.title = title
@@ -98,8 +97,6 @@ class Pump:
         self.gamma_now: int | None = None  # γ of the latest round (adaptive drafting changes it)
         self.stale = True  # the numbers on screen lag behind the stream
         self.urgent = False  # redraw the numbers at the next tick, whatever the throttle says
-        # the run's last rounds, for whoever shows them again (the Learn screens' mask and cache)
-        self.recent: deque[Round] = deque(maxlen=keep_rounds)
 
     # the run -----------------------------------------------------------------
     def start(self) -> None:
@@ -116,7 +113,6 @@ class Pump:
         self.session.stop(close=close)
         self.drawn_rounds = 0
         self.gamma_now = None
-        self.recent.clear()
         self.view.clear()
         self._mark(urgent=True)
         try:
@@ -166,7 +162,6 @@ class Pump:
             self.drawn_rounds += len(got.rounds)
             if got.rounds:
                 self.gamma_now = got.rounds[-1].drafted
-                self.recent.extend(got.rounds)
             self._mark(urgent=first)  # the run's first numbers replace the dashes at once
         if self.state.ended:
             return
