@@ -128,6 +128,7 @@ class LiveScreen(Screen[None]):
         elif drained.finished and not self._finished_shown:
             self._finished_shown = True
             self._update_gauges(charts=True)
+            self._describe()  # what the backend learned while running (e.g. a server's method)
             self._set_state("finished")
 
     def _update_gauges(self, charts: bool) -> None:

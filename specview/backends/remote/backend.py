@@ -42,10 +42,15 @@ class CrossCheck:
     server: DraftCounters
 
     @property
+    def totals_match(self) -> bool:
+        """Equal rounds drafted, tokens drafted and tokens accepted."""
+        diff = self.server.minus(self.counted)
+        return diff.drafts == diff.draft_tokens == diff.accepted == 0
+
+    @property
     def matches(self) -> bool:
         """Equal totals and equal per-position counts (positions never accepted count 0)."""
-        diff = self.server.minus(self.counted)
-        return diff.drafts == diff.draft_tokens == diff.accepted == 0 and not any(diff.per_position)
+        return self.totals_match and not any(self.server.minus(self.counted).per_position)
 
 
 def make_openai_backend(spec: RunSpec) -> OpenAIBackend:
@@ -135,7 +140,7 @@ class OpenAIBackend:
         exact, note = self.kind.describe(f)
         return BackendInfo(
             backend="openai",
-            label=f"{f.dialect} · {self.model.rstrip('/').rsplit('/', 1)[-1]}",
+            label=" · ".join(filter(None, (f.dialect, f.method, self.model.rstrip("/").rsplit("/", 1)[-1]))),
             gamma=f.gamma,
             temperature=self.settings.temperature,
             model=self.model,
@@ -168,8 +173,12 @@ class OpenAIBackend:
             max_seconds=MAX_STREAM_S,
             model=self.model,
         )
+        first = True
         try:
             for event, t in events:
+                if first:
+                    first = False
+                    self._learn_method()
                 if self.event_hook is not None:
                     self.event_hook(event)
                 for rnd in dialect.feed(event, t):
@@ -192,7 +201,19 @@ class OpenAIBackend:
             yield Reconcile(0, tuple(_timed_like(exact, counted.shown)))
         self._after_stream(counted)
 
+    def _learn_method(self) -> None:
+        """Some servers name their speculative method only while or after serving a request
+        (llama-server's /slots): ask again once the stream has started."""
+        if self.facts.method is not None or not self.facts.speculating:
+            return
+        facts = self.kind.facts(self._conn, self.kind.identify(self._conn), self.spec.gamma)
+        if facts.method is not None:
+            self.facts = replace(self.facts, method=facts.method)
+            info = self._make_info()
+            self._info = replace(self._info, label=info.label, note=info.note)
+
     def _after_stream(self, counted: _Counter) -> None:
+        self._learn_method()
         if self._poller is not None:
             self._metrics_after = self._metrics_text() or self._poller.latest
         missing = self.dialect.missing_statistics() if self.dialect is not None else None

@@ -1,49 +1,49 @@
-"""llama.cpp llama-server: every round rebuilt exactly from `timings_per_token`.
+"""llama.cpp llama-server: rounds rebuilt from `timings_per_token`'s cumulative counters.
 
 With `"timings_per_token": true` every chunk carries the slot's cumulative `timings`:
-`predicted_n` (tokens generated), `predicted_ms` (stamped once per target forward, so the
-tokens of one round share it) and, once a draft was made, `draft_n` / `draft_n_accepted`
-(tools/server/server-context.cpp: the draft counter grows when the draft is made and the
-accepted counter just before the round's tokens are sent, so a round's first chunk already
-carries both increments). So a round is the run of tokens with one `predicted_ms`;
-drafted = Δdraft_n, accepted = Δdraft_n_accepted; its tokens are `accepted` drafts and
-then the target's corrected (a draft was refused) or bonus (all passed) token.
+`predicted_n` (tokens generated), `predicted_ms` and, once a draft was made, `draft_n` /
+`draft_n_accepted`. `llama_ledger.RoundLedger` places tokens by `predicted_n` and rounds by the
+counters (never by counting chunks: a token that ends inside a UTF-8 character sends none, and
+in chat mode a token the parser holds back sends none either). Chunks without `timings` (the
+role delta of a chat stream) lend their text to the next one.
 
-Tokens are counted from Δpredicted_n, not from chunks: a token that ends inside a UTF-8
-character sends no chunk, and in chat mode a token the parser holds back sends none either.
-Chunks without `timings` (the role delta of a chat stream) lend their text to the next one.
-On builds that replay an accepted prefix (models that cannot roll back partially) a round
-can carry one token more than accepted + 1: that token came from a second target forward
-and is shown as its own plain round, marked inferred.
+The speculative method (`--spec-type`) is read from /props, or from /slots (the server's
+default settings say "none" even when it drafts; a slot that served a request names its
+types), and shown as e.g. "MTP (draft-mtp)".
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-from specview.backends.remote.dialect import (
-    Dialect,
-    RequestSettings,
-    RoundMaker,
-    chunk_text,
-    openai_request,
-    spread,
-)
+from specview.backends.remote.dialect import Dialect, RequestSettings, chunk_text, openai_request
+from specview.backends.remote.llama_ledger import RoundLedger
 from specview.backends.remote.server_kind import EXACT, NO_SPEC_NOTE, Probe, ServerFacts, ServerKind
 from specview.core.events import Round
+from specview.core.text import sanitize
+
+# llama-server's --spec-type names, and what people call them
+METHOD_NAMES = {
+    "draft-mtp": "MTP",
+    "draft-simple": "draft model",
+    "draft-eagle3": "EAGLE-3",
+    "draft-dflash": "DFlash",
+    "draft-dspark": "DSpark",
+    "ngram-simple": "n-gram",
+    "ngram-map-k": "n-gram",
+    "ngram-map-k4v": "n-gram",
+    "ngram-mod": "n-gram",
+    "ngram-cache": "n-gram cache",
+}
 
 
-@dataclass(slots=True)
-class _Group:
-    """The tokens of one target forward, as they arrive."""
-
-    predicted_ms: float
-    drafted: int
-    accepted: int
-    verify_ms: float | None
-    texts: list[str] = field(default_factory=list)
-    t_last: float = 0.0
+def method_label(types: str) -> str | None:
+    """'MTP (draft-mtp)' for a `speculative.types` value such as "none,draft-mtp"; None for none."""
+    named = [t.strip() for t in types.split(",") if t.strip() and t.strip() != "none"]
+    if not named:
+        return None
+    words = [METHOD_NAMES.get(t, t) for t in named]
+    return sanitize(f"{' + '.join(dict.fromkeys(words))} ({','.join(named)})")
 
 
 def _number(timings: dict[str, Any], key: str) -> float | None:
@@ -52,19 +52,15 @@ def _number(timings: dict[str, Any], key: str) -> float | None:
 
 
 class LlamaServerDialect:
-    """Exact round reconstruction for llama-server."""
+    """Round reconstruction for llama-server from cumulative counters."""
 
     name = "llama-server"
 
     def __init__(self, settings: RequestSettings) -> None:
         self.settings = settings
-        self.maker = RoundMaker()
-        self._group: _Group | None = None
+        self.ledger = RoundLedger(settings.gamma)
         self._pending = ""
-        self._n = 0
-        self._draft_n = 0
-        self._draft_acc = 0
-        self._last_ms: float | None = None
+        self._counted = 0  # tokens counted by chunk when a build sends no predicted_n
         self.saw_timings = False
 
     def request(self) -> tuple[str, dict[str, Any]]:
@@ -82,62 +78,30 @@ class LlamaServerDialect:
         self._pending = ""
         self.saw_timings = True
         n = _number(timings, "predicted_n")
-        ms = _number(timings, "predicted_ms") or 0.0
-        draft_n = int(_number(timings, "draft_n") or 0)
-        draft_acc = int(_number(timings, "draft_n_accepted") or 0)
-        new_tokens = int(n) - self._n if n is not None else (1 if text else 0)
-        d_draft, d_acc = draft_n - self._draft_n, draft_acc - self._draft_acc
-        if n is not None:
-            self._n = int(n)
-        self._draft_n, self._draft_acc = draft_n, draft_acc
-        if new_tokens <= 0:
-            self._append_text(text)
-            return []
-        out: list[Round] = []
-        group = self._group
-        if group is None or ms != group.predicted_ms or d_draft > 0:
-            out = self._close()
-            verify = None if self._last_ms is None else max(0.0, ms - self._last_ms)
-            group = self._group = _Group(ms, d_draft, d_acc, verify)
-            self._last_ms = ms
-        else:
-            group.drafted += d_draft
-            group.accepted += d_acc
-        group.texts.extend(spread(text, new_tokens))
-        group.t_last = t
-        return out
+        if n is None:  # an old build: one token per chunk with text
+            self._counted += 1 if text else 0
+            n = self._counted
+        return self.ledger.feed(
+            int(n),
+            int(_number(timings, "draft_n") or 0),
+            int(_number(timings, "draft_n_accepted") or 0),
+            _number(timings, "predicted_ms") or 0.0,
+            text,
+            t,
+        )
 
     def finish(self, t: float) -> list[Round]:
         if self._pending:
-            self._append_text(self._pending)
+            self.ledger.feed(self.ledger.n, self.ledger.draft_n, self.ledger.accepted, 0.0, self._pending, t)
             self._pending = ""
-        return self._close()
+        return self.ledger.finish()
 
     def exact_rounds(self) -> list[Round] | None:
-        """Every streamed round is already exact."""
+        """Every streamed round is already placed by the counters."""
         return None
 
     def missing_statistics(self) -> str | None:
         return None if self.saw_timings else f"this llama-server sent no per-token timings: {NO_SPEC_NOTE}"
-
-    def _append_text(self, text: str) -> None:
-        """Text that came without a token (held back, then released): it ends the last token."""
-        if text and self._group is not None and self._group.texts:
-            self._group.texts[-1] += text
-
-    def _close(self) -> list[Round]:
-        group, self._group = self._group, None
-        if group is None or not group.texts:
-            return []
-        verify_s = None if group.verify_ms is None else group.verify_ms / 1000.0
-        texts, t = group.texts, group.t_last
-        if group.drafted <= 0:
-            share = None if verify_s is None else verify_s / len(texts)
-            return [self.maker.plain(text, t, share) for text in texts]
-        used = min(len(texts), group.accepted + 1)
-        rounds = [self.maker.drafted(group.drafted, group.accepted, texts[:used], t, verify_s, inferred=False)]
-        rounds += [self.maker.plain(text, t, inferred=True) for text in texts[used:]]
-        return rounds
 
 
 _REPLAY_CAVEAT = (
@@ -164,20 +128,39 @@ class LlamaServerKind(ServerKind):
     def facts(self, conn: Probe, identified: Any | None, gamma: int | None) -> ServerFacts:
         build, types = None, ""
         if isinstance(identified, dict):
-            build = str(identified.get("build_info")) if identified.get("build_info") else None
+            build = sanitize(str(identified["build_info"])) if identified.get("build_info") else None
             settings = identified.get("default_generation_settings")
             params = settings.get("params", {}) if isinstance(settings, dict) else {}
             types = str(params.get("speculative.types", "")) if isinstance(params, dict) else ""
-        return ServerFacts(self.id, build, gamma, types not in ("", "none"), self.has_metrics(conn))
-
+        speculating, slot_types = _slots(conn)
+        method = method_label(types) or method_label(slot_types)
+        return ServerFacts(self.id, build, gamma, speculating or method is not None, self.has_metrics(conn), method)
     def describe(self, facts: ServerFacts) -> tuple[dict[str, bool], str]:
         checked = "; totals cross-checked with /metrics" if facts.has_metrics else ""
-        note = (f"llama-server build {facts.build or 'unknown'}: every round rebuilt exactly from "
-                f"timings_per_token{checked}. Caveat: {_REPLAY_CAVEAT}")
+        method = f" running {facts.method}" if facts.method else ""
+        note = (f"llama-server build {facts.build or 'unknown'}{method}: rounds placed by timings_per_token's "
+                f"cumulative counters{checked}; a round whose every token was held back inside a UTF-8 "
+                f"character is split by inference and marked. Caveat: {_REPLAY_CAVEAT}")
         return dict(EXACT), note
 
     def dialect(self, settings: RequestSettings, facts: ServerFacts) -> Dialect:
         return LlamaServerDialect(settings)
+
+
+def _slots(conn: Probe) -> tuple[bool, str]:
+    """(does any slot speculate, the speculative types a slot last served with) from /slots."""
+    slots = conn.probe_json(f"{conn.root}/slots")
+    if not isinstance(slots, list):
+        return False, ""
+    speculating, types = False, ""
+    for slot in slots[:1024]:
+        if not isinstance(slot, dict):
+            continue
+        speculating = speculating or slot.get("speculative") is True
+        params = slot.get("params")
+        if isinstance(params, dict) and isinstance(params.get("speculative.types"), str):
+            types = types or params["speculative.types"]
+    return speculating, types
 
 
 LLAMA_SERVER = LlamaServerKind()

@@ -25,6 +25,7 @@ class ServerFacts:
     gamma: int | None
     speculating: bool
     has_metrics: bool
+    method: str | None = None  # what the server says it drafts with, e.g. "MTP (draft-mtp)" (sanitized)
 
 
 class Probe(Protocol):
