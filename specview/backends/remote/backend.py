@@ -199,7 +199,10 @@ class OpenAIBackend:
         exact = dialect.exact_rounds()
         if exact is not None:  # the server told the exact grouping at the end: redraw the request
             yield Reconcile(0, tuple(_timed_like(exact, counted.shown)))
-        self._after_stream(counted)
+            counted = _Counter()
+            for rnd in exact:
+                counted.add(rnd)
+        self._after_stream(counted, exact is not None or self.kind.exact_per_round)
 
     def _learn_method(self) -> None:
         """Some servers name their speculative method only while or after serving a request
@@ -212,14 +215,16 @@ class OpenAIBackend:
             info = self._make_info()
             self._info = replace(self._info, label=info.label, note=info.note)
 
-    def _after_stream(self, counted: _Counter) -> None:
+    def _after_stream(self, counted: _Counter, exact: bool) -> None:
+        """Settle the note, γ and the cross-check with /metrics once a request ended; `exact`:
+        `counted` holds exact rounds (streamed exactly, or reconciled from the server's own)."""
         self._learn_method()
         if self._poller is not None:
             self._metrics_after = self._metrics_text() or self._poller.latest
         missing = self.dialect.missing_statistics() if self.dialect is not None else None
         if missing is not None:
             self._info = replace(self._info, exact={"tokens_per_second": True}, note=missing)
-        if not self.kind.exact_per_round:
+        if not exact:
             return
         if counted.max_drafted and counted.max_drafted != self._info.gamma:
             # what the server drafted (builds may ignore the per-request speculative.n_max)

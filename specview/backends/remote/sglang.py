@@ -6,8 +6,17 @@ objects; `meta_info.completion_tokens` is on every chunk and the speculative cou
 (python/sglang/srt/managers/tokenizer_manager.py, `_calculate_spec_decoding_metrics`).
 `text` is the whole output so far, or only the new part with `--incremental-streaming-output`;
 both are handled. Chat goes through `/v1/chat/completions` with `continuous_usage_stats`
-(SGLang PR #12241), where `usage.completion_tokens` gives the same Δ. Outputs that pile up
-while the client is slow are merged (`out_list[-1]`), so steps can merge as with vLLM.
+(SGLang PR #12241), where `usage.completion_tokens` gives the same Δ, and asks for
+`return_spec_tokens_details`: the request's counts then come, after it finished, in an extra
+chunk with `choices: []` and a response-level `sglext.spec_tokens_details` (a list when n > 1;
+read from the 0.5.23 wheel, sglang/srt/entrypoints/openai/protocol.py `SglExt` and utils.py
+`spec_tokens_details_from_meta_info`; the older `sglext_spec` and alias keys are gone).
+`spec_num_proposed_drafts` there is verify steps × (draft tokens − 1): an upper bound, not a
+count. Outputs that pile up while the client is slow are concatenated
+(`_coalesce_streaming_chunks`), so steps can merge as with vLLM.
+
+SGLang cannot run on this machine (CUDA wheels; its CPU backend targets AMX Xeons and installs
+from source): this dialect is checked against recorded and published formats only.
 """
 
 from __future__ import annotations
@@ -28,8 +37,9 @@ from specview.backends.remote.server_kind import INFERRED, Probe, ServerFacts, S
 from specview.backends.remote.vllm import grouped_note
 from specview.core.events import Round
 
-_ACCEPTED_KEYS = ("spec_accept_token_num", "spec_num_correct_drafts", "spec_accepted_drafts")
-_PROPOSED_KEYS = ("spec_draft_token_num", "spec_num_proposed_drafts", "spec_proposed_drafts")
+# current names first; older builds' names after (PR #13754 sample; the alias keys)
+_ACCEPTED_KEYS = ("spec_num_correct_drafts", "spec_accept_token_num", "spec_accepted_drafts")
+_PROPOSED_KEYS = ("spec_num_proposed_drafts", "spec_draft_token_num", "spec_proposed_drafts")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +49,15 @@ class SglangTotals:
     verify_steps: int
     completion_tokens: int
     accepted: int | None
-    proposed: int | None
+    proposed: int | None  # an upper bound in current builds (verify steps × (draft tokens − 1))
+    histogram: tuple[int, ...] = ()  # steps that accepted exactly 0, 1, 2, … drafts
+
+    @property
+    def per_position(self) -> tuple[int, ...]:
+        """Accepted drafts at each position, from the histogram (a step with a accepted
+        accepted positions 0 … a − 1)."""
+        return tuple(sum(self.histogram[a] for a in range(k + 1, len(self.histogram)))
+                     for k in range(max(0, len(self.histogram) - 1)))
 
     @property
     def accept_length(self) -> float | None:
@@ -55,17 +73,37 @@ def _first_int(meta: dict[str, Any], keys: tuple[str, ...]) -> int | None:
     return None
 
 
-def parse_totals(meta: dict[str, Any]) -> SglangTotals | None:
-    """Final counts from a `meta_info`, or None before the request finished."""
+MAX_HISTOGRAM = 1024  # draft positions; a longer histogram from a server is not believed
+
+
+def parse_totals(meta: dict[str, Any], completion_tokens: int | None = None) -> SglangTotals | None:
+    """Final counts from a `meta_info` or an `sglext.spec_tokens_details`, or None before the
+    request finished."""
     verify = meta.get("spec_verify_ct")
     if not isinstance(verify, int | float):
         return None
+    hist = meta.get("spec_correct_drafts_histogram")
+    histogram: tuple[int, ...] = ()
+    if isinstance(hist, list) and len(hist) <= MAX_HISTOGRAM and all(isinstance(h, int) for h in hist):
+        histogram = tuple(max(0, h) for h in hist)
+    done = meta.get("completion_tokens", completion_tokens or 0)
     return SglangTotals(
         verify_steps=int(verify),
-        completion_tokens=int(meta.get("completion_tokens", 0)),
+        completion_tokens=int(done) if isinstance(done, int | float) else 0,
         accepted=_first_int(meta, _ACCEPTED_KEYS),
         proposed=_first_int(meta, _PROPOSED_KEYS),
+        histogram=histogram,
     )
+
+
+def spec_tokens_details(event: dict[str, Any]) -> dict[str, Any] | None:
+    """The response-level `sglext.spec_tokens_details` of an OpenAI-endpoint chunk (the first
+    choice's when it is a list), or None."""
+    ext = event.get("sglext")
+    details = ext.get("spec_tokens_details") if isinstance(ext, dict) else None
+    if isinstance(details, list):
+        details = details[0] if details else None
+    return details if isinstance(details, dict) else None
 
 
 class SglangDialect:
@@ -85,7 +123,8 @@ class SglangDialect:
         if s.raw:
             params = {"temperature": s.temperature, "max_new_tokens": s.max_tokens}
             return "/generate", {"text": s.prompt, "sampling_params": params, "stream": True}
-        return openai_request(s, {"stream_options": {"include_usage": True, "continuous_usage_stats": True}})
+        return openai_request(s, {"stream_options": {"include_usage": True, "continuous_usage_stats": True},
+                                  "return_spec_tokens_details": True})
 
     def feed(self, event: dict[str, Any], t: float) -> list[Round]:
         meta = event.get("meta_info")
@@ -96,6 +135,9 @@ class SglangDialect:
             if totals is not None and meta.get("finish_reason") is not None:
                 self.totals = totals
         else:
+            details = spec_tokens_details(event)
+            if details is not None:
+                self.totals = parse_totals(details, self._completion)
             text = chunk_text(event)
             done = usage_tokens(event)
         if isinstance(done, int):
