@@ -70,7 +70,7 @@ class RunningServer:
 @contextmanager
 def llama_server(extra_args: Sequence[str] = (), *, draft_same_model: bool = False,
                  threads: int | None = None, model: str | None = None,
-                 parallel: int = 1) -> Iterator[RunningServer]:
+                 parallel: int = 1, port: int | None = None) -> Iterator[RunningServer]:
     """Run llama-server on `model` (default Gemma 3 270M) with `extra_args` (plus `-md <same gguf>`
     if asked) and `parallel` slots until the block ends."""
     threads = THREADS if threads is None else threads
@@ -78,7 +78,7 @@ def llama_server(extra_args: Sequence[str] = (), *, draft_same_model: bool = Fal
     if binary is None:
         raise FileNotFoundError("llama-server is not built: run `make llama-server` or set SPECVIEW_LLAMA_SERVER")
     model = model or gemma_path()
-    port = free_port()
+    port = port or free_port()
     ctx = 2048 * parallel  # every slot gets 2048 tokens of context
     args = [str(binary), "-m", model, "--host", "127.0.0.1", "--port", str(port), "-c", str(ctx),
             "-np", str(parallel),

@@ -119,6 +119,18 @@ class Connection:
         except ValueError:
             raise BackendError(f"{url} did not answer with JSON while {what}") from None
 
+    def get_text(self, url: str, what: str, *, hint: str = "") -> str:
+        """GET a text body; every failure (refused, timeout, non-200) is a BackendError, and a
+        non-200 answer carries `hint` (what to do about it)."""
+        try:
+            response = self._client.get(url)
+        except httpx.HTTPError as exc:
+            raise self._transport_error(exc, what) from None
+        if response.status_code != 200:
+            error = self.status_error(response, what)
+            raise BackendError(f"{error}; {hint}") if hint else error
+        return response.text
+
     def probe_json(self, url: str) -> Any | None:
         """GET JSON or None, for optional endpoints (/props, /version, /metrics)."""
         try:

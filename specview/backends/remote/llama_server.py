@@ -117,6 +117,8 @@ class LlamaServerKind(ServerKind):
     title = "llama-server"
     owners = ("llamacpp",)
     metrics_prefix = "llamacpp"
+    tokens_counter = "llamacpp:tokens_predicted_total"
+    active_gauge = "llamacpp:requests_processing"
     exact_per_round = True
 
     def identify(self, conn: Probe) -> Any | None:
@@ -145,6 +147,22 @@ class LlamaServerKind(ServerKind):
 
     def dialect(self, settings: RequestSettings, facts: ServerFacts) -> Dialect:
         return LlamaServerDialect(settings)
+
+    def in_flight_tokens(self, conn: Probe) -> int | None:
+        """Σ n_decoded of the busy slots (/slots): llama-server adds a request's tokens and
+        speculative counts to /metrics only when the request ends."""
+        slots = conn.probe_json(f"{conn.root}/slots")
+        if not isinstance(slots, list):
+            return None
+        total = 0
+        for slot in slots[:1024]:
+            if not isinstance(slot, dict) or slot.get("is_processing") is not True:
+                continue
+            for nxt in slot.get("next_token") or []:
+                decoded = nxt.get("n_decoded") if isinstance(nxt, dict) else None
+                if isinstance(decoded, int) and 0 <= decoded < 10_000_000:
+                    total += decoded
+        return total
 
 
 def _slots(conn: Probe) -> tuple[bool, str]:

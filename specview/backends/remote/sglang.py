@@ -176,6 +176,10 @@ class SglangKind(ServerKind):
     id = "sglang"
     title = "SGLang"
     owners = ("sglang",)
+    # python/sglang/srt/metrics/collector.py: no speculative counters, only batch-wide gauges
+    tokens_counter = "sglang:generation_tokens_total"
+    active_gauge = "sglang:num_running_reqs"
+    watch_gauges = ("sglang:spec_accept_length", "sglang:spec_accept_rate")
 
     def identify(self, conn: Probe) -> Any | None:
         return conn.probe_json(f"{conn.root}/get_server_info") or conn.probe_json(f"{conn.root}/server_info")

@@ -261,6 +261,8 @@ class VllmKind(ServerKind):
     title = "vLLM"
     owners = ("vllm",)
     metrics_prefix = "vllm"
+    tokens_counter = "vllm:generation_tokens_total"
+    active_gauge = "vllm:num_requests_running"
     reconciles = True
 
     def identify(self, conn: Probe) -> Any | None:
