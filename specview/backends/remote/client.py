@@ -131,6 +131,21 @@ class Connection:
             raise BackendError(f"{error}; {hint}") if hint else error
         return response.text
 
+    def post_json(self, url: str, body: dict[str, Any], what: str, *, timeout: float,
+                  model: str | None = None) -> Any:
+        """POST JSON and decode the JSON answer (non-streamed); every failure is a BackendError.
+        Safe from several threads at once (httpx's client pools connections)."""
+        try:
+            response = self._client.post(url, json=body, timeout=timeout)
+        except httpx.HTTPError as exc:
+            raise self._transport_error(exc, what) from None
+        if response.status_code != 200:
+            raise self.status_error(response, what, model)
+        try:
+            return response.json()
+        except ValueError:
+            raise BackendError(f"{url} did not answer with JSON while {what}") from None
+
     def probe_json(self, url: str) -> Any | None:
         """GET JSON or None, for optional endpoints (/props, /version, /metrics)."""
         try:
