@@ -141,3 +141,30 @@ def test_the_watch_command_prints_one_json_object_per_poll(busy_server: RunningS
     assert main(["watch", "--url", busy_server.root, "--count", "1", "--interval", "0.05"]) == 0
     human = capsys.readouterr().out
     assert "llama-server" in human and "drafted/s" in human
+
+
+async def test_the_monitor_screen_follows_the_load(busy_server: RunningServer) -> None:
+    from app_helpers import wait_until
+
+    from specview.tui.watch_app import WatchApp
+    from specview.tui.watch_screen import WatchScreen
+    from specview.widgets.stat_gauge import StatGauge
+    from specview.widgets.status_line import StatusLine
+
+    app = WatchApp(ServerWatch(busy_server.url), interval=0.1)
+    done: list[int] = []
+    errors: list[str] = []
+    async with app.run_test(size=(140, 36)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, WatchScreen)
+        worker = threading.Thread(target=load, args=(busy_server, 0, 3, done, errors))
+        worker.start()
+        await wait_until(pilot, lambda: not worker.is_alive(), timeout=60.0)
+        await wait_until(pilot, lambda: screen.model.totals().tokens == sum(done), timeout=10.0)
+        await pilot.pause(0.3)
+        assert not errors
+        assert "llama-server" in screen.query_one(StatusLine).what
+        assert screen.samples_shown >= 3 and screen.violations_shown == 0
+        assert screen.model.totals().draft_tokens > 0
+        assert screen.query_one("#g-tps", StatGauge).value != "—"
+        await pilot.press("q")
