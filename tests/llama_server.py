@@ -69,15 +69,19 @@ class RunningServer:
 
 @contextmanager
 def llama_server(extra_args: Sequence[str] = (), *, draft_same_model: bool = False,
-                 threads: int | None = None) -> Iterator[RunningServer]:
-    """Run llama-server with `extra_args` (plus `-md <same gguf>` if asked) until the block ends."""
+                 threads: int | None = None, model: str | None = None,
+                 parallel: int = 1, port: int | None = None) -> Iterator[RunningServer]:
+    """Run llama-server on `model` (default Gemma 3 270M) with `extra_args` (plus `-md <same gguf>`
+    if asked) and `parallel` slots until the block ends."""
     threads = THREADS if threads is None else threads
     binary = server_binary()
     if binary is None:
         raise FileNotFoundError("llama-server is not built: run `make llama-server` or set SPECVIEW_LLAMA_SERVER")
-    model = gemma_path()
-    port = free_port()
-    args = [str(binary), "-m", model, "--host", "127.0.0.1", "--port", str(port), "-c", "2048", "-np", "1",
+    model = model or gemma_path()
+    port = port or free_port()
+    ctx = 2048 * parallel  # every slot gets 2048 tokens of context
+    args = [str(binary), "-m", model, "--host", "127.0.0.1", "--port", str(port), "-c", str(ctx),
+            "-np", str(parallel),
             "-t", str(threads), "-tb", str(threads), "--metrics", "--no-webui", *extra_args]
     if draft_same_model:
         args += ["-md", model]

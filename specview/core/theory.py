@@ -27,11 +27,13 @@ def tau_from_positions(acceptance: Sequence[float]) -> float:
     return tau
 
 
-def speedup(alpha: float, gamma: int, c: float) -> float:
-    """Walltime improvement τ / (γc + 1) (Theorem 3.8)."""
+def speedup(alpha: float, gamma: int, c: float, verify_ratio: float = 1.0) -> float:
+    """Walltime improvement τ / (γc + v): Theorem 3.8 when the verify ratio v is 1."""
     if c < 0:
         raise ValueError(f"c must be >= 0, got {c}")
-    return expected_tau(alpha, gamma) / (gamma * c + 1.0)
+    if verify_ratio <= 0:
+        raise ValueError(f"verify_ratio must be > 0, got {verify_ratio}")
+    return expected_tau(alpha, gamma) / (gamma * c + verify_ratio)
 
 
 def best_gamma(alpha: float, c: float, max_gamma: int = MAX_GAMMA) -> tuple[int, float]:

@@ -14,7 +14,7 @@ from textual.widgets import Footer, Label, Static
 
 from specview.backends.factory import make_backend
 from specview.backends.process import offload
-from specview.core.backend import Backend
+from specview.core.backend import Backend, BackendInfo
 from specview.core.errors import SpecviewError
 from specview.core.gauges import PANEL, gauges
 from specview.core.runspec import RunSpec
@@ -67,6 +67,7 @@ class LiveScreen(Screen[None]):
         self.pump = Pump(self._new_session(backend), self._view, on_error=self._run_failed,
                          title=text("notice.run_stopped", lang))
         self._gamma_shown: int | None = None
+        self._info_shown: BackendInfo | None = None
 
     @property
     def session(self) -> Session:
@@ -123,7 +124,8 @@ class LiveScreen(Screen[None]):
         self._history.show(reading.snap.tau_history)
         compact = " · ".join(f"{label} {value}" for label, value in pane_texts(reading, self.lang))
         self._status.set(extra=compact if self.has_class("-narrow") else "", state=self.pump.state.text(self.lang))
-        if self.pump.gamma_now != self._gamma_shown:
+        # adaptive γ, or what the backend learned while running (e.g. a server's method)
+        if self.pump.gamma_now != self._gamma_shown or self.backend.info is not self._info_shown:
             self._describe()
 
     def _run_failed(self, message: str, title: str) -> None:
@@ -132,6 +134,7 @@ class LiveScreen(Screen[None]):
     def _describe(self) -> None:
         """The status line's description of the run, and the backend's notes."""
         self._gamma_shown = self.pump.gamma_now
+        self._info_shown = self.backend.info
         self._status.set(what=run_title(self.backend.info, self.lang, self._gamma_shown),
                          state=self.pump.state.text(self.lang))
         self.query_one("#note", Static).update(Text(notes_text(self.backend.info, self.lang)))

@@ -26,7 +26,7 @@ from specview.backends.remote.dialect import (
 from specview.backends.remote.metrics import DraftCounters, MetricsPoller, parse_draft_counters, parse_gauges
 from specview.backends.remote.registry import SERVER_KINDS, kind_by_id, kind_by_owner, server_ids
 from specview.backends.remote.server_kind import ServerFacts, ServerKind
-from specview.core.backend import BackendInfo
+from specview.core.backend import BackendInfo, Note
 from specview.core.bounds import MAX_MODELS, Invalid
 from specview.core.errors import BackendError
 from specview.core.events import Reconcile, Round
@@ -47,10 +47,15 @@ class CrossCheck:
     server: DraftCounters
 
     @property
+    def totals_match(self) -> bool:
+        """Equal rounds drafted, tokens drafted and tokens accepted."""
+        diff = self.server.minus(self.counted)
+        return diff.drafts == diff.draft_tokens == diff.accepted == 0
+
+    @property
     def matches(self) -> bool:
         """Equal totals and equal per-position counts (positions never accepted count 0)."""
-        diff = self.server.minus(self.counted)
-        return diff.drafts == diff.draft_tokens == diff.accepted == 0 and not any(diff.per_position)
+        return self.totals_match and not any(self.server.minus(self.counted).per_position)
 
 
 def make_openai_backend(spec: RunSpec) -> OpenAIBackend:
@@ -153,13 +158,13 @@ class OpenAIBackend:
         exact, note = self.kind.describe(f)
         return BackendInfo(
             backend="openai",
-            label=f"{f.dialect} · {self.model.rstrip('/').rsplit('/', 1)[-1]}",
+            label=" · ".join(filter(None, (f.dialect, f.method, self.model.rstrip("/").rsplit("/", 1)[-1]))),
             gamma=f.gamma,
             temperature=self.settings.temperature,
             model=self.model,
             seed=self.settings.seed,
             exact=exact,
-            notes=(note,),
+            notes=(note, Note("server_method", {"method": f.method})) if f.method else (note,),
             reconciles=self.kind.reconciles and f.speculating,
         )
 
@@ -187,8 +192,12 @@ class OpenAIBackend:
             max_seconds=MAX_STREAM_S,
             model=self.model,
         )
+        first = True
         try:
             for event, t in events:
+                if first:
+                    first = False
+                    self._learn_method()
                 if self.event_hook is not None:
                     self.event_hook(event)
                 with self._server_values(f"streaming ({dialect.name} chunk {counted.chunks + 1})"):
@@ -214,16 +223,34 @@ class OpenAIBackend:
             yield rnd
         if exact is not None:  # the server told the exact grouping at the end: redraw the request
             yield Reconcile(0, tuple(_timed_like(exact, counted.shown)))
+            counted = _Counted()
+            for rnd in exact:
+                counted.add(rnd)
         with self._server_values("reading /metrics after the stream"):
-            self._after_stream(counted)
+            self._after_stream(counted, exact is not None or self.kind.exact_per_round)
 
-    def _after_stream(self, counted: _Counted) -> None:
+    def _learn_method(self) -> None:
+        """Some servers name their speculative method only while or after serving a request
+        (llama-server's /slots): ask again once the stream has started."""
+        if self.facts.method is not None or not self.facts.speculating:
+            return
+        with self._server_values("reading the speculative method"):
+            facts = self.kind.facts(self._conn, self.kind.identify(self._conn), self.spec.gamma)
+        if facts.method is not None:
+            self.facts = replace(self.facts, method=facts.method)
+            info = self._make_info()
+            self._info = replace(self._info, label=info.label, notes=info.notes)
+
+    def _after_stream(self, counted: _Counted, exact: bool) -> None:
+        """Settle the note, γ and the cross-check with /metrics once a request ended; `exact`:
+        `counted` holds exact rounds (streamed exactly, or reconciled from the server's own)."""
+        self._learn_method()
         if self._poller is not None:
             self._metrics_after = self._metrics_text() or self._poller.latest
         missing = self.dialect.missing_statistics() if self.dialect is not None else None
         if missing is not None:
             self._info = replace(self._info, exact={"tokens_per_second": True}, notes=(missing,))
-        if not self.kind.exact_per_round:
+        if not exact:
             return
         drafted = counted.metrics.max_drafted
         if drafted and drafted != self._info.gamma:

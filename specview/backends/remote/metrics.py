@@ -109,6 +109,18 @@ def parse_draft_counters(text: str, prefix: str) -> DraftCounters | None:
     )
 
 
+def parse_sums(text: str, names: tuple[str, ...]) -> dict[str, float]:
+    """The sum over label sets of each series in `names` that `text` contains (a `_total`
+    suffix is optional: prometheus-client names counter samples with it)."""
+    wanted = {name.removesuffix("_total"): name for name in names}
+    sums: dict[str, float] = {}
+    for name, _labels, value in _samples(text):
+        key = wanted.get(name.removesuffix("_total"))
+        if key is not None:
+            sums[key] = sums.get(key, 0.0) + value
+    return sums
+
+
 def parse_gauges(text: str, names: tuple[str, ...]) -> dict[str, float]:
     """The mean over label sets of each gauge in `names` that `text` contains."""
     sums: dict[str, float] = {}
