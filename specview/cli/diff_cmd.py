@@ -67,23 +67,23 @@ def describe(result: object, lang: str) -> str:
     from specview.texts.catalog import text
 
     assert isinstance(result, DiffResult)
-    head = [f"{text('diff_reference', lang)}: {sanitize(result.reference_label)}",
-            f"{text('diff_candidate', lang)}: {sanitize(result.candidate_label)}"]
+    head = [f"{text('diff.reference', lang)}: {sanitize(result.reference_label)}",
+            f"{text('diff.candidate', lang)}: {sanitize(result.candidate_label)}"]
     d = result.divergence
     if d is None:
-        return "\n".join([*head, text("diff_identical", lang).format(n=result.compared)])
-    lines = [*head, text("diff_first", lang).format(n=d.index + 1)]
-    lines.append(f"  {text('diff_after', lang)}: …{sanitize(d.prefix[-60:])!r}")
-    for name, tok in ((text("diff_reference", lang), d.reference), (text("diff_candidate", lang), d.candidate)):
+        return "\n".join([*head, text("diff.identical", lang).format(n=result.compared)])
+    lines = [*head, text("diff.first", lang).format(n=d.index + 1)]
+    lines.append(f"  {text('diff.after', lang)}: …{sanitize(d.prefix[-60:])!r}")
+    for name, tok in ((text("diff.reference", lang), d.reference), (text("diff.candidate", lang), d.candidate)):
         if tok is None:
-            lines.append(f"  {name}: {text('diff_ended', lang)}")
+            lines.append(f"  {name}: {text('diff.ended', lang)}")
             continue
         ident = f", id {tok.token_id}" if tok.token_id is not None else ""
-        lines.append(f"  {name}: {sanitize(tok.text)!r}{ident} · {text('diff_round', lang)} {tok.round} · "
+        lines.append(f"  {name}: {sanitize(tok.text)!r}{ident} · {text('diff.round', lang)} {tok.round} · "
                      f"{tok.status}")
     m = result.margin
     if m is not None:
-        verdict = text("diff_near_tie", lang) if m.near_tie else text("diff_not_lossless", lang)
+        verdict = text("diff.near_tie", lang) if m.near_tie else text("diff.not_lossless", lang)
         gap = f"top-1 − top-2 {m.top1_minus_top2:.4f}"
-        lines.append(f"  {text('diff_margin', lang)} {m.margin:+.4f} · {gap} · {verdict}")
+        lines.append(f"  {text('diff.margin', lang)} {m.margin:+.4f} · {gap} · {verdict}")
     return "\n".join(lines)

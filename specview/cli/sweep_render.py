@@ -35,8 +35,8 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def gamma_header(lang: str) -> list[str]:
-    return ["γ", text("sweep_tps", lang), text("sweep_speedup", lang), "τ", text("sweep_tau_curve", lang),
-            "α", "v(γ)", text("sweep_pred_speedup", lang), text("sweep_pred_tps", lang), ""]
+    return ["γ", text("sweep.tps", lang), text("sweep.speedup", lang), "τ", text("sweep.tau_curve", lang),
+            "α", "v(γ)", text("sweep.pred_speedup", lang), text("sweep.pred_tps", lang), ""]
 
 
 def gamma_rows(sweep: GammaSweep, lang: str) -> list[list[str]]:
@@ -44,39 +44,39 @@ def gamma_rows(sweep: GammaSweep, lang: str) -> list[list[str]]:
     for r in sweep.rows:
         p = r.point
         rows.append([
-            text("sweep_plain", lang) if p.gamma == 0 else str(p.gamma),
+            text("sweep.plain", lang) if p.gamma == 0 else str(p.gamma),
             number(p.tokens_per_second, ".1f"), number(r.speedup, ".2f"), number(p.tau, ".2f"),
             number(r.tau_from_curve, ".2f"), number(p.acceptance_rate, ".3f"), number(r.verify_ratio, ".2f"),
             number(r.predicted_speedup, ".2f"), number(r.predicted_tokens_per_second, ".1f"),
-            "★ " + text("sweep_best", lang) if r.best else "",
+            "★ " + text("sweep.best", lang) if r.best else "",
         ])
     return rows
 
 
 def gamma_text(sweep: GammaSweep, lang: str) -> str:
     """Table, chart and notes."""
-    lines = [text("sweep_gamma_title", lang), *_table(gamma_header(lang), gamma_rows(sweep, lang)), ""]
+    lines = [text("sweep.gamma_title", lang), *_table(gamma_header(lang), gamma_rows(sweep, lang)), ""]
     lines.append(f"α {number(sweep.alpha, '.3f')} · c {number(sweep.c, '.3f')} · "
-                 f"{text('sweep_curve', lang)} {' '.join(number(a, '.2f') for a in sweep.curve) or '—'}")
+                 f"{text('sweep.curve', lang)} {' '.join(number(a, '.2f') for a in sweep.curve) or '—'}")
     lines.append("")
     top = max([r.point.tokens_per_second or 0.0 for r in sweep.rows]
               + [r.predicted_tokens_per_second or 0.0 for r in sweep.rows], default=0.0)
-    lines.append(text("sweep_chart_gamma", lang))
+    lines.append(text("sweep.chart_gamma", lang))
     for r in sweep.rows:
-        label = text("sweep_plain", lang) if r.point.gamma == 0 else f"γ {r.point.gamma}"
+        label = text("sweep.plain", lang) if r.point.gamma == 0 else f"γ {r.point.gamma}"
         mark = " ★" if r.best else ""
         measured = number(r.point.tokens_per_second, ".1f")
         lines.append(f"{label:>7} │{bar(r.point.tokens_per_second, top)}│ {measured}{mark}")
         if r.predicted_tokens_per_second is not None and r.point.gamma > 0:
             lines.append(f"{'':>7} ┊{bar(r.predicted_tokens_per_second, top, fill='░')}┊ "
-                         f"{number(r.predicted_tokens_per_second, '.1f')} {text('sweep_theory', lang)}")
+                         f"{number(r.predicted_tokens_per_second, '.1f')} {text('sweep.theory', lang)}")
     lines += ["", *(f"· {sanitize(n)}" for n in sweep.notes)]
     return "\n".join(lines).rstrip() + "\n"
 
 
 def load_header(lang: str) -> list[str]:
-    return [text("sweep_concurrency", lang), text("sweep_on_tps", lang), text("sweep_off_tps", lang),
-            text("sweep_gain", lang), text("sweep_on_req", lang), text("sweep_off_req", lang), ""]
+    return [text("sweep.concurrency", lang), text("sweep.on_tps", lang), text("sweep.off_tps", lang),
+            text("sweep.gain", lang), text("sweep.on_req", lang), text("sweep.off_req", lang), ""]
 
 
 def load_rows(sweep: LoadSweep, lang: str) -> list[list[str]]:
@@ -85,24 +85,24 @@ def load_rows(sweep: LoadSweep, lang: str) -> list[list[str]]:
     for p in sweep.points:
         rows.append([str(p.concurrency), number(p.on_tokens_per_second, ".1f"), number(p.off_tokens_per_second, ".1f"),
                      number(p.gain, ".2f"), number(p.on_per_request, ".1f"), number(p.off_per_request, ".1f"),
-                     "✗ " + text("sweep_crossover", lang) if p.concurrency == crossover else ""])
+                     "✗ " + text("sweep.crossover", lang) if p.concurrency == crossover else ""])
     return rows
 
 
 def load_text(sweep: LoadSweep, lang: str) -> str:
-    which = (f"{text('sweep_on', lang)}: {sanitize(sweep.on_label)} · "
-             f"{text('sweep_off', lang)}: {sanitize(sweep.off_label)}")
-    lines = [text("sweep_load_title", lang), which,
+    which = (f"{text('sweep.on', lang)}: {sanitize(sweep.on_label)} · "
+             f"{text('sweep.off', lang)}: {sanitize(sweep.off_label)}")
+    lines = [text("sweep.load_title", lang), which,
              *_table(load_header(lang), load_rows(sweep, lang)), ""]
     lines.append(verdict(sweep, lang))
-    lines += ["", text("sweep_chart_load", lang)]
+    lines += ["", text("sweep.chart_load", lang)]
     top = max([max(p.on_tokens_per_second, p.off_tokens_per_second) for p in sweep.points], default=0.0)
     crossover = sweep.crossover
     for p in sweep.points:
         mark = " ✗" if p.concurrency == crossover else ""
-        lines.append(f"{p.concurrency:>4} {text('sweep_on', lang):>4} │{bar(p.on_tokens_per_second, top)}│ "
+        lines.append(f"{p.concurrency:>4} {text('sweep.on', lang):>4} │{bar(p.on_tokens_per_second, top)}│ "
                      f"{p.on_tokens_per_second:.1f}{mark}")
-        lines.append(f"{'':>4} {text('sweep_off', lang):>4} ┊{bar(p.off_tokens_per_second, top, fill='░')}┊ "
+        lines.append(f"{'':>4} {text('sweep.off', lang):>4} ┊{bar(p.off_tokens_per_second, top, fill='░')}┊ "
                      f"{p.off_tokens_per_second:.1f}")
     lines += ["", *(f"· {sanitize(n)}" for n in sweep.notes)]
     return "\n".join(lines).rstrip() + "\n"
@@ -112,10 +112,10 @@ def verdict(sweep: LoadSweep, lang: str) -> str:
     """Where speculation stops paying, in one sentence."""
     crossover = sweep.crossover
     if crossover is None:
-        return text("sweep_no_crossover", lang)
+        return text("sweep.no_crossover", lang)
     if crossover == min(p.concurrency for p in sweep.points):
-        return text("sweep_never_paid", lang)
-    return text("sweep_crossover_at", lang).format(n=crossover)
+        return text("sweep.never_paid", lang)
+    return text("sweep.crossover_at", lang).format(n=crossover)
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -126,20 +126,20 @@ def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def gamma_markdown(sweep: GammaSweep, lang: str) -> str:
-    lines = [f"# {text('sweep_gamma_title', lang)}", "", *_md_table(gamma_header(lang), gamma_rows(sweep, lang)), "",
+    lines = [f"# {text('sweep.gamma_title', lang)}", "", *_md_table(gamma_header(lang), gamma_rows(sweep, lang)), "",
              f"- α {number(sweep.alpha, '.3f')}, c {number(sweep.c, '.3f')}",
-             f"- {text('sweep_curve', lang)}: {', '.join(number(a, '.3f') for a in sweep.curve) or '—'}",
-             f"- {text('sweep_method_gamma', lang)}",
+             f"- {text('sweep.curve', lang)}: {', '.join(number(a, '.3f') for a in sweep.curve) or '—'}",
+             f"- {text('sweep.method_gamma', lang)}",
              *(f"- {sanitize(n)}" for n in sweep.notes), "", "```", gamma_text(sweep, lang).rstrip(), "```"]
     return "\n".join(lines) + "\n"
 
 
 def load_markdown(sweep: LoadSweep, lang: str) -> str:
-    lines = [f"# {text('sweep_load_title', lang)}", "",
-             f"- {text('sweep_on', lang)}: `{sanitize(sweep.on_label)}`",
-             f"- {text('sweep_off', lang)}: `{sanitize(sweep.off_label)}`", "",
+    lines = [f"# {text('sweep.load_title', lang)}", "",
+             f"- {text('sweep.on', lang)}: `{sanitize(sweep.on_label)}`",
+             f"- {text('sweep.off', lang)}: `{sanitize(sweep.off_label)}`", "",
              *_md_table(load_header(lang), load_rows(sweep, lang)), "",
              f"- {verdict(sweep, lang)}",
-             f"- {text('sweep_method_load', lang)}",
+             f"- {text('sweep.method_load', lang)}",
              *(f"- {sanitize(n)}" for n in sweep.notes), "", "```", load_text(sweep, lang).rstrip(), "```"]
     return "\n".join(lines) + "\n"

@@ -9,11 +9,15 @@ per poll, `--count N` stops after N polls (both work without a terminal).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
+from typing import TYPE_CHECKING
 
-from specview.cli.argtypes import Parser, SubParsers, float_in, int_in
+from specview.cli.argtypes import Parser, SubParsers, float_in, int_in, lang_option
+
+if TYPE_CHECKING:
+    from specview.backends.remote.watch_source import ServerWatch
+    from specview.core.watch import WatchSample
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
@@ -32,11 +36,11 @@ def register(sub: SubParsers, selectors: Parser) -> None:
                        help="server family (default: detect)")
     watch.add_argument("--api-key-env", metavar="NAME", default=argparse.SUPPRESS,
                        help="environment variable holding the API key (default: OPENAI_API_KEY)")
-    watch.add_argument("--lang", choices=("en", "zh"), default=argparse.SUPPRESS, help="interface language")
+    lang_option(watch, default=argparse.SUPPRESS)
     watch.set_defaults(run=run)
 
 
-def open_watch(args: argparse.Namespace) -> object:
+def open_watch(args: argparse.Namespace) -> ServerWatch:
     """The ServerWatch the options describe (BackendError, exit 2, when it cannot be watched)."""
     from specview.backends.remote.watch_source import ServerWatch
     from specview.cli.runspec_args import resolve_api_key
@@ -44,38 +48,36 @@ def open_watch(args: argparse.Namespace) -> object:
 
     config = load_config()
     key_env = getattr(args, "api_key_env", None) or config.api_key_env
-    server = getattr(args, "server", None)
-    return ServerWatch(args.url, resolve_api_key(key_env, config), key_env,
-                       None if server in (None, "auto") else server)
+    return ServerWatch(args.url, resolve_api_key(key_env, config), key_env, getattr(args, "server", None))
 
 
 def run(args: argparse.Namespace) -> int:
-    from specview.backends.remote.watch_source import ServerWatch
+    from specview.core.config import load_config
+    from specview.core.langs import DEFAULT_LANG
 
     source = open_watch(args)
-    assert isinstance(source, ServerWatch)
     if not args.json and sys.stdout.isatty() and args.count is None:
         from specview.cli.app_run import run_app, ui_settings
         from specview.tui.watch_app import WatchApp
 
         ui = ui_settings(args)
         return run_app(WatchApp(source, interval=args.interval, theme_name=ui.theme, lang=ui.lang,
-                                problems=ui.problems))
-    return run_headless(source, args.interval, args.count, as_json=args.json, lang=getattr(args, "lang", None))
+                                problems=ui.problems, keymap=ui.keymap))
+    lang = getattr(args, "lang", None) or load_config().lang or DEFAULT_LANG
+    return run_headless(source, args.interval, args.count, as_json=args.json, lang=lang)
 
 
-def run_headless(source: object, interval: float, count: int | None, *, as_json: bool,
-                 lang: str | None = None) -> int:
-    """Poll and print until `count` samples (or Ctrl-C)."""
-    from specview.backends.remote.watch_source import ServerWatch
+def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_json: bool, lang: str) -> int:
+    """Poll and print until `count` samples (or Ctrl-C): one line, or one JSON object, per poll."""
+    from specview.core.jsonio import dumps
+    from specview.core.text import sanitize
     from specview.core.watch import WatchModel
     from specview.texts.catalog import text
+    from specview.tui.gauges import violation_text
 
-    assert isinstance(source, ServerWatch)
-    lang = lang or "en"
     model = WatchModel()
     if not as_json:
-        print(source.describe(), flush=True)
+        print(sanitize(source.describe(), 200, one_line=True), flush=True)
     printed = 0
     try:
         while count is None or printed < count:
@@ -83,37 +85,30 @@ def run_headless(source: object, interval: float, count: int | None, *, as_json:
             if sample is not None:
                 printed += 1
                 if as_json:
-                    print(json.dumps(sample.to_dict(), ensure_ascii=False), flush=True)
+                    print(dumps(sample.to_dict()), flush=True)
                 else:
                     print(line(sample, lang), flush=True)
                     for v in sample.violations:
-                        print(f"  ! {text('watch_invariant', lang)}: {v.rule} ({v.where}: {v.detail})", flush=True)
+                        print(f"  ! {text('watch.invariant', lang)}: {violation_text(v, lang)}", flush=True)
             if count is None or printed < count:
                 time.sleep(interval)
     finally:
         source.close()
     if not model.has_drafts and not as_json:
-        print(text("watch_no_counters", lang), flush=True)
+        print(text("watch.no_counters", lang), flush=True)
     return 0
 
 
-def line(sample: object, lang: str) -> str:
-    """One human line per poll."""
+def line(sample: WatchSample, lang: str) -> str:
+    """One human line per poll: the monitor's gauges (the gauge table's WATCH view), then the
+    per-position acceptance."""
+    from specview.core.gauges import WATCH, gauges
     from specview.core.text import number
-    from specview.core.watch import WatchSample
     from specview.texts.catalog import text
 
-    assert isinstance(sample, WatchSample)
+    parts = [f"{text(spec.short_id, lang)} {spec.shown_watched(sample)}" for spec in gauges(WATCH)]
     pos = " ".join(number(a, ".2f") for a in sample.per_position_acceptance) or "—"
-    parts = [
-        f"{text('watch_drafts_s', lang)} {number(sample.drafts_per_s, '.1f')}",
-        f"{text('watch_accepted_s', lang)} {number(sample.accepted_per_s, '.1f')}",
-        f"α {number(sample.alpha, '.3f')}",
-        f"{text('watch_mean_len', lang)} {number(sample.mean_accepted_length, '.2f')}",
-        f"{text('watch_by_position', lang)} {pos}",
-        f"{text('tps', lang)} {number(sample.tokens_per_s, '.1f')}",
-        f"{text('watch_active', lang)} {number(sample.active, 'g')}",
-    ]
+    parts.insert(4, f"{text('watch.by_position', lang)} {pos}")
     if sample.reset:
-        parts.append(text("watch_reset", lang))
+        parts.append(text("watch.reset", lang))
     return " · ".join(parts)

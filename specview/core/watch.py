@@ -27,7 +27,9 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-MAX_POSITIONS = 64  # per-position series beyond this are not believed (bounded before allocating)
+from specview.core.bounds import MAX_POSITION
+
+MAX_POSITIONS = MAX_POSITION + 1  # position series 0 … MAX_POSITION (the /metrics parser refuses more)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +47,25 @@ class Scrape:
     gauges: dict[str, float] = field(default_factory=dict)  # e.g. SGLang's accept length / rate
 
 
+# The invariants, by id (texts: `watch.rule.<id>` names the rule, `watch.broken.<id>` says how
+# it broke, filled from `Violation.values`)
+ACCEPTED_LE_DRAFTED = "accepted_le_drafted"  # accepted ≤ drafted tokens
+DRAFTS_LE_TOKENS = "drafts_le_tokens"  # drafts ≤ drafted tokens (a draft has at least one token)
+POSITIONS_SUM = "positions_sum"  # Σ per-position = accepted
+POSITIONS_FALL = "positions_fall"  # per-position counts never rise with the position
+
+
 @dataclass(frozen=True, slots=True)
 class Violation:
-    """A broken counter invariant: where (`scrape` or `delta`) and what."""
+    """A broken counter invariant: where (`scrape` or `delta`), which rule (an id above) and
+    the counts that broke it."""
 
     where: str
     rule: str
-    detail: str
+    values: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"where": self.where, "rule": self.rule, **self.values}
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +124,7 @@ class WatchSample:
             "tokens_per_s": _r(self.tokens_per_s), "draft_yield": _r(self.draft_yield),
             "alpha": _r(self.alpha), "mean_accepted_length": _r(self.mean_accepted_length),
             "per_position_acceptance": [_r(a) for a in self.per_position_acceptance],
-            "violations": [{"where": v.where, "rule": v.rule, "detail": v.detail} for v in self.violations],
+            "violations": [v.to_dict() for v in self.violations],
         }
 
 
@@ -152,18 +166,17 @@ def check_invariants(drafts: int, draft_tokens: int, accepted: int, per_position
     """Every broken invariant among these counts (cumulative or a delta)."""
     found: list[Violation] = []
     if accepted > draft_tokens:
-        found.append(Violation(where, "accepted ≤ drafted", f"{accepted} accepted of {draft_tokens} drafted"))
+        found.append(Violation(where, ACCEPTED_LE_DRAFTED, {"accepted": accepted, "drafted": draft_tokens}))
     if drafts > draft_tokens:
-        found.append(Violation(where, "drafts ≤ drafted tokens", f"{drafts} drafts, {draft_tokens} tokens"))
+        found.append(Violation(where, DRAFTS_LE_TOKENS, {"drafts": drafts, "drafted": draft_tokens}))
     if per_position:
         total = sum(per_position)
         if total != accepted:
-            found.append(Violation(where, "Σ per-position = accepted", f"Σ {total} ≠ {accepted} accepted"))
+            found.append(Violation(where, POSITIONS_SUM, {"sum": total, "accepted": accepted}))
         previous = drafts
         for k, count in enumerate(per_position):
             if count > previous:
-                found.append(Violation(where, "per-position counts never rise",
-                                       f"position {k}: {count} > {previous}"))
+                found.append(Violation(where, POSITIONS_FALL, {"position": k, "count": count, "before": previous}))
                 break
             previous = count
     return found

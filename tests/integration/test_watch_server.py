@@ -18,7 +18,9 @@ import pytest
 from specview.backends.remote.metrics import parse_draft_counters, parse_sums
 from specview.backends.remote.watch_source import ServerWatch
 from specview.cli import main
+from specview.core.langs import LANGS
 from specview.core.watch import WatchModel, WatchSample
+from specview.texts.catalog import catalog
 from tests.llama_server import RunningServer, free_port, llama_server, server_binary
 from tests.mtp_gguf import write_tiny_mtp
 
@@ -143,15 +145,17 @@ def test_the_watch_command_prints_one_json_object_per_poll(busy_server: RunningS
     assert "llama-server" in human and "drafted/s" in human
 
 
-async def test_the_monitor_screen_follows_the_load(busy_server: RunningServer) -> None:
+@pytest.mark.parametrize("lang", LANGS)
+async def test_the_monitor_screen_follows_the_load(busy_server: RunningServer, lang: str) -> None:
     from app_helpers import wait_until
+    from catalog_walk import strays, words
 
     from specview.tui.watch_app import WatchApp
     from specview.tui.watch_screen import WatchScreen
     from specview.widgets.stat_gauge import StatGauge
     from specview.widgets.status_line import StatusLine
 
-    app = WatchApp(ServerWatch(busy_server.url), interval=0.1)
+    app = WatchApp(ServerWatch(busy_server.url), interval=0.1, lang=lang)
     done: list[int] = []
     errors: list[str] = []
     async with app.run_test(size=(140, 36)) as pilot:
@@ -163,8 +167,14 @@ async def test_the_monitor_screen_follows_the_load(busy_server: RunningServer) -
         await wait_until(pilot, lambda: screen.model.totals().tokens == sum(done), timeout=10.0)
         await pilot.pause(0.3)
         assert not errors
-        assert "llama-server" in screen.query_one(StatusLine).what
+        status = screen.query_one(StatusLine)
+        assert "llama-server" in status.what and "MTP (draft-mtp)" in status.what
         assert screen.samples_shown >= 3 and screen.violations_shown == 0
         assert screen.model.totals().draft_tokens > 0
-        assert screen.query_one("#g-tps", StatGauge).value != "—"
+        assert screen.query_one("#g-tokens_per_second", StatGauge).value != "—"
+        # every word on the monitor is a catalog text of its language or data (the server's name
+        # and build, its method, the URL)
+        assert strays(app, lang, words(status.what)) == set()
+        await pilot.press("space")
+        assert status.state == catalog(lang)["state.paused"]
         await pilot.press("q")

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from specview.core.watch import (
+    ACCEPTED_LE_DRAFTED,
+    POSITIONS_FALL,
+    POSITIONS_SUM,
     Scrape,
     WatchModel,
     check_invariants,
     conditional_per_position,
     leviathan_alpha,
 )
+from specview.tui.gauges import violation_text, watch_texts
 
 
 def scrape(t: float, drafts: int, tokens: int, accepted: int, per_pos: tuple[int, ...], generated: int = 0,
@@ -58,9 +64,11 @@ def test_tokens_of_running_requests_count_as_they_go() -> None:
 
 def test_broken_invariants_are_reported() -> None:
     assert check_invariants(10, 30, 20, (9, 7, 4), "scrape") == []
-    rules = {v.rule for v in check_invariants(10, 30, 31, (9, 7, 4), "scrape")}
-    assert rules == {"accepted ≤ drafted", "Σ per-position = accepted"}
-    assert {v.rule for v in check_invariants(10, 30, 12, (5, 7), "delta")} == {"per-position counts never rise"}
+    broken = check_invariants(10, 30, 31, (9, 7, 4), "scrape")
+    assert {v.rule for v in broken} == {ACCEPTED_LE_DRAFTED, POSITIONS_SUM}
+    assert broken[0].values == {"accepted": 31, "drafted": 30}
+    rising = check_invariants(10, 30, 12, (5, 7), "delta")
+    assert [(v.rule, v.values) for v in rising] == [(POSITIONS_FALL, {"position": 1, "count": 7, "before": 5})]
     model = WatchModel()
     model.feed(scrape(0.0, 0, 0, 0, (0, 0)))
     bad = model.feed(scrape(1.0, 5, 10, 11, (5, 6)))
@@ -75,3 +83,23 @@ def test_derivations_without_data() -> None:
     model.feed(Scrape(0.0))
     sample = model.feed(Scrape(1.0, tokens=None, active=None))
     assert sample is not None and sample.tokens_per_s is None and not model.has_drafts
+
+
+def test_a_broken_invariant_reads_in_each_language() -> None:
+    v = check_invariants(10, 30, 31, (9, 7, 15), "delta")[0]
+    assert violation_text(v, "en") == "accepted ≤ drafted (interval: 31 accepted of 30 drafted)"
+    zh = violation_text(v, "zh")
+    assert "31" in zh and "30" in zh and not re.search("[A-Za-z]", zh)
+
+
+def test_the_monitor_gauges_come_from_the_gauge_table() -> None:
+    model = WatchModel()
+    model.feed(scrape(0.0, 10, 30, 20, (9, 7, 4), 50))
+    sample = model.feed(scrape(2.0, 20, 60, 40, (18, 14, 8), 110, active=2))
+    shown = {g.key: (g.value, g.note) for g in watch_texts(sample, "en")}
+    assert shown == {
+        "drafts_per_second": ("15.0", ""), "accepted_per_second": ("10.0", ""),
+        "alpha": ("0.77", "yield 0.67"), "mean_accepted_length": ("3.00", ""),
+        "tokens_per_second": ("30.0", ""), "running": ("2", ""),
+    }
+    assert all(g.value == "—" for g in watch_texts(None, "zh"))

@@ -24,8 +24,7 @@ from specview.backends.remote.dialect import (
     RequestSettings,
 )
 from specview.backends.remote.metrics import DraftCounters, MetricsPoller, parse_draft_counters, parse_gauges
-from specview.backends.remote.registry import SERVER_KINDS, kind_by_id, kind_by_owner, server_ids
-from specview.backends.remote.server_kind import ServerFacts, ServerKind
+from specview.backends.remote.registry import checked_kind, detect, kind_by_owner
 from specview.core.backend import BackendInfo, Note
 from specview.core.bounds import MAX_MODELS, Invalid
 from specview.core.errors import BackendError
@@ -71,8 +70,7 @@ class OpenAIBackend:
     def __init__(self, spec: RunSpec, *, read_timeout: float = DEFAULT_READ_TIMEOUT_S) -> None:
         if spec.url is None:
             raise BackendError("the remote backend needs --url")
-        if spec.server is not None and kind_by_id(spec.server) is None:
-            raise BackendError(f"--server must be one of {', '.join(server_ids())}, got {spec.server!r}")
+        forced = checked_kind(spec.server)
         self.read_timeout = read_timeout
         self.metrics_interval = 1.0
         # Called with every decoded stream event (tests and benchmarks tee the raw stream).
@@ -82,7 +80,8 @@ class OpenAIBackend:
         try:
             owners = self._pick_model()
             with self._server_values("detecting the server"):
-                self.kind, self.facts = self._detect(owners)
+                wanted = forced or kind_by_owner(owners.get(self.model, ""))
+                self.kind, self.facts = detect(self._conn, wanted, spec.gamma)
         except BaseException:
             self._conn.close()
             raise
@@ -136,15 +135,6 @@ class OpenAIBackend:
                 f"the server does not know model {shown(wanted)} (it offers: {offered}{more}); see --model"
             )
         return owners
-
-    def _detect(self, owners: dict[str, str]) -> tuple[ServerKind, ServerFacts]:
-        """The server family (asked for, named by /v1/models, or probed in registry order)."""
-        wanted = kind_by_id(self.spec.server) if self.spec.server else kind_by_owner(owners.get(self.model, ""))
-        for kind in [wanted] if wanted is not None else SERVER_KINDS:
-            identified = kind.identify(self._conn)
-            if kind is wanted or kind.recognised(identified):
-                return kind, kind.facts(self._conn, identified, self.spec.gamma)
-        raise AssertionError("the registry ends with a family that recognises every server")
 
     def _metrics_text(self) -> str | None:
         return self._conn.probe_text(f"{self._conn.root}/metrics")
