@@ -12,15 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from specview.core.backend import Note
 from specview.core.runspec import RunSpec
 from specview.core.sweep import GammaPoint
 
-IGNORED_GAMMA = (
-    "the server ignored the requested γ (llama-server reads --spec-draft-n-max from its command line, "
-    "not speculative.n_max from the request): these rows are the same configuration. Restart-free "
-    "alternatives: read 'τ if γ were γ′' from the per-position curve below, or start one server per γ "
-    "and compare them with `specview sweep load`."
-)
+# the server ignored the requested γ; the catalog text names the restart-free alternatives
+IGNORED_GAMMA = Note("sweep_ignored_gamma")
 
 
 def run_point(spec: RunSpec) -> GammaPoint:
@@ -52,7 +49,7 @@ def run_point(spec: RunSpec) -> GammaPoint:
 
 
 def gamma_points(base: RunSpec, gammas: list[int], *, plain: bool,
-                 progress: Callable[[int], None] | None = None) -> tuple[list[GammaPoint], tuple[str, ...]]:
+                 progress: Callable[[int], None] | None = None) -> tuple[list[GammaPoint], tuple[Note, ...]]:
     """Every γ in `gammas` (and plain first when `plain`), plus notes on what did not hold."""
     runs = ([replace(base, plain=True, gamma=None)] if plain else []) + [
         replace(base, plain=False, gamma=g) for g in gammas
@@ -65,7 +62,7 @@ def gamma_points(base: RunSpec, gammas: list[int], *, plain: bool,
     return points, tuple(ignored_gamma_notes(points))
 
 
-def ignored_gamma_notes(points: list[GammaPoint]) -> list[str]:
+def ignored_gamma_notes(points: list[GammaPoint]) -> list[Note]:
     """The note when γ was not honoured: a run drafted more than asked, or every run drafted the
     same longest draft although different γ were asked."""
     drafting = [p for p in points if p.gamma > 0 and p.max_drafted > 0]

@@ -11,10 +11,13 @@ round it happened in and, locally, the target's logit margin there (exit 1, like
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from specview.cli.argtypes import Parser, SubParsers
+
+if TYPE_CHECKING:
+    from specview.core.diff import DiffResult
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
@@ -54,36 +57,38 @@ def run(args: argparse.Namespace) -> int:
     except BaseException:
         reference.close()
         raise
+    from specview.core.jsonio import dumps
+    from specview.core.langs import DEFAULT_LANG
+
     result = compare_backends(reference, candidate)
-    lang = getattr(args, "lang", None) or "en"
-    print(json.dumps(result.to_dict(), ensure_ascii=False) if args.json else describe(result, lang))
+    print(dumps(result.to_dict()) if args.json else describe(result, getattr(args, "lang", None) or DEFAULT_LANG))
     return 0 if result.identical else 1
 
 
-def describe(result: object, lang: str) -> str:
-    """The verdict for people."""
-    from specview.core.diff import DiffResult
+def describe(result: DiffResult, lang: str) -> str:
+    """The verdict for people (labels and tokens come from outside: made safe)."""
+    from specview.core.bounds import MAX_TOKEN_SHOWN
     from specview.core.text import sanitize
-    from specview.texts.catalog import text
+    from specview.texts.catalog import fill, text
 
-    assert isinstance(result, DiffResult)
-    head = [f"{text('diff.reference', lang)}: {sanitize(result.reference_label)}",
-            f"{text('diff.candidate', lang)}: {sanitize(result.candidate_label)}"]
+    head = [f"{text('diff.reference', lang)}: {sanitize(result.reference_label, 200, one_line=True)}",
+            f"{text('diff.candidate', lang)}: {sanitize(result.candidate_label, 200, one_line=True)}"]
     d = result.divergence
     if d is None:
-        return "\n".join([*head, text("diff.identical", lang).format(n=result.compared)])
-    lines = [*head, text("diff.first", lang).format(n=d.index + 1)]
-    lines.append(f"  {text('diff.after', lang)}: …{sanitize(d.prefix[-60:])!r}")
+        return "\n".join([*head, fill("diff.identical", lang, n=result.compared)])
+    lines = [*head, fill("diff.first", lang, n=d.index + 1)]
+    lines.append(f"  {text('diff.after', lang)}: …{sanitize(d.prefix[-60:], one_line=True)!r}")
     for name, tok in ((text("diff.reference", lang), d.reference), (text("diff.candidate", lang), d.candidate)):
         if tok is None:
             lines.append(f"  {name}: {text('diff.ended', lang)}")
             continue
-        ident = f", id {tok.token_id}" if tok.token_id is not None else ""
-        lines.append(f"  {name}: {sanitize(tok.text)!r}{ident} · {text('diff.round', lang)} {tok.round} · "
-                     f"{tok.status}")
+        ident = f", {fill('diff.token_id', lang, id=tok.token_id)}" if tok.token_id is not None else ""
+        shown_text = sanitize(tok.text, MAX_TOKEN_SHOWN, one_line=True)
+        lines.append(f"  {name}: {shown_text!r}{ident} · {text('diff.round', lang)} {tok.round} · "
+                     f"{text(f'token.{tok.status}', lang)}")
     m = result.margin
     if m is not None:
         verdict = text("diff.near_tie", lang) if m.near_tie else text("diff.not_lossless", lang)
-        gap = f"top-1 − top-2 {m.top1_minus_top2:.4f}"
+        gap = fill("diff.gap", lang, gap=f"{m.top1_minus_top2:.4f}")
         lines.append(f"  {text('diff.margin', lang)} {m.margin:+.4f} · {gap} · {verdict}")
     return "\n".join(lines)

@@ -11,17 +11,22 @@ core/sweep.py) and `--markdown FILE` (a report).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from specview.cli.argtypes import Parser, SubParsers, int_in
+from specview.cli.argtypes import Parser, SubParsers, int_in, lang_option
+from specview.core.sweep import MAX_CONCURRENCY, MAX_LEVELS
+from specview.core.text import shown
 from specview.core.theory import MAX_GAMMA
+
+if TYPE_CHECKING:
+    from specview.core.sweep import GammaSweep, LoadSweep
 
 DEFAULT_LEVELS = (1, 2, 4, 8)
 
 
-def int_list(name: str, low: int, high: int, most: int = 64) -> Callable[[str], list[int]]:
+def int_list(name: str, low: int, high: int, most: int = MAX_LEVELS) -> Callable[[str], list[int]]:
     """An argparse type for '1-6' or '1,2,4' (ranges and lists mix: '1-3,6')."""
 
     def parse(value: str) -> list[int]:
@@ -34,9 +39,9 @@ def int_list(name: str, low: int, high: int, most: int = 64) -> Callable[[str], 
                     raise ValueError
                 out += range(first, last + 1)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must look like 1-6 or 1,2,4, got {value!r}") from None
+            raise argparse.ArgumentTypeError(f"{name} must look like 1-6 or 1,2,4, got {shown(value)}") from None
         if not out or len(out) > most or any(not low <= n <= high for n in out):
-            raise argparse.ArgumentTypeError(f"{name} values must be between {low} and {high}, got {value!r}")
+            raise argparse.ArgumentTypeError(f"{name} values must be between {low} and {high}, got {shown(value)}")
         return sorted(set(out))
 
     return parse
@@ -46,7 +51,7 @@ def _outputs(p: argparse.ArgumentParser, *, lang: bool = True) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     p.add_argument("--markdown", metavar="FILE", help="also write a Markdown report to FILE")
     if lang:  # the selectors already carry --lang
-        p.add_argument("--lang", choices=("en", "zh"), default=argparse.SUPPRESS, help="language of the table")
+        lang_option(p, "language of the table", default=argparse.SUPPRESS)
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
@@ -67,7 +72,7 @@ def register(sub: SubParsers, selectors: Parser) -> None:
                             "one not. Each level runs that many concurrent clients.")
     load.add_argument("--on", required=True, metavar="URL", help="the server with speculation on")
     load.add_argument("--off", required=True, metavar="URL", help="the same model with speculation off")
-    load.add_argument("--concurrency", type=int_list("--concurrency", 1, 256), default=list(DEFAULT_LEVELS),
+    load.add_argument("--concurrency", type=int_list("--concurrency", 1, MAX_CONCURRENCY), default=list(DEFAULT_LEVELS),
                       metavar="LIST", help="client counts, e.g. 1,2,4,8 (default)")
     load.add_argument("--requests", type=int_in(1, 10_000, "--requests"), default=2, metavar="N",
                       help="requests per client at each level (default: 2)")
@@ -81,12 +86,11 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     load.set_defaults(run=run_load)
 
 
-def _emit(result: object, as_json: bool, markdown: str | None, text_out: str, md_out: str) -> int:
-    if as_json:
-        assert hasattr(result, "to_dict")
-        print(json.dumps(result.to_dict(), ensure_ascii=False))
-    else:
-        print(text_out, end="")
+def _emit(result: GammaSweep | LoadSweep, as_json: bool, markdown: str | None, text_out: str,
+          md_out: str) -> int:
+    from specview.core.jsonio import dumps
+
+    print(dumps(result.to_dict()) if as_json else text_out, end="\n" if as_json else "")
     if markdown:
         try:
             with open(markdown, "w", encoding="utf-8") as out:
@@ -94,8 +98,14 @@ def _emit(result: object, as_json: bool, markdown: str | None, text_out: str, md
         except OSError as exc:
             from specview.cli.errors import CliError
 
-            raise CliError(f"cannot write the Markdown report {markdown}: {exc.strerror or exc}") from None
+            raise CliError(f"cannot write the Markdown report {shown(markdown)}: {exc.strerror or exc}") from None
     return 0
+
+
+def _lang(args: argparse.Namespace) -> str:
+    from specview.core.langs import DEFAULT_LANG
+
+    return getattr(args, "lang", None) or DEFAULT_LANG
 
 
 def run_gamma(args: argparse.Namespace) -> int:
@@ -103,8 +113,9 @@ def run_gamma(args: argparse.Namespace) -> int:
     from specview.cli.runspec_args import spec_from_args
     from specview.cli.sweep_render import gamma_markdown, gamma_text
     from specview.core.sweep import analyse_gamma
+    from specview.texts.catalog import text
 
-    lang = getattr(args, "lang", None) or "en"
+    lang = _lang(args)
     base = spec_from_args(args, speed=0.0)
     if base.kind not in ("llama", "openai"):
         from specview.cli.errors import CliError
@@ -114,7 +125,7 @@ def run_gamma(args: argparse.Namespace) -> int:
 
     def progress(gamma: int) -> None:
         if not args.json:
-            print(f"… γ {gamma}" if gamma else "… plain", file=sys.stderr, flush=True)
+            print(f"… γ {gamma}" if gamma else f"… {text('sweep.plain', lang)}", file=sys.stderr, flush=True)
 
     points, notes = gamma_points(base, args.gammas, plain=plain, progress=progress)
     sweep = analyse_gamma(points, notes)
@@ -122,17 +133,18 @@ def run_gamma(args: argparse.Namespace) -> int:
 
 
 def run_load(args: argparse.Namespace) -> int:
+    from specview.backends.remote.dialect import DEFAULT_PROMPT
     from specview.backends.remote.load import LoadClient
     from specview.cli.runspec_args import resolve_api_key
     from specview.cli.sweep_render import load_markdown, load_text
     from specview.core.config import load_config
     from specview.core.sweep import LoadPoint, LoadSweep
 
-    lang = getattr(args, "lang", None) or "en"
+    lang = _lang(args)
     config = load_config()
     key_env = getattr(args, "api_key_env", None) or config.api_key_env
     key = resolve_api_key(key_env, config)
-    prompt = args.prompt or "Write a short story about a lighthouse keeper who counts the ships that pass."
+    prompt = args.prompt or DEFAULT_PROMPT
     on = LoadClient(args.on, key, key_env, args.model)
     try:
         off = LoadClient(args.off, key, key_env, args.model)

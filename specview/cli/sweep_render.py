@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from specview.core.sweep import GammaSweep, LoadSweep
 from specview.core.text import number, sanitize
-from specview.texts.catalog import text
+from specview.texts.catalog import fill, text
+from specview.tui.run_text import note_texts
 
 BAR_WIDTH = 36
 BLOCKS = " ▏▎▍▌▋▊▉█"
@@ -70,7 +71,7 @@ def gamma_text(sweep: GammaSweep, lang: str) -> str:
         if r.predicted_tokens_per_second is not None and r.point.gamma > 0:
             lines.append(f"{'':>7} ┊{bar(r.predicted_tokens_per_second, top, fill='░')}┊ "
                          f"{number(r.predicted_tokens_per_second, '.1f')} {text('sweep.theory', lang)}")
-    lines += ["", *(f"· {sanitize(n)}" for n in sweep.notes)]
+    lines += ["", *(f"· {n}" for n in note_texts(sweep.notes, lang))]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -90,8 +91,8 @@ def load_rows(sweep: LoadSweep, lang: str) -> list[list[str]]:
 
 
 def load_text(sweep: LoadSweep, lang: str) -> str:
-    which = (f"{text('sweep.on', lang)}: {sanitize(sweep.on_label)} · "
-             f"{text('sweep.off', lang)}: {sanitize(sweep.off_label)}")
+    which = (f"{text('sweep.on', lang)}: {sanitize(sweep.on_label, 200, one_line=True)} · "
+             f"{text('sweep.off', lang)}: {sanitize(sweep.off_label, 200, one_line=True)}")
     lines = [text("sweep.load_title", lang), which,
              *_table(load_header(lang), load_rows(sweep, lang)), ""]
     lines.append(verdict(sweep, lang))
@@ -104,7 +105,7 @@ def load_text(sweep: LoadSweep, lang: str) -> str:
                      f"{p.on_tokens_per_second:.1f}{mark}")
         lines.append(f"{'':>4} {text('sweep.off', lang):>4} ┊{bar(p.off_tokens_per_second, top, fill='░')}┊ "
                      f"{p.off_tokens_per_second:.1f}")
-    lines += ["", *(f"· {sanitize(n)}" for n in sweep.notes)]
+    lines += ["", *(f"· {n}" for n in note_texts(sweep.notes, lang))]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -115,7 +116,7 @@ def verdict(sweep: LoadSweep, lang: str) -> str:
         return text("sweep.no_crossover", lang)
     if crossover == min(p.concurrency for p in sweep.points):
         return text("sweep.never_paid", lang)
-    return text("sweep.crossover_at", lang).format(n=crossover)
+    return fill("sweep.crossover_at", lang, n=crossover)
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -130,16 +131,16 @@ def gamma_markdown(sweep: GammaSweep, lang: str) -> str:
              f"- α {number(sweep.alpha, '.3f')}, c {number(sweep.c, '.3f')}",
              f"- {text('sweep.curve', lang)}: {', '.join(number(a, '.3f') for a in sweep.curve) or '—'}",
              f"- {text('sweep.method_gamma', lang)}",
-             *(f"- {sanitize(n)}" for n in sweep.notes), "", "```", gamma_text(sweep, lang).rstrip(), "```"]
+             *(f"- {n}" for n in note_texts(sweep.notes, lang)), "", "```", gamma_text(sweep, lang).rstrip(), "```"]
     return "\n".join(lines) + "\n"
 
 
 def load_markdown(sweep: LoadSweep, lang: str) -> str:
     lines = [f"# {text('sweep.load_title', lang)}", "",
-             f"- {text('sweep.on', lang)}: `{sanitize(sweep.on_label)}`",
-             f"- {text('sweep.off', lang)}: `{sanitize(sweep.off_label)}`", "",
+             f"- {text('sweep.on', lang)}: `{sanitize(sweep.on_label, 200, one_line=True)}`",
+             f"- {text('sweep.off', lang)}: `{sanitize(sweep.off_label, 200, one_line=True)}`", "",
              *_md_table(load_header(lang), load_rows(sweep, lang)), "",
              f"- {verdict(sweep, lang)}",
              f"- {text('sweep.method_load', lang)}",
-             *(f"- {sanitize(n)}" for n in sweep.notes), "", "```", load_text(sweep, lang).rstrip(), "```"]
+             *(f"- {n}" for n in note_texts(sweep.notes, lang)), "", "```", load_text(sweep, lang).rstrip(), "```"]
     return "\n".join(lines) + "\n"

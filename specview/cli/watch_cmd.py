@@ -52,7 +52,6 @@ def open_watch(args: argparse.Namespace) -> ServerWatch:
 
 
 def run(args: argparse.Namespace) -> int:
-    from specview.core.config import load_config
     from specview.core.langs import DEFAULT_LANG
 
     source = open_watch(args)
@@ -63,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         ui = ui_settings(args)
         return run_app(WatchApp(source, interval=args.interval, theme_name=ui.theme, lang=ui.lang,
                                 problems=ui.problems, keymap=ui.keymap))
-    lang = getattr(args, "lang", None) or load_config().lang or DEFAULT_LANG
+    lang = getattr(args, "lang", None) or DEFAULT_LANG
     return run_headless(source, args.interval, args.count, as_json=args.json, lang=lang)
 
 

@@ -21,9 +21,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from specview.core.backend import Note
+from specview.core.bounds import MAX_SECONDS, integer, mapping, real, sequence, string
 from specview.core.theory import expected_tau, speedup, tau_from_positions
 
 SCHEMA = "specview.sweep/1"
+MAX_LEVELS = 64  # concurrency levels one load sweep may hold (the command line allows as many)
+MAX_CONCURRENCY = 256  # clients at one level
+MAX_NOTES = 16
+MAX_RATE = 1e9  # tokens per second: far beyond any engine
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,12 +73,12 @@ class GammaSweep:
     c: float
     best_gamma: int | None  # measured best (highest tok/s), plain included
     curve: tuple[float | None, ...]  # the per-position curve "τ if γ were γ′" uses
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()  # what did not hold (catalog ids `note.<id>`)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA, "kind": "gamma", "alpha": self.alpha, "c": self.c, "best_gamma": self.best_gamma,
-            "curve": list(self.curve), "notes": list(self.notes),
+            "curve": list(self.curve), "notes": notes_dict(self.notes),
             "rows": [{**asdict(r.point), "per_position": list(r.point.per_position), "speedup": r.speedup,
                       "verify_ratio": r.verify_ratio, "predicted_speedup": r.predicted_speedup,
                       "predicted_tokens_per_second": r.predicted_tokens_per_second,
@@ -80,7 +86,23 @@ class GammaSweep:
         }
 
 
-def analyse_gamma(points: list[GammaPoint], notes: tuple[str, ...] = ()) -> GammaSweep:
+def notes_dict(notes: tuple[Note, ...]) -> list[dict[str, Any]]:
+    """Notes as JSON: their catalog ids and values."""
+    return [{"id": note.id, "values": dict(note.values)} for note in notes]
+
+
+def notes_from(data: Any, field: str) -> tuple[Note, ...]:
+    """`notes_dict`'s shape read back (Invalid naming the field when it is not one)."""
+    notes = []
+    for i, item in enumerate(sequence(data, field, MAX_NOTES)):
+        entry = mapping(item, f"{field}[{i}]")
+        values = mapping(entry.get("values", {}), f"{field}[{i}].values")
+        notes.append(Note(string(entry.get("id"), f"{field}[{i}].id"),
+                          {k: string(v, f"{field}[{i}].values.{k}") for k, v in values.items()}))
+    return tuple(notes)
+
+
+def analyse_gamma(points: list[GammaPoint], notes: tuple[Note, ...] = ()) -> GammaSweep:
     """Theory next to measurement, the best γ marked."""
     plain = next((p for p in points if p.gamma == 0), None)
     drafting = [p for p in points if p.gamma > 0]
@@ -152,7 +174,7 @@ class LoadSweep:
     points: tuple[LoadPoint, ...]
     on_label: str = "speculation on"
     off_label: str = "speculation off"
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[Note, ...] = field(default=())
 
     @property
     def crossover(self) -> int | None:
@@ -166,19 +188,29 @@ class LoadSweep:
         """The JSON the Learn screen "When it fails" reads (see module docstring)."""
         return {
             "schema": SCHEMA, "kind": "load", "on_label": self.on_label, "off_label": self.off_label,
-            "crossover": self.crossover, "notes": list(self.notes),
+            "crossover": self.crossover, "notes": notes_dict(self.notes),
             "points": [{**asdict(p), "gain": p.gain} for p in self.points],
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> LoadSweep:
-        """Read `to_dict()`'s shape back (ValueError when it is not one)."""
+    def from_dict(cls, data: Any) -> LoadSweep:
+        """Read `to_dict()`'s shape back (e.g. a file the Learn screen is given): anything else,
+        or a value out of bounds, is Invalid (a ValueError) naming the field."""
+        data = mapping(data, "sweep")
         if data.get("schema") != SCHEMA or data.get("kind") != "load":
             raise ValueError("not a specview load sweep")
-        points = tuple(
-            LoadPoint(int(p["concurrency"]), float(p["on_tokens_per_second"]), float(p["off_tokens_per_second"]),
-                      float(p["on_per_request"]), float(p["off_per_request"]), int(p.get("requests", 0)))
-            for p in data["points"][:64]
-        )
-        return cls(points, str(data.get("on_label", "")), str(data.get("off_label", "")),
-                   tuple(str(n) for n in data.get("notes", [])[:16]))
+        points = []
+        for i, item in enumerate(sequence(data.get("points"), "points", MAX_LEVELS)):
+            p = mapping(item, f"points[{i}]")
+
+            def rate(key: str, p: dict[str, Any] = p, i: int = i) -> float:
+                return real(p.get(key), f"points[{i}].{key}", 0.0, MAX_RATE)
+
+            points.append(LoadPoint(
+                integer(p.get("concurrency"), f"points[{i}].concurrency", 1, MAX_CONCURRENCY),
+                rate("on_tokens_per_second"), rate("off_tokens_per_second"),
+                rate("on_per_request"), rate("off_per_request"),
+                integer(p.get("requests", 0), f"points[{i}].requests", 0, int(MAX_SECONDS)),
+            ))
+        return cls(tuple(points), string(data.get("on_label", ""), "on_label"),
+                   string(data.get("off_label", ""), "off_label"), notes_from(data.get("notes", []), "notes"))

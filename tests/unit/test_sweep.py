@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
+from specview.backends.sweep_runner import IGNORED_GAMMA
 from specview.cli.sweep_render import bar, gamma_markdown, gamma_text, load_markdown, load_text
 from specview.core.sweep import GammaPoint, LoadPoint, LoadSweep, analyse_gamma, tau_if_gamma
 from specview.core.theory import expected_tau, speedup
@@ -46,13 +48,15 @@ def test_speedup_with_verify_ratio_one_is_theorem_3_8() -> None:
 
 
 def test_gamma_output_marks_the_best_and_shows_theory() -> None:
-    sweep = analyse_gamma(SWEEP, ("a note",))
+    sweep = analyse_gamma(SWEEP, (IGNORED_GAMMA,))
     out = gamma_text(sweep, "en")
-    assert "★ best" in out and "theory" in out and "· a note" in out
-    assert "普通" in gamma_text(sweep, "zh")
+    assert "★ best" in out and "theory" in out and "· the server ignored the requested γ" in out
+    zh = gamma_text(sweep, "zh")
+    assert "普通" in zh and "服务器忽略了所请求的 γ" in zh
     md = gamma_markdown(sweep, "en")
     assert md.startswith("# γ sweep") and "| γ |" in md
     data = json.loads(json.dumps(sweep.to_dict()))
+    assert data["notes"] == [{"id": "sweep_ignored_gamma", "values": {}}]
     assert data["best_gamma"] == 2 and len(data["rows"]) == 4 and data["rows"][2]["best"]
 
 
@@ -79,6 +83,19 @@ def test_the_load_shape_round_trips_for_the_learn_screen() -> None:
     assert LoadSweep.from_dict(data) == LOAD
     with pytest.raises(ValueError):
         LoadSweep.from_dict({"schema": "other"})
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    ({"points": [{"concurrency": 10**9}]}, "points[0].concurrency is 1000000000"),
+    ({"points": [{"concurrency": 1, "on_tokens_per_second": float("nan")}]}, "points[0].on_tokens_per_second"),
+    ({"points": [{}] * 100}, "points has 100 items, at most 64"),
+    ({"notes": [{"id": 5}]}, "notes[0].id must be a string"),
+    ({"on_label": ["x"]}, "on_label must be a string"),
+])
+def test_a_load_sweep_file_out_of_bounds_names_the_field(change: dict[str, object], field: str) -> None:
+    data = {**LOAD.to_dict(), **change}
+    with pytest.raises(ValueError, match=re.escape(field)):
+        LoadSweep.from_dict(data)
 
 
 def test_bars() -> None:

@@ -26,7 +26,7 @@ from specview.backends.remote.dialect import (
 from specview.backends.remote.metrics import DraftCounters, MetricsPoller, parse_draft_counters, parse_gauges
 from specview.backends.remote.registry import checked_kind, detect, kind_by_owner
 from specview.core.backend import BackendInfo, Note
-from specview.core.bounds import MAX_MODELS, Invalid
+from specview.core.bounds import Invalid
 from specview.core.errors import BackendError
 from specview.core.events import Reconcile, Round
 from specview.core.metrics import Metrics
@@ -112,15 +112,7 @@ class OpenAIBackend:
             raise BackendError(f"{self._conn.root} sent a value specview cannot use while {what}: {exc}") from None
 
     def _pick_model(self) -> dict[str, str]:
-        listing = self._conn.get_json(f"{self._conn.api}/models", "listing models (GET /v1/models)")
-        entries = listing.get("data") if isinstance(listing, dict) else None
-        if not isinstance(entries, list):
-            raise BackendError(f"{self._conn.root} answered GET /v1/models without a model list")
-        owners: dict[str, str] = {}
-        for entry in entries[:MAX_MODELS]:  # ids that are not strings are not models we can ask for
-            if isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry["id"]:
-                owner = entry.get("owned_by")
-                owners[entry["id"]] = owner if isinstance(owner, str) else ""
+        owners = self._conn.served_models()
         wanted = self.spec.model
         if wanted is None:
             if not owners:

@@ -22,7 +22,7 @@ import httpx
 from httpx_sse import connect_sse
 
 from specview.backends.remote.sse import EventTooLarge, iter_event_data
-from specview.core.bounds import MAX_BODY_BYTES, MAX_EVENT_BYTES
+from specview.core.bounds import MAX_BODY_BYTES, MAX_EVENT_BYTES, MAX_MODELS
 from specview.core.errors import BackendError
 from specview.core.jsonio import JsonError, loads
 from specview.core.runspec import DEFAULT_KEY_ENV
@@ -184,6 +184,20 @@ class Connection:
     def get_json(self, url: str, what: str) -> Any:
         """GET and decode JSON (strictly, bounded); every failure is a BackendError."""
         return self._json(self._body("GET", url, what), what)
+
+    def served_models(self) -> dict[str, str]:
+        """GET /v1/models: each served model id and its `owned_by` ("" when absent), at most
+        MAX_MODELS of them; entries whose id is not a string are not models one can ask for."""
+        listing = self.get_json(f"{self.api}/models", "listing models (GET /v1/models)")
+        entries = listing.get("data") if isinstance(listing, dict) else None
+        if not isinstance(entries, list):
+            raise BackendError(f"{self.root} answered GET /v1/models without a model list")
+        owners: dict[str, str] = {}
+        for entry in entries[:MAX_MODELS]:
+            if isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry["id"]:
+                owner = entry.get("owned_by")
+                owners[entry["id"]] = owner if isinstance(owner, str) else ""
+        return owners
 
     def get_text(self, url: str, what: str, *, hint: str = "") -> str:
         """GET a text body (bounded); every failure (refused, timeout, non-200) is a BackendError,

@@ -14,9 +14,10 @@ import time
 from dataclasses import dataclass
 
 from specview.backends.remote.client import Connection
+from specview.backends.remote.dialect import counter
+from specview.core.bounds import MAX_ROUND_TOKENS, Invalid
 from specview.core.errors import BackendError
-
-MAX_CONCURRENCY = 256
+from specview.core.sweep import MAX_CONCURRENCY
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,10 +47,10 @@ class LoadClient:
         self._conn = Connection(url, api_key, key_env)
         self._timeout = timeout_s
         try:
-            listing = self._conn.get_json(f"{self._conn.api}/models", "listing models (GET /v1/models)")
-            entries = listing.get("data") if isinstance(listing, dict) else None
-            ids = [str(e["id"]) for e in entries or [] if isinstance(e, dict) and "id" in e]
-            self.model = model or (ids[0] if ids else "default")
+            served = self._conn.served_models()
+            if model is None and not served:
+                raise BackendError(f"{self._conn.root} lists no models; pass --model")
+            self.model = model or next(iter(served))
         except BaseException:
             self._conn.close()
             raise
@@ -63,11 +64,18 @@ class LoadClient:
         reply = self._conn.post_json(f"{self._conn.api}/completions", body, "sending the load",
                                      timeout=self._timeout, model=self.model)
         latency = time.monotonic() - start
+        usage = reply.get("usage") if isinstance(reply, dict) else None
         try:
-            tokens = int(reply["usage"]["completion_tokens"])
-        except (KeyError, TypeError, ValueError):
-            raise BackendError(f"{self.root} answered a completion without usage.completion_tokens") from None
-        return max(0, min(tokens, max_tokens * 4)), latency
+            tokens = counter(usage.get("completion_tokens"), "usage.completion_tokens") if isinstance(usage, dict) \
+                else None
+        except Invalid as exc:
+            raise BackendError(f"{self.root} sent a value specview cannot use while sending the load: {exc}") from None
+        if tokens is None:
+            raise BackendError(f"{self.root} answered a completion without usage.completion_tokens")
+        if tokens > max_tokens + MAX_ROUND_TOKENS:  # a last round may overshoot a little, never more
+            raise BackendError(f"{self.root} sent a value specview cannot use while sending the load: "
+                               f"usage.completion_tokens is {tokens} for max_tokens {max_tokens}")
+        return tokens, latency
 
     def run(self, concurrency: int, requests: int, prompt: str, max_tokens: int) -> LoadResult:
         """`concurrency` clients, `requests` each."""
