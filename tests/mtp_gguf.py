@@ -20,7 +20,7 @@ from pathlib import Path
 import gguf
 import numpy as np
 
-from tests.gguf_factory import tiny_vocab
+from tests.gguf_factory import add_vocab, tiny_vocab
 
 ARCH = "qwen35"
 N_EMBD = 256
@@ -73,17 +73,7 @@ def write_tiny_mtp(path: Path, *, seed: int = 0, n_ctx: int = 2048, ascii_only: 
     w.add_uint32(f"{ARCH}.ssm.state_size", SSM_STATE)
     w.add_uint32(f"{ARCH}.ssm.time_step_rank", SSM_DT_RANK)
     w.add_uint32(f"{ARCH}.ssm.group_count", SSM_GROUPS)
-    w.add_file_type(gguf.LlamaFileType.ALL_F32)
-    w.add_vocab_size(n_vocab)
-    w.add_tokenizer_model("llama")
-    w.add_token_list(tokens)
-    w.add_token_types(types)
-    w.add_token_scores([0.0] * n_vocab)
-    w.add_unk_token_id(0)
-    w.add_bos_token_id(1)
-    w.add_eos_token_id(2)
-    w.add_add_bos_token(True)
-    w.add_add_eos_token(False)
+    add_vocab(w, tokens, types)
 
     w.add_tensor("token_embd.weight", weight(n_vocab, N_EMBD, scale=1.0))
     w.add_tensor("output_norm.weight", ones(N_EMBD))

@@ -13,14 +13,11 @@ import json
 import os
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
-
-from tests.llama_server import ROOT, RunningServer, free_port
+from tests.llama_server import ROOT, RunningServer, free_port, wait_healthy
 
 START_TIMEOUT_S = 420.0  # measured 50–90 s alone on 2 cores; other engineers share them
 NGRAM_CONFIG = {"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_min": 1, "prompt_lookup_max": 3}
@@ -69,7 +66,7 @@ def vllm_server(speculative_config: dict[str, object] | None = None) -> Iterator
                                     env=_env(), start_new_session=True)
         root = f"http://127.0.0.1:{port}"
         try:
-            _wait_healthy(proc, root, log)
+            wait_healthy(proc, root, log, name="vLLM", timeout_s=START_TIMEOUT_S, every_s=1.0)
             yield RunningServer(url=f"{root}/v1", root=root, log=log)
         finally:
             _stop(proc)
@@ -88,17 +85,3 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             continue
 
-
-def _wait_healthy(proc: subprocess.Popen[bytes], root: str, log: Path) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"vLLM exited with {proc.returncode}:\n{log.read_text(errors='replace')[-3000:]}")
-        try:
-            if httpx.get(f"{root}/health", timeout=2.0).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(1.0)
-    raise TimeoutError(f"vLLM did not become healthy within {START_TIMEOUT_S:g} s:\n"
-                       f"{log.read_text(errors='replace')[-3000:]}")

@@ -82,6 +82,7 @@ class WatchSample:
     active: float | None
     reset: bool = False
     violations: tuple[Violation, ...] = ()
+    gauges: dict[str, float] = field(default_factory=dict)  # the server's own gauges, as they are
 
     def _rate(self, n: int | None) -> float | None:
         return None if n is None or self.dt <= 0 else n / self.dt
@@ -124,7 +125,7 @@ class WatchSample:
             "tokens_per_s": _r(self.tokens_per_s), "draft_yield": _r(self.draft_yield),
             "alpha": _r(self.alpha), "mean_accepted_length": _r(self.mean_accepted_length),
             "per_position_acceptance": [_r(a) for a in self.per_position_acceptance],
-            "violations": [v.to_dict() for v in self.violations],
+            "violations": [v.to_dict() for v in self.violations], "gauges": dict(self.gauges),
         }
 
 
@@ -225,7 +226,7 @@ class WatchModel:
             generated = max(0, now - (base.tokens or 0) - (base.in_flight or 0))
         broken += check_invariants(d_drafts, d_tokens, d_acc, d_pos, "delta")
         sample = WatchSample(scrape.t, scrape.t - last.t, d_drafts, d_tokens, d_acc, d_pos, generated,
-                             scrape.active, reset, tuple(broken))
+                             scrape.active, reset, tuple(broken), dict(scrape.gauges))
         self.resets += reset
         self.total_drafts += d_drafts
         self.total_draft_tokens += d_tokens

@@ -19,7 +19,7 @@ from specview.backends.remote.vllm import VllmDialect
 from specview.core.events import Reconcile, Round
 from specview.core.runspec import RunSpec
 from specview.core.session import Session
-from tests.llama_server import RunningServer
+from tests.llama_server import RunningServer, stream_once
 from tests.vllm_server import NGRAM_CONFIG, vllm_python, vllm_server
 
 pytestmark = pytest.mark.skipif(vllm_python() is None, reason="vLLM not installed (make vllm)")
@@ -36,13 +36,7 @@ def ngram_vllm() -> Iterator[RunningServer]:
 
 def run(server: RunningServer, prompt: str, *, raw: bool, max_tokens: int = 120
         ) -> tuple[OpenAIBackend, list[Round], list[dict[str, Any]], Session]:
-    backend = OpenAIBackend(RunSpec(url=server.url, prompt=prompt, raw=raw, temperature=0.0,
-                                    max_tokens=max_tokens), read_timeout=120.0)
-    events: list[dict[str, Any]] = []
-    backend.event_hook = events.append
-    session = Session(backend)
-    streamed = list(session.run_headless())
-    return backend, streamed, events, session
+    return stream_once(server, prompt, raw=raw, max_tokens=max_tokens, read_timeout=120.0)
 
 
 def per_position(rounds: list[Round], width: int) -> list[int]:

@@ -37,6 +37,10 @@ def test_deltas_and_rates_between_two_scrapes() -> None:
     assert sample.alpha == pytest.approx(20 / (10 + 9 + 7))
     assert sample.per_position_acceptance == pytest.approx((0.9, 7 / 9, 4 / 7))
     assert sample.active == 2 and not sample.reset and not sample.violations
+    sglang = WatchModel()
+    sglang.feed(Scrape(0.0, gauges={"sglang:spec_accept_length": 2.0}))
+    passed = sglang.feed(Scrape(1.0, gauges={"sglang:spec_accept_length": 2.5}))
+    assert passed is not None and passed.to_dict()["gauges"] == {"sglang:spec_accept_length": 2.5}
     assert model.totals().accepted == 20
 
 
