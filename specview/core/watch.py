@@ -7,7 +7,10 @@ successive scrapes into a `WatchSample`: the deltas over the interval and their 
 
 - Generated tokens count the counter plus the tokens of requests still running when the
   server tells them (llama-server adds a request to /metrics only when it ends; its /slots
-  show the running ones), so tokens/s does not arrive in bursts.
+  show the running ones), so tokens/s does not arrive in bursts. /metrics is read before
+  /slots, so a request that ends between the two reads is missing from both for one poll (the
+  sum dips, never overshoots): tokens are counted from the highest sum seen, and the dip is
+  made up at the next poll instead of being counted twice.
 - A counter that goes down means the server restarted: the sample is marked `reset`, and the
   new values count from zero (what Prometheus' rate() assumes), so nothing goes negative.
 - Counter invariants are checked on every scrape and every delta: accepted ≤ drafted,
@@ -188,6 +191,7 @@ class WatchModel:
 
     def __init__(self, history: int = 240) -> None:
         self._last: Scrape | None = None
+        self._high = 0  # the highest generated-token sum (counter + in flight) seen since a reset
         self.history: deque[WatchSample] = deque(maxlen=history)
         self.resets = 0
         self.total_drafts = 0
@@ -208,6 +212,8 @@ class WatchModel:
         last, self._last = self._last, scrape
         if self.started is None:
             self.started = scrape.t
+        if last is None:
+            self._high = (scrape.tokens or 0) + (scrape.in_flight or 0)
         broken = check_invariants(scrape.drafts or 0, scrape.draft_tokens or 0, scrape.accepted or 0,
                                   scrape.per_position[:MAX_POSITIONS], "scrape")
         if last is None:
@@ -223,7 +229,9 @@ class WatchModel:
         generated = None
         if scrape.tokens is not None:  # requests in flight count as they go, not when they end
             now = scrape.tokens + (scrape.in_flight or 0)
-            generated = max(0, now - (base.tokens or 0) - (base.in_flight or 0))
+            high = 0 if reset else self._high
+            generated = max(0, now - high)
+            self._high = max(high, now)
         broken += check_invariants(d_drafts, d_tokens, d_acc, d_pos, "delta")
         sample = WatchSample(scrape.t, scrape.t - last.t, d_drafts, d_tokens, d_acc, d_pos, generated,
                              scrape.active, reset, tuple(broken), dict(scrape.gauges))
