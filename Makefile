@@ -18,7 +18,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	@echo "installing the test extras (llama-cpp-python compiles once, then comes from pip's wheel cache)"
-	$(PIP) install --quiet -e '.[dev,llama,demo]'
+	$(PIP) install --quiet -e '.[dev,llama,demo,serve]'
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed

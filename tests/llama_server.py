@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from tests.processes import stop
+
 if TYPE_CHECKING:
     from specview.backends.remote.backend import OpenAIBackend
     from specview.core.events import Round
@@ -114,12 +116,7 @@ def llama_server(extra_args: Sequence[str] = (), *, draft_same_model: bool = Fal
         wait_healthy(proc, root, log)
         yield RunningServer(url=f"{root}/v1", root=root, log=log)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+        stop(proc)
         if not os.environ.get("SPECVIEW_KEEP_SERVER_LOGS"):
             log.unlink(missing_ok=True)
 

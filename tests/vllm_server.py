@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.llama_server import ROOT, RunningServer, free_port, wait_healthy
+from tests.processes import stop
 
 START_TIMEOUT_S = 420.0  # measured 50–90 s alone on 2 cores; other engineers share them
 NGRAM_CONFIG = {"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_min": 1, "prompt_lookup_max": 3}
@@ -69,19 +70,4 @@ def vllm_server(speculative_config: dict[str, object] | None = None) -> Iterator
             wait_healthy(proc, root, log, name="vLLM", timeout_s=START_TIMEOUT_S, every_s=1.0)
             yield RunningServer(url=f"{root}/v1", root=root, log=log)
         finally:
-            _stop(proc)
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """vLLM starts an engine-core child: end the whole process group the server leads."""
-    for sig, wait in ((15, 20), (9, 10)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
+            stop(proc, group=True, timeout=20.0)  # vLLM starts an engine-core child

@@ -13,7 +13,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from specview.cli.argtypes import Parser, SubParsers, float_in, int_in, lang_option
+from specview.cli.argtypes import Parser, SubParsers, float_in, fps_option, int_in, lang_option
 
 if TYPE_CHECKING:
     from specview.backends.remote.watch_source import ServerWatch
@@ -37,6 +37,7 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     watch.add_argument("--api-key-env", metavar="NAME", default=argparse.SUPPRESS,
                        help="environment variable holding the API key (default: OPENAI_API_KEY)")
     lang_option(watch, default=argparse.SUPPRESS)
+    fps_option(watch)
     watch.set_defaults(run=run)
 
 
@@ -56,12 +57,12 @@ def run(args: argparse.Namespace) -> int:
 
     source = open_watch(args)
     if not args.json and sys.stdout.isatty() and args.count is None:
-        from specview.cli.app_run import run_app, ui_settings
+        from specview.cli.app_run import run_app, throttle_of, ui_settings
         from specview.tui.watch_app import WatchApp
 
         ui = ui_settings(args)
         return run_app(WatchApp(source, interval=args.interval, theme_name=ui.theme, lang=ui.lang,
-                                problems=ui.problems, keymap=ui.keymap))
+                                problems=ui.problems, keymap=ui.keymap, throttle=throttle_of(ui)))
     lang = getattr(args, "lang", None) or DEFAULT_LANG
     return run_headless(source, args.interval, args.count, as_json=args.json, lang=lang)
 

@@ -25,6 +25,7 @@ from specview.core.watch import WatchSample
 
 PANEL = "panel"  # the live view's side panel
 PANE = "pane"  # a compare pane's gauge line
+STRIP = "strip"  # the live view's one-line gauge strip (terminals too narrow for the side panel)
 SUMMARY = "summary"  # the compare screen's table
 BENCH = "bench"  # `specview bench --table`
 WATCH = "watch"  # `specview watch`: a server's /metrics deltas
@@ -164,22 +165,23 @@ GAUGES: tuple[GaugeSpec, ...] = (
     GaugeSpec("rounds", lambda r: r.snap.rounds, "", frozenset({BENCH})),
     GaugeSpec("drafts_per_second", _runs_only, ".1f", frozenset({WATCH}), watched=lambda s: s.drafts_per_s),
     GaugeSpec("accepted_per_second", _runs_only, ".1f", frozenset({WATCH}), watched=lambda s: s.accepted_per_s),
-    GaugeSpec("alpha", lambda r: r.snap.acceptance_rate, ".2f", frozenset({PANEL, PANE, SUMMARY, BENCH, WATCH}),
+    GaugeSpec("alpha", lambda r: r.snap.acceptance_rate, ".2f",
+              frozenset({PANEL, PANE, STRIP, SUMMARY, BENCH, WATCH}),
               window=_window_alpha, run_fmt=".3f", higher_is_better=True, bar=True, exact_key="acceptance",
               note=_alpha_note, watched=lambda s: s.alpha, watched_note=_watched_yield),
     GaugeSpec("mean_accepted_length", _runs_only, ".2f", frozenset({WATCH}),
               watched=lambda s: s.mean_accepted_length),
-    GaugeSpec("tau", lambda r: r.snap.tau, ".2f", frozenset({PANEL, PANE, SUMMARY, BENCH}),
+    GaugeSpec("tau", lambda r: r.snap.tau, ".2f", frozenset({PANEL, PANE, STRIP, SUMMARY, BENCH}),
               window=lambda r: r.snap.window_tau, higher_is_better=True, exact_key="tau", note=_tau_note),
     GaugeSpec("expected_tau", lambda r: r.over.expected_tau, ".2f", frozenset({SUMMARY, BENCH}),
               higher_is_better=True),
     GaugeSpec("tokens_per_second", lambda r: r.snap.tokens_per_second, ".1f",
-              frozenset({PANEL, PANE, SUMMARY, BENCH, WATCH}), window=lambda r: r.snap.window_tokens_per_second,
+              frozenset({PANEL, PANE, STRIP, SUMMARY, BENCH, WATCH}), window=lambda r: r.snap.window_tokens_per_second,
               higher_is_better=True, exact_key="tokens_per_second", timed=True, watched=lambda s: s.tokens_per_s),
     GaugeSpec("running", _runs_only, "g", frozenset({WATCH}), watched=lambda s: s.active),
-    GaugeSpec("draft_cost", lambda r: r.snap.draft_cost, ".3f", frozenset({PANEL, SUMMARY, BENCH}),
+    GaugeSpec("draft_cost", lambda r: r.snap.draft_cost, ".3f", frozenset({PANEL, STRIP, SUMMARY, BENCH}),
               higher_is_better=False, exact_key="draft_cost", timed=True),
-    GaugeSpec("speedup", lambda r: r.over.speedup_shown, ".2f", frozenset({PANEL, SUMMARY, BENCH}),
+    GaugeSpec("speedup", lambda r: r.over.speedup_shown, ".2f", frozenset({PANEL, STRIP, SUMMARY, BENCH}),
               suffix="×", higher_is_better=True, note=_speedup_note),
 )
 

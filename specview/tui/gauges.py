@@ -68,9 +68,9 @@ def violation_text(v: Violation, lang: str) -> str:
     return f"{text(f'watch.rule.{v.rule}', lang)} ({where}: {fill(f'watch.broken.{v.rule}', lang, **v.values)})"
 
 
-def pane_texts(reading: Reading, lang: str) -> list[tuple[str, str]]:
-    """A compare pane's gauge line: (short label, windowed value) pairs."""
-    return [(text(spec.short_id, lang), spec.shown(reading, windowed=True)) for spec in gauges(PANE)]
+def pane_texts(reading: Reading, lang: str, view: str = PANE) -> list[tuple[str, str]]:
+    """A compare pane's gauge line (or the live view's strip: `view=STRIP`): (short label, windowed value)."""
+    return [(text(spec.short_id, lang), spec.shown(reading, windowed=True)) for spec in gauges(view)]
 
 
 @dataclass(frozen=True, slots=True)
