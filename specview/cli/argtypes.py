@@ -57,6 +57,8 @@ def fps_option(parser: argparse.ArgumentParser, default: object = argparse.SUPPR
     parser.add_argument("--fps", type=float_in(*FPS_RANGE, "--fps"), default=default, metavar="N",
                         help="redraws per second (default: 30, 20 over SSH; the config's fps); "
                              "5 suits a slow link")
+
+
 def lang_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup, what: str = "interface language",
                 **kwargs: object) -> None:
     """`--lang` with the languages specview speaks (core/langs.py)."""

@@ -15,7 +15,8 @@ from specview.cli.argtypes import Parser, float_in, fps_option, int_in, lang_opt
 from specview.core.theory import MAX_GAMMA
 
 # Subcommand modules, in --help order; each has register(sub, selectors) and run(args) -> int.
-COMMANDS = ("presets_cmd", "bench", "compare_cmd", "replay_cmd", "learn_cmd", "calc_cmd", "serve_cmd")
+COMMANDS = ("presets_cmd", "bench", "compare_cmd", "replay_cmd", "learn_cmd", "calc_cmd", "serve_cmd", "watch_cmd",
+            "sweep_cmd", "diff_cmd")
 
 
 def _selectors(*, defaults: bool = True) -> Parser:

@@ -89,6 +89,7 @@ class LiveScreen(Screen[None]):
         self.pump = Pump(self._new_session(backend), self._view, on_error=self._run_failed,
                          title=text("notice.run_stopped", lang))
         self._gamma_shown: int | None = None
+        self._info_shown: BackendInfo | None = None
 
     @property
     def session(self) -> Session:
@@ -163,7 +164,8 @@ class LiveScreen(Screen[None]):
                 self._bars.set(position_texts(reading.snap.per_position_acceptance))
                 self._history.show(reading.snap.tau_history)
         self._status.set(state=self.pump.state.text(self.lang))
-        if self.pump.gamma_now != self._gamma_shown:
+        # adaptive γ, or what the backend learned while running (e.g. a server's method)
+        if self.pump.gamma_now != self._gamma_shown or self.backend.info is not self._info_shown:
             self._describe()
 
     def _run_failed(self, message: str, title: str) -> None:
@@ -172,6 +174,7 @@ class LiveScreen(Screen[None]):
     def _describe(self) -> None:
         """The status line's description of the run, and the backend's notes."""
         self._gamma_shown = self.pump.gamma_now
+        self._info_shown = self.backend.info
         self._status.set(what=run_title(self.backend.info, self.lang, self._gamma_shown),
                          state=self.pump.state.text(self.lang))
         self.query_one("#note", Static).update(Text(notes_text(self.backend.info, self.lang)))
