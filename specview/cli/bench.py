@@ -32,7 +32,7 @@ def bench_one(spec: RunSpec, rounds: int | None, record: str | None = None) -> d
 
 
 TABLE_COLUMNS = (("run", 18), ("γ", 3), ("T", 4), ("rounds", 7), ("α", 6), ("τ", 6), ("theory τ", 9),
-                 ("tok/s", 8), ("c", 6))
+                 ("tok/s", 8), ("c", 6), ("speedup", 8), ("basis", 12))
 
 
 def print_table(results: list[dict[str, Any]]) -> None:
@@ -42,8 +42,30 @@ def print_table(results: list[dict[str, Any]]) -> None:
         label = r.get("preset") or r.get("model") or r["backend"]
         row = [label[:18], number(r["gamma"]), number(r["temperature"], "g"), number(r["rounds"]),
                number(r["acceptance_rate"], ".3f"), number(r["tau"], ".3f"), number(r["expected_tau"], ".3f"),
-               number(r["tokens_per_second"], ".1f"), number(r["draft_cost"], ".3f")]
+               number(r["tokens_per_second"], ".1f"), number(r["draft_cost"], ".3f"),
+               number(r["speedup"], ".2f"), r["provenance"]["speedup_basis"]]
         print("  ".join(f"{v:>{w}}" for v, (_, w) in zip(row, TABLE_COLUMNS, strict=True)))
+
+
+def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
+    """`spec` with the tokens/s of the same request on a plain server (`url`) as its baseline.
+
+    The plain run goes first (same prompt, temperature, seed and token budget; the baseline
+    server's first model). A server that drafts is refused: it is no plain baseline.
+    """
+    from dataclasses import replace
+
+    from specview.core.errors import CliError
+
+    if spec.kind != "openai":
+        raise CliError("--baseline-url pairs a remote run (--url) with a plain one")
+    plain = bench_one(replace(spec, url=url, model=None, baseline_tps=None, gamma=None))
+    if plain["drafted"]:
+        raise CliError(f"the baseline server {url} drafted {plain['drafted']} tokens: start it without speculation")
+    tps = plain["tokens_per_second"]
+    if not tps:
+        raise CliError(f"the baseline server {url} streamed too few tokens to time")
+    return replace(spec, baseline_tps=float(tps), baseline_basis="paired")
 
 
 def run_bench(args: argparse.Namespace) -> int:
@@ -52,6 +74,8 @@ def run_bench(args: argparse.Namespace) -> int:
         from specview.cli.errors import CliError
 
         raise CliError("--record takes one run; give one selector")
+    if args.baseline_url:
+        specs = [paired_baseline(spec, args.baseline_url) for spec in specs]
     results = []
     for spec in specs:
         result = bench_one(spec, args.rounds if spec.kind == "sim" else None, args.record)
@@ -72,4 +96,7 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     bench.add_argument("--json", action="store_true", help="print one JSON object per run")
     bench.add_argument("--table", action="store_true", help="print a table for people")
     bench.add_argument("--record", metavar="FILE", default=argparse.SUPPRESS, help="record the run as JSON Lines")
+    bench.add_argument("--baseline-url", metavar="URL",
+                       help="a server running the same model without speculation: its tokens/s for the same "
+                            "request is the --url run's speedup baseline")
     bench.set_defaults(run=run_bench)

@@ -58,6 +58,9 @@ def _selectors(*, defaults: bool = True) -> Parser:
     rem.add_argument("--raw", action="store_true", help="use /v1/completions (base models) instead of chat")
     rem.add_argument("--read-timeout", type=float_in(0.1, 3600.0, "--read-timeout"), metavar="S",
                      help="give up on a stream silent for S seconds (default: 60)")
+    rem.add_argument("--baseline-tps", type=float_in(0.001, 1e6, "--baseline-tps"), metavar="X",
+                     help="plain decoding's tokens/s on this server: the measured speedup's baseline "
+                          "(without it the speedup comes from the run's plain rounds, or is not shown)")
     return p
 
 

@@ -49,6 +49,7 @@ def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: 
         server=None if args.server in (None, "auto") else args.server,
         raw=args.raw,
         read_timeout=args.read_timeout,
+        baseline_tps=args.baseline_tps,
     )
 
 

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from specview.core.backend import BackendInfo
 from specview.core.errors import BackendError
-from specview.core.events import Reconcile, Round
+from specview.core.events import Calibration, Reconcile, StreamItem
 from specview.core.recording import FORMAT, VERSION
 from specview.core.runspec import DEFAULT_KEY_ENV, RunSpec
 
@@ -57,13 +57,16 @@ class Recorder:
         )
         self._write(header)
 
-    def __call__(self, item: Round | Reconcile) -> None:
-        """Record one round or reconcile (called on the producer thread)."""
+    def __call__(self, item: StreamItem) -> None:
+        """Record one round, reconcile or calibration (called on the producer thread)."""
         with self._lock:
             if self._file is None:
                 return  # closed: a late round from a stopped session must not interleave
             if isinstance(item, Reconcile):
                 self._write({"type": "reconcile", **item.to_dict()})
+                return
+            if isinstance(item, Calibration):
+                self._write({"type": "calibration", **item.to_dict()})
                 return
             self._write({"type": "round", **item.to_dict()})
             self.rounds_written += 1
@@ -146,6 +149,7 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> dict[str, Any]:
             "reconciles": info.reconciles,
             "exact": dict(info.exact),
             "note": info.note,
+            "provenance": info.provenance,
         },
         settings={
             "preset": info.preset,

@@ -36,6 +36,10 @@ class RunSpec:
     server: str | None = None
     raw: bool = False
     read_timeout: float | None = None
+    # plain decoding's tokens/s on the remote side, the measured speedup's baseline:
+    # "given" (--baseline-tps) or "paired" (measured by a plain run, bench --baseline-url)
+    baseline_tps: float | None = None
+    baseline_basis: str = "given"
 
     @property
     def kind(self) -> str:

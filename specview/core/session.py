@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from specview.core.events import Reconcile, Round, TokenEvent
+from specview.core.events import Calibration, Reconcile, Round, StreamItem, TokenEvent
 from specview.core.metrics import Metrics
 
 if TYPE_CHECKING:
     from specview.core.backend import Backend
 
-RoundSink = Callable[[Round | Reconcile], None]
+RoundSink = Callable[[StreamItem], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +40,10 @@ class Session:
     def __init__(self, backend: Backend, *, buffer_tokens: int = 16_384, window: int = 64) -> None:
         self.backend = backend
         self.metrics = Metrics(window=window)
-        self._buffer: deque[Round | Reconcile] = deque()
+        self._buffer: deque[StreamItem] = deque()
         # Kept only for backends that may reconcile (bounded by one request's rounds).
         self.history: list[Round] = []
+        self._calibrations: list[Calibration] = []
         self._capacity = buffer_tokens
         self._buffered = 0  # tokens in the buffer
         self._cond = threading.Condition()
@@ -59,7 +60,7 @@ class Session:
         self.produced = 0
 
     def add_sink(self, sink: RoundSink) -> None:
-        """Call `sink` on the producer thread for every round and reconcile (e.g. a recorder)."""
+        """Call `sink` on the producer thread for every round, reconcile and calibration (e.g. a recorder)."""
         self._sinks.append(sink)
 
     # producer side -------------------------------------------------------
@@ -73,6 +74,12 @@ class Session:
             rounds = iter(self.backend.rounds(self._stop))
             while self._gate():
                 rnd = next(rounds, None)
+                while isinstance(rnd, Calibration):  # not a round: a single step goes on to the next round
+                    if not self._put(rnd):
+                        return
+                    for sink in self._sinks:
+                        sink(rnd)
+                    rnd = next(rounds, None)
                 if rnd is None:
                     break
                 if isinstance(rnd, Round) and not self.backend.info.virtual_clock and self._paused_total:
@@ -88,7 +95,7 @@ class Session:
                 self._finished = True
                 self._cond.notify_all()
 
-    def _put(self, rnd: Round | Reconcile) -> bool:
+    def _put(self, rnd: StreamItem) -> bool:
         with self._cond:
             while self._buffered >= self._capacity and not self._stop.is_set():
                 self._cond.wait(0.1)
@@ -123,7 +130,9 @@ class Session:
         taken: list[Round] = []
         reconciled = False
         for item in items:
-            if isinstance(item, Reconcile):
+            if isinstance(item, Calibration):
+                self._calibrate(item)
+            elif isinstance(item, Reconcile):
                 self._reconcile(item)
                 reconciled = True
             else:
@@ -139,6 +148,11 @@ class Session:
         rounds = self.history if drained.reconciled else drained.rounds
         return drained.reconciled, [t for r in rounds for t in r.tokens]
 
+    def _calibrate(self, cal: Calibration) -> None:
+        self.metrics.calibrate(cal)
+        if self.backend.info.reconciles:  # a reconcile folds the metrics again: keep what it needs
+            self._calibrations.append(cal)
+
     def _fold(self, rnd: Round) -> None:
         self.metrics.add(rnd)
         if self.backend.info.reconciles:
@@ -149,6 +163,8 @@ class Session:
         kept = [r for r in self.history if r.index < item.first_index]
         self.history = [*kept, *item.rounds]
         self.metrics = Metrics(window=self.metrics.window_size)
+        for cal in self._calibrations:
+            self.metrics.calibrate(cal)
         for rnd in self.history:
             self.metrics.add(rnd)
 
@@ -193,6 +209,9 @@ class Session:
             for rnd in self.backend.rounds(self._stop):
                 for sink in self._sinks:
                     sink(rnd)
+                if isinstance(rnd, Calibration):
+                    self._calibrate(rnd)
+                    continue
                 if isinstance(rnd, Reconcile):
                     self._reconcile(rnd)
                     continue
@@ -205,7 +224,9 @@ class Session:
             self.backend.close()
 
 
-def _tokens(item: Round | Reconcile) -> int:
+def _tokens(item: StreamItem) -> int:
+    if isinstance(item, Calibration):
+        return 0
     if isinstance(item, Reconcile):
         return sum(len(r.tokens) for r in item.rounds)
     return len(item.tokens)

@@ -37,7 +37,7 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def run(backend: LlamaBackend) -> list[Round]:
     try:
-        return list(backend.rounds(threading.Event()))
+        return [r for r in backend.rounds(threading.Event()) if isinstance(r, Round)]
     finally:
         backend.close()
 

@@ -315,7 +315,7 @@ def test_stop_ends_the_stream_quietly(fake: FakeServer) -> None:
     got = []
     for rnd in backend.rounds(stop):
         got.append(rnd)
-        stop.set()
+        stop.set()  # the first item is a round: no baseline was given, so no calibration comes first
     backend.close()
     assert len(got) == 1
 

@@ -20,7 +20,7 @@ from specview.backends.local.model import ModelRunner, check_gguf_file
 from specview.backends.local.vocab import check_vocab
 from specview.core.backend import BackendInfo
 from specview.core.errors import BackendError
-from specview.core.events import Round
+from specview.core.events import Calibration, Round
 from specview.core.runspec import RunSpec
 from specview.core.theory import MAX_GAMMA
 
@@ -175,8 +175,12 @@ class LlamaBackend:
         """Wall time vs time inside llama_decode, over the rounds so far."""
         return self.engine.times
 
-    def rounds(self, stop: threading.Event) -> Iterator[Round]:
-        """Generate until --max-tokens, an end-of-generation token, `stop` or close()."""
+    def rounds(self, stop: threading.Event) -> Iterator[Round | Calibration]:
+        """Generate until --max-tokens, an end-of-generation token, `stop` or close().
+
+        A Calibration (what k-token forwards and a plain step cost at the live context) comes
+        first and again whenever the context has grown enough to change it.
+        """
         with self._lock:
             if self._closed or not self.engine.start(stop):
                 return
@@ -184,8 +188,9 @@ class LlamaBackend:
             with self._lock:
                 if self._closed or self.engine.finished:
                     return
-                rnd = self.engine.step(stop)
-            yield rnd
+                item: Round | Calibration
+                item = self.engine.calibrate() if self.engine.calibration_due else self.engine.step(stop)
+            yield item
 
     def close(self) -> None:
         """Free both models; waits for a decode in progress (idempotent, any thread)."""

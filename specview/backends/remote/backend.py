@@ -26,7 +26,7 @@ from specview.backends.remote.registry import SERVER_KINDS, kind_by_id, kind_by_
 from specview.backends.remote.server_kind import ServerFacts, ServerKind
 from specview.core.backend import BackendInfo
 from specview.core.errors import BackendError
-from specview.core.events import Reconcile, Round, TokenStatus
+from specview.core.events import Calibration, Reconcile, Round, StreamItem, TokenStatus
 from specview.core.runspec import RunSpec
 
 DEFAULT_READ_TIMEOUT_S = 60.0
@@ -150,8 +150,13 @@ class OpenAIBackend:
         return self._info
 
     # -- streaming ------------------------------------------------------------------
-    def rounds(self, stop: threading.Event) -> Iterator[Round | Reconcile]:
-        """Stream one completion; the rounds already yielded stand if it fails later."""
+    def rounds(self, stop: threading.Event) -> Iterator[StreamItem]:
+        """Stream one completion; the rounds already yielded stand if it fails later.
+
+        A baseline given on the command line (or measured by a paired plain run) comes first.
+        """
+        if self.spec.baseline_tps:
+            yield Calibration(self.spec.baseline_basis, 1.0 / self.spec.baseline_tps)
         dialect = self.dialect = self.kind.dialect(self.settings, self.facts)
         prefix = self.kind.metrics_prefix
         if self.facts.has_metrics and prefix is not None:
