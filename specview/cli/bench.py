@@ -59,7 +59,7 @@ def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
 
     if spec.kind != "openai":
         raise CliError("--baseline-url pairs a remote run (--url) with a plain one")
-    plain = bench_one(replace(spec, url=url, model=None, baseline_tps=None, gamma=None))
+    plain = bench_one(replace(spec, url=url, model=None, baseline_tps=None, gamma=None), None)
     if plain["drafted"]:
         raise CliError(f"the baseline server {url} drafted {plain['drafted']} tokens: start it without speculation")
     tps = plain["tokens_per_second"]
