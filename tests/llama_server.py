@@ -72,18 +72,23 @@ def llama_server(extra_args: Sequence[str] = (), *, draft_same_model: bool = Fal
                  threads: int | None = None) -> Iterator[RunningServer]:
     """Run llama-server with `extra_args` (plus `-md <same gguf>` if asked) until the block ends."""
     threads = THREADS if threads is None else threads
-    binary = server_binary()
-    if binary is None:
-        raise FileNotFoundError("llama-server is not built: run `make llama-server` or set SPECVIEW_LLAMA_SERVER")
+    binary = _binary()
     model = gemma_path()
     port = free_port()
     args = [str(binary), "-m", model, "--host", "127.0.0.1", "--port", str(port), "-c", "2048", "-np", "1",
             "-t", str(threads), "-tb", str(threads), "--metrics", "--no-webui", *extra_args]
     if draft_same_model:
         args += ["-md", model]
+    with llama_server_argv(args, port) as server:
+        yield server
+
+
+@contextmanager
+def llama_server_argv(args: Sequence[str], port: int) -> Iterator[RunningServer]:
+    """Run this exact llama-server command line (listening on 127.0.0.1:`port`) until the block ends."""
     log = Path(tempfile.mkstemp(prefix="llama-server-", suffix=".log")[1])
     with log.open("wb") as sink:
-        proc = subprocess.Popen(args, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(list(args), stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     root = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(proc, root, log)
@@ -97,6 +102,27 @@ def llama_server(extra_args: Sequence[str] = (), *, draft_same_model: bool = Fal
             proc.wait(10)
         if not os.environ.get("SPECVIEW_KEEP_SERVER_LOGS"):
             log.unlink(missing_ok=True)
+
+
+def _binary() -> Path:
+    binary = server_binary()
+    if binary is None:
+        raise FileNotFoundError("llama-server is not built: run `make llama-server` or set SPECVIEW_LLAMA_SERVER")
+    return binary
+
+
+def shown_command(command: str, port: int) -> list[str]:
+    """A "run it for real" llama-server command as argv, with only what this machine needs substituted:
+    the binary built here, Gemma 3 270M for the model file, a free port, and one thread (ggml's
+    spinning threads collapse when other processes share the 2 cores)."""
+    import shlex
+
+    argv = shlex.split(command)
+    assert argv[0] == "llama-server", command
+    argv[0] = str(_binary())
+    argv[argv.index("-m") + 1] = gemma_path()
+    argv[argv.index("--port") + 1] = str(port)
+    return [*argv, "-t", str(THREADS), "-tb", str(THREADS)]
 
 
 def _wait_healthy(proc: subprocess.Popen[bytes], root: str, log: Path) -> None:

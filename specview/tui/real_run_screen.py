@@ -10,16 +10,14 @@ from textual.widgets import Static
 
 from specview.core.errors import PresetError
 from specview.core.presets import Preset, get_preset
-
-ENGINES = (("llama_server", "llama.cpp llama-server"), ("vllm", "vLLM"), ("sglang", "SGLang"))
+from specview.core.real_run import real_runs
 
 
 def real_run_text(preset: Preset) -> str:
-    """The commands a preset lists, one engine per block."""
+    """The commands a preset lists, one engine per block, each ending with the specview command that watches it."""
     blocks = [f"{preset.label}\nγ {preset.gamma} · T {preset.temperature:g} · {preset.hardware}"]
-    for key, name in ENGINES:
-        if key in preset.run:
-            blocks.append(f"{name}:\n  {preset.run[key]}")
+    for run in real_runs(preset):
+        blocks.append(f"{run.title}:\n  {run.command}\n  then watch it: {run.watch}")
     if len(blocks) == 1:
         blocks.append("This preset lists no engine command.")
     blocks.append("c copies every command · esc closes")
@@ -55,7 +53,8 @@ class RealRunScreen(ModalScreen[None]):
             yield Static(real_run_text(self.preset), markup=False)
 
     def action_copy(self) -> None:
-        self.app.copy_to_clipboard("\n".join(self.preset.run.values()))
+        lines = [line for run in real_runs(self.preset) for line in (run.command, run.watch)]
+        self.app.copy_to_clipboard("\n".join(lines))
         self.notify("commands copied")
 
     async def action_dismiss(self, result: None = None) -> None:

@@ -79,6 +79,7 @@ class LlamaBackend:
         n_threads: int | None = None,
         chat_template: bool = True,
         ngram: tuple[int, int] = (3, 2),
+        calibrate_every: int | None = None,
     ) -> None:
         gamma = DEFAULT_GAMMA if gamma is None else gamma
         if not 1 <= gamma <= MAX_GAMMA:
@@ -130,7 +131,7 @@ class LlamaBackend:
             raise
         self.engine = Engine(
             self.target, drafter, self.prompt_tokens, gamma=controller,
-            temperature=temperature, max_tokens=max_tokens, seed=seed,
+            temperature=temperature, max_tokens=max_tokens, seed=seed, calibrate_every=calibrate_every,
         )
         draft_name = None if drafter is None else drafter.name
         mode = "plain" if drafter is None else f"{draft_name}{' adaptive γ' if adaptive else ''}"

@@ -64,8 +64,10 @@ class Engine:
         temperature: float,
         max_tokens: int,
         seed: int,
+        calibrate_every: int | None = None,
     ) -> None:
         self.target = target
+        self.calibrate_every = calibrate_every  # rounds between calibrations (None: on context growth only)
         self.drafter = drafter
         self.prompt = list(prompt)
         self.gamma = gamma
@@ -78,6 +80,7 @@ class Engine:
         self._calibration_rng = np.random.default_rng(seed + 1)  # never the run's own draws
         self._excluded_s = 0.0  # calibration time, kept off the rounds' clock
         self._calibrated_at: int | None = None
+        self._rounds_since_calibration = 0
 
     def start(self, stop: threading.Event | None = None) -> bool:
         """Reset both caches and evaluate the prompt but its last token; False if stopped."""
@@ -86,6 +89,7 @@ class Engine:
         self._calibration_rng = np.random.default_rng(self.seed + 1)
         self._excluded_s = 0.0
         self._calibrated_at = None
+        self._rounds_since_calibration = 0
         self.times = LoopTimes()
         self.target.reset()
         if self.drafter is not None:
@@ -104,9 +108,12 @@ class Engine:
 
     @property
     def calibration_due(self) -> bool:
-        """No calibration yet, or the context grew by RECALIBRATE_TOKENS since the last one."""
+        """No calibration yet, the context grew by RECALIBRATE_TOKENS since the last one, or
+        `calibrate_every` rounds went by (a machine whose load changes needs fresh numbers)."""
         at = self._calibrated_at
-        return at is None or self.target.n_past - at >= RECALIBRATE_TOKENS
+        every = self.calibrate_every
+        return (at is None or self.target.n_past - at >= RECALIBRATE_TOKENS
+                or (every is not None and self._rounds_since_calibration >= every))
 
     def calibrate(self, repeats: int = DEFAULT_REPEATS) -> Calibration:
         """Time k-token forwards (k = 1 … max_verify) and one plain step at the live context.
@@ -120,6 +127,7 @@ class Engine:
         costs = measure_verify_costs(target, range(1, room + 1), repeats=repeats, token=pending)
         plain = measure_plain_step(target, pending, self._plain_choice, repeats=repeats)
         self._calibrated_at = target.n_past
+        self._rounds_since_calibration = 0
         self._excluded_s += time.monotonic() - start
         return Calibration("measured", plain, tuple(costs), context=target.n_past)
 
@@ -160,6 +168,7 @@ class Engine:
         self.times.wall_s += t3 - t0
         self.times.decode_s += self._decode_s() - decode_before
         index, run.index = run.index, run.index + 1
+        self._rounds_since_calibration += 1
         return Round(
             index=index,
             drafted=drafted,
