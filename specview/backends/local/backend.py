@@ -57,6 +57,7 @@ def make_llama_backend(spec: RunSpec) -> LlamaBackend:
         plain=spec.plain,
         adaptive=spec.adaptive,
         max_tokens=max_tokens or DEFAULT_MAX_TOKENS,
+        n_threads=spec.threads,
     )
 
 
