@@ -175,4 +175,5 @@ def test_bench_pairs_the_ngram_server_with_a_plain_one(ngram_server: RunningServ
     assert out.returncode == 0, out.stderr
     stats = json.loads(out.stdout)
     assert stats["provenance"]["speedup_basis"] == "paired" and stats["drafted"] > 0
-    assert stats["speedup"] == pytest.approx(stats["tokens_per_second"] / stats["plain_tokens_per_second"], rel=1e-3)
+    # (both rates are rounded to 2 decimals in the JSON)
+    assert stats["speedup"] == pytest.approx(stats["tokens_per_second"] / stats["plain_tokens_per_second"], rel=5e-3)

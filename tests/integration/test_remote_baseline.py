@@ -55,7 +55,7 @@ def test_bench_pairs_a_remote_run_with_a_plain_one() -> None:
         stats = lines[0]
         assert stats["provenance"]["speedup_basis"] == "paired"
         assert stats["plain_tokens_per_second"] and stats["speedup"] == pytest.approx(
-            stats["tokens_per_second"] / stats["plain_tokens_per_second"], rel=1e-3)
+            stats["tokens_per_second"] / stats["plain_tokens_per_second"], rel=5e-3)
         # a "baseline" that drafts is no plain baseline
         refused = bench("--url", plain_server.url, "--baseline-url", spec_server.url)
         assert refused.returncode == 2 and "drafted" in refused.stderr and "Traceback" not in refused.stderr
