@@ -17,6 +17,10 @@ class TokenStatus(Enum):
     BONUS = "bonus"
     PLAIN = "plain"
     DISCARDED = "discarded"  # drafted after the first rejection: never verified, never emitted
+    UNDECIDED = "undecided"  # a draft shown before its verdict (step mode); never in a backend's Round
+
+
+_NOT_EMITTED = frozenset({TokenStatus.REJECTED, TokenStatus.DISCARDED, TokenStatus.UNDECIDED})
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +46,8 @@ class TokenEvent:
 
     @property
     def emitted(self) -> bool:
-        """True when the token is part of the output (everything but a rejected or discarded draft)."""
-        return self.status is not TokenStatus.REJECTED and self.status is not TokenStatus.DISCARDED
+        """True when the token is part of the output (not a rejected, discarded or undecided draft)."""
+        return self.status not in _NOT_EMITTED
 
     def __reduce__(self) -> tuple[type[TokenEvent], tuple[Any, ...]]:
         # By position: about twice as fast to unpickle as the slots state (the flat-out producer).
