@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from specview.backends.local.drafters import AdaptiveGamma, Drafter, ModelDrafter, NgramDrafter
-from specview.backends.local.engine import Engine, LoopTimes
+from specview.backends.local.engine import RECALIBRATE_ROUNDS, Engine, LoopTimes
 from specview.backends.local.lib import llama_lib, supports_gpu_offload
 from specview.backends.local.log import LOG
 from specview.backends.local.model import ModelRunner, check_gguf_file
@@ -80,7 +80,7 @@ class LlamaBackend:
         n_threads: int | None = None,
         chat_template: bool = True,
         ngram: tuple[int, int] = (3, 2),
-        calibrate_every: int | None = None,
+        calibrate_every: int | None = RECALIBRATE_ROUNDS,
     ) -> None:
         gamma = DEFAULT_GAMMA if gamma is None else gamma
         if not 1 <= gamma <= MAX_GAMMA:

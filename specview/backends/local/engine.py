@@ -27,6 +27,7 @@ from specview.core.events import Calibration, Round, TokenEvent, TokenStatus
 from specview.core.sampling import Decision, discarded_after
 
 RECALIBRATE_TOKENS = 256  # measure again once the context has grown this much (attention cost grows with it)
+RECALIBRATE_ROUNDS = 64  # and at least this often: a machine's load changes, and the run averages its calibrations
 
 
 @dataclass(slots=True)
@@ -64,7 +65,7 @@ class Engine:
         temperature: float,
         max_tokens: int,
         seed: int,
-        calibrate_every: int | None = None,
+        calibrate_every: int | None = RECALIBRATE_ROUNDS,
     ) -> None:
         self.target = target
         self.calibrate_every = calibrate_every  # rounds between calibrations (None: on context growth only)
