@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip
 SERVER := build/bin/llama-server
 
-.PHONY: run test install install-test lint llama-server bench clean
+.PHONY: run test install install-test lint llama-server bench clean deps-debian
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,7 +36,11 @@ lint: install-test
 	$(BIN)/ruff check specview tests bench
 	$(BIN)/mypy
 
-test: install-test llama-server lint
+# Debian packages the tests use (sshd, ssh, tmux, headless Chromium): only what is missing.
+deps-debian:
+	@bash scripts/deps-debian.sh
+
+test: deps-debian install-test llama-server lint
 	SPECVIEW_LLAMA_SERVER=$(abspath $(SERVER)) $(BIN)/python -m pytest -q
 
 bench: install-test llama-server

@@ -113,7 +113,7 @@ def _ended(child: subprocess.Popen[bytes], errors: IO[bytes], what: str) -> str:
         code = "still running"
     errors.seek(0)
     lines = errors.read().decode(errors="replace").strip().splitlines()
-    last = f": {sanitize(lines[-1])[:200]}" if lines else ""
+    last = f": {sanitize(lines[-1], 200, one_line=True)}" if lines else ""
     return f"the producer process {what} (exit code {code}){last}"
 
 

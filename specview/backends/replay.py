@@ -10,14 +10,16 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from specview.core.backend import BackendInfo, Pace
+from specview.core.bounds import MAX_ROUND_DRAFTS, Invalid, integer, mapping, real, string
 from specview.core.errors import BackendError, RecordingError
 from specview.core.events import Calibration, Reconcile, Round, StreamItem
+from specview.core.provenance import checked_provenance
 from specview.core.recording import Header, read_recording, scan_headers
 from specview.core.runspec import RunSpec
 
@@ -43,44 +45,39 @@ def make_replay_backend(spec: RunSpec) -> ReplayBackend:
 
 
 def recorded_info(header: Header, path: Path) -> BackendInfo:
-    """The BackendInfo of the run that made the recording, rebuilt from its header."""
+    """The BackendInfo of the run that made the recording, rebuilt from its header (checked)."""
     backend, settings, models = header.section("backend"), header.section("settings"), header.section("models")
     try:
-        name = _opt(backend, "name", str) or "unknown"
-        temperature = _opt(settings, "temperature", float)
-        exact = backend.get("exact") or {}
-        if not isinstance(exact, dict):
-            raise TypeError("backend.exact must be an object")
-        provenance = backend.get("provenance") or {}
-        if not isinstance(provenance, dict):
-            raise TypeError("backend.provenance must be an object")
+        name = _opt(backend, "backend.name", string) or "unknown"
+        temperature = _opt(settings, "settings.temperature", lambda v, f: real(v, f, 0.0, 1000.0))
+        exact = mapping(backend.get("exact") or {}, "backend.exact")
+        virtual_clock, reconciles = backend.get("virtual_clock", False), backend.get("reconciles", False)
+        if not isinstance(virtual_clock, bool) or not isinstance(reconciles, bool):
+            raise Invalid("backend.virtual_clock and backend.reconciles must be true or false")
+        provenance = checked_provenance(backend.get("provenance"))
         return BackendInfo(
             backend=name,
-            label=_opt(backend, "label", str) or _opt(settings, "preset", str) or name,
-            gamma=_opt(settings, "gamma", int),
+            label=_opt(backend, "backend.label", string) or _opt(settings, "settings.preset", string) or name,
+            gamma=_opt(settings, "settings.gamma", lambda v, f: integer(v, f, 0, MAX_ROUND_DRAFTS)),
             temperature=0.0 if temperature is None else temperature,
-            preset=_opt(settings, "preset", str),
-            model=_opt(models, "model", str),
-            draft=_opt(models, "draft", str),
-            seed=_opt(settings, "seed", int),
-            virtual_clock=bool(backend.get("virtual_clock", False)),
-            exact={str(k): bool(v) for k, v in exact.items()},
-            note=_opt(backend, "note", str) or "",
-            reconciles=bool(backend.get("reconciles", False)),
+            preset=_opt(settings, "settings.preset", string),
+            model=_opt(models, "models.model", string),
+            draft=_opt(models, "models.draft", string),
+            seed=_opt(settings, "settings.seed", lambda v, f: integer(v, f, 0, 2**64 - 1)),
+            virtual_clock=virtual_clock,
+            exact={str(k): bool(v) for k, v in list(exact.items())[:16]},
+            note=_opt(backend, "backend.note", string) or "",
+            reconciles=reconciles,
             provenance=provenance,
         )
-    except TypeError as exc:
+    except Invalid as exc:
         raise BackendError(f"{path} line {header.line}: the header is malformed ({exc})") from None
 
 
-def _opt(section: dict[str, Any], key: str, kind: type[T]) -> T | None:
-    """section[key] when it is a `kind` (an int counts as a float), None when absent."""
-    value = section.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float if kind is float else kind):
-        raise TypeError(f"{key} must be {kind.__name__}, got {value!r}")
-    return kind(value) if kind is float else value  # type: ignore[call-arg,return-value]
+def _opt(section: dict[str, Any], field: str, check: Callable[[Any, str], T]) -> T | None:
+    """The checked value of section[key] (the last part of `field`), None when absent or null."""
+    value = section.get(field.rsplit(".", 1)[-1])
+    return None if value is None else check(value, field)
 
 
 class ReplayBackend:
@@ -100,7 +97,8 @@ class ReplayBackend:
         self.pace = Pace(speed)
         self.recorded_info = recorded_info(self.header, self.path)
         which = f" (run {segment} of {self.segments})" if self.segments > 1 else ""
-        created = self.header.data.get("created") or "at an unknown time"
+        created = self.header.data.get("created")
+        created = created if isinstance(created, str) else "at an unknown time"
         note = f"replay of a {self.recorded_info.backend} run recorded {created}{which}"
         if self.recorded_info.note:
             note += f"; {self.recorded_info.note}"

@@ -5,15 +5,19 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from specview.cli.errors import fail
-from specview.core.errors import SpecviewError
+from specview.cli.errors import fail, internal_error
+from specview.core.errors import CliError, SpecviewError
+
+RECORDING_COMMANDS = (None, "bench")  # the live view (no command) and bench can record
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from specview.cli.parser import build_parser
-
-    args = build_parser().parse_args(argv)
+    """Run one command: bad input exits 2 with one line, a bug exits 1 with one line (the
+    traceback goes to the crash log), Ctrl-C exits 130."""
     try:
+        from specview.cli.parser import build_parser
+
+        args = build_parser().parse_args(argv)
         return _dispatch(args)
     except KeyboardInterrupt:
         return 130
@@ -27,6 +31,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         fail(str(exc))
     except OSError as exc:
         fail(str(exc))
+    except Exception as exc:  # noqa: BLE001 - a bug: one line and the log, never a traceback
+        return internal_error(exc)
 
 
 def _dispatch(args: object) -> int:
@@ -34,6 +40,8 @@ def _dispatch(args: object) -> int:
 
     assert isinstance(args, argparse.Namespace)
     run = getattr(args, "run", None)  # set by the subcommand's parser
+    if getattr(args, "record", None) and getattr(args, "command", None) not in RECORDING_COMMANDS:
+        raise CliError(f"--record works with the live view and bench, not with {args.command}")
     if run is not None:
         code: int = run(args)
         return code

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from specview.cli.errors import CliError
+from specview.core.text import shown
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -31,18 +32,20 @@ class UiSettings:
 def ui_settings(args: argparse.Namespace) -> UiSettings:
     """What the command line and the config file say about the UI; CliError for a bad --theme."""
     from specview.core.config import load_config
+    from specview.core.presets import load_presets
 
     config = load_config()
     problems = list(config.problems)
+    load_presets(problems=problems)  # user preset files that are skipped, and why
     known = theme_names()
     theme: str | None = getattr(args, "theme", None)
     if theme is not None and theme not in known:
-        raise CliError(f"unknown theme '{theme}'; known themes: {', '.join(sorted(known))}")
+        raise CliError(f"unknown theme {shown(theme)}; known themes: {', '.join(sorted(known))}")
     if theme is None and config.theme:
         if config.theme in known:
             theme = config.theme
         else:
-            problems.append(f"config: unknown theme '{config.theme}'; using the default")
+            problems.append(f"config: unknown theme {shown(config.theme)}; using the default")
     speed = args.speed if args.speed is not None else (config.speed if config.speed is not None else 1.0)
     return UiSettings(config, speed, args.lang or config.lang or "en", theme, tuple(problems))
 

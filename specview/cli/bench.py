@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from specview.cli.argtypes import Parser, SubParsers, int_in
+from specview.cli.errors import warn
 from specview.cli.runspec_args import specs_from_args
 from specview.core.runspec import RunSpec
-from specview.core.text import number
-
-if TYPE_CHECKING:
-    pass
+from specview.core.text import number, sanitize
 
 
 def bench_one(spec: RunSpec, rounds: int | None, record: str | None = None) -> dict[str, Any]:
@@ -39,7 +36,7 @@ def print_table(results: list[dict[str, Any]]) -> None:
     """A fixed-width table for people."""
     print("  ".join(f"{name:>{w}}" for name, w in TABLE_COLUMNS))
     for r in results:
-        label = r.get("preset") or r.get("model") or r["backend"]
+        label = sanitize(r.get("preset") or r.get("model") or r["backend"], 18, one_line=True)
         row = [label[:18], number(r["gamma"]), number(r["temperature"], "g"), number(r["rounds"]),
                number(r["acceptance_rate"], ".3f"), number(r["tau"], ".3f"), number(r["expected_tau"], ".3f"),
                number(r["tokens_per_second"], ".1f"), number(r["draft_cost"], ".3f"),
@@ -69,6 +66,13 @@ def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
 
 
 def run_bench(args: argparse.Namespace) -> int:
+    from specview.core.jsonio import dumps
+    from specview.core.presets import load_presets
+
+    problems: list[str] = []
+    load_presets(problems=problems)
+    for problem in problems:
+        warn(problem)
     specs = specs_from_args(args, speed=0.0, max_rounds=args.rounds)
     if args.record and len(specs) > 1:
         from specview.cli.errors import CliError
@@ -81,7 +85,7 @@ def run_bench(args: argparse.Namespace) -> int:
         result = bench_one(spec, args.rounds if spec.kind == "sim" else None, args.record)
         results.append(result)
         if args.json:
-            print(json.dumps(result, ensure_ascii=False), flush=True)
+            print(dumps(result), flush=True)
     if args.table or not args.json:
         print_table(results)
     return 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from specview.cli.argtypes import Parser, SubParsers, int_in
 
@@ -26,7 +25,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         if chosen is None:
             raise CliError("--json needs a screen number, e.g. specview learn 10 --json")
-        print(json.dumps(chosen.numbers(), ensure_ascii=False))
+        from specview.core.jsonio import dumps
+
+        print(dumps(chosen.numbers()))
         return 0
     from specview.cli.app_run import run_app, ui_settings
     from specview.tui.learn_app import LearnApp

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from specview.cli.argtypes import Parser, SubParsers
 
 
 def run_presets(as_json: bool) -> int:
+    from specview.cli.errors import warn
+    from specview.core.jsonio import dumps
     from specview.core.presets import load_presets
+    from specview.core.text import sanitize
 
-    presets = load_presets()
+    problems: list[str] = []
+    presets = load_presets(problems=problems)
+    for problem in problems:
+        warn(problem)
     if as_json:
         out = [
             {
@@ -34,19 +39,19 @@ def run_presets(as_json: bool) -> int:
             }
             for p in presets.values()
         ]
-        print(json.dumps(out, ensure_ascii=False, indent=1))
+        print(dumps(out, indent=1))
         return 0
-    for p in presets.values():
+    for p in presets.values():  # user presets are text from outside: every field sanitised
         acc = " ".join(f"{a:.2f}" for a in p.acceptance_at(p.temperature))
         kind = {name: p.field_source(name).kind for name in ("gamma", "temperature", "acceptance", "c", "target_ms")}
-        print(f"{p.id:<16} {p.label}")
+        print(f"{sanitize(p.id, 60, one_line=True):<16} {sanitize(p.label, 200, one_line=True)}")
         print(f"{'':<16} γ {p.gamma} ({kind['gamma']}) · T {p.temperature:g} ({kind['temperature']}) · "
               f"τ {p.declared_tau():.2f} · c {p.c:g} ({kind['c']}) · {p.target_ms:g} ms/forward ({kind['target_ms']})")
         print(f"{'':<16} acceptance {acc} ({kind['acceptance']})")
         for finding in p.findings:
-            print(f"{'':<16} finding: {finding.text}")
+            print(f"{'':<16} finding: {sanitize(finding.text, 400, one_line=True)}")
         for s in p.sources:
-            print(f"{'':<16} [{s.tag}] {s.title}  {s.url}")
+            print(f"{'':<16} [{s.tag}] {sanitize(s.title, 300, one_line=True)}  {sanitize(s.url, 300, one_line=True)}")
         print()
     return 0
 

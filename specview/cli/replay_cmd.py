@@ -8,7 +8,6 @@ then the error (file and line) goes to stderr and the exit code is 2.
 from __future__ import annotations
 
 import argparse
-import json
 
 from specview.cli.app_run import run_app, ui_settings
 from specview.cli.argtypes import Parser, SubParsers, speed_option
@@ -57,7 +56,9 @@ def print_stats(selector: str) -> int:
 
 
 def _print(stats: dict[str, object]) -> None:
-    print(json.dumps(stats, ensure_ascii=False), flush=True)
+    from specview.core.jsonio import dumps
+
+    print(dumps(stats), flush=True)
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:

@@ -7,6 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 from specview.core.runspec import DEFAULT_KEY_ENV, RunSpec
+from specview.core.secrets import add_secret, add_url_secrets
 
 if TYPE_CHECKING:
     from specview.core.config import Config
@@ -16,7 +17,9 @@ def resolve_api_key(env_name: str | None, config: Config) -> str | None:
     """The key from the variable `--api-key-env` (or the config's `api_key_env`) names, else
     OPENAI_API_KEY, else the config file's `api_key`; None when none is set."""
     value = os.environ.get(env_name or DEFAULT_KEY_ENV, "").strip()
-    return value or config.api_key or None
+    key = value or config.api_key or None
+    add_secret(key)  # masked wherever a server might echo it
+    return key
 
 
 def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: int | None = None,
@@ -25,6 +28,7 @@ def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: 
     from specview.core.config import load_config
 
     config = config or load_config()
+    add_url_secrets(args.url)  # before anything could quote the URL
     key_env = args.api_key_env or config.api_key_env
     return RunSpec(
         preset=args.preset or config.preset,
@@ -61,6 +65,9 @@ def specs_from_args(args: argparse.Namespace, *, speed: float, max_rounds: int |
 
     base = spec_from_args(args, speed=speed, max_rounds=max_rounds, config=config)
     selectors = getattr(args, "selectors", None) or []
+    for selector in selectors:
+        if selector.startswith("url:"):
+            add_url_secrets(selector[len("url:"):].partition("#")[0])
     return [parse_selector(s, base) for s in selectors] or [base]
 
 

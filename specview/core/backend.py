@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from specview.core.events import StreamItem
 
@@ -63,3 +63,11 @@ class Backend(Protocol):
     def rounds(self, stop: threading.Event) -> Iterator[StreamItem]: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class Interruptible(Protocol):
+    """A backend that may block on something outside (a network read): `interrupt` (any thread)
+    unblocks a `rounds()` in progress so that stopping is prompt; the backend stays usable."""
+
+    def interrupt(self) -> None: ...

@@ -1,18 +1,25 @@
 """User configuration: `<config dir>/specview/config.toml`, then SPECVIEW_* environment variables.
 
-A bad value never stops specview: it is reported (file, key, reason) and the default is used.
-The API key may live here (`api_key`); it is never shown, logged or recorded.
+A bad value never stops specview: it is reported (file, key, reason) and the default is used;
+that includes a `preset` that names no preset. The API key may live here (`api_key`); it is
+registered as a secret on load, so it is masked wherever it might be echoed, and never shown,
+logged or recorded.
 """
 
 from __future__ import annotations
 
+import math
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from specview.core.errors import ConfigError
+from specview.core.secrets import add_secret
+from specview.core.text import shown
+
 LANGS = ("en", "zh")
+MAX_CONFIG_BYTES = 1 * 2**20
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,14 +51,20 @@ def _check(key: str, value: Any, where: str, problems: list[str]) -> Any:
         ok = value in LANGS
         reason = f"must be one of {', '.join(LANGS)}"
     elif key == "speed":
-        ok = isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1000
+        ok = (isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+              and 0 <= value <= 1000)
         reason = "must be a number between 0 (flat out) and 1000"
     else:
-        ok = isinstance(value, str) and bool(value.strip())
+        ok = isinstance(value, str) and bool(value.strip()) and len(value) <= 1000
         reason = "must be a non-empty string"
+    if ok and key == "preset":
+        from specview.core.presets import load_presets
+
+        ok = value in load_presets()
+        reason = "names no known preset (see `specview presets`)"
     if not ok:
-        shown = "(hidden)" if key == "api_key" else repr(value)
-        problems.append(f"{where}: key '{key}' {reason}, got {shown}; using the default")
+        got = "(hidden)" if key == "api_key" else shown(value)
+        problems.append(f"{where}: key '{key}' {reason}, got {got}; using the default")
         return None
     return float(value) if key == "speed" else value
 
@@ -62,15 +75,17 @@ def load_config(path: Path | None = None) -> Config:
     problems: list[str] = []
     data: dict[str, Any] = {}
     if path.is_file():
+        from specview.core.presets import read_toml
+
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            problems.append(f"{path}: cannot read the config ({exc}); using the defaults")
+            data = read_toml(path, MAX_CONFIG_BYTES, ConfigError)
+        except ConfigError as exc:
+            problems.append(f"cannot read the config {exc}; using the defaults")
     known = {f for f in Config.__dataclass_fields__ if f != "problems"}
     values: dict[str, Any] = {}
     for key, value in data.items():
         if key not in known:
-            problems.append(f"{path}: unknown key '{key}' ignored (known: {', '.join(sorted(known))})")
+            problems.append(f"{path}: unknown key {shown(key)} ignored (known: {', '.join(sorted(known))})")
             continue
         values[key] = _check(key, value, str(path), problems)
     for key in ("theme", "lang", "preset", "speed"):
@@ -83,4 +98,5 @@ def load_config(path: Path | None = None) -> Config:
                 except ValueError:
                     raw = env
             values[key] = _check(key, raw, f"SPECVIEW_{key.upper()}", problems)
+    add_secret(values.get("api_key"))
     return Config(**{k: v for k, v in values.items() if v is not None}, problems=tuple(problems))

@@ -4,8 +4,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from itertools import islice
 from typing import Any
+
+from specview.core.bounds import (
+    MAX_COUNTER,
+    MAX_POSITION,
+    MAX_ROUND_DRAFTS,
+    MAX_ROUND_TOKENS,
+    MAX_TOKEN_ID,
+    Invalid,
+    integer,
+    mapping,
+    optional_integer,
+    optional_real,
+    real,
+    sequence,
+    string,
+)
+from specview.core.text import shown
 
 
 class TokenStatus(Enum):
@@ -21,6 +37,10 @@ class TokenStatus(Enum):
 
 
 _NOT_EMITTED = frozenset({TokenStatus.REJECTED, TokenStatus.DISCARDED, TokenStatus.UNDECIDED})
+
+
+_STATUSES = {status.value: status for status in TokenStatus}
+_PROBABILITY_MAX = 1.0 + 1e-9  # a normalised float distribution may put 1 + ε on one token
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,18 +91,26 @@ class TokenEvent:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TokenEvent:
+    def from_dict(cls, data: Any, field: str = "token") -> TokenEvent:
+        """A token read from outside (a recording): every field checked (bounds.Invalid names it)."""
+        data = mapping(data, field)
+        status = string(data.get("status"), f"{field}.status")
+        if status not in _STATUSES:
+            raise Invalid(f"{field}.status is {shown(status)}, expected one of {', '.join(_STATUSES)}")
+        inferred = data.get("inferred", False)
+        if not isinstance(inferred, bool):
+            raise Invalid(f"{field}.inferred must be true or false, got {shown(inferred)}")
         return cls(
-            token_id=data.get("id"),
-            text=str(data["text"]),
-            status=TokenStatus(data["status"]),
-            position=data.get("pos"),
-            p=data.get("p"),
-            q=data.get("q"),
-            inferred=bool(data.get("inferred", False)),
-            u=data.get("u"),
-            residual=data.get("residual"),
-            residual_p=data.get("residual_p"),
+            token_id=optional_integer(data.get("id"), f"{field}.id", 0, MAX_TOKEN_ID),
+            text=string(data.get("text"), f"{field}.text"),
+            status=_STATUSES[status],
+            position=optional_integer(data.get("pos"), f"{field}.pos", 0, MAX_POSITION),
+            p=optional_real(data.get("p"), f"{field}.p", 0.0, _PROBABILITY_MAX),
+            q=optional_real(data.get("q"), f"{field}.q", 0.0, _PROBABILITY_MAX),
+            inferred=inferred,
+            u=optional_real(data.get("u"), f"{field}.u", 0.0, 1.0),
+            residual=optional_real(data.get("residual"), f"{field}.residual", 0.0, _PROBABILITY_MAX),
+            residual_p=optional_real(data.get("residual_p"), f"{field}.residual_p", 0.0, _PROBABILITY_MAX),
         )
 
 
@@ -136,16 +164,32 @@ class Round:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Round:
-        """The inverse of `to_dict`; rounds recorded before discarded drafts were kept have none."""
+    def from_dict(cls, data: Any, field: str = "round") -> Round:
+        """A round read from outside: types, ranges and the counts' consistency checked.
+
+        Rounds recorded before discarded drafts were kept (format versions 1 and 2) have none.
+        """
+        data = mapping(data, field)
+        drafted = integer(data.get("drafted"), f"{field}.drafted", 0, MAX_ROUND_DRAFTS)
+        items = sequence(data.get("tokens"), f"{field}.tokens", MAX_ROUND_TOKENS)
+        tokens = tuple(TokenEvent.from_dict(t, f"{field}.tokens[{i}]") for i, t in enumerate(items))
+        accepted = sum(1 for t in tokens if t.status is TokenStatus.ACCEPTED)
+        if accepted > drafted:
+            raise Invalid(f"{field} has {accepted} accepted tokens but drafted {drafted}")
+        thrown = sequence(data.get("discarded", []), f"{field}.discarded", MAX_ROUND_DRAFTS)
+        discarded = tuple(TokenEvent.from_dict(t, f"{field}.discarded[{i}]") for i, t in enumerate(thrown))
+        if any(t.status is not TokenStatus.DISCARDED for t in discarded):
+            raise Invalid(f"{field}.discarded holds a token that is not a discarded draft")
+        if accepted + len(discarded) > drafted:
+            raise Invalid(f"{field} has {len(discarded)} discarded drafts beyond the {drafted} drafted")
         return cls(
-            index=int(data["index"]),
-            drafted=int(data["drafted"]),
-            tokens=tuple(TokenEvent.from_dict(t) for t in data["tokens"]),
-            t_draft_s=data.get("t_draft_s"),
-            t_verify_s=data.get("t_verify_s"),
-            t_wall=float(data["t_wall"]),
-            discarded=tuple(TokenEvent.from_dict(t) for t in data.get("discarded") or ()),
+            index=integer(data.get("index"), f"{field}.index", 0, MAX_COUNTER),
+            drafted=drafted,
+            tokens=tokens,
+            t_draft_s=optional_real(data.get("t_draft_s"), f"{field}.t_draft_s", 0.0),
+            t_verify_s=optional_real(data.get("t_verify_s"), f"{field}.t_verify_s", 0.0),
+            t_wall=real(data.get("t_wall"), f"{field}.t_wall"),
+            discarded=discarded,
         )
 
 
@@ -164,8 +208,14 @@ class Reconcile:
         return {"first_index": self.first_index, "rounds": [r.to_dict() for r in self.rounds]}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Reconcile:
-        return cls(first_index=int(data["first_index"]), rounds=tuple(Round.from_dict(r) for r in data["rounds"]))
+    def from_dict(cls, data: Any) -> Reconcile:
+        """A reconcile read from outside (its rounds checked like any round)."""
+        data = mapping(data, "reconcile")
+        items = sequence(data.get("rounds"), "reconcile.rounds", MAX_COUNTER)
+        return cls(
+            first_index=integer(data.get("first_index"), "reconcile.first_index", 0, MAX_COUNTER),
+            rounds=tuple(Round.from_dict(r, f"reconcile.rounds[{i}]") for i, r in enumerate(items)),
+        )
 
 
 BASES = ("measured", "assumed", "given", "paired")
@@ -216,14 +266,18 @@ class Calibration:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Calibration:
-        plain = data.get("plain_s")
-        context = data.get("context")
+    def from_dict(cls, data: Any) -> Calibration:
+        """A calibration read from outside (a recording): every field checked (bounds.Invalid names it)."""
+        data = mapping(data, "calibration")
+        basis = string(data.get("basis"), "calibration.basis")
+        if basis not in BASES:
+            raise Invalid(f"calibration.basis is {shown(basis)}, expected one of {', '.join(BASES)}")
+        costs = sequence(data.get("verify_costs_s", []), "calibration.verify_costs_s", MAX_VERIFY_COSTS)
         return cls(
-            basis=str(data["basis"]),
-            plain_s=None if plain is None else float(plain),
-            verify_costs_s=tuple(float(c) for c in islice(data.get("verify_costs_s") or (), MAX_VERIFY_COSTS + 1)),
-            context=None if context is None else int(context),
+            basis=basis,
+            plain_s=optional_real(data.get("plain_s"), "calibration.plain_s", 1e-12),
+            verify_costs_s=tuple(real(c, f"calibration.verify_costs_s[{i}]", 1e-12) for i, c in enumerate(costs)),
+            context=optional_integer(data.get("context"), "calibration.context", 0, MAX_COUNTER),
         )
 
 

@@ -10,6 +10,7 @@ provenance (core/provenance.py); the figures presets cite are in texts/claims.to
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field
 from functools import cache
@@ -29,8 +30,12 @@ from specview.core.provenance import (
     parse_findings,
     parse_provenance,
 )
+from specview.core.text import shown
 from specview.core.theory import MAX_GAMMA, alpha_for_tau, expected_tau, tau_from_positions
 
+MAX_PRESET_BYTES = 1 * 2**20  # a preset file is a few hundred bytes; a bigger one is not read
+
+MAX_ACCEPTANCE_ROWS = 16  # temperatures a preset may give acceptance for
 METHODS = ("mtp-sequential", "mtp-parallel", "eagle", "draft-model", "ngram", "medusa")
 SOURCE_TAGS = ("vendor", "authors", "independent", "derived")
 
@@ -134,17 +139,34 @@ def _require(data: dict[str, Any], key: str, kind: type | tuple[type, ...], wher
     value = data[key]
     if not isinstance(value, kind) or isinstance(value, bool):
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        raise PresetError(f"{where}: key '{key}' must be {names}, got {value!r}")
+        raise PresetError(f"{where}: key '{key}' must be {names}, got {shown(value)}")
+    return value
+
+
+def _finite(data: dict[str, Any], key: str, low: float, high: float, where: str) -> float:
+    """A required number in [low, high]; NaN and ±inf (TOML has both) are refused."""
+    value = float(_require(data, key, (int, float), where))
+    if not math.isfinite(value) or not low <= value <= high:
+        raise PresetError(f"{where}: key '{key}' is {shown(value)}, expected a number in [{low:g}, {high:g}]")
+    return value
+
+
+def _text(data: dict[str, Any], key: str, default: str, where: str) -> str:
+    """An optional string key (a number or a table where text belongs is refused)."""
+    value = data.get(key, default)
+    if not isinstance(value, str):
+        raise PresetError(f"{where}: key '{key}' must be a string, got {shown(value)}")
     return value
 
 
 def _probabilities(value: Any, key: str, where: str) -> tuple[float, ...]:
-    if not isinstance(value, list) or not value:
-        raise PresetError(f"{where}: key '{key}' must be a non-empty list of probabilities")
+    if not isinstance(value, list) or not value or len(value) > MAX_GAMMA:
+        raise PresetError(f"{where}: key '{key}' must be a list of 1 to {MAX_GAMMA} probabilities")
     out = []
     for item in value:
-        if isinstance(item, bool) or not isinstance(item, int | float) or not 0 <= item <= 1:
-            raise PresetError(f"{where}: key '{key}' has {item!r}, not a probability in [0, 1]")
+        ok = not isinstance(item, bool) and isinstance(item, int | float) and math.isfinite(item)
+        if not ok or not 0 <= item <= 1:
+            raise PresetError(f"{where}: key '{key}' has {shown(item)}, not a probability in [0, 1]")
         out.append(float(item))
     return tuple(out)
 
@@ -157,30 +179,35 @@ def parse_preset(data: dict[str, Any], where: str) -> Preset:
         raise PresetError(f"{where}: key 'method' is {method!r}, expected one of {METHODS}")
     gamma = _require(data, "gamma", int, where)
     if not 1 <= gamma <= MAX_GAMMA:
-        raise PresetError(f"{where}: key 'gamma' is {gamma}, expected 1..{MAX_GAMMA}")
-    temperature = float(_require(data, "temperature", (int, float), where))
-    c = float(_require(data, "c", (int, float), where))
-    target_ms = float(_require(data, "target_ms", (int, float), where))
-    if temperature < 0 or c < 0 or target_ms <= 0:
-        raise PresetError(f"{where}: 'temperature' and 'c' must be >= 0, 'target_ms' > 0")
+        raise PresetError(f"{where}: key 'gamma' is {shown(gamma)}, expected 1..{MAX_GAMMA}")
+    temperature = _finite(data, "temperature", 0.0, 5.0, where)
+    c = _finite(data, "c", 0.0, 100.0, where)
+    target_ms = _finite(data, "target_ms", 1e-6, 1e7, where)
     acc = _require(data, "acceptance", dict, where)
     rows = _acceptance_rows(acc, where)
     mean_length = acc.get("mean_length")
     if mean_length is not None:
-        ok = isinstance(mean_length, int | float) and 1 <= mean_length <= gamma + 1
+        ok = (not isinstance(mean_length, bool) and isinstance(mean_length, int | float)
+              and math.isfinite(mean_length) and 1 <= mean_length <= gamma + 1)
         if not ok:
             raise PresetError(f"{where}: key 'acceptance.mean_length' must be in [1, {gamma + 1}]")
         mean_length = float(mean_length)
     matched = _mixture(acc, gamma, mean_length, where)
     if not rows and mean_length is None:
         raise PresetError(f"{where}: key 'acceptance' needs t0, t1, rows or mean_length")
+    listed = data.get("sources", [])
+    if not isinstance(listed, list):
+        raise PresetError(f"{where}: key 'sources' must be a list of tables ([[sources]]), got {shown(listed)}")
     sources = []
-    for i, src in enumerate(data.get("sources", [])):
+    for i, src in enumerate(listed):
         at = f"{where} sources[{i}]"
+        if not isinstance(src, dict):
+            raise PresetError(f"{at}: must be a table with title, url and tag, got {shown(src)}")
         tag = _require(src, "tag", str, at)
         if tag not in SOURCE_TAGS:
-            raise PresetError(f"{at}: key 'tag' is {tag!r}, expected one of {SOURCE_TAGS}")
-        sources.append(Source(_require(src, "title", str, at), str(src.get("url", "")), tag, str(src.get("id", ""))))
+            raise PresetError(f"{at}: key 'tag' is {shown(tag)}, expected one of {SOURCE_TAGS}")
+        title = _require(src, "title", str, at)
+        sources.append(Source(title, _text(src, "url", "", at), tag, _text(src, "id", "", at)))
     claim_ids = set(load_claims())
     provenance = parse_provenance(data.get("provenance"), {s.id for s in sources if s.id}, claim_ids, where)
     findings = parse_findings(data.get("findings"), claim_ids, where)
@@ -189,23 +216,23 @@ def parse_preset(data: dict[str, Any], where: str) -> Preset:
         raise PresetError(f"{where}: key 'run' must be a table of strings")
     return Preset(
         id=pid,
-        label=str(data.get("label", pid)),
+        label=_text(data, "label", pid, where),
         method=method,
         gamma=gamma,
         temperature=temperature,
         c=c,
         target_ms=target_ms,
-        hardware=str(data.get("hardware", "")),
+        hardware=_text(data, "hardware", "", where),
         acceptance_rows=rows,
         mean_length=mean_length,
         sources=tuple(sources),
         run=dict(run),
-        notes=str(data.get("notes", "")).strip(),
+        notes=_text(data, "notes", "", where).strip(),
         origin=where,
         matched=matched,
         provenance=provenance,
         findings=findings,
-        position_note=" ".join(str(data.get("position_note", "")).split()),
+        position_note=" ".join(_text(data, "position_note", "", where).split()),
     )
 
 
@@ -217,8 +244,8 @@ def _acceptance_rows(acc: dict[str, Any], where: str) -> tuple[tuple[float, tupl
     if "t1" in acc:
         rows[1.0] = _probabilities(acc["t1"], "acceptance.t1", where)
     extra = acc.get("rows", [])
-    if not isinstance(extra, list):
-        raise PresetError(f"{where}: key 'acceptance.rows' must be a list of tables")
+    if not isinstance(extra, list) or len(extra) > MAX_ACCEPTANCE_ROWS:
+        raise PresetError(f"{where}: key 'acceptance.rows' must be a list of at most {MAX_ACCEPTANCE_ROWS} tables")
     for i, row in enumerate(extra):
         at = f"acceptance.rows[{i}]"
         if not isinstance(row, dict):
@@ -249,15 +276,28 @@ def _mixture(acc: dict[str, Any], gamma: int, mean_length: float | None, where: 
     return float(matched)
 
 
+def read_toml(path: Path, limit: int, error: type[Exception]) -> dict[str, Any]:
+    """A small TOML file from outside: size bounded, every failure an `error` naming the file."""
+    try:
+        with path.open("rb") as file:
+            raw = file.read(limit + 1)
+    except OSError as exc:
+        raise error(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if len(raw) > limit:
+        raise error(f"{path}: larger than {limit // 1024} KiB, not read")
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise error(f"{path}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{path}: not valid TOML ({exc})") from None
+    except (ValueError, RecursionError) as exc:  # a 5000-digit number, arrays nested too deeply
+        raise error(f"{path}: not TOML specview can read ({type(exc).__name__})") from None
+
+
 def load_preset_file(path: Path) -> Preset:
     """Read and validate one preset TOML file."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PresetError(f"{path}: cannot read: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise PresetError(f"{path}: not valid TOML: {exc}") from None
-    return parse_preset(data, str(path))
+    return parse_preset(read_toml(path, MAX_PRESET_BYTES, PresetError), str(path))
 
 
 def user_preset_dir() -> Path:
@@ -278,13 +318,22 @@ def _shipped_presets() -> tuple[Preset, ...]:
     )
 
 
-def load_presets(user_dir: Path | None = None) -> dict[str, Preset]:
-    """Shipped presets, then user presets (which override by id; read afresh, they may change)."""
+def load_presets(user_dir: Path | None = None, problems: list[str] | None = None) -> dict[str, Preset]:
+    """Shipped presets, then user presets (which override by id; read afresh, they may change).
+
+    A user file that cannot be used is skipped, not fatal: its reason (file, key, why) is
+    appended to `problems` for the caller to report, and every other preset still works.
+    """
     presets = {preset.id: preset for preset in _shipped_presets()}
     folder = user_preset_dir() if user_dir is None else user_dir
     if folder.is_dir():
-        for path in sorted(folder.glob("*.toml")):
-            preset = load_preset_file(path)
+        for path in sorted(folder.glob("*.toml"))[:1000]:
+            try:
+                preset = load_preset_file(path)
+            except PresetError as exc:
+                if problems is not None:
+                    problems.append(f"{exc} (preset file skipped)")
+                continue
             presets[preset.id] = preset
     return presets
 
@@ -293,9 +342,11 @@ DEFAULT_PRESET = "qwen3.6-mtp"
 
 
 def get_preset(preset_id: str, user_dir: Path | None = None) -> Preset:
-    """One preset by id, or a PresetError listing the known ids."""
-    presets = load_presets(user_dir)
+    """One preset by id, or a PresetError listing the known ids (and any file that was skipped)."""
+    problems: list[str] = []
+    presets = load_presets(user_dir, problems)
     if preset_id not in presets:
         known = ", ".join(presets)
-        raise PresetError(f"unknown preset '{preset_id}'; known presets: {known}")
+        skipped = f"; {len(problems)} user preset file(s) skipped: {problems[0]}" if problems else ""
+        raise PresetError(f"unknown preset {shown(preset_id)}; known presets: {known}{skipped}")
     return presets[preset_id]

@@ -13,7 +13,9 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from specview.core.bounds import Invalid, mapping, sequence, string
 from specview.core.errors import PresetError
+from specview.core.text import shown
 
 KINDS = ("cited", "derived", "assumed")
 FIELDS = ("gamma", "temperature", "acceptance", "c", "target_ms")  # the numbers a preset feeds the simulator
@@ -87,12 +89,12 @@ def parse_provenance(
     for name, entry in data.items():
         at = f"{where} provenance.{name}"
         if name not in FIELDS:
-            raise PresetError(f"{at}: unknown field, expected one of {FIELDS}")
+            raise PresetError(f"{where} provenance.{shown(name)}: unknown field, expected one of {FIELDS}")
         if not isinstance(entry, dict):
             raise PresetError(f"{at}: must be a table with 'kind'")
         kind = entry.get("kind")
         if kind not in KINDS:
-            raise PresetError(f"{at}: key 'kind' is {kind!r}, expected one of {KINDS}")
+            raise PresetError(f"{at}: key 'kind' is {shown(kind)}, expected one of {KINDS}")
         sources = _strings(entry.get("sources", []), "sources", at)
         claims = _strings(entry.get("claims", []), "claims", at)
         how = entry.get("how", "")
@@ -100,10 +102,11 @@ def parse_provenance(
             raise PresetError(f"{at}: key 'how' must be a string")
         for sid in sources:
             if sid not in source_ids:
-                raise PresetError(f"{at}: source {sid!r} is not one of the preset's source ids {sorted(source_ids)}")
+                raise PresetError(f"{at}: source {shown(sid)} is not one of the preset's source ids "
+                                  f"{shown(sorted(source_ids))}")
         for cid in claims:
             if claim_ids is not None and cid not in claim_ids:
-                raise PresetError(f"{at}: claim {cid!r} is not in texts/claims.toml")
+                raise PresetError(f"{at}: claim {shown(cid)} is not in texts/claims.toml")
         if kind != "assumed" and not (sources or claims):
             raise PresetError(f"{at}: a {kind} field must name its sources or claims")
         if kind == "derived" and not how.strip():
@@ -126,6 +129,57 @@ def parse_findings(data: Any, claim_ids: Collection[str] | None, where: str) -> 
         ):
             raise PresetError(f"{at}: needs 'claim' and 'text' strings")
         if claim_ids is not None and entry["claim"] not in claim_ids:
-            raise PresetError(f"{at}: claim {entry['claim']!r} is not in texts/claims.toml")
+            raise PresetError(f"{at}: claim {shown(entry['claim'])} is not in texts/claims.toml")
         out.append(Finding(entry["claim"], " ".join(entry["text"].split())))
     return tuple(out)
+
+
+OUTPUTS = ("acceptance", "tau", "tokens_per_second", "draft_cost", "speedup")
+_MAX_LISTED = 32  # sources, claims or findings one recorded provenance may list
+
+
+def checked_provenance(value: Any, field: str = "backend.provenance") -> dict[str, Any]:
+    """A provenance object read from outside (a recording header), kept only in its known shape.
+
+    `outputs` (what the UI tags) must map known gauges to known kinds; fields and findings are
+    checked for type and count. Raises bounds.Invalid naming the field.
+    """
+    data = mapping(value or {}, field)
+    out: dict[str, Any] = {}
+    outputs = mapping(data.get("outputs") or {}, f"{field}.outputs")
+    for key, kind in outputs.items():
+        if key not in OUTPUTS or kind not in KINDS:
+            raise Invalid(f"{field}.outputs has {shown(key)}: {shown(kind)}, expected a gauge of {OUTPUTS} "
+                          f"and one of {KINDS}")
+    if outputs:
+        out["outputs"] = dict(outputs)
+    fields = mapping(data.get("fields") or {}, f"{field}.fields")
+    checked: dict[str, Any] = {}
+    for name, entry in fields.items():
+        at = f"{field}.fields.{shown(name)}"
+        if name not in FIELDS:
+            raise Invalid(f"{at}: unknown field")
+        entry = mapping(entry, at)
+        kind = entry.get("kind")
+        if kind not in KINDS:
+            raise Invalid(f"{at}.kind is {shown(kind)}, expected one of {KINDS}")
+        checked[name] = {
+            "kind": kind,
+            "sources": [string(v, f"{at}.sources") for v in sequence(entry.get("sources", []), f"{at}.sources",
+                                                                     _MAX_LISTED)],
+            "claims": [string(v, f"{at}.claims") for v in sequence(entry.get("claims", []), f"{at}.claims",
+                                                                   _MAX_LISTED)],
+            "how": string(entry.get("how", ""), f"{at}.how"),
+        }
+    if checked:
+        out["fields"] = checked
+    if "assumption" in data:
+        out["assumption"] = string(data["assumption"], f"{field}.assumption")
+    findings = sequence(data.get("findings", []), f"{field}.findings", _MAX_LISTED)
+    if findings or "findings" in data:
+        out["findings"] = [
+            {"claim": string(mapping(f, f"{field}.findings").get("claim"), f"{field}.findings.claim"),
+             "text": string(f.get("text"), f"{field}.findings.text")}
+            for f in findings
+        ]
+    return out

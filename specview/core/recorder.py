@@ -8,25 +8,24 @@ closes the previous recorder and appends a new segment: a header line, then its 
 from __future__ import annotations
 
 import atexit
-import json
 import os
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 
 from specview.core.backend import BackendInfo
-from specview.core.errors import BackendError
+from specview.core.errors import BackendError, RecordingError
 from specview.core.events import Calibration, Reconcile, StreamItem
+from specview.core.jsonio import dumps
 from specview.core.recording import FORMAT, VERSION
 from specview.core.runspec import DEFAULT_KEY_ENV, RunSpec
+from specview.core.secrets import MASK, MIN_SECRET, known_secrets, public_url
 
 if TYPE_CHECKING:
     from specview.core.session import Session
 
 _SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH")
-_REDACTED = "[redacted]"
 _active: dict[Path, Recorder] = {}
 _active_lock = threading.Lock()
 
@@ -41,8 +40,10 @@ def header_record(**fields: Any) -> dict[str, Any]:
 class Recorder:
     """A Session sink that appends one line per Round and flushes it at once.
 
-    Flushing hands each line to the operating system, so killing the process (Ctrl-C, kill -9,
-    a crash) loses at most the round being written. `durable=True` also fsyncs every round,
+    Lines are written by `jsonio.dumps`: secrets masked, and characters a terminal could obey
+    (C1 controls, bidi overrides) escaped, so `cat`-ing a recording is harmless. Flushing
+    hands each line to the operating system, so killing the process (Ctrl-C, kill -9, a crash)
+    loses at most the round being written. `durable=True` also fsyncs every round,
     which only matters if the machine itself goes down, and costs far more.
     """
 
@@ -73,14 +74,14 @@ class Recorder:
 
     def _write(self, record: dict[str, Any]) -> None:
         assert self._file is not None
-        line = json.dumps(record, ensure_ascii=False, separators=(", ", ": ")) + "\n"
+        line = dumps(record, separators=(", ", ": ")) + "\n"
         try:
             self._file.write(line)
             self._file.flush()
             if self.durable:
                 os.fsync(self._file.fileno())
         except OSError as exc:
-            raise OSError(f"cannot write the recording {self.path}: {exc.strerror or exc}") from exc
+            raise RecordingError(self.path, None, f"cannot write to it ({exc.strerror or exc})") from None
 
     def close(self) -> None:
         """Close the file; later rounds are ignored. Safe to call twice."""
@@ -118,6 +119,8 @@ def start_recording(session: Session, path: str | os.PathLike[str], spec: RunSpe
             recorder = Recorder(file, header, append=previous is not None)
         except OSError as exc:
             raise BackendError(f"cannot record to {path}: {exc.strerror or exc}") from None
+        except RecordingError as exc:
+            raise BackendError(f"cannot record to {path}: {exc.reason}") from None
         _active[key] = recorder
     session.add_sink(recorder)
     return recorder
@@ -137,8 +140,9 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> dict[str, Any]:
     """The header line for a run: versions, backend, settings, models, prompt — no secrets.
 
     RunSpec holds no key values (only the *name* of the variable), URLs lose their user
-    info and query, and as a last guard any value of a secret-looking environment variable
-    found anywhere in the header is replaced by "[redacted]".
+    info and query, and every registered secret (core/secrets.py) and, as a last guard, any
+    value of a secret-looking environment variable found anywhere in the header is
+    replaced by "***".
     """
     header = header_record(
         created=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -178,33 +182,18 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> dict[str, Any]:
     return redacted
 
 
-def public_url(url: str | None) -> str | None:
-    """`url` without user info, query or fragment (where tokens sometimes hide)."""
-    if not url:
-        return url
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    netloc = host if port is None else f"{host}:{port}"
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-
-
 def _secret_values(spec: RunSpec) -> set[str]:
     names = {name for name in os.environ if any(word in name.upper() for word in _SECRET_WORDS)}
     names.add(spec.api_key_env or DEFAULT_KEY_ENV)
-    values = {os.environ.get(name, "") for name in names} | {spec.api_key or ""}
-    return {value for value in values if len(value) >= 8}
+    from_env = {value for name in names if len(value := os.environ.get(name, "")) >= 8}
+    known = {value for value in {spec.api_key or "", *known_secrets()} if len(value) >= MIN_SECRET}
+    return from_env | known
 
 
 def _redact(value: Any, secrets: set[str]) -> Any:
     if isinstance(value, str):
-        for secret in secrets:
-            value = value.replace(secret, _REDACTED)
+        for secret in sorted(secrets, key=len, reverse=True):  # longest first: a key inside a key
+            value = value.replace(secret, MASK)
         return value
     if isinstance(value, dict):
         return {key: _redact(item, secrets) for key, item in value.items()}

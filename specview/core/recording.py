@@ -19,15 +19,17 @@ replays up to the damage.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from specview.core.bounds import MAX_LINE_BYTES, Invalid
 from specview.core.errors import RecordingError
 from specview.core.events import Calibration, Reconcile, Round, StreamItem
+from specview.core.jsonio import JsonError, loads
+from specview.core.text import shown
 
 FORMAT = "specview-recording"
 VERSION = 3
@@ -55,12 +57,12 @@ class Header:
 
 def _parse(path: Path, number: int, line: str) -> dict[str, Any]:
     try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
+        record = loads(line)
+    except JsonError as exc:
         if not line.endswith("\n"):  # only the last line can lack one: a write cut short
             reason = "the line is incomplete (the recording was cut off while it was being written)"
             raise RecordingError(path, number, reason) from None
-        raise RecordingError(path, number, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+        raise RecordingError(path, number, str(exc)) from None
     if not isinstance(record, dict):
         raise RecordingError(path, number, "expected a JSON object")
     return record
@@ -71,9 +73,9 @@ def _header(path: Path, number: int, record: dict[str, Any]) -> Header:
         raise RecordingError(path, number, "not a specview recording (no specview-recording header)")
     version = record.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
-        raise RecordingError(path, number, f"the header has no valid version (got {version!r})")
+        raise RecordingError(path, number, f"the header has no valid version (got {shown(version)})")
     if version not in READABLE:
-        made_by = record.get("specview", "an unknown version")
+        made_by = shown(record.get("specview", "an unknown version"))
         readable = f"{READABLE[0]} to {READABLE[-1]}"
         raise RecordingError(path, number, f"recording format version {version} is not supported: this specview "
                                            f"reads versions {readable} (the file was made by specview {made_by})")
@@ -88,8 +90,8 @@ def _item(path: Path, number: int, record: dict[str, Any]) -> StreamItem:
         if kind == "calibration":
             return Calibration.from_dict(record)
         return Round.from_dict(record)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise RecordingError(path, number, f"not a valid {kind} ({type(exc).__name__}: {exc})") from None
+    except Invalid as exc:
+        raise RecordingError(path, number, f"not a valid {kind}: {exc}") from None
 
 
 def read_recording(path: str | os.PathLike[str], from_line: int = 1) -> Iterator[Header | StreamItem]:
@@ -102,9 +104,7 @@ def read_recording(path: str | os.PathLike[str], from_line: int = 1) -> Iterator
     """
     file = Path(path)
     started = False
-    for number, line in _lines(file, strict=True):
-        if number < from_line:
-            continue
+    for number, line in _lines(file, strict=True, start=from_line):
         record = _parse(file, number, line)
         kind = record.get("type")
         if not started and kind != "header":
@@ -116,7 +116,7 @@ def read_recording(path: str | os.PathLike[str], from_line: int = 1) -> Iterator
         elif isinstance(kind, str) and header.version >= _SINCE.get(kind, VERSION + 1):
             yield _item(file, number, record)
         else:
-            raise RecordingError(file, number, f"unknown line type {kind!r}")
+            raise RecordingError(file, number, f"unknown line type {shown(kind)}")
     if not started:
         raise RecordingError(file, None, "the file is empty (not a specview recording)")
 
@@ -145,8 +145,10 @@ def scan_headers(path: str | os.PathLike[str]) -> list[Header]:
     return headers
 
 
-def _lines(file: Path, *, strict: bool = False) -> Iterator[tuple[int, str]]:
-    """Non-blank lines with their numbers, decoded one by one so an error names its own line."""
+def _lines(file: Path, *, strict: bool = False, start: int = 1) -> Iterator[tuple[int, str]]:
+    """Non-blank lines with their numbers from line `start` on, decoded one by one so an error
+    names its own line. `strict`: a line too long or not UTF-8 is an error (else skipped or
+    decoded with replacement characters)."""
     try:
         stream = file.open("rb")
     except FileNotFoundError:
@@ -154,9 +156,21 @@ def _lines(file: Path, *, strict: bool = False) -> Iterator[tuple[int, str]]:
     except OSError as exc:
         raise RecordingError(file, None, f"cannot open it ({exc.strerror or exc})") from None
     with stream:
-        for number, raw in enumerate(stream, start=1):
+        number = 0
+        while raw := stream.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            checked = strict and number >= start
+            if len(raw) > MAX_LINE_BYTES:
+                if checked:
+                    reason = f"the line is longer than {MAX_LINE_BYTES // 2**20} MiB (not a recording line)"
+                    raise RecordingError(file, number, reason)
+                while raw and not raw.endswith(b"\n"):  # skip the rest; playing it reports it
+                    raw = stream.readline(MAX_LINE_BYTES)
+                continue
+            if number < start:
+                continue
             try:
-                line = raw.decode("utf-8", errors="strict" if strict else "replace")
+                line = raw.decode("utf-8", errors="strict" if checked else "replace")
             except UnicodeDecodeError:
                 raise RecordingError(file, number, "not UTF-8 text") from None
             if line.strip():

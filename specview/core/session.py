@@ -11,12 +11,16 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from specview.core.backend import Interruptible
+from specview.core.errors import SpecviewError
 from specview.core.events import Calibration, Reconcile, Round, StreamItem, TokenEvent
 from specview.core.metrics import Metrics
+from specview.core.secrets import known_secrets
+from specview.core.stream_mask import RoundMasker, mask_rounds
 
 if TYPE_CHECKING:
     from specview.core.backend import Backend
@@ -64,36 +68,56 @@ class Session:
         self._sinks.append(sink)
 
     # producer side -------------------------------------------------------
+    def fail(self, message: str) -> None:
+        """End before starting (e.g. the recording cannot be written): the consumer sees `message`."""
+        with self._cond:
+            self._error = message
+            self._finished = True
+            self._cond.notify_all()
+
     def start(self) -> None:
-        """Start the producer thread."""
+        """Start the producer thread (not after `fail`)."""
+        if self._finished:
+            return
         self._thread = threading.Thread(target=self._produce, name="specview-backend", daemon=True)
         self._thread.start()
 
     def _produce(self) -> None:
+        masker = _masker()
         try:
             rounds = iter(self.backend.rounds(self._stop))
             while self._gate():
                 rnd = next(rounds, None)
                 while isinstance(rnd, Calibration):  # not a round: a single step goes on to the next round
-                    if not self._put(rnd):
+                    if not self._deliver([rnd]):
                         return
-                    for sink in self._sinks:
-                        sink(rnd)
                     rnd = next(rounds, None)
                 if rnd is None:
                     break
                 if isinstance(rnd, Round) and not self.backend.info.virtual_clock and self._paused_total:
                     rnd = replace(rnd, t_wall=rnd.t_wall - self._paused_total)
-                if not self._put(rnd):
+                if not self._deliver(_masked(masker, rnd)):
                     break
-                for sink in self._sinks:
-                    sink(rnd)
         except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
             self._error = _describe(exc)
         finally:
+            try:
+                if masker is not None:  # the rounds before a failure still count
+                    self._deliver(masker.flush())
+            except Exception as exc:  # noqa: BLE001 - a sink (the recorder) failed
+                self._error = self._error or _describe(exc)
             with self._cond:
                 self._finished = True
                 self._cond.notify_all()
+
+    def _deliver(self, items: Sequence[StreamItem]) -> bool:
+        """Buffer each item and hand it to the sinks; False once stopped."""
+        for item in items:
+            if not self._put(item):
+                return False
+            for sink in self._sinks:
+                sink(item)
+        return True
 
     def _put(self, rnd: StreamItem) -> bool:
         with self._cond:
@@ -194,10 +218,16 @@ class Session:
             self._cond.notify_all()
 
     def stop(self, timeout: float = 5.0, close: bool = True) -> None:
-        """Stop the producer; release the backend unless it will be reused (restart)."""
+        """Stop the producer; release the backend unless it will be reused (restart).
+
+        A backend blocked on the network (a stalled stream) is interrupted first, so stopping
+        takes milliseconds instead of waiting for a read timeout.
+        """
         self._stop.set()
         with self._cond:
             self._cond.notify_all()
+        if isinstance(self.backend, Interruptible):
+            self.backend.interrupt()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
         if close:
@@ -205,23 +235,59 @@ class Session:
 
     def run_headless(self, max_rounds: int | None = None) -> Iterator[Round]:
         """Run the backend on this thread, folding metrics; for bench and replay --json."""
+        masker = _masker()
         try:
-            for rnd in self.backend.rounds(self._stop):
-                for sink in self._sinks:
-                    sink(rnd)
-                if isinstance(rnd, Calibration):
-                    self._calibrate(rnd)
-                    continue
-                if isinstance(rnd, Reconcile):
-                    self._reconcile(rnd)
-                    continue
-                self._fold(rnd)
-                yield rnd
-                if max_rounds is not None and self.metrics.rounds >= max_rounds:
-                    break
+            try:
+                for produced in self.backend.rounds(self._stop):
+                    for item in _masked(masker, produced):
+                        if (rnd := self._take(item)) is not None:
+                            yield rnd
+                        if max_rounds is not None and self.metrics.rounds >= max_rounds:
+                            return
+            except SpecviewError:
+                held = masker.flush() if masker is not None else []
+                for item in held:  # rounds held back before the failure still count
+                    if (rnd := self._take(item)) is not None:
+                        yield rnd
+                raise
+            for item in masker.flush() if masker is not None else []:
+                if (rnd := self._take(item)) is not None:
+                    yield rnd
         finally:
             self._stop.set()
             self.backend.close()
+
+    def _take(self, item: StreamItem) -> Round | None:
+        """Headless: hand `item` to the sinks and fold it; the round to yield, if it is one."""
+        for sink in self._sinks:
+            sink(item)
+        if isinstance(item, Calibration):
+            self._calibrate(item)
+            return None
+        if isinstance(item, Reconcile):
+            self._reconcile(item)
+            return None
+        self._fold(item)
+        return item
+
+
+def _masker() -> RoundMasker | None:
+    """A stream masker when this process knows a secret (a remote key or URL credentials)."""
+    secrets = known_secrets()
+    return RoundMasker(secrets) if secrets else None
+
+
+def _masked(masker: RoundMasker | None, item: StreamItem) -> list[StreamItem]:
+    """What to deliver for one produced item: masked, with held rounds released before a reconcile.
+
+    A calibration carries no text and goes through at once.
+    """
+    if masker is None or isinstance(item, Calibration):
+        return [item]
+    if isinstance(item, Reconcile):
+        rounds = tuple(mask_rounds(list(item.rounds), masker.pattern))
+        return [*masker.flush(), Reconcile(item.first_index, rounds)]
+    return list(masker.feed(item))
 
 
 def _tokens(item: StreamItem) -> int:
@@ -233,8 +299,6 @@ def _tokens(item: StreamItem) -> int:
 
 
 def _describe(exc: BaseException) -> str:
-    from specview.core.errors import BackendError
-
-    if isinstance(exc, BackendError):
+    if isinstance(exc, SpecviewError):
         return str(exc)
     return f"{type(exc).__name__}: {exc}"

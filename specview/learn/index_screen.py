@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -24,7 +25,7 @@ class LearnIndex(ModalScreen[Lesson | None]):
 
     def compose(self) -> ComposeResult:
         options = [
-            Option(f"{item.number:>2}  {text(item.title_key, self.lang)} — {text(item.idea_key, self.lang)}",
+            Option(Text(f"{item.number:>2}  {text(item.title_key, self.lang)} — {text(item.idea_key, self.lang)}"),
                    id=str(item.number))
             for item in LESSONS
         ]

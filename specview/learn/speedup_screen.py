@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Static
 
@@ -22,4 +23,4 @@ class SpeedupScreen(LearnScreen):
             f"{self.t('learn.expected_tau')} {n['expected_tau']:.3f}",
             f"{self.t('learn.speedup')} {n['speedup']:.3f}×",
         ]
-        self.query_one("#learn-numbers", Static).update("\n".join(lines))
+        self.query_one("#learn-numbers", Static).update(Text("\n".join(lines)))

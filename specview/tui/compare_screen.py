@@ -18,6 +18,7 @@ from specview.core.session import Session
 from specview.core.summary import summary_row
 from specview.texts.catalog import text
 from specview.tui.live_screen import PUMP_HZ
+from specview.tui.notify import notify_safe
 from specview.widgets.run_pane import RunPane
 from specview.widgets.status_line import StatusLine
 from specview.widgets.summary_table import SummaryTable
@@ -116,7 +117,7 @@ class CompareScreen(Screen[None]):
                     self._stale.add(i)
                 if got.error and i not in self._errors_shown:
                     self._errors_shown.add(i)
-                    self.notify(got.error, title=self.labels[i], severity="error", timeout=30)
+                    notify_safe(self, got.error, title=self.labels[i], severity="error", timeout=30)
             now = time.monotonic()
             if self._stale and now - self._numbers_at >= 1 / NUMBERS_HZ:
                 self._numbers_at = now

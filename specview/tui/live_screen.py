@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,12 +16,14 @@ from textual.widgets import Footer, Label, Static
 from specview.backends.factory import make_backend
 from specview.backends.process import offload
 from specview.core.backend import Backend
+from specview.core.bounds import MAX_SHOWN
 from specview.core.errors import SpecviewError
 from specview.core.runspec import RunSpec
 from specview.core.session import Session
 from specview.core.text import sanitize
 from specview.texts.catalog import text
 from specview.tui.gauges import gauge_texts
+from specview.tui.notify import notify_safe
 from specview.widgets.history_chart import HistoryChart
 from specview.widgets.position_bars import PositionBars
 from specview.widgets.stat_gauge import StatGauge
@@ -123,9 +126,10 @@ class LiveScreen(Screen[None]):
             self.drawn_rounds += len(drained.rounds)
         if drained.error and not self._error_shown:
             self._error_shown = True
-            self.notify(drained.error, title="run stopped", severity="error", timeout=30)
-            self._set_state("failed")
-        elif drained.finished and not self._finished_shown:
+            notify_safe(self, drained.error, title=text("error.run_stopped", self.lang), severity="error", timeout=30)
+            reason = sanitize(drained.error, 48, one_line=True)
+            self._status.set(state=text("error.stopped_because", self.lang).format(reason=reason))
+        elif drained.finished and not self._finished_shown and not drained.error:
             self._finished_shown = True
             self._update_gauges(charts=True)
             self._set_state("finished")
@@ -155,7 +159,7 @@ class LiveScreen(Screen[None]):
             speed = info.pace.speed
             parts.append(f"{speed:g}×" if speed > 0 else "max speed")
         self._status.set(what=" · ".join(parts))
-        self.query_one("#note", Static).update(sanitize(info.note))
+        self.query_one("#note", Static).update(Text(sanitize(info.note, MAX_SHOWN)))
         self._set_state("paused" if self.session.paused else "running")
 
     def _set_state(self, key: str) -> None:
@@ -189,11 +193,10 @@ class LiveScreen(Screen[None]):
         from specview.core.presets import load_presets
         from specview.tui.preset_screen import PresetScreen
 
-        try:
-            presets = load_presets()
-        except SpecviewError as exc:
-            self.notify(str(exc), severity="error")
-            return
+        problems: list[str] = []
+        presets = load_presets(problems=problems)
+        for problem in problems:
+            notify_safe(self, problem, title=text("error.presets_skipped", self.lang), severity="warning")
         self.app.push_screen(PresetScreen(presets, self.backend.info.preset), self._switch_preset)
 
     def action_run_for_real(self) -> None:
@@ -210,7 +213,7 @@ class LiveScreen(Screen[None]):
         try:
             backend = make_backend(spec)
         except SpecviewError as exc:
-            self.notify(str(exc), severity="error")
+            notify_safe(self, str(exc), severity="error")
             return
         self.spec = spec
         self._start(backend)
@@ -239,7 +242,10 @@ class LiveScreen(Screen[None]):
         if self.record:
             from specview.core.recorder import start_recording
 
-            start_recording(session, self.record, self.spec)
+            try:
+                start_recording(session, self.record, self.spec)
+            except SpecviewError as exc:  # e.g. --record /dev/full: the run stops, and says why
+                session.fail(str(exc))
         return session
 
     @on(TokenView.Selected)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -9,7 +10,9 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from specview.core.bounds import MAX_SHOWN
 from specview.core.presets import Preset
+from specview.core.text import sanitize
 
 
 class PresetScreen(ModalScreen[str | None]):
@@ -23,8 +26,9 @@ class PresetScreen(ModalScreen[str | None]):
         self.current = current
 
     def compose(self) -> ComposeResult:
-        options = [
-            Option(f"{p.id:<16} γ {p.gamma:<2} τ {p.declared_tau():4.2f}  {p.label}", id=p.id)
+        options = [  # user presets are text from outside: plain Text, sanitised
+            Option(Text(sanitize(f"{p.id:<16} γ {p.gamma:<2} τ {p.declared_tau():4.2f}  {p.label}", 200,
+                                 one_line=True)), id=p.id)
             for p in self.presets.values()
         ]
         with Vertical(id="preset-box") as box:
@@ -42,7 +46,7 @@ class PresetScreen(ModalScreen[str | None]):
         preset = self.presets.get(event.option.id or "")
         if preset is not None:
             sources = "\n".join(f"[{s.tag}] {s.title}" for s in preset.sources)
-            self.query_one("#preset-detail", Static).update(f"{preset.notes}\n\n{sources}")
+            self.query_one("#preset-detail", Static).update(Text(sanitize(f"{preset.notes}\n\n{sources}", MAX_SHOWN)))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)

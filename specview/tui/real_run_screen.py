@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from specview.core.bounds import MAX_SHOWN
 from specview.core.errors import PresetError
 from specview.core.presets import Preset, get_preset
 from specview.core.real_run import real_runs
+from specview.core.text import sanitize
+from specview.tui.notify import notify_safe
 
 
 def real_run_text(preset: Preset) -> str:
-    """The commands a preset lists, one engine per block, each ending with the specview command that watches it."""
-    blocks = [f"{preset.label}\nγ {preset.gamma} · T {preset.temperature:g} · {preset.hardware}"]
+    """The commands a preset lists, one engine per block, each followed by the specview command that
+    watches it (a user preset's text sanitised)."""
+    head = f"{preset.label}\nγ {preset.gamma} · T {preset.temperature:g} · {preset.hardware}"
+    blocks = [sanitize(head, MAX_SHOWN)]
     for run in real_runs(preset):
-        blocks.append(f"{run.title}:\n  {run.command}\n  then watch it: {run.watch}")
+        command, watch = sanitize(run.command, MAX_SHOWN), sanitize(run.watch, MAX_SHOWN)
+        blocks.append(f"{run.title}:\n  {command}\n  then watch it: {watch}")
     if len(blocks) == 1:
         blocks.append("This preset lists no engine command.")
     blocks.append("c copies every command · esc closes")
@@ -32,7 +39,7 @@ def show_real_run(screen: Screen[None], preset_id: str | None) -> None:
     try:
         screen.app.push_screen(RealRunScreen(get_preset(preset_id)))
     except PresetError as exc:
-        screen.notify(str(exc), severity="error")
+        notify_safe(screen, str(exc), severity="error")
 
 
 class RealRunScreen(ModalScreen[None]):
@@ -49,11 +56,12 @@ class RealRunScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box") as box:
-            box.border_title = f"run {self.preset.id} for real"
-            yield Static(real_run_text(self.preset), markup=False)
+            box.border_title = Text(f"run {sanitize(self.preset.id, 60, one_line=True)} for real")
+            yield Static(Text(real_run_text(self.preset)))
 
     def action_copy(self) -> None:
-        lines = [line for run in real_runs(self.preset) for line in (run.command, run.watch)]
+        # What is copied is what was shown: a command carrying an escape would reach the clipboard raw.
+        lines = [sanitize(line, MAX_SHOWN) for run in real_runs(self.preset) for line in (run.command, run.watch)]
         self.app.copy_to_clipboard("\n".join(lines))
         self.notify("commands copied")
 

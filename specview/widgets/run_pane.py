@@ -8,7 +8,7 @@ from textual.containers import Vertical
 
 from specview.core.events import TokenEvent
 from specview.core.metrics import MetricsSnapshot
-from specview.core.text import number
+from specview.core.text import number, sanitize
 from specview.widgets.position_bars import PositionBars
 from specview.widgets.text_line import TextLine
 from specview.widgets.token_view import TokenView
@@ -29,7 +29,8 @@ class RunPane(Vertical):
 
     def __init__(self, title: str, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.border_title = title
+        # A label from outside (a recording's, a server's model id): plain text, never markup.
+        self.border_title = Text(sanitize(title, 120, one_line=True))
         # Kept, not queried: the pump feeds every pane on every tick.
         self.view = TokenView()
         self._gauges = TextLine("", classes="pane--gauges")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.text import Text
 
+from specview.core.bounds import MAX_SHOWN
+from specview.core.text import sanitize
 from specview.widgets.text_line import TextLine
 
 
@@ -33,11 +35,14 @@ class StatusLine(TextLine):
     def _line(self) -> Text:
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append("specview ", style="bold")
-        line.append(self.what)
+        line.append(sanitize(self.what, MAX_SHOWN, one_line=True))  # a model id, a recording's label…
         if self.extra:
-            line.append("  " + self.extra)
-        right = f"  {self.state}   F1 help"
-        pad = max(1, self.size.width - 2 - line.cell_len - cell_len(right))
+            line.append("  " + sanitize(self.extra, MAX_SHOWN, one_line=True))
+        right = f"  {sanitize(self.state, 120, one_line=True)}   F1 help"
+        room = self.size.width - 2 - cell_len(right)
+        if line.cell_len > room > 0:  # a long label gives way, so the state stays in view
+            line.truncate(room, overflow="ellipsis")
+        pad = max(1, room - line.cell_len)
         line.append(" " * pad + right)
         return line
 

@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from specview.core.summary import COLUMNS, SummaryRow, leaders
-from specview.core.text import number
+from specview.core.text import number, sanitize
 
 HEADERS = {
     "alpha": "α",
@@ -52,7 +52,7 @@ class SummaryTable(Widget):
         self._lead: dict[str, int | None] = {}
 
     def show(self, rows: Sequence[SummaryRow]) -> None:
-        labels = [row.label for row in rows]
+        labels = [sanitize(row.label, LABEL_WIDTH, one_line=True) for row in rows]  # labels come from outside
         cells = [{c: format_cell(c, row.values[c]) for c in COLUMNS} for row in rows]
         lead = leaders(rows)
         if (labels, cells, lead) == (self._labels, self._cells, self._lead):

@@ -19,7 +19,7 @@ _WHAT = {
 
 def describe(token: TokenEvent) -> str:
     """One line about a token, as the info panel shows it."""
-    parts = [repr(sanitize(token.text)), _WHAT[token.status]]
+    parts = [repr(sanitize(token.text, 200)), _WHAT[token.status]]
     if token.position is not None:
         parts.append(f"position {token.position + 1}")
     if token.p is not None:
@@ -42,7 +42,7 @@ class TokenInfo(Static):
         self.hint = hint
 
     def on_mount(self) -> None:
-        self.update(self.hint)
+        self.update(Text(self.hint))
 
     def show(self, token: TokenEvent | None) -> None:
-        self.update(self.hint if token is None else Text(describe(token), no_wrap=True, overflow="ellipsis"))
+        self.update(Text(self.hint) if token is None else Text(describe(token), no_wrap=True, overflow="ellipsis"))

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from rich.cells import cell_len
 
+from specview.core.bounds import MAX_TOKEN_SHOWN
 from specview.core.events import TokenEvent, TokenStatus
 from specview.core.text import sanitize
 
@@ -48,7 +49,9 @@ def display(event: TokenEvent) -> str:
 
 
 def _display(text: str, status: TokenStatus) -> str:
-    body = sanitize(text)
+    # A token from outside may be huge (a hostile server's 300 kB "token"): shown cut, with a
+    # mark saying how much; the event (and so the recording) keeps all of it.
+    body = sanitize(text, MAX_TOKEN_SHOWN)
     pre, post = MARKS.get(status, ("", ""))
     if not pre and not post:
         return body
@@ -185,36 +188,38 @@ class TokenLayout:
         return drop_lines
 
     def _place(self, index: int, text: str) -> None:
+        """Wrap one token's text from the current position: a piece that fits a line is not
+        split; a longer one fills lines. Linear in the text's length (each character's width
+        is taken once), so a very long token costs no more than the same text in many tokens."""
         width = self.width
         base = 0
         for n, part in enumerate(text.split("\n")):
             if n:
                 self._new_line()
+            widths = [cell_len(ch) for ch in part] if part else []
+            remaining = sum(widths)
             pos = 0
             while pos < len(part):
-                rest = part[pos:]
                 room = width - self._cur_width
-                rest_width = cell_len(rest)
-                if rest_width <= room:
-                    self._add((index, base + pos, base + len(part)), rest_width)
+                if remaining <= room:
+                    self._add((index, base + pos, base + len(part)), remaining)
                     break
-                if self._cur_width and rest_width <= width:
+                if self._cur_width and remaining <= width:
                     self._new_line()
                     continue
                 take, used = 0, 0
-                for ch in rest:
-                    w = cell_len(ch)
-                    if used + w > room:
-                        break
-                    take, used = take + 1, used + w
+                while pos + take < len(part) and used + widths[pos + take] <= room:
+                    used += widths[pos + take]
+                    take += 1
                 if take == 0 and self._cur_width:
                     self._new_line()
                     continue
                 if take == 0:  # one character wider than the whole line: place it anyway
-                    take, used = 1, cell_len(rest[0])
+                    take, used = 1, widths[pos]
                 self._add((index, base + pos, base + pos + take), used)
                 self._new_line()
                 pos += take
+                remaining -= used
             base += len(part) + 1
 
     def _add(self, piece: Piece, width: int) -> None:

@@ -24,7 +24,7 @@ from specview.core.errors import BackendError
 from specview.core.events import Round, TokenStatus
 from specview.core.runspec import RunSpec
 from specview.core.session import Session
-from tests.fake_openai import SECRET, FakeServer, running_fake
+from tests.fake_openai import GOOD_CHUNKS, SECRET, FakeServer, running_fake
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -148,7 +148,7 @@ def test_a_bad_key_on_the_model_list_fails_in_the_constructor(
 
 def test_an_unknown_model_fails_in_the_constructor(fake: FakeServer) -> None:
     fake.mode = "ok"
-    with pytest.raises(BackendError, match=r"does not know model 'nope' .*offers: fake-model"):
+    with pytest.raises(BackendError, match=r"does not know model 'nope' .*offers: 'fake-model'"):
         OpenAIBackend(RunSpec(url=fake.url, model="nope"))
 
 
@@ -256,3 +256,22 @@ async def test_the_live_view_redraws_reconciled_rounds(fake: FakeServer) -> None
         assert shown == ["plain", "corrected", "corrected", "accepted", "accepted", "corrected", "corrected"]
         assert not any(t.inferred for t in token_view(app).tokens)
         assert app.live.session.metrics.snapshot().accepted == 2
+
+
+def test_stopping_a_stalled_stream_closes_it_at_once(fake: FakeServer) -> None:
+    """The stop closes the connection first (a read blocked for 60 s would hold `q` that long)."""
+    fake.mode = "stall"
+    fake.release.clear()
+    session = Session(OpenAIBackend(RunSpec(url=fake.url), read_timeout=60.0))
+    session.start()
+    deadline = time.monotonic() + 20
+    while session.produced < GOOD_CHUNKS and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert session.produced == GOOD_CHUNKS  # the stream now stalls
+    started = time.monotonic()
+    session.stop()
+    stopped_in = time.monotonic() - started
+    fake.release.set()
+    assert stopped_in < 0.5, f"stop took {stopped_in:.2f} s"
+    drained = session.drain()
+    assert drained.finished and drained.error is None  # a stop, not a failure

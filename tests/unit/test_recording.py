@@ -19,9 +19,10 @@ from specview.backends.replay import ReplayBackend, make_replay_backend
 from specview.cli.bench import bench_one
 from specview.core.errors import BackendError, RecordingError
 from specview.core.events import Round
-from specview.core.recorder import check_record_path, public_url, start_recording
+from specview.core.recorder import check_record_path, start_recording
 from specview.core.recording import Header, read_recording, scan_headers
 from specview.core.runspec import RunSpec
+from specview.core.secrets import public_url
 from specview.core.session import Session
 from specview.core.text import sanitize
 from specview.tui.app import SpecviewApp
@@ -187,7 +188,7 @@ def test_the_header_holds_no_secret(tmp_path: Path) -> None:
     header = next(iter(read_recording(file)))
     assert isinstance(header, Header)
     assert header.section("settings")["api_key_env"] == "MY_TOKEN"  # the name is kept, never the value
-    assert header.data["prompt"] == "keys: [redacted]"
+    assert header.data["prompt"] == "keys: ***"
     assert public_url("https://user:pw@host.example:8443/v1?api_key=abc#x") == "https://host.example:8443/v1"
 
 

@@ -14,6 +14,8 @@ from collections import deque
 from pathlib import Path
 from typing import IO, Any
 
+from specview.core.text import sanitize
+
 LEVELS = {0: "none", 1: "debug", 2: "info", 3: "warn", 4: "error", 5: "cont"}  # enum ggml_log_level
 DEBUG = 1
 ERROR = 4
@@ -77,6 +79,9 @@ class LlamaLog:
                 self._store(line.rstrip())
 
     def _store(self, line: str) -> None:
+        # llama.cpp logs GGUF metadata (names, templates) from files we did not write: kept
+        # sanitised, so neither the log file nor a message quoting a line carries an escape.
+        line = sanitize(line, 4000)
         if not line:
             return
         if self._level != DEBUG:

@@ -8,9 +8,11 @@ wrong port, a bad key on /v1/models and an unknown model exit before any UI star
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -25,9 +27,11 @@ from specview.backends.remote.metrics import DraftCounters, MetricsPoller, parse
 from specview.backends.remote.registry import SERVER_KINDS, kind_by_id, kind_by_owner, server_ids
 from specview.backends.remote.server_kind import ServerFacts, ServerKind
 from specview.core.backend import BackendInfo
+from specview.core.bounds import MAX_MODELS, Invalid
 from specview.core.errors import BackendError
 from specview.core.events import Calibration, Reconcile, Round, StreamItem, TokenStatus
 from specview.core.runspec import RunSpec
+from specview.core.text import shown
 
 DEFAULT_READ_TIMEOUT_S = 60.0
 MAX_STREAM_S = 900.0
@@ -71,7 +75,8 @@ class OpenAIBackend:
         self._conn = Connection(spec.url, spec.api_key, spec.api_key_env)
         try:
             owners = self._pick_model()
-            self.kind, self.facts = self._detect(owners)
+            with self._server_values("detecting the server"):
+                self.kind, self.facts = self._detect(owners)
         except BaseException:
             self._conn.close()
             raise
@@ -92,14 +97,25 @@ class OpenAIBackend:
         self._metrics_after: str | None = None
 
     # -- detection ------------------------------------------------------------------
+    @contextmanager
+    def _server_values(self, what: str) -> Iterator[None]:
+        """A value the server sent that cannot be used (bounds.Invalid) → one BackendError naming
+        the server, what it was answering and the field."""
+        try:
+            yield
+        except Invalid as exc:
+            raise BackendError(f"{self._conn.root} sent a value specview cannot use while {what}: {exc}") from None
+
     def _pick_model(self) -> dict[str, str]:
         listing = self._conn.get_json(f"{self._conn.api}/models", "listing models (GET /v1/models)")
         entries = listing.get("data") if isinstance(listing, dict) else None
         if not isinstance(entries, list):
             raise BackendError(f"{self._conn.root} answered GET /v1/models without a model list")
-        owners = {
-            str(e["id"]): str(e.get("owned_by", "")) for e in entries if isinstance(e, dict) and "id" in e
-        }
+        owners: dict[str, str] = {}
+        for entry in entries[:MAX_MODELS]:  # ids that are not strings are not models we can ask for
+            if isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry["id"]:
+                owner = entry.get("owned_by")
+                owners[entry["id"]] = owner if isinstance(owner, str) else ""
         wanted = self.spec.model
         if wanted is None:
             if not owners:
@@ -108,9 +124,10 @@ class OpenAIBackend:
         elif wanted in owners or not owners:
             self.model = wanted
         else:
-            offered = ", ".join(list(owners)[:8])
+            offered = ", ".join(shown(model, 60) for model in list(owners)[:8])
+            more = f" and {len(owners) - 8} more" if len(owners) > 8 else ""
             raise BackendError(
-                f"the server does not know model {wanted!r} (it offers: {offered}); see --model"
+                f"the server does not know model {shown(wanted)} (it offers: {offered}{more}); see --model"
             )
         return owners
 
@@ -160,7 +177,8 @@ class OpenAIBackend:
         dialect = self.dialect = self.kind.dialect(self.settings, self.facts)
         prefix = self.kind.metrics_prefix
         if self.facts.has_metrics and prefix is not None:
-            self._metrics_before = self._scrape(prefix)
+            with self._server_values("reading /metrics"):
+                self._metrics_before = self._scrape(prefix)
         if not self.kind.exact_per_round and self.facts.has_metrics:
             self._poller = MetricsPoller(self._metrics_text, self.metrics_interval)
             self._poller.start()
@@ -177,25 +195,31 @@ class OpenAIBackend:
             for event, t in events:
                 if self.event_hook is not None:
                     self.event_hook(event)
-                for rnd in dialect.feed(event, t):
+                with self._server_values(f"streaming ({dialect.name} chunk {counted.chunks + 1})"):
+                    made = dialect.feed(event, t)
+                counted.chunks += 1
+                for rnd in made:
                     counted.add(rnd)
                     yield rnd
                 if stop.is_set():
                     return
         except BackendError:
-            for rnd in dialect.finish(time.monotonic()):
-                yield rnd
+            with contextlib.suppress(Invalid):  # the rounds before the failure still stand
+                yield from dialect.finish(time.monotonic())
             raise
         finally:
             if self._poller is not None:
                 self._poller.stop()
-        for rnd in dialect.finish(time.monotonic()):
+        with self._server_values(f"ending the stream ({dialect.name})"):
+            rest = dialect.finish(time.monotonic())
+            exact = dialect.exact_rounds()
+        for rnd in rest:
             counted.add(rnd)
             yield rnd
-        exact = dialect.exact_rounds()
         if exact is not None:  # the server told the exact grouping at the end: redraw the request
             yield Reconcile(0, tuple(_timed_like(exact, counted.shown)))
-        self._after_stream(counted)
+        with self._server_values("reading /metrics after the stream"):
+            self._after_stream(counted)
 
     def _after_stream(self, counted: _Counter) -> None:
         if self._poller is not None:
@@ -238,7 +262,8 @@ class OpenAIBackend:
             return None
         text = self._metrics_after or (self._poller.latest if self._poller is not None else None)
         text = text or self._metrics_text()
-        now = parse_draft_counters(text, prefix) if text else None
+        with self._server_values("reading /metrics"):
+            now = parse_draft_counters(text, prefix) if text else None
         return now.minus(self._metrics_before) if now else None
 
     def server_gauges(self) -> dict[str, float]:
@@ -246,9 +271,13 @@ class OpenAIBackend:
         text = self._metrics_after or (self._poller.latest if self._poller is not None else None)
         return parse_gauges(text, SGLANG_GAUGES) if text else {}
 
+    def interrupt(self) -> None:
+        """Unblock a stream being read (a stalled server), so that stopping is prompt."""
+        self._conn.interrupt()
+
     def close(self) -> None:
         if self._poller is not None:
-            self._poller.stop()
+            self._poller.stop(wait=False)
         self._conn.close()
 
 
@@ -256,6 +285,7 @@ class _Counter:
     """The drafted / accepted totals of the rounds yielded, in /metrics terms."""
 
     def __init__(self) -> None:
+        self.chunks = 0
         self.drafts = 0
         self.max_drafted = 0
         self.drafted = 0

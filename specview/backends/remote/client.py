@@ -1,49 +1,98 @@
 """HTTP for the remote backend: one httpx client, clear errors, SSE streaming that can be stopped.
 
 Every failure becomes a BackendError whose message names what went wrong and what to try.
-The API key travels only in the Authorization header: it is never put in a message, a log
-line, BackendInfo or a recording, and any message that would echo it is scrubbed.
+The API key travels only in the Authorization header, and what the URL carried as
+credentials (`user:password@`, query values) only in the requests: both are registered as
+secrets (core/secrets.py), so any message, label or token that would echo them is masked.
+Every answer is read with a bound (MAX_BODY_BYTES, MAX_EVENT_BYTES) and decoded strictly.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
+import socket
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx
-from httpx_sse import SSEError, connect_sse
+from httpx_sse import connect_sse
 
+from specview.backends.remote.sse import EventTooLarge, iter_event_data
+from specview.core.bounds import MAX_BODY_BYTES, MAX_EVENT_BYTES
 from specview.core.errors import BackendError
+from specview.core.jsonio import JsonError, loads
 from specview.core.runspec import DEFAULT_KEY_ENV
+from specview.core.secrets import add_secret, add_url_secrets
+from specview.core.text import sanitize, shown
 
 CONNECT_TIMEOUT_S = 5.0
 PROBE_TIMEOUT_S = 5.0
 _MAX_DETAIL = 200
 
 
-def split_base_url(url: str) -> tuple[str, str]:
-    """(root, api): `http://h:p/v1` and `http://h:p` both give root `http://h:p`, api `…/v1`."""
-    text = url.strip().rstrip("/")
-    if not text.startswith(("http://", "https://")):
-        raise BackendError(f"--url must start with http:// or https://, got {url!r}")
-    if text.endswith("/v1"):
-        return text[: -len("/v1")], text
-    return text, text + "/v1"
+@dataclass(frozen=True, slots=True)
+class BaseUrl:
+    """A server URL taken apart: what to show, and the credentials that only travel."""
+
+    root: str  # scheme://host:port[/prefix], no credentials: safe to show
+    api: str  # root + /v1
+    auth: tuple[str, str] | None  # user:password@ from the URL
+    params: tuple[tuple[str, str], ...]  # the URL's query, sent with every request
+
+
+def parse_base_url(url: str) -> BaseUrl:
+    """`http://h:p/v1` and `http://h:p` both give root `http://h:p`, api `…/v1`.
+
+    A URL that cannot be used is a BackendError that shows it without its credentials.
+    """
+    add_url_secrets(url)
+    text = url.strip()
+    try:
+        parts = urlsplit(text)
+        host, port = parts.hostname, parts.port
+    except ValueError as exc:
+        raise BackendError(f"--url is not a valid URL ({exc}): {shown(_without_credentials(text))}") from None
+    if parts.scheme not in ("http", "https"):
+        raise BackendError(f"--url must start with http:// or https://, got {shown(_without_credentials(text))}")
+    if not host:
+        raise BackendError(f"--url names no host: {shown(_without_credentials(text))}")
+    shown_host = f"[{host}]" if ":" in host else host
+    netloc = shown_host if port is None else f"{shown_host}:{port}"
+    path = parts.path.rstrip("/")
+    root = urlunsplit((parts.scheme, netloc, path, "", ""))
+    if path.endswith("/v1"):
+        root, api = root[: -len("/v1")], root
+    else:
+        api = root + "/v1"
+    auth = (parts.username or "", parts.password or "") if parts.username or parts.password else None
+    return BaseUrl(root, api, auth, tuple(parse_qsl(parts.query, keep_blank_values=True)))
+
+
+def _without_credentials(text: str) -> str:
+    """Best effort for a URL that may not parse: drop everything between '//' and '@', and the query."""
+    head, sep, rest = text.partition("//")
+    if sep and "@" in rest.split("/", 1)[0]:
+        rest = rest.split("@", 1)[1]
+    return (head + sep + rest).split("?", 1)[0]
 
 
 class Connection:
     """An httpx client bound to one server, with the key in its headers and nowhere else."""
 
     def __init__(self, url: str, api_key: str | None, key_env: str | None) -> None:
-        self.root, self.api = split_base_url(url)
-        self._key = api_key
+        add_secret(api_key)
+        base = parse_base_url(url)
+        self.root, self.api = base.root, base.api
         self._key_env = key_env or DEFAULT_KEY_ENV
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(
             headers=headers,
+            auth=base.auth,
+            params=list(base.params) or None,
             timeout=httpx.Timeout(PROBE_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
             follow_redirects=False,
         )
@@ -51,13 +100,11 @@ class Connection:
         self._active: httpx.Response | None = None
 
     # -- messages ---------------------------------------------------------------
-    def scrub(self, text: str) -> str:
-        """`text` without the key and without control characters, cut to a readable length."""
-        if self._key:
-            text = text.replace(self._key, "***")
-        clean = "".join(ch if ch.isprintable() else " " for ch in text)
-        clean = " ".join(clean.split())
-        return clean if len(clean) <= _MAX_DETAIL else clean[: _MAX_DETAIL - 1] + "…"
+    @staticmethod
+    def scrub(text: str) -> str:
+        """`text` from the server for a message: secrets masked first, controls visible, whitespace
+        collapsed, then cut to a readable length (never the other way round)."""
+        return sanitize(" ".join(text.split()), _MAX_DETAIL, one_line=True)
 
     def _transport_error(self, exc: httpx.HTTPError, what: str, *, streaming: bool = False) -> BackendError:
         where = self.root
@@ -83,9 +130,9 @@ class Connection:
         return BackendError(f"{what} at {where} failed: {type(exc).__name__}: {self.scrub(str(exc))}")
 
     def status_error(self, response: httpx.Response, what: str, model: str | None = None) -> BackendError:
-        """One clear message for an HTTP error status."""
+        """One clear message for an HTTP error status (the body is read here, bounded)."""
         code = response.status_code
-        detail = self.scrub(_error_detail(response))
+        detail = self.scrub(_error_detail(_read_bounded(response)))
         suffix = f": {detail}" if detail else ""
         if code == 401 or code == 403:
             return BackendError(
@@ -94,7 +141,7 @@ class Connection:
             )
         if code == 404 and model is not None:
             return BackendError(
-                f"the server answered 404 while {what} with model {model!r}"
+                f"the server answered 404 while {what} with model {shown(model)}"
                 f"{f' ({detail})' if detail else ''}; "
                 "check --model (GET /v1/models lists the served models)"
             )
@@ -106,36 +153,42 @@ class Connection:
         return BackendError(f"the server failed while {what} (HTTP {code}{suffix})")
 
     # -- plain requests -----------------------------------------------------------
+    def _get(self, url: str) -> tuple[int, bytes | None]:
+        """GET `url`: (status, body), the body None when it was larger than MAX_BODY_BYTES."""
+        with self._client.stream("GET", url) as response:
+            return response.status_code, _read_bounded(response)
+
     def get_json(self, url: str, what: str) -> Any:
         """GET and decode JSON; every failure is a BackendError."""
         try:
-            response = self._client.get(url)
+            with self._client.stream("GET", url) as response:
+                if response.status_code != 200:
+                    raise self.status_error(response, what)
+                body = _read_bounded(response)
         except httpx.HTTPError as exc:
             raise self._transport_error(exc, what) from None
-        if response.status_code != 200:
-            raise self.status_error(response, what)
+        if body is None:
+            raise BackendError(f"{self.root} answered with more than {MAX_BODY_BYTES // 2**20} MiB while {what}")
         try:
-            return response.json()
-        except ValueError:
-            raise BackendError(f"{url} did not answer with JSON while {what}") from None
+            return loads(body)
+        except JsonError as exc:
+            raise BackendError(f"{self.root} did not answer with JSON while {what}: {exc}") from None
 
     def probe_json(self, url: str) -> Any | None:
-        """GET JSON or None, for optional endpoints (/props, /version, /metrics)."""
+        """GET JSON or None, for optional endpoints (/props, /version, /server_info)."""
         try:
-            response = self._client.get(url)
-            if response.status_code != 200:
-                return None
-            return response.json()
-        except (httpx.HTTPError, ValueError, RuntimeError):  # RuntimeError: the client was closed
+            status, body = self._get(url)
+            return loads(body) if status == 200 and body is not None else None
+        except (httpx.HTTPError, JsonError, RuntimeError):  # RuntimeError: the client was closed
             return None
 
     def probe_text(self, url: str) -> str | None:
-        """GET text or None; never raises."""
+        """GET text (bounded) or None; never raises."""
         try:
-            response = self._client.get(url)
+            status, body = self._get(url)
         except (httpx.HTTPError, RuntimeError):  # RuntimeError: the client was closed
             return None
-        return response.text if response.status_code == 200 else None
+        return body.decode("utf-8", errors="replace") if status == 200 and body is not None else None
 
     # -- streaming ----------------------------------------------------------------
     def stream(
@@ -163,19 +216,25 @@ class Connection:
             with connect_sse(self._client, "POST", url, json=payload, timeout=timeout) as source:
                 response = source.response
                 if response.status_code != 200:
-                    response.read()
                     raise self.status_error(response, what, model=model)
+                kind = response.headers.get("content-type", "").partition(";")[0].strip()
+                if kind != "text/event-stream":
+                    raise BackendError(
+                        f"the server did not answer with an event stream (content type {shown(kind)})"
+                    )
                 with self._lock:
                     self._active = response
+                if stop.is_set():
+                    return
                 count = 0
-                for event in source.iter_sse():
+                for text in iter_event_data(response.iter_bytes(), MAX_EVENT_BYTES):
                     arrived = time.monotonic()
-                    if event.data.strip() == "[DONE]":
+                    if text.strip() == "[DONE]":
                         finished = True
                         break
-                    if not event.data.strip():
+                    if not text.strip():
                         continue
-                    data = _decode_event(event.data, self.scrub)
+                    data = _decode_event(text, self.scrub)
                     if _is_error_event(data):
                         message = self.scrub(_message_of(data))
                         raise BackendError(f"the server reported an error mid-stream: {message}")
@@ -185,25 +244,39 @@ class Connection:
                     yield data, arrived
                     if stop.is_set() or count >= max_events or arrived - started > max_seconds:
                         return
-        except httpx.HTTPError as exc:
-            if stop.is_set():
+        except EventTooLarge as exc:
+            raise BackendError(f"{self.root} sent a malformed stream: {exc}") from None
+        except BackendError:
+            raise
+        except Exception as exc:
+            if stop.is_set():  # interrupted on purpose: whatever the closed socket raised
                 return
-            raise self._transport_error(exc, what, streaming=True) from None
-        except SSEError as exc:
-            reason = self.scrub(str(exc))
-            raise BackendError(f"the server did not answer with an event stream ({reason})") from None
+            if isinstance(exc, httpx.HTTPError):
+                raise self._transport_error(exc, what, streaming=True) from None
+            raise
         finally:
             with self._lock:
                 self._active = None
         if not finished and not stop.is_set():
             raise BackendError(f"{self.root} closed the stream before the completion finished")
 
-    def close(self) -> None:
-        """Close a running stream (unblocking its reader) and the client."""
+    def interrupt(self) -> None:
+        """Unblock a stream being read (any thread): shut its socket down, then close it."""
         with self._lock:
             active = self._active
-        if active is not None:
+        if active is None:
+            return
+        stream = active.extensions.get("network_stream")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if isinstance(sock, socket.socket):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)  # wakes a reader blocked in recv (close alone does not)
+        with contextlib.suppress(Exception):
             active.close()
+
+    def close(self) -> None:
+        """Close a running stream (unblocking its reader) and the client."""
+        self.interrupt()
         self._client.close()
 
 
@@ -215,11 +288,21 @@ def _has_request(exc: httpx.HTTPError) -> bool:
     return True
 
 
+def _read_bounded(response: httpx.Response, limit: int = MAX_BODY_BYTES) -> bytes | None:
+    """The body of a streamed response, or None once it passes `limit` bytes (reading stops)."""
+    body = bytearray()
+    for chunk in response.iter_bytes():
+        body += chunk
+        if len(body) > limit:
+            return None
+    return bytes(body)
+
+
 def _decode_event(data: str, scrub: Any) -> dict[str, Any]:
     try:
-        value = json.loads(data)
-    except ValueError:
-        raise BackendError(f"the server sent a malformed stream line: {scrub(data)!r}") from None
+        value = loads(data)
+    except JsonError as exc:
+        raise BackendError(f"the server sent a malformed stream line ({exc}): {scrub(data)!r}") from None
     if not isinstance(value, dict):
         raise BackendError(f"the server sent a stream line that is not a JSON object: {scrub(data)!r}")
     return value
@@ -248,11 +331,14 @@ def _finish_reason(data: dict[str, Any]) -> object | None:
     return None
 
 
-def _error_detail(response: httpx.Response) -> str:
+def _error_detail(raw: bytes | None) -> str:
+    """What an error body says (its message, or its text), unmasked and uncut: callers scrub it."""
+    if raw is None:
+        return "(an error body larger than the limit)"
     try:
-        body = response.json()
-    except ValueError:
-        return response.text[:_MAX_DETAIL]
+        body = loads(raw)
+    except JsonError:
+        return raw.decode("utf-8", errors="replace")
     if isinstance(body, dict):
         err = body.get("error", body.get("detail", body.get("message")))
         if isinstance(err, dict):

@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from specview.core.bounds import MAX_CHUNK_TOKENS, MAX_COUNTER, MAX_ROUND_DRAFTS, Invalid, increase
 from specview.core.events import Round, TokenEvent, TokenStatus
+from specview.core.text import shown
 
 DEFAULT_PROMPT = "Write a short story about a lighthouse keeper who counts the ships that pass."
 DEFAULT_MAX_TOKENS = 128
@@ -90,12 +92,30 @@ def chunk_text(event: dict[str, Any]) -> str:
     return content if isinstance(content, str) else ""
 
 
+def counter(value: Any, field: str) -> int | None:
+    """A cumulative count from a server: None when absent, else a whole number in [0, 2^53]
+    (an integral float counts); anything else (a string, NaN, -1, 1e300) is Invalid."""
+    if value is None:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNTER:
+        raise Invalid(f"{field} is {shown(value)}, expected a count in 0..{MAX_COUNTER}")
+    return value
+
+
 def usage_tokens(event: dict[str, Any]) -> int | None:
     """Cumulative completion tokens from a chunk's `usage`, when the server sends it."""
     usage = event.get("usage")
-    if isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int):
-        return int(usage["completion_tokens"])
+    if isinstance(usage, dict):
+        return counter(usage.get("completion_tokens"), "usage.completion_tokens")
     return None
+
+
+def new_tokens(before: int, after: int, field: str) -> int:
+    """How many tokens a chunk added by a cumulative count: at most MAX_CHUNK_TOKENS, never
+    negative (a count that goes back is Invalid, a jump of millions is never allocated)."""
+    return increase(before, after, field, MAX_CHUNK_TOKENS)
 
 
 def spread(text: str, n: int) -> list[str]:
@@ -122,7 +142,14 @@ class RoundMaker:
         t_verify_s: float | None,
         inferred: bool,
     ) -> Round:
-        """A drafted round: the first `accepted` texts accepted, then one corrected or bonus token."""
+        """A drafted round: the first `accepted` texts accepted, then one corrected or bonus token.
+
+        Counts a server reported are checked here, where every dialect builds its rounds.
+        """
+        if not 0 < drafted <= MAX_ROUND_DRAFTS:
+            raise Invalid(f"a round drafted {drafted} tokens, expected 1..{MAX_ROUND_DRAFTS}")
+        if not 0 <= accepted <= drafted:
+            raise Invalid(f"a round accepted {accepted} of {drafted} drafted tokens")
         tokens = [
             TokenEvent(None, text, TokenStatus.ACCEPTED, position=k, inferred=inferred)
             for k, text in enumerate(texts[:accepted])
@@ -180,11 +207,11 @@ class GroupedChunks:
         if not self.speculating:
             return out + [self.maker.plain(text, t, inferred=True) for text in texts]
         if texts and self.gamma is None:
-            self.gamma = max(1, len(texts) - 1)
+            self.gamma = min(MAX_ROUND_DRAFTS, max(1, len(texts) - 1))
         step = (self.gamma or 1) + 1
         while texts:
             group, texts = texts[:step], texts[step:]
-            drafted = max(self.gamma or 1, len(group) - 1)
+            drafted = min(MAX_ROUND_DRAFTS, max(self.gamma or 1, len(group) - 1))
             self.accepted_per_step.append(len(group) - 1)
             out.append(self.maker.drafted(drafted, len(group) - 1, group, t, None, inferred=True))
         return out

@@ -27,10 +27,13 @@ from specview.backends.remote.dialect import (
     RequestSettings,
     RoundMaker,
     chunk_text,
+    counter,
+    new_tokens,
     openai_request,
     spread,
 )
 from specview.backends.remote.server_kind import EXACT, NO_SPEC_NOTE, Probe, ServerFacts, ServerKind
+from specview.core.bounds import MAX_ROUND_DRAFTS, MAX_SECONDS, Invalid, increase, optional_real
 from specview.core.events import Round
 
 
@@ -46,9 +49,8 @@ class _Group:
     t_last: float = 0.0
 
 
-def _number(timings: dict[str, Any], key: str) -> float | None:
-    value = timings.get(key)
-    return float(value) if isinstance(value, int | float) else None
+def _ms(timings: dict[str, Any], key: str) -> float | None:
+    return optional_real(timings.get(key), f"timings.{key}", 0.0, MAX_SECONDS * 1000)
 
 
 class LlamaServerDialect:
@@ -81,16 +83,22 @@ class LlamaServerDialect:
             return []
         self._pending = ""
         self.saw_timings = True
-        n = _number(timings, "predicted_n")
-        ms = _number(timings, "predicted_ms") or 0.0
-        draft_n = int(_number(timings, "draft_n") or 0)
-        draft_acc = int(_number(timings, "draft_n_accepted") or 0)
-        new_tokens = int(n) - self._n if n is not None else (1 if text else 0)
-        d_draft, d_acc = draft_n - self._draft_n, draft_acc - self._draft_acc
+        n = counter(timings.get("predicted_n"), "timings.predicted_n")
+        ms = _ms(timings, "predicted_ms") or 0.0
+        # Absent counters have not moved (they appear once a draft was made).
+        draft_n = counter(timings.get("draft_n"), "timings.draft_n")
+        draft_acc = counter(timings.get("draft_n_accepted"), "timings.draft_n_accepted")
+        draft_n = self._draft_n if draft_n is None else draft_n
+        draft_acc = self._draft_acc if draft_acc is None else draft_acc
+        if draft_acc > draft_n:
+            raise Invalid(f"timings.draft_n_accepted ({draft_acc}) is larger than timings.draft_n ({draft_n})")
+        added = new_tokens(self._n, n, "timings.predicted_n") if n is not None else (1 if text else 0)
+        d_draft = increase(self._draft_n, draft_n, "timings.draft_n", MAX_ROUND_DRAFTS)
+        d_acc = increase(self._draft_acc, draft_acc, "timings.draft_n_accepted", MAX_ROUND_DRAFTS)
         if n is not None:
-            self._n = int(n)
+            self._n = n
         self._draft_n, self._draft_acc = draft_n, draft_acc
-        if new_tokens <= 0:
+        if added <= 0:
             self._append_text(text)
             return []
         out: list[Round] = []
@@ -103,7 +111,7 @@ class LlamaServerDialect:
         else:
             group.drafted += d_draft
             group.accepted += d_acc
-        group.texts.extend(spread(text, new_tokens))
+        group.texts.extend(spread(text, added))
         group.t_last = t
         return out
 
@@ -164,7 +172,7 @@ class LlamaServerKind(ServerKind):
     def facts(self, conn: Probe, identified: Any | None, gamma: int | None) -> ServerFacts:
         build, types = None, ""
         if isinstance(identified, dict):
-            build = str(identified.get("build_info")) if identified.get("build_info") else None
+            build = str(identified.get("build_info"))[:100] if identified.get("build_info") else None
             settings = identified.get("default_generation_settings")
             params = settings.get("params", {}) if isinstance(settings, dict) else {}
             types = str(params.get("speculative.types", "")) if isinstance(params, dict) else ""

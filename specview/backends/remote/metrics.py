@@ -10,9 +10,13 @@ is parsed with prometheus-client's parser; `_created` timestamps are ignored.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from specview.core.bounds import MAX_COUNTER, MAX_POSITION, Invalid
+from specview.core.text import sanitize, shown
 
 _COUNTERS = ("num_drafts", "num_draft_tokens", "num_accepted_tokens")
 _PER_POS = "num_accepted_tokens_per_pos"
@@ -41,6 +45,7 @@ class DraftCounters:
 
 
 def _samples(text: str) -> list[tuple[str, dict[str, str], float]]:
+    """Every sample of the text, or none when prometheus-client cannot parse it."""
     from prometheus_client.parser import text_string_to_metric_families
 
     try:
@@ -49,12 +54,35 @@ def _samples(text: str) -> list[tuple[str, dict[str, str], float]]:
             for family in text_string_to_metric_families(text)
             for s in family.samples
         ]
-    except ValueError:
+    except Exception:  # noqa: BLE001 - any text a server sends: unreadable means no metrics
         return []
 
 
+def _count(name: str, labels: dict[str, str], value: float) -> float:
+    """A counter's value: finite and within 0..2^53, else Invalid naming the series."""
+    if not math.isfinite(value) or not 0 <= value <= MAX_COUNTER:
+        series = name + ("{" + ",".join(f"{k}={v!r}" for k, v in sorted(labels.items())) + "}" if labels else "")
+        shown_series = sanitize(series, 160, one_line=True)
+        raise Invalid(f"/metrics {shown_series} is {value}, expected a count in 0..{MAX_COUNTER}")
+    return value
+
+
+def _position(name: str, label: str) -> int:
+    """A `position` label: a whole number in 0..MAX_POSITION (never a size to allocate)."""
+    try:
+        pos = int(label)
+    except ValueError:
+        raise Invalid(f"/metrics {name} has position {shown(label)}, not a whole number") from None
+    if not 0 <= pos <= MAX_POSITION:
+        raise Invalid(f"/metrics {name} has position {shown(label)}, expected 0..{MAX_POSITION}")
+    return pos
+
+
 def parse_draft_counters(text: str, prefix: str) -> DraftCounters | None:
-    """The `<prefix>:spec_decode_*` counters in `text`, or None when the server has none."""
+    """The `<prefix>:spec_decode_*` counters in `text`, or None when the server has none.
+
+    A value that is not a finite count, or a `position` beyond MAX_POSITION, is Invalid.
+    """
     totals = dict.fromkeys(_COUNTERS, 0.0)
     per_pos: dict[int, float] = {}
     seen = False
@@ -64,14 +92,11 @@ def parse_draft_counters(text: str, prefix: str) -> DraftCounters | None:
         base = name[len(prefix) + len(":spec_decode_"):]
         base = base.removesuffix("_total")
         if base == _PER_POS:
-            try:
-                pos = int(labels.get("position", ""))
-            except ValueError:
-                continue
-            per_pos[pos] = per_pos.get(pos, 0.0) + value
+            pos = _position(name, labels.get("position", ""))
+            per_pos[pos] = per_pos.get(pos, 0.0) + _count(name, labels, value)
             seen = True
         elif base in totals:
-            totals[base] += value
+            totals[base] += _count(name, labels, value)
             seen = True
     if not seen:
         return None
@@ -89,7 +114,7 @@ def parse_gauges(text: str, names: tuple[str, ...]) -> dict[str, float]:
     sums: dict[str, float] = {}
     counts: dict[str, int] = {}
     for name, _labels, value in _samples(text):
-        if name in names:
+        if name in names and math.isfinite(value):
             sums[name] = sums.get(name, 0.0) + value
             counts[name] = counts.get(name, 0) + 1
     return {name: sums[name] / counts[name] for name in sums}
@@ -122,7 +147,8 @@ class MetricsPoller:
             if text is not None:
                 self.latest = text
 
-    def stop(self) -> None:
+    def stop(self, wait: bool = True) -> None:
+        """End the polling; `wait` joins the thread (briefly: a scrape in flight may hang)."""
         self._stop.set()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(2.0)
+        if wait and self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(0.5)

@@ -20,12 +20,15 @@ from specview.backends.remote.dialect import (
     GroupedChunks,
     RequestSettings,
     chunk_text,
+    counter,
+    new_tokens,
     openai_request,
     spread,
     usage_tokens,
 )
 from specview.backends.remote.server_kind import INFERRED, Probe, ServerFacts, ServerKind
 from specview.backends.remote.vllm import grouped_note
+from specview.core.bounds import MAX_ROUND_DRAFTS
 from specview.core.events import Round
 
 _ACCEPTED_KEYS = ("spec_accept_token_num", "spec_num_correct_drafts", "spec_accepted_drafts")
@@ -49,20 +52,20 @@ class SglangTotals:
 
 def _first_int(meta: dict[str, Any], keys: tuple[str, ...]) -> int | None:
     for key in keys:
-        value = meta.get(key)
-        if isinstance(value, int | float):
-            return int(value)
+        value = counter(meta.get(key), f"meta_info.{key}")
+        if value is not None:
+            return value
     return None
 
 
 def parse_totals(meta: dict[str, Any]) -> SglangTotals | None:
     """Final counts from a `meta_info`, or None before the request finished."""
-    verify = meta.get("spec_verify_ct")
-    if not isinstance(verify, int | float):
+    verify = counter(meta.get("spec_verify_ct"), "meta_info.spec_verify_ct")
+    if verify is None:
         return None
     return SglangTotals(
-        verify_steps=int(verify),
-        completion_tokens=int(meta.get("completion_tokens", 0)),
+        verify_steps=verify,
+        completion_tokens=counter(meta.get("completion_tokens"), "meta_info.completion_tokens") or 0,
         accepted=_first_int(meta, _ACCEPTED_KEYS),
         proposed=_first_int(meta, _PROPOSED_KEYS),
     )
@@ -91,15 +94,15 @@ class SglangDialect:
         meta = event.get("meta_info")
         if isinstance(meta, dict):
             text = self._new_text(event.get("text"))
-            done = meta.get("completion_tokens")
+            done = counter(meta.get("completion_tokens"), "meta_info.completion_tokens")
             totals = parse_totals(meta)
             if totals is not None and meta.get("finish_reason") is not None:
                 self.totals = totals
         else:
             text = chunk_text(event)
             done = usage_tokens(event)
-        if isinstance(done, int):
-            n = done - self._completion
+        if done is not None:
+            n = new_tokens(self._completion, done, "completion_tokens")
             self._completion = done
         else:
             n = 1 if text else 0
@@ -144,8 +147,9 @@ class SglangKind(ServerKind):
     def facts(self, conn: Probe, identified: Any | None, gamma: int | None) -> ServerFacts:
         info = identified if isinstance(identified, dict) else {}
         n_draft = info.get("speculative_num_draft_tokens")
-        drafts = int(n_draft) - 1 if isinstance(n_draft, int) and n_draft > 1 else None
-        build = str(info["version"]) if "version" in info else None
+        ok = isinstance(n_draft, int) and not isinstance(n_draft, bool) and 1 < n_draft <= MAX_ROUND_DRAFTS + 1
+        drafts = n_draft - 1 if ok and isinstance(n_draft, int) else None
+        build = str(info["version"])[:100] if "version" in info else None
         speculating = bool(info.get("speculative_algorithm")) or gamma is not None
         return ServerFacts(self.id, build, gamma or drafts, speculating, self.has_metrics(conn))
 

@@ -22,13 +22,18 @@ from specview.backends.remote.dialect import (
     RequestSettings,
     RoundMaker,
     chunk_text,
+    counter,
+    new_tokens,
     openai_request,
     spread,
     usage_tokens,
 )
 from specview.backends.remote.metrics import parse_draft_counters
 from specview.backends.remote.server_kind import INFERRED, NO_SPEC_NOTE, Probe, ServerFacts, ServerKind
+from specview.core.bounds import MAX_CHUNK_TOKENS, MAX_ROUND_DRAFTS, integer, sequence
 from specview.core.events import Round
+
+MAX_STEPS = 1_000_000  # entries of per_step_accepted (one per verify step of one request)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,14 +59,21 @@ def parse_request_stats(event: dict[str, Any]) -> VllmRequestStats | None:
         found = choices[0].get("speculative_decoding_stats")
     if not isinstance(found, dict):
         return None
+    where = "speculative_decoding"
     steps = found.get("per_step_accepted")
-    per_step = tuple(int(x) for x in steps) if isinstance(steps, list) else None
+    per_step = None
+    if steps is not None:
+        items = sequence(steps, f"{where}.per_step_accepted", MAX_STEPS)
+        per_step = tuple(integer(x, f"{where}.per_step_accepted[{i}]", 0, MAX_ROUND_DRAFTS)
+                         for i, x in enumerate(items))
     spec_tokens = found.get("num_spec_tokens")
     return VllmRequestStats(
-        num_spec_steps=int(found.get("num_spec_steps", 0)),
-        num_draft_tokens=int(found.get("num_draft_tokens", 0)),
-        num_accepted_draft_tokens=int(found.get("num_accepted_draft_tokens", 0)),
-        num_spec_tokens=int(spec_tokens) if isinstance(spec_tokens, int) else None,
+        num_spec_steps=counter(found.get("num_spec_steps"), f"{where}.num_spec_steps") or 0,
+        num_draft_tokens=counter(found.get("num_draft_tokens"), f"{where}.num_draft_tokens") or 0,
+        num_accepted_draft_tokens=counter(found.get("num_accepted_draft_tokens"),
+                                          f"{where}.num_accepted_draft_tokens") or 0,
+        num_spec_tokens=None if spec_tokens is None else integer(spec_tokens, f"{where}.num_spec_tokens",
+                                                                  1, MAX_ROUND_DRAFTS),
         per_step_accepted=per_step,
     )
 
@@ -128,9 +140,9 @@ class VllmDialect:
         ids = choices[0].get("token_ids")
         used = usage_tokens(event)
         if isinstance(ids, list):
-            n = len(ids)
+            n = len(sequence(ids, "choices[0].token_ids", MAX_CHUNK_TOKENS))
         elif used is not None:
-            n = used - self._usage
+            n = new_tokens(self._usage, used, "usage.completion_tokens")
         else:
             n = 1 if chunk_text(event) else 0
         if used is not None:
@@ -184,7 +196,7 @@ class VllmKind(ServerKind):
     def facts(self, conn: Probe, identified: Any | None, gamma: int | None) -> ServerFacts:
         text = conn.probe_text(f"{conn.root}/metrics")
         counters = parse_draft_counters(text, "vllm") if text is not None else None
-        build = str(identified.get("version")) if isinstance(identified, dict) else None
+        build = str(identified.get("version"))[:100] if isinstance(identified, dict) else None
         width = len(counters.per_position) if counters is not None else 0
         speculating = counters is not None or gamma is not None
         return ServerFacts(self.id, build, gamma or (width or None), speculating, counters is not None)

@@ -1,0 +1,105 @@
+"""Hostile recordings, written by the tests, played by `replay --json` in a child process under
+an address-space limit and a time limit: one clean line naming the file and the line (exit 2)
+with the statistics of what came before it, or valid JSON (exit 0); never a traceback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hostile_checks import HOSTILE, MARKUP, assert_terminal_clean, json_lines, one_error_line
+from limited_run import base_env, run_cli
+
+HEADER = {"type": "header", "format": "specview-recording", "version": 2, "specview": "0.1.0",
+          "backend": {"name": "sim", "label": "qwen3.6-mtp"}, "settings": {"preset": "qwen3.6-mtp", "gamma": 3}}
+
+
+def token(text: str = "a", status: str = "accepted", pos: int | None = 0, **more: Any) -> dict[str, Any]:
+    return {"id": None, "text": text, "status": status, "pos": pos, "p": 0.5, "q": 0.4, **more}
+
+
+def round_(index: int = 0, drafted: int = 1, tokens: Any = None, **more: Any) -> dict[str, Any]:
+    tokens = [token(), token(" b", "bonus", 1)] if tokens is None else tokens
+    return {"type": "round", "index": index, "drafted": drafted, "tokens": tokens, "t_draft_s": 0.001,
+            "t_verify_s": 0.01, "t_wall": 1.0 + index, **more}
+
+
+def write(path: Path, *lines: Any, header: dict[str, Any] | None = None) -> Path:
+    """A recording: the header, a good round, then `lines` (objects as JSON, str/bytes as they are)."""
+    with path.open("wb") as file:
+        for line in (header or HEADER, round_(0), *lines):
+            data = line if isinstance(line, bytes) else (line if isinstance(line, str) else json.dumps(line)).encode()
+            file.write(data + b"\n")
+    return path
+
+
+# name -> (bad line, what the error says)
+BROKEN: dict[str, tuple[Any, str]] = {
+    "drafted ten million": (round_(1, drafted=10_000_000), "round.drafted is 10000000, expected 0..1024"),
+    "accepted more than drafted": (round_(1, drafted=1, tokens=[token(), token(pos=1), token(pos=2)]),
+                                   "has 3 accepted tokens but drafted 1"),
+    "a 5000-digit integer": ('{"type": "round", "index": ' + "7" * 5000 + "}", "not valid JSON we accept"),
+    "arrays nested 100000 deep": ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    "a string where a number belongs": (round_(1, t_wall="soon"), "round.t_wall must be a number, got 'soon'"),
+    "tokens as an object": (round_(1, tokens={"0": token()}), "round.tokens must be a list"),
+    "NaN time": (json.dumps(round_(1)).replace('"t_wall": 2.0', '"t_wall": NaN'), "NaN is not a JSON number"),
+    "infinite time": (json.dumps(round_(1)).replace('"t_wall": 2.0', '"t_wall": Infinity'), "Infinity is not"),
+    "a status with markup and escapes": (round_(1, tokens=[token(status=MARKUP + "\x1b]0;x\x07")]),
+                                         "round.tokens[0].status is '[/][link="),
+    "a probability of 5": (round_(1, tokens=[token(p=5.0)]), "round.tokens[0].p is 5.0"),
+    "a position of a billion": (round_(1, tokens=[token(pos=10**9)]), "round.tokens[0].pos is 1000000000"),
+    "a negative index": (round_(-1), "round.index is -1"),
+    "100000 tokens in one round": (round_(1, drafted=1, tokens=[token("x", "plain", None)] * 100_000),
+                                   "round.tokens has 100000 items, at most 1026"),
+    "a reconcile whose rounds are a string": ({"type": "reconcile", "first_index": 0, "rounds": "all"},
+                                              "reconcile.rounds must be a list"),
+    "a line of 20 MiB": ('{"type": "round", "text": "' + "x" * (20 * 2**20) + '"}', "longer than 16 MiB"),
+    "bytes that are not UTF-8": (b"\xff\xfe\x00garbage", "not UTF-8 text"),
+    "an unknown line type with escapes": ({"type": "\x1b]52;c;AAAA\x07"}, "unknown line type '\\x1b]52;c;AAAA\\x07'"),
+}
+
+
+@pytest.mark.parametrize("name", list(BROKEN))
+def test_a_hostile_recording_ends_in_one_clean_line(tmp_path: Path, name: str) -> None:
+    bad, expected = BROKEN[name]
+    file = write(tmp_path / "hostile.jsonl", bad)
+    run = run_cli(["replay", str(file), "--json"], base_env(tmp_path))
+    assert not run.timed_out, f"{name}: still running after {run.elapsed:.0f} s"
+    line = one_error_line(run.err)
+    assert run.returncode == 2
+    assert f"{file} line 3: " in line and expected in line, line
+    (stats,) = json_lines(run.stdout)  # the good round before the damage still counts
+    assert stats["rounds"] == 1
+
+
+def test_a_lone_surrogate_and_escapes_in_tokens_replay_as_valid_json(tmp_path: Path) -> None:
+    texts = ["\ud800", HOSTILE, "\udfff z"]
+    file = write(tmp_path / "text.jsonl", round_(1, drafted=0, tokens=[token(t, "plain", None) for t in texts]))
+    run = run_cli(["replay", str(file), "--json"], base_env(tmp_path))
+    assert run.returncode == 0, run.err
+    (stats,) = json_lines(run.stdout)
+    assert stats["text"] == "a b" + "".join(texts)  # exact, through JSON escapes
+
+
+def test_a_hostile_header_is_refused_or_shown_plain(tmp_path: Path) -> None:
+    bad = {**HEADER, "backend": {"name": "sim", "label": HOSTILE, "exact": "yes"}}
+    run = run_cli(["replay", str(write(tmp_path / "h.jsonl", header=bad)), "--json"], base_env(tmp_path))
+    assert "backend.exact must be an object" in one_error_line(run.err)
+    weird = {**HEADER, "backend": {"name": HOSTILE, "label": HOSTILE}, "settings": {"gamma": 10**6}}
+    run = run_cli(["replay", str(write(tmp_path / "g.jsonl", header=weird)), "--json"], base_env(tmp_path))
+    assert "settings.gamma is 1000000" in one_error_line(run.err)
+    fine = {**HEADER, "backend": {"name": HOSTILE, "label": HOSTILE}, "specview": HOSTILE, "created": HOSTILE}
+    run = run_cli(["replay", str(write(tmp_path / "f.jsonl", header=fine)), "--json"], base_env(tmp_path))
+    assert run.returncode == 0, run.err
+    (stats,) = json_lines(run.stdout)
+    assert stats["backend"] == HOSTILE
+    assert_terminal_clean(run.stderr)
+
+
+def test_a_version_from_the_future_with_escapes(tmp_path: Path) -> None:
+    future = {**HEADER, "version": 99, "specview": HOSTILE}
+    run = run_cli(["replay", str(write(tmp_path / "v.jsonl", header=future)), "--json"], base_env(tmp_path))
+    line = one_error_line(run.err)
+    assert "format version 99 is not supported" in line and "\\x1b]52" in line

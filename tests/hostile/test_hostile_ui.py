@@ -1,0 +1,123 @@
+"""The live view, replay and compare in a real pseudo-terminal, fed by a hostile server, hostile
+recordings, a hostile config and a hostile user preset. Every byte the terminal receives is
+recorded: no escape sequence from the input may be in it, markup is shown as text (never
+interpreted), the app answers `q` and exits 0, all under an address-space and a time limit."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hostile_checks import HOSTILE, MARKUP, OSC52, SECRET, assert_no_secret, assert_terminal_clean
+from hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
+from limited_run import Run, base_env, run_tty
+
+ESC_SHOWN = "␛".encode()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[HostileServer]:
+    with hostile_server() as running:
+        yield running
+
+
+def assert_quit_cleanly(run: Run) -> None:
+    assert not run.timed_out, f"still running after {run.elapsed:.0f} s"
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert_terminal_clean(run.stdout)
+    assert run.stdout.rstrip().endswith(b"\x1b[?1006l")  # Textual's last reset: the app itself ended
+
+
+def test_a_hostile_model_id_and_tokens_in_the_live_view(server: HostileServer, tmp_path: Path) -> None:
+    server.scenario = Scenario(models=[{"id": HOSTILE + "@KEY@"}],
+                               events=[chat_chunk(t) for t in (HOSTILE, "\ud800", "x" * 300_000, "the end")])
+    record = tmp_path / "run.jsonl"
+    env = base_env(tmp_path, {"HOSTILE_KEY": SECRET})
+    run = run_tty(["--url", server.url, "--api-key-env", "HOSTILE_KEY", "--record", str(record)], env,
+                  keys=[("■ finished", b"q")])
+    assert_quit_cleanly(run)
+    assert ESC_SHOWN in run.stdout and "…[+298000]".encode() in run.stdout  # shown visibly; a huge token cut
+    assert run.saw("[@click=app.quit]x[/]")  # markup in a token is text
+    assert_no_secret(tmp_path)
+    assert SECRET[:8].encode() not in run.stdout and b"***" in run.stdout  # the reflected key, masked
+    assert len(record.read_text(encoding="utf-8").splitlines()) == 1 + 4  # header + every round, flushed
+
+
+def test_a_mid_stream_error_with_markup_becomes_a_notification(server: HostileServer, tmp_path: Path) -> None:
+    message = MARKUP + OSC52 + " [link=https://evil.example]open me[/link]"
+    server.scenario = Scenario(events=[chat_chunk("hello"), {"error": {"message": message}}], done=False)
+    run = run_tty(["--url", server.url], base_env(tmp_path), keys=[("[@click=app.quit]x[/]␛]52;c", b"q")])
+    assert_quit_cleanly(run)
+    assert run.notified("run stopped the server reported an error mid-stream: " + MARKUP + "␛]52;c;SE9TVElMRQ==␇")
+    assert run.saw("stopped: the server reported")  # the state says why, not "finished"
+
+
+def test_q_during_a_stalled_stream_quits_at_once(server: HostileServer, tmp_path: Path) -> None:
+    server.release.clear()
+    server.scenario = Scenario(events=[chat_chunk("waiting")], stall=True)
+    run = run_tty(["--url", server.url, "--read-timeout", "60"], base_env(tmp_path), keys=[("waiting", b"q")])
+    server.release.set()
+    assert_quit_cleanly(run)
+    assert run.after_last_key is not None and run.after_last_key < 5.0  # was ≥ 5.5 s; Session.stop < 0.5 s
+
+
+def _recording(path: Path, label: str, texts: list[str]) -> Path:
+    header = {"type": "header", "format": "specview-recording", "version": 2, "specview": HOSTILE,
+              "created": HOSTILE, "backend": {"name": "sim", "label": label, "note": HOSTILE},
+              "settings": {"preset": label, "gamma": 1}, "models": {"model": label}}
+    rounds = [{"type": "round", "index": i, "drafted": 0, "tokens": [{"text": t, "status": "plain"}],
+               "t_wall": 1.0 + i} for i, t in enumerate(texts)]
+    path.write_text("\n".join(json.dumps(line) for line in [header, *rounds]) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_hostile_recording_in_replay_and_compare(tmp_path: Path) -> None:
+    file = _recording(tmp_path / "r.jsonl", HOSTILE, [HOSTILE, "\udc80", "done"])
+    replay = run_tty(["replay", str(file), "--speed", "0"], base_env(tmp_path), keys=[("■ finished", b"q")])
+    assert_quit_cleanly(replay)
+    assert ESC_SHOWN in replay.stdout and replay.saw("replay · ␛]52;c;SE9TVElMRQ==␇")
+    compare = run_tty(["compare", f"replay:{file}", f"replay:{file}", "--speed", "0"], base_env(tmp_path),
+                      keys=[("■ finished", b"q")])
+    assert_quit_cleanly(compare)
+    assert compare.saw("replay:␛]52;c;SE9TVElMRQ==␇")  # the pane titles and the summary table
+
+
+def test_a_damaged_replay_line_with_markup_is_a_notification(tmp_path: Path) -> None:
+    file = _recording(tmp_path / "d.jsonl", "label", ["fine"])
+    with file.open("a", encoding="utf-8") as out:
+        out.write(json.dumps({"type": "round", "index": 1, "drafted": 0, "t_wall": 2.0,
+                              "tokens": [{"text": "x", "status": MARKUP + OSC52}]}) + "\n")
+    run = run_tty(["replay", str(file), "--speed", "0"], base_env(tmp_path), keys=[("expected one of", b"q")])
+    assert_quit_cleanly(run)
+    assert run.notified(f"{file} line 3: not a valid round: round.tokens[0].status")
+    assert run.notified("'[/][link=https://evil.examp...")  # the recording's text, shown as text
+    assert run.saw("✗ stopped:")
+
+
+def test_a_hostile_config_and_user_preset(tmp_path: Path) -> None:
+    config = tmp_path / "config" / "specview" / "config.toml"
+    presets = config.parent / "presets"
+    presets.mkdir(parents=True)
+    config.write_text('theme = "[/]\\u001b]0;PWNED-TITLE\\u0007"\npreset = "nope[/]"\n"\\u001b]52;c;AA\\u0007" = 1\n')
+    label = MARKUP + "\\u001b]52;c;SE9TVElMRQ==\\u0007"
+    (presets / "evil.toml").write_text(
+        f'id = "evil[/]"\nlabel = "{label}"\nmethod = "ngram"\ngamma = 2\ntemperature = 0\nc = 0.1\n'
+        'target_ms = 10\nacceptance = {t0 = [0.5]}\nnotes = "[link=https://evil.example]x[/link]"\n'
+        '[run]\nllama_server = "llama-server \\u001b]0;PWNED-TITLE\\u0007"\n')
+    (presets / "broken.toml").write_text('id = "broken"\nmethod = "ngram"\ngamma = 2\ntemperature = 0\nc = 0.1\n'
+                                         'target_ms = 10\nacceptance = {t0 = [0.5]}\nsources = 5\n')
+    run = run_tty(["--speed", "0"], base_env(tmp_path), keys=[("sources' must be a list", b"p"),
+                                                              ("choose a preset", b"\x1b"), (b"running", b"q")])
+    assert_quit_cleanly(run)
+    assert run.notified(f"{config}: key 'preset' names no known preset")  # the config named, the default used
+    assert run.notified("got 'nope[/]'; using the default") and run.notified("unknown theme '[/]\\x1b]0;PWNED")
+    assert run.notified(f"{presets / 'broken.toml'}: key 'sources' must be a list of tables")  # skipped
+    assert run.saw("evil[/]          γ 2") and run.saw("[/][link=https://evil.example]click[/")  # listed as text
+
+
+def test_recording_to_a_full_disk_stops_the_run_with_a_reason(tmp_path: Path) -> None:
+    run = run_tty(["--speed", "0", "--record", "/dev/full"], base_env(tmp_path), keys=[("left on device)", b"q")])
+    assert_quit_cleanly(run)
+    assert run.notified("run stopped cannot record to /dev/full: cannot write to it (No space left on device)")
