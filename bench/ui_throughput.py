@@ -39,38 +39,33 @@ async def pump_throughput(presets: list[str], duration: float, size: tuple[int, 
     from specview.backends.factory import make_backend
     from specview.core.events import Round
     from specview.core.runspec import RunSpec
-    from specview.tui import compare_screen, live_screen
     from specview.tui.app import SpecviewApp
+    from specview.tui.pump import Pumps
 
     specs = [RunSpec(preset=p, seed=1, speed=0.0) for p in presets]
     backends = [make_backend(s) for s in specs]
     compare = len(backends) > 1
     app = SpecviewApp(specs[0], backends[0], compare=backends if compare else None)
-    screen_cls = compare_screen.CompareScreen if compare else live_screen.LiveScreen
     # For every round: the pump tick current when it was produced; a round drawn in the
     # tick after that is one frame behind. Frame times are recorded to show the real rate.
     produced_at: list[list[int]] = [[] for _ in backends]
     lags: list[float] = []
     ticks: list[float] = []
-    original = screen_cls.pump
+    original = Pumps.tick
 
-    def drawn(screen: object) -> list[int]:
-        counts = screen.drawn_rounds
-        return list(counts) if isinstance(counts, list) else [counts]
-
-    def measured_pump(self: object) -> None:
+    def measured_tick(self: Pumps) -> None:
         ticks.append(time.monotonic())
-        before = drawn(self)
-        original(self)  # type: ignore[arg-type]
-        for i, (b, a) in enumerate(zip(before, drawn(self), strict=True)):
+        before = self.drawn_rounds
+        original(self)
+        for i, (b, a) in enumerate(zip(before, self.drawn_rounds, strict=True)):
             if a > b and b < len(produced_at[i]):
                 lags.append(len(ticks) - produced_at[i][b])  # ticks behind, for the oldest round drawn now
 
-    screen_cls.pump = measured_pump  # type: ignore[method-assign,assignment]
+    Pumps.tick = measured_tick  # type: ignore[method-assign]
     try:
         async with app.run_test(size=size) as pilot:
-            screen = app.screen_stack[0]
-            sessions = list(getattr(screen, "sessions", [getattr(screen, "session", None)]))
+            pumps: Pumps = app.screen_stack[0].pumps  # type: ignore[attr-defined]
+            sessions = [pump.session for pump in pumps.pumps]
             for i, session in enumerate(sessions):
                 session.add_sink(lambda r, i=i: produced_at[i].append(len(ticks)) if isinstance(r, Round) else None)
             await pilot.pause(1.0)  # warm-up
@@ -87,10 +82,10 @@ async def pump_throughput(presets: list[str], duration: float, size: tuple[int, 
                     rss_mid = rss_mib()
             elapsed = time.monotonic() - t0
             per_run = [(s.metrics.tokens - t) / elapsed for s, t in zip(sessions, tokens0, strict=True)]
-            backlog = sum(s.produced for s in sessions) - sum(drawn(screen))
+            backlog = sum(s.produced for s in sessions) - sum(pumps.drawn_rounds)
             rss1 = rss_mib()
     finally:
-        screen_cls.pump = original  # type: ignore[method-assign]
+        Pumps.tick = original  # type: ignore[method-assign]
     lags.sort()
     frames = [b - a for a, b in zip(ticks[first_tick:], ticks[first_tick + 1 :], strict=False)]
     return {

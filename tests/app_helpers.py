@@ -34,7 +34,8 @@ async def wait_finished(pilot: Pilot[None]) -> None:
     def done() -> bool:
         live = app.live
         drained = live.session.drain(limit=0)
-        return drained.finished and live.drawn_rounds == live.session.produced
+        # the pump has seen the end, so the last numbers are drawn too (a run's end is drawn at once)
+        return drained.finished and live.drawn_rounds == live.session.produced and live.pump.state.ended
 
     await wait_until(pilot, done)
     await pilot.pause()

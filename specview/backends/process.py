@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from specview.core.backend import Backend, BackendInfo
-from specview.core.errors import BackendError
+from specview.core.errors import BackendError, describe_error
 from specview.core.events import StreamItem
 from specview.core.text import sanitize
 
@@ -135,7 +135,7 @@ def _produce(backend: Backend, conn: Connection) -> None:
         return  # the UI went away first
     except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
         with contextlib.suppress(OSError):
-            _send(conn, "error", str(exc) if isinstance(exc, BackendError) else f"{type(exc).__name__}: {exc}")
+            _send(conn, "error", describe_error(exc))
     finally:
         stop.set()
         backend.close()

@@ -1,6 +1,6 @@
 """Starting the terminal UI, the same way for every command that has one (live, compare, replay).
 
-The config file's pace, language and theme fill what the command line leaves out; a bad
+The config file's pace, language, theme and keymap fill what the command line leaves out; a bad
 `--theme` is refused before any backend is built (a model may take seconds to load), and a
 bad theme in the config becomes a notification, not an error.
 """
@@ -27,16 +27,24 @@ class UiSettings:
     lang: str
     theme: str | None
     problems: tuple[str, ...]
+    keymap: dict[str, str]
 
 
 def ui_settings(args: argparse.Namespace) -> UiSettings:
     """What the command line and the config file say about the UI; CliError for a bad --theme."""
-    from specview.core.config import load_config
+    from specview.core.config import config_path, load_config
+    from specview.core.langs import DEFAULT_LANG
     from specview.core.presets import load_presets
 
     config = load_config()
     problems = list(config.problems)
     load_presets(problems=problems)  # user preset files that are skipped, and why
+    keymap: dict[str, str] = {}
+    if config.keymap:
+        from specview.tui.keymap import check_keymap
+
+        keymap, unknown = check_keymap(config.keymap, str(config_path()))
+        problems += unknown
     known = theme_names()
     theme: str | None = getattr(args, "theme", None)
     if theme is not None and theme not in known:
@@ -47,7 +55,8 @@ def ui_settings(args: argparse.Namespace) -> UiSettings:
         else:
             problems.append(f"config: unknown theme {shown(config.theme)}; using the default")
     speed = args.speed if args.speed is not None else (config.speed if config.speed is not None else 1.0)
-    return UiSettings(config, speed, args.lang or config.lang or "en", theme, tuple(problems))
+    lang = args.lang or config.lang or DEFAULT_LANG
+    return UiSettings(config, speed, lang, theme, tuple(problems), keymap)
 
 
 def theme_names() -> set[str]:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from specview.cli.errors import fail
+from specview.core.langs import LANGS
 
 Number = TypeVar("Number", int, float)
 
@@ -46,6 +47,12 @@ def float_in(low: float, high: float, name: str) -> Callable[[str], float]:
 
 def int_in(low: int, high: int, name: str) -> Callable[[str], int]:
     return ranged(int, low, high, name)
+
+
+def lang_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup, what: str = "interface language",
+                **kwargs: object) -> None:
+    """`--lang` with the languages specview speaks (core/langs.py)."""
+    parser.add_argument("--lang", choices=LANGS, help=what, **kwargs)  # type: ignore[arg-type]
 
 
 def speed_option(parser: argparse.ArgumentParser, what: str) -> None:

@@ -3,18 +3,30 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from specview.cli.argtypes import Parser, SubParsers, int_in
 from specview.cli.errors import warn
 from specview.cli.runspec_args import specs_from_args
 from specview.core.runspec import RunSpec
-from specview.core.text import number, sanitize
+
+if TYPE_CHECKING:
+    from specview.core.gauges import Reading
 
 
-def bench_one(spec: RunSpec, rounds: int | None, record: str | None = None) -> dict[str, Any]:
-    """Run one spec headless to the end and return its stats object."""
+@dataclass(frozen=True, slots=True)
+class BenchResult:
+    """One run's stats object (what --json prints) and its reading (what --table shows)."""
+
+    stats: dict[str, Any]
+    reading: Reading
+
+
+def bench_one(spec: RunSpec, rounds: int | None, record: str | None = None) -> BenchResult:
+    """Run one spec headless to the end."""
     from specview.backends.factory import make_backend
+    from specview.core.gauges import Reading
     from specview.core.report import stats_dict
     from specview.core.session import Session
 
@@ -25,23 +37,29 @@ def bench_one(spec: RunSpec, rounds: int | None, record: str | None = None) -> d
 
         start_recording(session, record, spec)
     pieces = [rnd.text for rnd in session.run_headless(rounds)]
-    return stats_dict(backend.info, session.metrics.snapshot(), "".join(pieces))
+    snap = session.metrics.snapshot()
+    return BenchResult(stats_dict(backend.info, snap, "".join(pieces)), Reading.of(snap, backend.info))
 
 
-TABLE_COLUMNS = (("run", 18), ("γ", 3), ("T", 4), ("rounds", 7), ("α", 6), ("τ", 6), ("theory τ", 9),
-                 ("tok/s", 8), ("c", 6), ("speedup", 8), ("basis", 12))
+RUN_WIDTH = 18
 
 
-def print_table(results: list[dict[str, Any]]) -> None:
-    """A fixed-width table for people."""
-    print("  ".join(f"{name:>{w}}" for name, w in TABLE_COLUMNS))
-    for r in results:
-        label = sanitize(r.get("preset") or r.get("model") or r["backend"], 18, one_line=True)
-        row = [label[:18], number(r["gamma"]), number(r["temperature"], "g"), number(r["rounds"]),
-               number(r["acceptance_rate"], ".3f"), number(r["tau"], ".3f"), number(r["expected_tau"], ".3f"),
-               number(r["tokens_per_second"], ".1f"), number(r["draft_cost"], ".3f"),
-               number(r["speedup"], ".2f"), r["provenance"]["speedup_basis"]]
-        print("  ".join(f"{v:>{w}}" for v, (_, w) in zip(row, TABLE_COLUMNS, strict=True)))
+def table_lines(readings: list[Reading], lang: str) -> list[str]:
+    """A fixed-width table for people: the run, then the gauge table's bench columns."""
+    from rich.cells import cell_len
+
+    from specview.core.gauges import BENCH, gauges
+    from specview.core.text import sanitize
+    from specview.texts.catalog import text
+
+    specs = gauges(BENCH)
+    headers = [text("summary.run", lang), *(text(spec.short_id, lang) for spec in specs)]
+    rows = [[sanitize(r.info.preset or r.info.model or r.info.backend, RUN_WIDTH, one_line=True)[:RUN_WIDTH],
+             *(spec.shown(r, windowed=False) for spec in specs)] for r in readings]
+    widths = [max(cell_len(row[i]) for row in [headers, *rows]) for i in range(len(headers))]
+    widths[0] = max(widths[0], RUN_WIDTH)
+    return ["  ".join(" " * (w - cell_len(cell)) + cell for cell, w in zip(row, widths, strict=True))
+            for row in [headers, *rows]]
 
 
 def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
@@ -56,7 +74,7 @@ def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
 
     if spec.kind != "openai":
         raise CliError("--baseline-url pairs a remote run (--url) with a plain one")
-    plain = bench_one(replace(spec, url=url, model=None, baseline_tps=None, gamma=None), None)
+    plain = bench_one(replace(spec, url=url, model=None, baseline_tps=None, gamma=None), None).stats
     if plain["drafted"]:
         raise CliError(f"the baseline server {url} drafted {plain['drafted']} tokens: start it without speculation")
     tps = plain["tokens_per_second"]
@@ -85,9 +103,12 @@ def run_bench(args: argparse.Namespace) -> int:
         result = bench_one(spec, args.rounds if spec.kind == "sim" else None, args.record)
         results.append(result)
         if args.json:
-            print(dumps(result), flush=True)
+            print(dumps(result.stats), flush=True)
     if args.table or not args.json:
-        print_table(results)
+        from specview.core.langs import DEFAULT_LANG
+
+        for line in table_lines([r.reading for r in results], args.lang or DEFAULT_LANG):
+            print(line)
     return 0
 
 

@@ -28,7 +28,7 @@ def run_compare(args: argparse.Namespace) -> int:
     from specview.tui.app import SpecviewApp
 
     return run_app(SpecviewApp(specs[0], backends[0], theme_name=ui.theme, lang=ui.lang, compare=backends,
-                               problems=ui.problems))
+                               compare_specs=specs, problems=ui.problems, keymap=ui.keymap))
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from specview.cli.argtypes import Parser, SubParsers, int_in
+from specview.cli.argtypes import Parser, SubParsers, int_in, lang_option
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
@@ -13,7 +13,7 @@ def register(sub: SubParsers, selectors: Parser) -> None:
                            "screen N shows at its default controls.")
     learn.add_argument("number", nargs="?", type=int_in(1, 99, "N"), metavar="N", help="open screen N")
     learn.add_argument("--json", action="store_true", help="print screen N's numbers as JSON (no terminal)")
-    learn.add_argument("--lang", choices=("en", "zh"), default=argparse.SUPPRESS, help="interface language")
+    lang_option(learn, default=argparse.SUPPRESS)
     learn.set_defaults(run=run)
 
 
@@ -33,4 +33,4 @@ def run(args: argparse.Namespace) -> int:
     from specview.tui.learn_app import LearnApp
 
     ui = ui_settings(args)
-    return run_app(LearnApp(chosen, theme_name=ui.theme, lang=ui.lang, problems=ui.problems))
+    return run_app(LearnApp(chosen, theme_name=ui.theme, lang=ui.lang, problems=ui.problems, keymap=ui.keymap))

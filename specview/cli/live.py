@@ -21,4 +21,4 @@ def run_live(args: argparse.Namespace) -> int:
     from specview.tui.app import SpecviewApp
 
     return run_app(SpecviewApp(spec, backend=backend, theme_name=ui.theme, lang=ui.lang, record=args.record,
-                               problems=ui.problems))
+                               problems=ui.problems, keymap=ui.keymap))

@@ -11,7 +11,7 @@ from importlib import import_module
 
 from specview import __version__
 from specview.backends.remote.registry import server_ids
-from specview.cli.argtypes import Parser, float_in, int_in
+from specview.cli.argtypes import Parser, float_in, int_in, lang_option
 from specview.core.theory import MAX_GAMMA
 
 # Subcommand modules, in --help order; each has register(sub, selectors) and run(args) -> int.
@@ -35,7 +35,7 @@ def _selectors(*, defaults: bool = True) -> Parser:
     g.add_argument("--seed", type=int_in(0, 2**32 - 1, "--seed"), metavar="S",
                    default=0 if defaults else argparse.SUPPRESS,
                    help="random seed; the same seed gives the same run (default: 0)")
-    g.add_argument("--lang", choices=("en", "zh"), help="simulator text language")
+    lang_option(g, "interface and simulator text language")
     loc = p.add_argument_group("local llama.cpp (needs the llama extra)")
     loc.add_argument("--target", metavar="T.gguf", help="target model GGUF")
     loc.add_argument("--draft", metavar="D.gguf|ngram", help="draft model GGUF, or `ngram` for prompt lookup")

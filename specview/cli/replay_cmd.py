@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from specview.cli.app_run import run_app, ui_settings
-from specview.cli.argtypes import Parser, SubParsers, speed_option
+from specview.cli.argtypes import Parser, SubParsers, lang_option, speed_option
 from specview.cli.errors import CliError
 from specview.core.runspec import RunSpec
 
@@ -26,7 +26,8 @@ def run_replay(args: argparse.Namespace) -> int:
     backend = make_replay_backend(spec)
     from specview.tui.app import SpecviewApp
 
-    return run_app(SpecviewApp(spec, backend=backend, theme_name=ui.theme, lang=ui.lang, problems=ui.problems))
+    return run_app(SpecviewApp(spec, backend=backend, theme_name=ui.theme, lang=ui.lang, problems=ui.problems,
+                               keymap=ui.keymap))
 
 
 def print_stats(selector: str) -> int:
@@ -66,5 +67,5 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     replay.add_argument("file", metavar="FILE", help="a recording made with --record")
     speed_option(replay, "playback speed relative to the recording (default: 1; 0 = flat out)")
     replay.add_argument("--json", action="store_true", help="print the same statistics object as bench")
-    replay.add_argument("--lang", choices=("en", "zh"), default=argparse.SUPPRESS, help="interface language")
+    lang_option(replay, default=argparse.SUPPRESS)
     replay.set_defaults(run=run_replay)

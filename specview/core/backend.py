@@ -27,6 +27,15 @@ class Pace:
 
 
 @dataclass(frozen=True, slots=True)
+class Note:
+    """A sentence about a run for the side panel: the catalog text `note.<id>` with `values`
+    filled in. Values are data (builds, model names, counts): the UI sanitizes them."""
+
+    id: str
+    values: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class BackendInfo:
     """What the status line and recordings say about a run (never secrets)."""
 
@@ -40,13 +49,21 @@ class BackendInfo:
     seed: int | None = None
     virtual_clock: bool = False
     exact: dict[str, bool] = field(default_factory=dict)
-    note: str = ""
+    notes: tuple[Note, ...] = ()  # what the side panel says about the run, in the user's language
+    note: str = ""  # text from outside to show as is (a recording made before notes had ids)
     reconciles: bool = False  # may end a request with a Reconcile (keep the request's rounds)
     pace: Pace | None = None  # set when the run's pace can be changed (+ / - keys)
     cpu_bound: bool = False  # never waits (a simulator flat out): the UI runs it in a child process
     # Where a model's numbers come from (the simulator's preset): {"fields", "outputs", ...};
     # empty when every number is measured. `outputs` maps a gauge to cited / derived / assumed.
     provenance: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def run_label(self) -> str:
+        """One run in a few characters, as compare panes, the summary and notifications name it:
+        `sim:qwen3.6-mtp γ3 T1`. Built from data (ids, model names): sanitize before showing."""
+        gamma = "" if self.gamma is None else f" γ{self.gamma}"
+        return f"{self.backend}:{self.label}{gamma} T{self.temperature:g}"
 
 
 class Backend(Protocol):

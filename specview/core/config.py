@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from specview.core.errors import ConfigError
+from specview.core.langs import LANGS
 from specview.core.secrets import add_secret
-from specview.core.text import shown
+from specview.core.text import is_safe, shown
 
-LANGS = ("en", "zh")
 MAX_CONFIG_BYTES = 1 * 2**20
+MAX_KEYS_CHARS = 100  # of one keymap entry (a few key names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +33,7 @@ class Config:
     speed: float | None = None
     api_key_env: str | None = None
     api_key: str | None = field(default=None, repr=False)
+    keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (the UI checks the ids)
     problems: tuple[str, ...] = ()
 
 
@@ -47,6 +49,8 @@ def config_path() -> Path:
 
 def _check(key: str, value: Any, where: str, problems: list[str]) -> Any:
     ok: bool
+    if key == "keymap":
+        return _keymap(value, where, problems)
     if key == "lang":
         ok = value in LANGS
         reason = f"must be one of {', '.join(LANGS)}"
@@ -67,6 +71,21 @@ def _check(key: str, value: Any, where: str, problems: list[str]) -> Any:
         problems.append(f"{where}: key '{key}' {reason}, got {got}; using the default")
         return None
     return float(value) if key == "speed" else value
+
+
+def _keymap(value: Any, where: str, problems: list[str]) -> dict[str, str] | None:
+    """`[keymap]`: a table of binding id = "keys" (comma-separated, Textual's key names)."""
+    if not isinstance(value, dict):
+        problems.append(f"{where}: [keymap] must be a table of binding id = \"keys\"; ignored")
+        return None
+    good = {}
+    for bid, keys in value.items():
+        if isinstance(keys, str) and keys.strip() and len(keys) <= MAX_KEYS_CHARS and is_safe(keys):
+            good[str(bid)] = keys.replace(" ", "")
+        else:
+            problems.append(
+                f"{where}: [keymap] {shown(bid)} must be a non-empty string of keys, got {shown(keys)}; ignored")
+    return good
 
 
 def load_config(path: Path | None = None) -> Config:

@@ -41,3 +41,11 @@ class RecordingError(SpecviewError):
         self.reason = reason
         where = self.path if line is None else f"{self.path} line {line}"
         super().__init__(f"{where}: {reason}")
+
+
+def describe_error(exc: BaseException) -> str:
+    """What a failure looks like to a user: a SpecviewError's own message, anything else
+    (a bug or a library's error) with its type so it can be reported."""
+    if isinstance(exc, SpecviewError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"

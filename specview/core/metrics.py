@@ -163,6 +163,20 @@ class Metrics:
         if token.status is TokenStatus.PLAIN and not token.inferred:
             self._plain_round_sum += max(0.0, rnd.t_wall - self._t_last)
             self._plain_rounds += 1
+    @property
+    def drafting_rounds(self) -> int:
+        """Rounds that drafted at least one token (a server's `num_drafts`)."""
+        return sum(n for gamma, n in self._gamma_counts.items() if gamma > 0)
+
+    @property
+    def max_drafted(self) -> int:
+        """The largest γ of any round so far (0 before the first draft)."""
+        return max(self._gamma_counts, default=0)
+
+    @property
+    def accepted_by_position(self) -> tuple[int, ...]:
+        """Accepted drafts at each position 1..γ (a server's `num_accepted_tokens_per_pos`)."""
+        return tuple(self._accepted_at)
 
     def _add_timing(self, rnd: Round, emitted: int) -> None:
         if self._t_start is None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from specview.core.backend import Interruptible
-from specview.core.errors import SpecviewError
+from specview.core.errors import SpecviewError, describe_error
 from specview.core.events import Calibration, Reconcile, Round, StreamItem, TokenEvent
 from specview.core.metrics import Metrics
 from specview.core.secrets import known_secrets
@@ -99,13 +99,13 @@ class Session:
                 if not self._deliver(_masked(masker, rnd)):
                     break
         except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
-            self._error = _describe(exc)
+            self._error = describe_error(exc)
         finally:
             try:
                 if masker is not None:  # the rounds before a failure still count
                     self._deliver(masker.flush())
             except Exception as exc:  # noqa: BLE001 - a sink (the recorder) failed
-                self._error = self._error or _describe(exc)
+                self._error = self._error or describe_error(exc)
             with self._cond:
                 self._finished = True
                 self._cond.notify_all()
@@ -297,8 +297,3 @@ def _tokens(item: StreamItem) -> int:
         return sum(len(r.tokens) for r in item.rounds)
     return len(item.tokens)
 
-
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, SpecviewError):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"

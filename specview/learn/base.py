@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from specview.texts.catalog import text
+from specview.widgets.bindings import bind, localize
 from specview.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
@@ -20,10 +20,11 @@ if TYPE_CHECKING:
 class LearnScreen(Screen[None]):
     """Subclasses compose `body()` and update it from `numbers()` when a control moves."""
 
-    BINDINGS = [Binding("escape,q", "app.pop_screen", "back", id="learn.back")]
+    BINDINGS = [bind("escape,q", "app.pop_screen", "learn.back")]
 
     def __init__(self, lesson: Lesson, lang: str = "en", **context: Any) -> None:
         super().__init__()
+        localize(self, lang)
         self.lesson = lesson
         self.lang = lang
         self.context = context

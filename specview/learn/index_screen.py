@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList
@@ -12,15 +11,17 @@ from textual.widgets.option_list import Option
 
 from specview.learn.registry import LESSONS, Lesson
 from specview.texts.catalog import text
+from specview.widgets.bindings import bind, localize
 
 
 class LearnIndex(ModalScreen[Lesson | None]):
     """Returns the chosen lesson, or None on escape."""
 
-    BINDINGS = [Binding("escape,q", "cancel", "close", id="learn-index.close")]
+    BINDINGS = [bind("escape,q", "cancel", "learn-index.close")]
 
     def __init__(self, lang: str = "en") -> None:
         super().__init__()
+        localize(self, lang)
         self.lang = lang
 
     def compose(self) -> ComposeResult:
@@ -29,7 +30,7 @@ class LearnIndex(ModalScreen[Lesson | None]):
                    id=str(item.number))
             for item in LESSONS
         ]
-        with Vertical(id="learn-index") as box:
+        with Vertical(id="learn-index", classes="modal-box") as box:
             box.border_title = text("learn.index_title", self.lang)
             yield OptionList(*options, id="learn-list")
 

@@ -6,22 +6,23 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
-from textual.binding import Binding
 from textual.screen import Screen
 
 from specview.core.backend import Backend
 from specview.core.crash_log import internal_error_line, write_crash_log
 from specview.core.runspec import RunSpec
-from specview.texts.catalog import text
+from specview.texts.catalog import catalog, fill, text
 from specview.themes.loader import TOKEN_DEFAULTS, shipped_themes
 from specview.tui.live_screen import LiveScreen
-from specview.tui.notify import notify_safe
+from specview.tui.notify import notify_error
+from specview.tui.pump import Throttle
+from specview.widgets.bindings import bind, localize
 
 if TYPE_CHECKING:
     from specview.learn.registry import Lesson
@@ -33,24 +34,28 @@ STOP_SIGNALS = {signal.SIGTERM: 143, signal.SIGHUP: 129}
 
 
 class BaseApp(App[None]):
-    """What every specview app shares: look, themes, help, the Learn index, config problems."""
+    """What every specview app shares: look, themes, keys, help, the Learn index, config problems."""
 
     CSS_PATH = str(Path(__file__).with_name("specview.tcss"))  # also for subclasses defined elsewhere
     TITLE = "specview"
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [
-        Binding("q", "quit", "quit", priority=True, id="app.quit", tooltip="Quit specview"),
-        Binding("f1,question_mark", "help", "help", id="app.help", tooltip="Keys, marks and definitions"),
-        Binding("l", "learn", "learn", id="app.learn", tooltip="How speculative decoding works"),
-        Binding("ctrl+z", "suspend_process", "suspend", show=False, id="app.suspend",
-                tooltip="Suspend to the shell (fg resumes)"),
+        bind("q", "quit", "app.quit", priority=True),
+        bind("f1,question_mark", "help", "app.help"),
+        bind("l", "learn", "app.learn"),
+        bind("ctrl+z", "suspend_process", "app.suspend", show=False),
     ]
 
-    def __init__(self, theme_name: str | None = None, lang: str = "en", problems: tuple[str, ...] = ()) -> None:
+    def __init__(self, theme_name: str | None = None, lang: str = "en", problems: tuple[str, ...] = (),
+                 keymap: Mapping[str, str] | None = None, throttle: Throttle | None = None) -> None:
         super().__init__()
+        localize(self, lang)
         self.problems = problems
         self.lang = lang
         self.crash_line = ""
+        self.throttle = throttle or Throttle.default()
+        if keymap:
+            self.set_keymap(dict(keymap))
         for theme in shipped_themes():
             self.register_theme(theme)
         self.theme = theme_name or DEFAULT_THEME
@@ -61,7 +66,7 @@ class BaseApp(App[None]):
         # (by default only what changed since is redrawn, and the status line may not have).
         self.app_resume_signal.subscribe(self, lambda _app: self.refresh(layout=True))
         for problem in self.problems:
-            notify_safe(self, problem, title=text("error.config_title", self.lang), severity="error", timeout=20)
+            notify_error(self, problem, text("notice.config", self.lang))
 
     def _catch_stop_signals(self) -> None:
         loop = asyncio.get_running_loop()
@@ -108,16 +113,27 @@ class BaseApp(App[None]):
         from specview.tui.help_screen import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.lang))
+            self.push_screen(HelpScreen(self.lang, self.screen))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
         from specview.learn.registry import LESSONS
-        from specview.texts.catalog import text
 
+        t = self.lang
+        for command in super().get_system_commands(screen):
+            yield translated_command(command, t)
         for lesson in LESSONS:
-            title = f"Learn {lesson.number}: {text(lesson.title_key, self.lang)}"
-            yield SystemCommand(title, text(lesson.idea_key, self.lang), partial(self.open_lesson, lesson))
+            title = fill("palette.learn", t, number=lesson.number, title=text(lesson.title_key, t))
+            yield SystemCommand(title, text(lesson.idea_key, t), partial(self.open_lesson, lesson))
+
+
+def translated_command(command: SystemCommand, lang: str) -> SystemCommand:
+    """One of Textual's palette commands ("Theme", "Quit", …) in `lang`, found by the method it
+    calls (or its title, for a lambda) in the catalog's `palette.textual`; else unchanged."""
+    name = getattr(command.callback, "__name__", "<lambda>")
+    key = f"palette.textual.{command.title.lower() if name == '<lambda>' else name}"
+    if f"{key}.title" not in catalog("en"):
+        return command
+    return command._replace(title=text(f"{key}.title", lang), help=text(f"{key}.help", lang))
 
 
 class SpecviewApp(BaseApp):
@@ -125,9 +141,12 @@ class SpecviewApp(BaseApp):
 
     def __init__(self, spec: RunSpec, backend: Backend, theme_name: str | None = None,
                  lang: str = "en", record: str | None = None,
-                 compare: list[Backend] | None = None, problems: tuple[str, ...] = ()) -> None:
-        super().__init__(theme_name, lang, problems)
+                 compare: list[Backend] | None = None, problems: tuple[str, ...] = (),
+                 compare_specs: list[RunSpec] | None = None, keymap: Mapping[str, str] | None = None,
+                 throttle: Throttle | None = None) -> None:
+        super().__init__(theme_name, lang, problems, keymap, throttle)
         self.compare = compare
+        self.compare_specs = compare_specs
         self.spec = spec
         self.record = record
         self.initial_backend = backend
@@ -136,8 +155,8 @@ class SpecviewApp(BaseApp):
         if self.compare:
             from specview.tui.compare_screen import CompareScreen
 
-            return CompareScreen(self.compare, self.lang)
-        return LiveScreen(self.spec, self.initial_backend, self.lang, record=self.record)
+            return CompareScreen(self.compare, self.lang, self.throttle, self.compare_specs)
+        return LiveScreen(self.spec, self.initial_backend, self.lang, record=self.record, throttle=self.throttle)
 
     @property
     def live(self) -> LiveScreen:
@@ -149,9 +168,8 @@ class SpecviewApp(BaseApp):
         yield from super().get_system_commands(screen)
         if not isinstance(self.screen_stack[0], LiveScreen):
             return
-        live = self.live
-        yield SystemCommand("Pause / resume", "Pause or resume the run", live.action_toggle_pause)
-        yield SystemCommand("Step one round", "Run one round while paused", live.action_step)
-        yield SystemCommand("Restart", "Start again with the same seed", live.action_restart)
-        yield SystemCommand("Choose preset", "Switch the simulator preset", live.action_choose_preset)
-        yield SystemCommand("Help", "Keys, marks and definitions", self.action_help)
+        live, t = self.live, self.lang
+        for name, action in (("pause", live.action_toggle_pause), ("step", live.action_step),
+                             ("restart", live.action_restart), ("preset", live.action_choose_preset),
+                             ("help", self.action_help)):
+            yield SystemCommand(text(f"palette.{name}.title", t), text(f"palette.{name}.help", t), action)

@@ -1,49 +1,81 @@
-"""Turn a MetricsSnapshot into the texts the gauges show (pure; no widgets)."""
+"""The gauge table (core/gauges.py) in words: labels, values and notes in the chosen language.
+
+Pure (no widgets, no Textual), so `bench --table` and the help screen use it too.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from specview.core.backend import BackendInfo
-from specview.core.metrics import MetricsSnapshot
-from specview.core.overlay import overlay
+from specview.core.gauges import PANE, PANEL, SUMMARY, GaugeSpec, Reading, gauges
+from specview.core.summary import leaders
 from specview.core.text import number
-from specview.texts.catalog import text
+from specview.texts.catalog import fill, text
+
+NOTE_JOIN = " · "
 
 
 @dataclass(frozen=True, slots=True)
 class GaugeText:
+    """One gauge as the side panel shows it."""
+
+    key: str
+    label: str
     value: str
-    fraction: float | None
+    fraction: float | None  # for a bar
     note: str
 
 
-def _tag(info: BackendInfo, key: str, lang: str) -> str:
-    if info.virtual_clock and key in ("tokens_per_second", "draft_cost"):
-        return text("recorded" if info.backend == "replay" else "simulated", lang)
-    if key not in info.exact:
-        return text("unavailable", lang)
-    return text("exact" if info.exact[key] else "inferred", lang)
+def note_text(spec: GaugeSpec, reading: Reading, lang: str) -> str:
+    """The gauge's note (its theory, its yield…) and where the number comes from."""
+    parts = []
+    values = spec.note(reading) if spec.note is not None else None
+    if values is not None:
+        parts.append(fill(spec.note_id, lang, **values))
+    tag = spec.tag_id(reading.info)
+    if tag is not None:
+        parts.append(text(tag, lang))
+    return NOTE_JOIN.join(parts)
 
 
-def gauge_texts(snap: MetricsSnapshot, info: BackendInfo, lang: str = "en") -> dict[str, GaugeText]:
-    """Texts for the α, τ, tokens/s, c and speedup gauges, with the theory overlay in the notes."""
-    over = overlay(snap)
-    theory = text("theory", lang)
-    alpha = snap.window_acceptance_rate if snap.window_acceptance_rate is not None else snap.acceptance_rate
-    alpha_note = "" if snap.draft_yield is None else f"yield {snap.draft_yield:.2f} · "
-    tau_note = ""
-    if over.expected_tau is not None and over.tau_gap is not None:
-        tau_note = f"{theory} {over.expected_tau:.2f} (Δ {over.tau_gap:+.2f}) · "
-    speed_note = ""
-    if over.speedup_theory is not None:
-        speed_note = f"{theory} {over.speedup_theory:.2f}× · best γ {over.best_gamma} → {over.best_speedup:.2f}×"
-    shown_speedup = over.speedup_shown
-    return {
-        "alpha": GaugeText(number(alpha, ".2f"), alpha, alpha_note + _tag(info, "acceptance", lang)),
-        "tau": GaugeText(number(snap.window_tau, ".2f"), None, tau_note + _tag(info, "tau", lang)),
-        "tps": GaugeText(number(snap.window_tokens_per_second, ".1f"), None, _tag(info, "tokens_per_second", lang)),
-        "cost": GaugeText(number(snap.draft_cost, ".3f"), None, _tag(info, "draft_cost", lang)),
-        "speedup": GaugeText(number(shown_speedup, ".2f") + ("×" if shown_speedup is not None else ""), None,
-                             speed_note),
-    }
+def panel_texts(reading: Reading, lang: str) -> list[GaugeText]:
+    """The live side panel: windowed values, their bars and notes."""
+    out = []
+    for spec in gauges(PANEL):
+        value = spec.value(reading, windowed=True)
+        out.append(GaugeText(spec.key, text(spec.label_id, lang), spec.shown(reading, windowed=True),
+                             value if spec.bar else None, note_text(spec, reading, lang)))
+    return out
+
+
+def pane_texts(reading: Reading, lang: str) -> list[tuple[str, str]]:
+    """A compare pane's gauge line: (short label, windowed value) pairs."""
+    return [(text(spec.short_id, lang), spec.shown(reading, windowed=True)) for spec in gauges(PANE)]
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryTexts:
+    """The summary table, ready to draw: headers, one row of cells per run, leaders."""
+
+    headers: list[str]  # the run column first
+    labels: list[str]
+    cells: list[list[str]]
+    lead: list[int | None]  # per column: the leading row
+
+
+def summary_texts(labels: Sequence[str], readings: Sequence[Reading], lang: str) -> SummaryTexts:
+    """Each run's whole-run values, with the best run of every column."""
+    specs = gauges(SUMMARY)
+    lead = leaders(readings)
+    return SummaryTexts(
+        headers=[text("summary.run", lang), *(text(spec.short_id, lang) for spec in specs)],
+        labels=list(labels),
+        cells=[[spec.shown(r, windowed=False) for spec in specs] for r in readings],
+        lead=[lead[spec.key] for spec in specs],
+    )
+
+
+def position_texts(values: Sequence[float | None]) -> list[tuple[float | None, str]]:
+    """Per-position acceptance as the bars show it: (fraction to two places, its text)."""
+    return [(None if v is None else round(v, 2), number(v, ".2f")) for v in values]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from textual.screen import Screen
 
 from specview.learn.registry import Lesson
@@ -12,8 +14,8 @@ class LearnApp(BaseApp):
     """Opens screen N, or the index; leaving the last screen quits."""
 
     def __init__(self, lesson: Lesson | None, theme_name: str | None = None, lang: str = "en",
-                 problems: tuple[str, ...] = ()) -> None:
-        super().__init__(theme_name, lang, problems)
+                 problems: tuple[str, ...] = (), keymap: Mapping[str, str] | None = None) -> None:
+        super().__init__(theme_name, lang, problems, keymap)
         self.first = lesson
 
     def get_default_screen(self) -> Screen[None]:

@@ -4,66 +4,69 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Static
 
 from specview.core.bounds import MAX_SHOWN
-from specview.core.errors import PresetError
 from specview.core.presets import Preset, get_preset
 from specview.core.real_run import real_runs
 from specview.core.text import sanitize
-from specview.tui.notify import notify_safe
+from specview.texts.catalog import fill, text
+from specview.tui.notify import user_action
+from specview.widgets.bindings import bind, key_hint, localize
 
 
-def real_run_text(preset: Preset) -> str:
+def real_run_text(preset: Preset, lang: str = "en", footer: str = "") -> str:
     """The commands a preset lists, one engine per block, each followed by the specview command that
-    watches it (a user preset's text sanitised)."""
+    watches it, then what the keys do (a user preset's text sanitised)."""
     head = f"{preset.label}\nγ {preset.gamma} · T {preset.temperature:g} · {preset.hardware}"
     blocks = [sanitize(head, MAX_SHOWN)]
     for run in real_runs(preset):
         command, watch = sanitize(run.command, MAX_SHOWN), sanitize(run.watch, MAX_SHOWN)
-        blocks.append(f"{run.title}:\n  {command}\n  then watch it: {watch}")
+        blocks.append(f"{run.title}:\n  {command}\n  {fill('real.watch', lang, command=watch)}")
     if len(blocks) == 1:
-        blocks.append("This preset lists no engine command.")
-    blocks.append("c copies every command · esc closes")
+        blocks.append(text("real.none", lang))
+    if footer:
+        blocks.append(sanitize(footer, MAX_SHOWN))  # keys may come from the config's keymap
     return "\n\n".join(blocks)
 
 
-def show_real_run(screen: Screen[None], preset_id: str | None) -> None:
+def show_real_run(screen: Screen[None], preset_id: str | None, lang: str = "en") -> None:
     """Open the engine commands for `preset_id` over `screen`, or say why there are none."""
     if preset_id is None:
-        screen.notify("this run is not a preset: it already is real", severity="warning")
+        screen.notify(text("real.not_a_preset", lang), severity="warning", markup=False)
         return
-    try:
-        screen.app.push_screen(RealRunScreen(get_preset(preset_id)))
-    except PresetError as exc:
-        notify_safe(screen, str(exc), severity="error")
+    with user_action(screen):
+        screen.app.push_screen(RealRunScreen(get_preset(preset_id), lang))
 
 
 class RealRunScreen(ModalScreen[None]):
     """Shows the preset's engine commands; `c` copies them (OSC 52 works over SSH)."""
 
     BINDINGS = [
-        Binding("escape,q,x", "dismiss", "close", id="real.close"),
-        Binding("c", "copy", "copy", id="real.copy"),
+        bind("escape,q,x", "dismiss", "real.close"),
+        bind("c", "copy", "real.copy"),
     ]
 
-    def __init__(self, preset: Preset) -> None:
+    def __init__(self, preset: Preset, lang: str = "en") -> None:
         super().__init__()
+        localize(self, lang)
         self.preset = preset
+        self.lang = lang
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-box") as box:
-            box.border_title = Text(f"run {sanitize(self.preset.id, 60, one_line=True)} for real")
-            yield Static(Text(real_run_text(self.preset)))
+        from textual.widgets import Static
+
+        keys = " · ".join(filter(None, (key_hint(self, "real.copy"), key_hint(self, "real.close"))))
+        with VerticalScroll(id="help-box", classes="modal-box") as box:
+            box.border_title = Text(fill("real.title", self.lang, preset=sanitize(self.preset.id, 60, one_line=True)))
+            yield Static(Text(real_run_text(self.preset, self.lang, keys)))
 
     def action_copy(self) -> None:
         # What is copied is what was shown: a command carrying an escape would reach the clipboard raw.
         lines = [sanitize(line, MAX_SHOWN) for run in real_runs(self.preset) for line in (run.command, run.watch)]
         self.app.copy_to_clipboard("\n".join(lines))
-        self.notify("commands copied")
+        self.notify(text("real.copied", self.lang), markup=False)
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

@@ -9,9 +9,11 @@ from textual.widget import Widget
 
 from specview.widgets.bars import bar
 
+Position = tuple[float | None, str]  # (fraction for the bar, the value as text)
+
 
 class PositionBars(Widget):
-    """One bar per draft position, with its value (— until a draft there was verified)."""
+    """One bar per draft position with its value as given; `empty` until a round drafted."""
 
     DEFAULT_CSS = """
     PositionBars { height: auto; min-height: 1; }
@@ -20,16 +22,18 @@ class PositionBars(Widget):
     """
     COMPONENT_CLASSES = {"bars--bar", "bars--label"}
 
-    def __init__(self, **kwargs: object) -> None:
+    def __init__(self, empty: str = "", **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.values: tuple[float | None, ...] = ()
+        self.empty = empty
+        self.values: tuple[Position, ...] = ()
 
-    def set(self, values: Sequence[float | None]) -> None:
-        rounded = tuple(None if v is None else round(v, 2) for v in values)
-        if rounded == self.values:
+    def set(self, values: Sequence[Position]) -> None:
+        """Show these positions; redraws only when one of them changed."""
+        shown = tuple(values)
+        if shown == self.values:
             return
-        relayout = len(rounded) != len(self.values)
-        self.values = rounded
+        relayout = len(shown) != len(self.values)
+        self.values = shown
         self.refresh(layout=relayout)
 
     def render(self) -> Text:
@@ -37,14 +41,14 @@ class PositionBars(Widget):
         fill = self.get_component_rich_style("bars--bar")
         out = Text(no_wrap=True, overflow="ellipsis")
         if not self.values:
-            out.append("no drafts yet", label)
+            out.append(self.empty, label)
             return out
         width = max(3, min(20, self.size.width - 12))
-        for k, value in enumerate(self.values):
+        for k, (fraction, shown) in enumerate(self.values):
             if k:
                 out.append("\n")
             out.append(f"{k + 1:>2} ▕", label)
-            out.append(bar(value or 0.0, width), fill)
+            out.append(bar(fraction or 0.0, width), fill)
             out.append("▏", label)
-            out.append(" —  " if value is None else f" {value:.2f}", label)
+            out.append(f" {shown:<3}", label)
         return out

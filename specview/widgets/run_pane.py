@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
 from specview.core.events import TokenEvent
-from specview.core.metrics import MetricsSnapshot
-from specview.core.text import number, sanitize
-from specview.widgets.position_bars import PositionBars
+from specview.core.text import sanitize
+from specview.widgets.position_bars import Position, PositionBars
 from specview.widgets.text_line import TextLine
 from specview.widgets.token_view import TokenView
 
 
 class RunPane(Vertical):
-    """A titled pane; the screen feeds it tokens and snapshots."""
+    """A titled pane; the screen feeds it tokens and the texts of its numbers."""
 
     DEFAULT_CSS = """
     RunPane { border: round $panel; height: 1fr; width: 1fr; }
@@ -27,28 +28,31 @@ class RunPane(Vertical):
     RunPane > PositionBars { max-height: 8; }
     """
 
-    def __init__(self, title: str, **kwargs: object) -> None:
+    def __init__(self, title: str, empty_bars: str = "", **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         # A label from outside (a recording's, a server's model id): plain text, never markup.
         self.border_title = Text(sanitize(title, 120, one_line=True))
         # Kept, not queried: the pump feeds every pane on every tick.
         self.view = TokenView()
         self._gauges = TextLine("", classes="pane--gauges")
-        self._bars = PositionBars()
+        self._bars = PositionBars(empty_bars)
 
     def compose(self) -> ComposeResult:
         yield self.view
         yield self._gauges
         yield self._bars
 
+    def clear(self) -> None:
+        self.view.clear()
+
     def append(self, tokens: list[TokenEvent]) -> None:
         self.view.append(tokens)
 
-    def show(self, snap: MetricsSnapshot, state: str = "") -> None:
+    def show(self, gauges: Sequence[tuple[str, str]], state: str, positions: Sequence[Position]) -> None:
+        """The gauge line ((label, value) pairs, then the run's state) and the position bars."""
         line = Text(no_wrap=True, overflow="ellipsis")
-        line.append(f"α {number(snap.window_acceptance_rate, '.2f')}  ", style="bold")
-        line.append(f"τ {number(snap.window_tau, '.2f')}  ", style="bold")
-        line.append(f"{number(snap.window_tokens_per_second, '.1f')} tok/s  ")
+        for label, value in gauges:
+            line.append(f"{label} {value}  ", style="bold")
         line.append(state, style="dim")
         self._gauges.show(line)
-        self._bars.set(snap.per_position_acceptance)
+        self._bars.set(positions)

@@ -34,7 +34,8 @@ class StatGauge(Widget):
         """Update; redraws only when something visible changed."""
         if (value, fraction, note) == (self.value, self.fraction, self.note):
             return
-        relayout = bool(note) != bool(self.note)
+        # the note may wrap onto more lines (or fewer): ask for a new layout when its length changes
+        relayout = cell_len(note) != cell_len(self.note)
         self.value, self.fraction, self.note = value, fraction, note
         self.refresh(layout=relayout)
 

@@ -1,4 +1,4 @@
-"""The top line: backend, preset, γ, T, seed, speed, and the run state."""
+"""The top line: backend, preset, γ, T, seed, speed, the run state and the help key."""
 
 from __future__ import annotations
 
@@ -22,10 +22,13 @@ class StatusLine(TextLine):
         self.what = ""
         self.state = ""
         self.extra = ""
+        self.hint = ""
 
-    def set(self, what: str | None = None, state: str | None = None, extra: str | None = None) -> None:
+    def set(self, what: str | None = None, state: str | None = None, extra: str | None = None,
+            hint: str | None = None) -> None:
+        """Change any of the parts (None keeps it); redraws only when one changed."""
         changed = False
-        for name, value in (("what", what), ("state", state), ("extra", extra)):
+        for name, value in (("what", what), ("state", state), ("extra", extra), ("hint", hint)):
             if value is not None and value != getattr(self, name):
                 setattr(self, name, value)
                 changed = True
@@ -38,7 +41,7 @@ class StatusLine(TextLine):
         line.append(sanitize(self.what, MAX_SHOWN, one_line=True))  # a model id, a recording's label…
         if self.extra:
             line.append("  " + sanitize(self.extra, MAX_SHOWN, one_line=True))
-        right = f"  {sanitize(self.state, 120, one_line=True)}   F1 help"
+        right = f"  {sanitize(self.state, 120, one_line=True)}   {sanitize(self.hint, 60, one_line=True)}"
         room = self.size.width - 2 - cell_len(right)
         if line.cell_len > room > 0:  # a long label gives way, so the state stays in view
             line.truncate(room, overflow="ellipsis")

@@ -2,6 +2,7 @@
 
 A plain widget that draws a few lines of fixed-width text: a DataTable re-renders each cell
 through Rich on every update, which cost the compare screen more than all its streams.
+It draws the texts it is given (headers, labels, cells): the gauge table formats them.
 """
 
 from __future__ import annotations
@@ -11,28 +12,11 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual.widget import Widget
 
-from specview.core.summary import COLUMNS, SummaryRow, leaders
-from specview.core.text import number, sanitize
+from specview.core.text import sanitize
 
-HEADERS = {
-    "alpha": "α",
-    "tau": "τ",
-    "expected_tau": "theory τ",
-    "speedup": "speedup",
-    "tokens_per_second": "tok/s",
-    "draft_cost": "c",
-}
-FORMATS = {"alpha": ".3f", "tau": ".2f", "expected_tau": ".2f", "speedup": ".2f", "tokens_per_second": ".1f",
-           "draft_cost": ".3f"}
 LEAD = " ▲"
 CELL_WIDTH = 11
 LABEL_WIDTH = 34
-
-
-def format_cell(column: str, value: float | None) -> str:
-    """A value as the table shows it, without the leader mark."""
-    shown = number(value, FORMATS[column])
-    return shown + "×" if column == "speedup" and value is not None else shown
 
 
 class SummaryTable(Widget):
@@ -47,37 +31,41 @@ class SummaryTable(Widget):
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._headers: list[str] = []
         self._labels: list[str] = []
-        self._cells: list[dict[str, str]] = []
-        self._lead: dict[str, int | None] = {}
+        self._cells: list[list[str]] = []
+        self._lead: list[int | None] = []
 
-    def show(self, rows: Sequence[SummaryRow]) -> None:
-        labels = [sanitize(row.label, LABEL_WIDTH, one_line=True) for row in rows]  # labels come from outside
-        cells = [{c: format_cell(c, row.values[c]) for c in COLUMNS} for row in rows]
-        lead = leaders(rows)
-        if (labels, cells, lead) == (self._labels, self._cells, self._lead):
+    def show(self, headers: Sequence[str], labels: Sequence[str], cells: Sequence[Sequence[str]],
+             lead: Sequence[int | None]) -> None:
+        """Headers (the label column's first), one row of cells per label, and per column the
+        index of the leading row (or None). Labels come from outside: shown safe and short."""
+        safe = [sanitize(label, LABEL_WIDTH, one_line=True) for label in labels]
+        new = (list(headers), safe, [list(row) for row in cells], list(lead))
+        if new == (self._headers, self._labels, self._cells, self._lead):
             return
         relayout = len(labels) != len(self._labels)
-        self._labels, self._cells, self._lead = labels, cells, lead
+        self._headers, self._labels, self._cells, self._lead = new
         self.refresh(layout=relayout)
 
-    def cell(self, row: int, column: str) -> str:
-        """What row `row` shows in `column`, leader mark included."""
-        return self._cells[row][column] + (LEAD if self._lead.get(column) == row else "")
+    def cell(self, row: int, column: int) -> str:
+        """What row `row` shows in column `column` (0 = the first value column), leader mark included."""
+        return self._cells[row][column] + (LEAD if self._lead[column] == row else "")
 
     def render(self) -> Text:
         header = self.get_component_rich_style("summary--header", partial=True)
         bold = self.get_component_rich_style("summary--lead", partial=True)
         width = min(LABEL_WIDTH, max((len(label) for label in self._labels), default=3) + 1)
         out = Text(no_wrap=True, overflow="ellipsis")
-        out.append("run".ljust(width), header)
-        for column in COLUMNS:
-            out.append(HEADERS[column].rjust(CELL_WIDTH - len(LEAD)) + "  ", header)
+        if not self._headers:
+            return out
+        out.append(self._headers[0].ljust(width), header)
+        for name in self._headers[1:]:
+            out.append(name.rjust(CELL_WIDTH - len(LEAD)) + "  ", header)
         for i, label in enumerate(self._labels):
             out.append("\n")
             out.append(label[: width - 1].ljust(width))
-            for column in COLUMNS:
-                led = self._lead.get(column) == i
-                shown = self._cells[i][column].rjust(CELL_WIDTH - len(LEAD)) + (LEAD if led else "  ")
-                out.append(shown, bold if led else "")
+            for column, shown in enumerate(self._cells[i]):
+                led = self._lead[column] == i
+                out.append(shown.rjust(CELL_WIDTH - len(LEAD)) + (LEAD if led else "  "), bold if led else "")
         return out

@@ -12,7 +12,6 @@ from collections.abc import Iterable
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.events import Click, Resize
 from textual.geometry import Size
@@ -21,6 +20,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from specview.core.events import TokenEvent, TokenStatus
+from specview.widgets.bindings import bind
 from specview.widgets.token_layout import TokenLayout
 
 
@@ -45,9 +45,9 @@ class TokenView(ScrollView, can_focus=True):
     TokenView > .token--selected { background: $accent 60%; text-style: reverse; }
     """
     BINDINGS = [
-        Binding("left", "select(-1)", "prev token", show=False, id="token.prev"),
-        Binding("right", "select(1)", "next token", show=False, id="token.next"),
-        Binding("escape", "clear_selection", "follow", show=False, id="token.follow"),
+        bind("left", "select(-1)", "token.prev", show=False),
+        bind("right", "select(1)", "token.next", show=False),
+        bind("escape", "clear_selection", "token.follow", show=False),
     ]
 
     class Selected(Message):

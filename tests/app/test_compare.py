@@ -7,9 +7,10 @@ from app_helpers import wait_until
 from textual.pilot import Pilot
 
 from specview.backends.factory import make_backend
+from specview.core.gauges import SUMMARY, Reading, gauges
 from specview.core.overlay import overlay
 from specview.core.runspec import RunSpec
-from specview.core.summary import leaders, summary_row
+from specview.core.summary import leaders
 from specview.core.theory import best_gamma, expected_tau, speedup
 from specview.texts.catalog import text
 from specview.tui.app import SpecviewApp
@@ -42,8 +43,8 @@ async def finished(pilot: Pilot[None]) -> None:
         )
 
     await wait_until(pilot, done)
-    # numbers redraw at most NUMBERS_HZ: wait until the last of them is on screen
-    await wait_until(pilot, lambda: screen(app).query_one(StatusLine).state == text("finished", "en"))
+    # a run's end is drawn at once: the status says finished when every number is on screen
+    await wait_until(pilot, lambda: screen(app).query_one(StatusLine).state == text("state.finished", "en"))
     await pilot.pause(0.1)
 
 
@@ -77,18 +78,18 @@ async def test_summary_numbers_equal_each_runs_metrics() -> None:
         cmp = screen(app)
         cmp.refresh_summary()
         table = cmp.query_one(SummaryTable)
+        columns = [spec.key for spec in gauges(SUMMARY)]
+        alpha, tau = columns.index("alpha"), columns.index("tau")
         for i, session in enumerate(cmp.sessions):
             snap = session.metrics.snapshot()
             assert snap.rounds == 150
-            alpha_cell = table.cell(i, "alpha").split()[0]
-            tau_cell = table.cell(i, "tau").split()[0]
-            assert alpha_cell == f"{snap.acceptance_rate:.3f}"
-            assert tau_cell == f"{snap.tau:.2f}"
-        rows = [summary_row(lbl, s.metrics.snapshot()) for lbl, s in zip(cmp.labels, cmp.sessions, strict=True)]
-        lead = leaders(rows)
+            assert table.cell(i, alpha).split()[0] == f"{snap.acceptance_rate:.3f}"
+            assert table.cell(i, tau).split()[0] == f"{snap.tau:.2f}"
+        readings = [Reading.of(s.metrics.snapshot(), b.info) for s, b in zip(cmp.sessions, cmp.backends, strict=True)]
+        lead = leaders(readings)
         assert lead["tau"] == 1, "GLM's 7-step MTP has the longest rounds"
-        assert table.cell(lead["tau"], "tau").endswith("▲")
-        assert all("▲" not in table.cell(i, "tau") for i in range(3) if i != lead["tau"])
+        assert table.cell(1, tau).endswith("▲")
+        assert [table.cell(i, tau).endswith("▲") for i in range(3)] == [False, True, False]
 
 
 def test_theory_overlay_matches_core_theory() -> None:
@@ -150,8 +151,9 @@ async def test_compare_a_preset_with_a_replay(tmp_path: object) -> None:
 
 
 async def test_each_pane_has_its_inspector_and_its_engine_commands() -> None:
+    from specview.tui.inspector import describe
     from specview.tui.real_run_screen import RealRunScreen
-    from specview.widgets.token_info import TokenInfo, describe
+    from specview.widgets.token_info import TokenInfo
 
     app = compare_app("qwen3.6-mtp", "glm-5.2-mtp", max_rounds=30)
     async with app.run_test(size=(140, 40)) as pilot:

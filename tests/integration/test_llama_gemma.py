@@ -15,6 +15,7 @@ from specview.backends.local.backend import LlamaBackend, make_llama_backend
 from specview.backends.local.demo import demo_model_path
 from specview.backends.local.drafters import AdaptiveGamma, NgramDrafter
 from specview.backends.local.engine import Engine
+from specview.core.backend import Note
 from specview.core.events import Calibration, TokenStatus
 from specview.core.runspec import RunSpec
 
@@ -84,7 +85,9 @@ def test_demo_backend_streams_real_rounds() -> None:
     backend = make_llama_backend(RunSpec(demo=True, max_tokens=24))
     info = backend.info
     assert info.backend == "llama" and info.draft == "ngram" and info.model
-    assert info.note.startswith("CPU") or "offloaded" in info.note
+    # the test wheel is built for the CPU: no layer is offloaded
+    assert info.notes == (Note("device_cpu", {"threads": str(backend.target.n_threads)}),)
+    assert info.label.endswith(" · CPU")
     assert backend.logs, "llama.cpp's load log is captured, not printed"
     stop = threading.Event()
     rounds = []

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from specview.backends.remote.backend import OpenAIBackend
+from specview.core.backend import Note
 from specview.core.errors import BackendError
 from specview.core.events import Round, TokenStatus
 from specview.core.runspec import RunSpec
@@ -56,7 +57,7 @@ def test_a_healthy_stream_gives_plain_rounds(fake: FakeServer) -> None:
     fake.mode = "ok"
     backend = OpenAIBackend(RunSpec(url=fake.url, max_tokens=16))
     assert backend.info.label == "generic · fake-model"
-    assert "no speculative statistics" in backend.info.note
+    assert backend.info.notes == (Note("no_spec"),) and backend.info.note == ""
     rounds, error = _run(backend)
     assert error is None
     assert [r.text for r in rounds] == [" word0", " word1", " word2"]

@@ -20,6 +20,7 @@ from specview.core.events import Round, TokenStatus
 from specview.core.metrics import MetricsSnapshot
 from specview.core.runspec import RunSpec
 from specview.core.session import Session
+from specview.tui.run_text import notes_text
 from tests.llama_server import (
     NGRAM_ARGS,
     SYNTH_ARGS,
@@ -86,7 +87,9 @@ def test_synthetic_acceptance_matches_the_server_counters_exactly(synth_server: 
     server = after.minus(before)
 
     assert backend.info.label.startswith("llama-server · ")
-    assert backend.info.exact["acceptance"] and "build" in backend.info.note
+    assert backend.info.exact["acceptance"]
+    assert [note.id for note in backend.info.notes] == ["llama_server_checked"]
+    assert notes_text(backend.info, "en").startswith(f"llama-server build {backend.facts.build or '?'}:")
     assert server.drafts > 5, synth_server.log_tail()
     # totals: specview's fold equals the server's own /metrics deltas
     assert snap.drafted == server.draft_tokens

@@ -43,7 +43,7 @@ def test_bench_json_has_the_design_keys() -> None:
         assert key in stats, key
     assert stats["backend"] == "sim" and stats["preset"] == "glm-5.2-mtp" and stats["rounds"] == 500
     assert len(stats["per_position_acceptance"]) == 7
-    assert stats["tokens"] == len(stats["text"]) or stats["tokens"] > 500
+    assert stats["tokens"] == round(stats["tau"] * stats["rounds"])
     again = run("bench", "--preset", "glm-5.2-mtp", "--rounds", "500", "--seed", "4", "--json")
     assert json.loads(again.stdout) == stats
 
@@ -119,3 +119,20 @@ def test_the_configs_key_variable_is_the_runs(tmp_path: Path, monkeypatch: pytes
     assert spec.api_key_env == "MY_SERVER_KEY"  # so a 401 and the recording's scrubbing name the right one
     spec = spec_from_args(build_parser().parse_args(["--url", "http://127.0.0.1:1/v1", "--api-key-env", "X"]))
     assert spec.api_key_env == "X"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_bench_table_columns_are_the_gauge_tables(lang: str) -> None:
+    from specview.core.gauges import BENCH, gauges
+    from specview.texts.catalog import text
+
+    out = run("bench", "qwen3.6-mtp", "ngram", "--rounds", "50", "--table", "--json", "--lang", lang)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    stats = [json.loads(line) for line in lines[:2]]
+    header, rows = lines[2].split(), [line.split() for line in lines[3:]]
+    shorts = [text(spec.short_id, lang) for spec in gauges(BENCH)]
+    assert " ".join(header) == " ".join([text("summary.run", lang), *shorts])
+    assert [row[0] for row in rows] == ["qwen3.6-mtp", "ngram"]
+    alpha = 1 + [spec.key for spec in gauges(BENCH)].index("alpha")
+    assert [row[alpha] for row in rows] == [f"{s['acceptance_rate']:.3f}" for s in stats]

@@ -54,15 +54,3 @@ def test_config_preset_is_the_default_for_bench(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "specview", "bench", "--rounds", "5", "--json"], env=env,
                          capture_output=True, text=True, timeout=60)
     assert '"preset": "glm-5.2-mtp"' in out.stdout
-
-
-async def test_app_notifies_config_problems() -> None:
-    from specview.backends.factory import make_backend
-    from specview.core.runspec import RunSpec
-    from specview.tui.app import SpecviewApp
-
-    spec = RunSpec(max_rounds=5, speed=0)
-    app = SpecviewApp(spec, make_backend(spec), problems=("config.toml: key 'lang' must be …",))
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
-        assert any("key 'lang'" in n.message for n in app._notifications)

@@ -36,6 +36,9 @@ def test_fold_over_hand_made_rounds() -> None:
     # The first round started at 1.013 - 0.013 = 1.0; 7 tokens over 0.039 s.
     assert s.elapsed_s == pytest.approx(0.039)
     assert s.tokens_per_second == pytest.approx(7 / 0.039)
+    # the same fold counts in a server's /metrics terms (the remote backend's cross-check uses it)
+    m.add(rnd(3, 0, [P], t_wall=1.050))
+    assert (m.drafting_rounds, m.max_drafted, m.accepted_by_position) == (3, 3, (2, 1, 1))
 
 
 def test_window_forgets_old_rounds() -> None:

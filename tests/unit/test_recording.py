@@ -1,4 +1,4 @@
-"""Recording and replay: identical stats, crash safety, clear errors, no secrets, the live view."""
+"""Recording and replay: identical stats, crash safety, clear errors, no secrets (the live view: tests/app)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from app_helpers import token_view, wait_finished, wait_until
+from recordings import record_sim, recorded_rounds
 
 from specview.backends.factory import make_backend
 from specview.backends.replay import ReplayBackend, make_replay_backend
@@ -24,9 +24,7 @@ from specview.core.recording import Header, read_recording, scan_headers
 from specview.core.runspec import RunSpec
 from specview.core.secrets import public_url
 from specview.core.session import Session
-from specview.core.text import sanitize
-from specview.tui.app import SpecviewApp
-from specview.widgets.status_line import StatusLine
+from specview.tui.run_text import notes_text
 
 ENV = {**os.environ, "NO_COLOR": "1"}
 
@@ -36,14 +34,6 @@ def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> 
                           timeout=timeout, env=env or ENV, stdin=subprocess.DEVNULL)
 
 
-def record_sim(path: Path, rounds: int, *, preset: str = "qwen3.6-mtp", seed: int = 5) -> dict[str, object]:
-    """Record a sim run in-process (what `bench --record` does) and return its stats."""
-    spec = RunSpec(preset=preset, seed=seed, speed=0.0, max_rounds=rounds)
-    return bench_one(spec, rounds, str(path))
-
-
-def recorded_rounds(path: Path) -> list[Round]:
-    return [item for item in read_recording(path) if isinstance(item, Round)]
 
 
 def test_replay_json_is_identical_to_the_bench_run_that_recorded_it(tmp_path: Path) -> None:
@@ -94,7 +84,7 @@ def test_kill_9_while_recording_leaves_a_file_that_replays_to_the_last_full_roun
 
     # The prefix is exactly the run that made it, cut at that round.
     spec = RunSpec(preset="deepseek-v3-mtp", seed=9, speed=0.0, max_rounds=full_rounds)
-    assert stats == bench_one(spec, full_rounds)
+    assert stats == bench_one(spec, full_rounds).stats
 
     # Tear the last line by hand, so the torn case is checked whatever the kill hit.
     torn = tmp_path / "torn.jsonl"
@@ -236,7 +226,9 @@ def test_replay_keeps_the_recorded_pace_scaled_by_speed(tmp_path: Path) -> None:
             assert took < recorded / 2
     info = ReplayBackend(file).info
     assert info.backend == "replay" and info.label == "qwen3.6-mtp" and info.virtual_clock
-    assert info.gamma == 3 and info.seed == 5 and "replay of a sim run" in info.note
+    assert info.gamma == 3 and info.seed == 5
+    assert [note.id for note in info.notes] == ["replay", "sim"], "the replay's note, then the recorded run's"
+    assert notes_text(info, "en").startswith("replay of a sim run recorded 20")
 
 
 def test_check_record_path(tmp_path: Path) -> None:
@@ -245,49 +237,6 @@ def test_check_record_path(tmp_path: Path) -> None:
         check_record_path(tmp_path / "missing" / "x.jsonl")
     with pytest.raises(BackendError, match="is a folder"):
         check_record_path(tmp_path)
-
-
-async def test_replay_streams_the_recorded_tokens_in_the_live_view(tmp_path: Path) -> None:
-    file = tmp_path / "live.jsonl"
-    stats = record_sim(file, 80, seed=3)
-    tokens = [t for r in recorded_rounds(file) for t in r.tokens]
-    spec = RunSpec(replay=str(file), speed=0.0)
-    app = SpecviewApp(spec, make_replay_backend(spec))
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_finished(pilot)
-        view = token_view(app)
-        assert view.token_count == len(tokens)
-        assert view.plain_text() == sanitize(str(stats["text"]))
-        assert app.live.session.metrics.rounds == 80
-        assert app.live.query_one(StatusLine).what.startswith("replay · qwen3.6-mtp")
-
-
-async def test_a_damaged_replay_shows_the_prefix_and_reports_the_line(tmp_path: Path) -> None:
-    file = tmp_path / "damaged.jsonl"
-    record_sim(file, 40)
-    lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
-    file.write_text("".join(lines[:22]) + "{oops\n" + "".join(lines[23:]), encoding="utf-8")
-    spec = RunSpec(replay=str(file), speed=0.0)
-    app = SpecviewApp(spec, make_replay_backend(spec))
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_finished(pilot)
-        assert app.live.session.metrics.rounds == 20
-        error = app.live.session.drain(limit=0).error
-        assert error is not None and "line 23" in error and str(file) in error
-
-
-async def test_restarting_the_live_view_appends_a_run_to_the_recording(tmp_path: Path) -> None:
-    file = tmp_path / "restart.jsonl"
-    spec = RunSpec(preset="qwen3.6-mtp", seed=2, speed=0.0, max_rounds=25)
-    app = SpecviewApp(spec, make_backend(spec), record=str(file))
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_finished(pilot)
-        await pilot.press("r")
-        await wait_until(pilot, lambda: app.live.session.metrics.rounds > 0)
-        await wait_finished(pilot)
-    headers = scan_headers(file)
-    assert len(headers) == 2
-    assert sum(isinstance(item, Round) for item in read_recording(file)) == 50
 
 
 def test_a_stopped_recorder_ignores_late_rounds(tmp_path: Path) -> None:

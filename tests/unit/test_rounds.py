@@ -120,7 +120,7 @@ def test_recordings_keep_discarded_drafts_and_the_calibration(tmp_path: Path) ->
 def test_a_version_2_recording_still_replays(tmp_path: Path) -> None:
     """What specview wrote before this version: no calibration line, no discarded drafts."""
     file = tmp_path / "v3.jsonl"
-    stats = bench_one(RunSpec(preset="qwen3.6-mtp", seed=5, speed=0.0, max_rounds=200), 200, str(file))
+    stats = bench_one(RunSpec(preset="qwen3.6-mtp", seed=5, speed=0.0, max_rounds=200), 200, str(file)).stats
     lines = [json.loads(line) for line in file.read_text(encoding="utf-8").splitlines()]
     lines[0]["version"] = 2
     old = [lines[0], *({k: v for k, v in line.items() if k != "discarded"} for line in lines[1:]

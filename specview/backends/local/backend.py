@@ -18,7 +18,7 @@ from specview.backends.local.lib import llama_lib, supports_gpu_offload
 from specview.backends.local.log import LOG
 from specview.backends.local.model import ModelRunner, check_gguf_file
 from specview.backends.local.vocab import check_vocab
-from specview.core.backend import BackendInfo
+from specview.core.backend import BackendInfo, Note
 from specview.core.errors import BackendError
 from specview.core.events import Calibration, Round
 from specview.core.runspec import RunSpec
@@ -136,17 +136,17 @@ class LlamaBackend:
         )
         draft_name = None if drafter is None else drafter.name
         mode = "plain" if drafter is None else f"{draft_name}{' adaptive γ' if adaptive else ''}"
-        note = _device_note(LOG.lines_since(mark), layers, self.target)
+        device, note = _device(LOG.lines_since(mark), layers, self.target)
         self._info = BackendInfo(
             backend="llama",
-            label=f"{target.name} · {mode} · {note.split(',')[0]}",
+            label=f"{target.name} · {mode} · {device}",
             gamma=None if drafter is None else gamma,
             temperature=temperature,
             model=target.name,
             draft=draft_name,
             seed=seed,
             exact=dict(EXACT),
-            note=note,
+            notes=(note,),
         )
 
     def _load(self, path: Path, role: str, layers: int, n_threads: int | None) -> ModelRunner:
@@ -214,17 +214,20 @@ def _gpu_layers(asked: int | None, offload: bool) -> int:
     return asked
 
 
-def _device_note(lines: list[str], layers: int, target: ModelRunner) -> str:
-    """What the status line says about where the model runs, from llama.cpp's load log."""
+def _device(lines: list[str], layers: int, target: ModelRunner) -> tuple[str, Note]:
+    """Where the model runs, from llama.cpp's load log: a short name for the label, and a note."""
     offloaded = None
     devices: list[str] = []
     for line in lines:
         m = re.search(r"offloaded (\d+)/(\d+) layers to GPU", line)
         if m:
-            offloaded = f"{m.group(1)}/{m.group(2)} layers"
+            offloaded = f"{m.group(1)}/{m.group(2)}"
         m = re.search(r"using device (\S+) \((.*?)\)", line)
         if m:
             devices.append(f"{m.group(1)} ({m.group(2)})")
     if layers == 0 or not devices:
-        return f"CPU, {target.n_threads} threads"
-    return f"{', '.join(dict.fromkeys(devices))}, {offloaded or 'all layers'} offloaded"
+        return "CPU", Note("device_cpu", {"threads": str(target.n_threads)})
+    named = ", ".join(dict.fromkeys(devices))
+    if offloaded is None:
+        return devices[0], Note("device_gpu_all", {"devices": named})
+    return devices[0], Note("device_gpu", {"devices": named, "layers": offloaded})

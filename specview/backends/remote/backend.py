@@ -29,7 +29,8 @@ from specview.backends.remote.server_kind import ServerFacts, ServerKind
 from specview.core.backend import BackendInfo
 from specview.core.bounds import MAX_MODELS, Invalid
 from specview.core.errors import BackendError
-from specview.core.events import Calibration, Reconcile, Round, StreamItem, TokenStatus
+from specview.core.events import Calibration, Reconcile, Round, StreamItem
+from specview.core.metrics import Metrics
 from specview.core.runspec import RunSpec
 from specview.core.text import shown
 
@@ -158,7 +159,7 @@ class OpenAIBackend:
             model=self.model,
             seed=self.settings.seed,
             exact=exact,
-            note=" ".join(note.split()),
+            notes=(note,),
             reconciles=self.kind.reconciles and f.speculating,
         )
 
@@ -183,7 +184,7 @@ class OpenAIBackend:
             self._poller = MetricsPoller(self._metrics_text, self.metrics_interval)
             self._poller.start()
         path, body = dialect.request()
-        counted = _Counter()
+        counted = _Counted()
         events = self._conn.stream(
             f"{self._conn.root}{path}", body, stop,
             read_timeout=self.read_timeout,
@@ -221,17 +222,18 @@ class OpenAIBackend:
         with self._server_values("reading /metrics after the stream"):
             self._after_stream(counted)
 
-    def _after_stream(self, counted: _Counter) -> None:
+    def _after_stream(self, counted: _Counted) -> None:
         if self._poller is not None:
             self._metrics_after = self._metrics_text() or self._poller.latest
         missing = self.dialect.missing_statistics() if self.dialect is not None else None
         if missing is not None:
-            self._info = replace(self._info, exact={"tokens_per_second": True}, note=missing)
+            self._info = replace(self._info, exact={"tokens_per_second": True}, notes=(missing,))
         if not self.kind.exact_per_round:
             return
-        if counted.max_drafted and counted.max_drafted != self._info.gamma:
+        drafted = counted.metrics.max_drafted
+        if drafted and drafted != self._info.gamma:
             # what the server drafted (builds may ignore the per-request speculative.n_max)
-            self._info = replace(self._info, gamma=counted.max_drafted)
+            self._info = replace(self._info, gamma=drafted)
         if self._metrics_before is None:
             return
         totals = counted.totals()
@@ -281,34 +283,22 @@ class OpenAIBackend:
         self._conn.close()
 
 
-class _Counter:
-    """The drafted / accepted totals of the rounds yielded, in /metrics terms."""
+class _Counted:
+    """The rounds yielded so far and their counts, folded by the same Metrics the screen uses."""
 
     def __init__(self) -> None:
-        self.chunks = 0
-        self.drafts = 0
-        self.max_drafted = 0
-        self.drafted = 0
-        self.accepted = 0
-        self.per_position: list[int] = []
+        self.chunks = 0  # stream chunks read (named in an error about one)
+        self.metrics = Metrics()
         self.shown: list[Round] = []
 
     def add(self, rnd: Round) -> None:
         self.shown.append(rnd)
-        if rnd.drafted <= 0:
-            return
-        self.drafts += 1
-        self.max_drafted = max(self.max_drafted, rnd.drafted)
-        self.drafted += rnd.drafted
-        accepted = sum(1 for t in rnd.tokens if t.status is TokenStatus.ACCEPTED)
-        self.accepted += accepted
-        if len(self.per_position) < accepted:
-            self.per_position.extend([0] * (accepted - len(self.per_position)))
-        for k in range(accepted):
-            self.per_position[k] += 1
+        self.metrics.add(rnd)
 
     def totals(self) -> DraftCounters:
-        return DraftCounters(self.drafts, self.drafted, self.accepted, tuple(self.per_position))
+        """The totals in /metrics terms."""
+        m = self.metrics
+        return DraftCounters(m.drafting_rounds, m.drafted, m.accepted, m.accepted_by_position)
 
 
 def _timed_like(exact: list[Round], shown: list[Round]) -> list[Round]:

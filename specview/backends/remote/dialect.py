@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from specview.core.backend import Note
 from specview.core.bounds import MAX_CHUNK_TOKENS, MAX_COUNTER, MAX_ROUND_DRAFTS, Invalid, increase
 from specview.core.events import Round, TokenEvent, TokenStatus
 from specview.core.text import shown
 
 DEFAULT_PROMPT = "Write a short story about a lighthouse keeper who counts the ships that pass."
 DEFAULT_MAX_TOKENS = 128
-NO_SPEC_NOTE = "this server reports no speculative statistics: tokens/s and inter-token timing only"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +53,7 @@ class Dialect(Protocol):
         told them and they differ from what was shown (else None)."""
         ...
 
-    def missing_statistics(self) -> str | None:
+    def missing_statistics(self) -> Note | None:
         """Why the stream lacked the statistics this dialect reads (None when it had them)."""
         ...
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from specview.backends.remote.dialect import RequestSettings, RoundMaker, chunk_text, openai_request
 from specview.backends.remote.server_kind import ServerKind
+from specview.core.backend import Note
 from specview.core.events import Round
 
 
@@ -32,7 +33,7 @@ class GenericDialect:
     def exact_rounds(self) -> list[Round] | None:
         return None
 
-    def missing_statistics(self) -> str | None:
+    def missing_statistics(self) -> Note | None:
         return None
 
 

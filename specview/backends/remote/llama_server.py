@@ -32,7 +32,8 @@ from specview.backends.remote.dialect import (
     openai_request,
     spread,
 )
-from specview.backends.remote.server_kind import EXACT, NO_SPEC_NOTE, Probe, ServerFacts, ServerKind
+from specview.backends.remote.server_kind import EXACT, Probe, ServerFacts, ServerKind
+from specview.core.backend import Note
 from specview.core.bounds import MAX_ROUND_DRAFTS, MAX_SECONDS, Invalid, increase, optional_real
 from specview.core.events import Round
 
@@ -125,8 +126,8 @@ class LlamaServerDialect:
         """Every streamed round is already exact."""
         return None
 
-    def missing_statistics(self) -> str | None:
-        return None if self.saw_timings else f"this llama-server sent no per-token timings: {NO_SPEC_NOTE}"
+    def missing_statistics(self) -> Note | None:
+        return None if self.saw_timings else Note("llama_server_no_timings")
 
     def _append_text(self, text: str) -> None:
         """Text that came without a token (held back, then released): it ends the last token."""
@@ -146,12 +147,6 @@ class LlamaServerDialect:
         rounds = [self.maker.drafted(group.drafted, group.accepted, texts[:used], t, verify_s, inferred=False)]
         rounds += [self.maker.plain(text, t, inferred=True) for text in texts[used:]]
         return rounds
-
-
-_REPLAY_CAVEAT = (
-    "models that cannot roll back partially (hybrid attention such as Qwen3.5/3.6, SWA) make the "
-    "server replay accepted prefixes, and how that is counted depends on the build"
-)
 
 
 class LlamaServerKind(ServerKind):
@@ -178,10 +173,10 @@ class LlamaServerKind(ServerKind):
             types = str(params.get("speculative.types", "")) if isinstance(params, dict) else ""
         return ServerFacts(self.id, build, gamma, types not in ("", "none"), self.has_metrics(conn))
 
-    def describe(self, facts: ServerFacts) -> tuple[dict[str, bool], str]:
-        checked = "; totals cross-checked with /metrics" if facts.has_metrics else ""
-        note = (f"llama-server build {facts.build or 'unknown'}: every round rebuilt exactly from "
-                f"timings_per_token{checked}. Caveat: {_REPLAY_CAVEAT}")
+    def describe(self, facts: ServerFacts) -> tuple[dict[str, bool], Note]:
+        # the catalog's note carries the caveat: models that cannot roll back partially make the
+        # server replay accepted prefixes, and how that is counted depends on the build
+        note = Note("llama_server_checked" if facts.has_metrics else "llama_server", {"build": facts.build or "?"})
         return dict(EXACT), note
 
     def dialect(self, settings: RequestSettings, facts: ServerFacts) -> Dialect:

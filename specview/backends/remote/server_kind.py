@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from specview.backends.remote.dialect import Dialect, RequestSettings
+from specview.core.backend import Note
 
-NO_SPEC_NOTE = "this server reports no speculative statistics: tokens/s and inter-token timing only"
 INFERRED = {"acceptance": False, "tau": False, "per_position": False, "tokens_per_second": True}
 EXACT = {"acceptance": True, "tau": True, "per_position": True, "tokens_per_second": True}
 
@@ -59,9 +59,9 @@ class ServerKind:
         """Build, γ and whether it speculates, from what `identify` returned (or None)."""
         return ServerFacts(self.id, None, None, False, False)
 
-    def describe(self, facts: ServerFacts) -> tuple[dict[str, bool], str]:
+    def describe(self, facts: ServerFacts) -> tuple[dict[str, bool], Note]:
         """Which numbers are exact, and the note the side panel and recordings show."""
-        return {"tokens_per_second": False}, NO_SPEC_NOTE
+        return {"tokens_per_second": False}, Note("no_spec")
 
     def dialect(self, settings: RequestSettings, facts: ServerFacts) -> Dialect:
         """The stream reader for one request."""

@@ -28,6 +28,7 @@ from specview.backends.remote.dialect import (
 )
 from specview.backends.remote.server_kind import INFERRED, Probe, ServerFacts, ServerKind
 from specview.backends.remote.vllm import grouped_note
+from specview.core.backend import Note
 from specview.core.bounds import MAX_ROUND_DRAFTS
 from specview.core.events import Round
 
@@ -127,7 +128,7 @@ class SglangDialect:
     def exact_rounds(self) -> list[Round] | None:
         return None
 
-    def missing_statistics(self) -> str | None:
+    def missing_statistics(self) -> Note | None:
         return None
 
 
@@ -153,7 +154,7 @@ class SglangKind(ServerKind):
         speculating = bool(info.get("speculative_algorithm")) or gamma is not None
         return ServerFacts(self.id, build, gamma or drafts, speculating, self.has_metrics(conn))
 
-    def describe(self, facts: ServerFacts) -> tuple[dict[str, bool], str]:
+    def describe(self, facts: ServerFacts) -> tuple[dict[str, bool], Note]:
         return dict(INFERRED), grouped_note(self.server_name(facts), facts.speculating)
 
     def dialect(self, settings: RequestSettings, facts: ServerFacts) -> Dialect:

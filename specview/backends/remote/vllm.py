@@ -29,7 +29,8 @@ from specview.backends.remote.dialect import (
     usage_tokens,
 )
 from specview.backends.remote.metrics import parse_draft_counters
-from specview.backends.remote.server_kind import INFERRED, NO_SPEC_NOTE, Probe, ServerFacts, ServerKind
+from specview.backends.remote.server_kind import INFERRED, Probe, ServerFacts, ServerKind
+from specview.core.backend import Note
 from specview.core.bounds import MAX_CHUNK_TOKENS, MAX_ROUND_DRAFTS, integer, sequence
 from specview.core.events import Round
 
@@ -164,7 +165,7 @@ class VllmDialect:
         """The rounds regrouped from `per_step_accepted`, when they differ from the streamed ones."""
         return self.reconciled if self.reconciled is not None and self.mismatched_steps() else None
 
-    def missing_statistics(self) -> str | None:
+    def missing_statistics(self) -> Note | None:
         return None
 
     def mismatched_steps(self) -> int | None:
@@ -201,19 +202,16 @@ class VllmKind(ServerKind):
         speculating = counters is not None or gamma is not None
         return ServerFacts(self.id, build, gamma or (width or None), speculating, counters is not None)
 
-    def describe(self, facts: ServerFacts) -> tuple[dict[str, bool], str]:
+    def describe(self, facts: ServerFacts) -> tuple[dict[str, bool], Note]:
         return dict(INFERRED), grouped_note(self.server_name(facts), facts.speculating)
 
     def dialect(self, settings: RequestSettings, facts: ServerFacts) -> Dialect:
         return VllmDialect(settings, facts.gamma, facts.speculating)
 
 
-def grouped_note(server: str, speculating: bool) -> str:
+def grouped_note(server: str, speculating: bool) -> Note:
     """The note of a server whose rounds are inferred from stream chunks (vLLM, SGLang)."""
-    if not speculating:
-        return f"{server}: {NO_SPEC_NOTE}"
-    return (f"{server}: rounds inferred from stream chunks (one chunk per verify step; steps merge "
-            "when the client lags); exact totals come from the server at the end")
+    return Note("grouped" if speculating else "no_spec_named", {"server": server})
 
 
 VLLM = VllmKind()

@@ -18,9 +18,10 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from specview.core.backend import BackendInfo, Pace
+from specview.core.backend import BackendInfo, Note, Pace
 from specview.core.errors import BackendError
 from specview.core.events import Calibration, Round, TokenEvent
+from specview.core.langs import LANGS, detect_lang
 from specview.core.presets import Preset
 from specview.core.theory import MAX_GAMMA
 
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from specview.core.sampling import Decision
 
 _EN_TOKEN = re.compile(r"\s?[A-Za-z']+|\s?\d+|\s?[^\sA-Za-z\d]|\s+")
-LANGS = ("en", "zh")
 
 
 @cache
@@ -40,13 +40,6 @@ def _vocabulary(lang: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
     vocab = sorted(set(pieces))
     index = {p: i for i, p in enumerate(vocab)}
     return tuple(vocab), tuple(index[p] for p in pieces)
-
-
-def detect_lang(prompt: str | None) -> str:
-    """zh when the prompt contains CJK characters, else en."""
-    if prompt and any("\u4e00" <= ch <= "\u9fff" for ch in prompt):
-        return "zh"
-    return "en"
 
 
 class SimBackend:
@@ -87,7 +80,7 @@ class SimBackend:
             seed=seed,
             virtual_clock=True,
             exact={"acceptance": True, "tau": True, "per_position": True},
-            note="simulated: timing from the preset's model, not measured; assumed: verify ≈ 1 forward",
+            notes=(Note("sim"),),
             pace=self.pace,
             cpu_bound=speed <= 0,  # flat out it never waits: the UI runs it in a child process
             provenance=preset.provenance_json(),

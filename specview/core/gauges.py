@@ -1,0 +1,167 @@
+"""The gauge table: every number a view shows, in one list.
+
+The live side panel, the compare panes and summary table, `bench --table` and the help screen
+all read GAUGES: a view shows the gauges that name it in `views`, in table order. Adding a gauge
+= one entry here + one line per language in `texts/gauges.<lang>.toml` (its label, short label,
+help and, when it has one, the note template). Values come out formatted (`shown`), so widgets
+only draw text.
+
+A gauge reads a `Reading`: one snapshot, the theory overlay for it and the run's BackendInfo.
+`window` is what the live views show (the last rounds), `run` the whole run (summary, bench).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from specview.core.backend import BackendInfo
+from specview.core.metrics import MetricsSnapshot
+from specview.core.overlay import Overlay, overlay
+from specview.core.text import number
+
+PANEL = "panel"  # the live view's side panel
+PANE = "pane"  # a compare pane's gauge line
+SUMMARY = "summary"  # the compare screen's table
+BENCH = "bench"  # `specview bench --table`
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What a gauge reads: one snapshot, the theory beside it, and what the run is."""
+
+    snap: MetricsSnapshot
+    over: Overlay
+    info: BackendInfo
+
+    @classmethod
+    def of(cls, snap: MetricsSnapshot, info: BackendInfo) -> Reading:
+        return cls(snap, overlay(snap), info)
+
+
+Value = Callable[[Reading], float | None]
+Note = Callable[[Reading], dict[str, str] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class GaugeSpec:
+    """One number: how to read it, format it, judge it and explain it.
+
+    Catalog ids: `gauge.<key>.label` (side panel), `.short` (panes, tables), `.help` (help
+    screen) and `.note` (a template filled from `note`). `exact_key` names the entry of
+    `BackendInfo.exact` that says whether the backend reports the number or specview infers it;
+    `timed` numbers come from the run's clock, so a virtual clock makes them simulated/recorded.
+    """
+
+    key: str
+    run: Value
+    fmt: str
+    views: frozenset[str]
+    window: Value | None = None
+    run_fmt: str | None = None
+    suffix: str = ""
+    higher_is_better: bool | None = None  # None: no leader in the summary table
+    bar: bool = False  # shown with a bar (the value is a fraction)
+    exact_key: str | None = None
+    timed: bool = False
+    note: Note | None = None
+
+    @property
+    def label_id(self) -> str:
+        return f"gauge.{self.key}.label"
+
+    @property
+    def short_id(self) -> str:
+        return f"gauge.{self.key}.short"
+
+    @property
+    def help_id(self) -> str:
+        return f"gauge.{self.key}.help"
+
+    @property
+    def note_id(self) -> str:
+        return f"gauge.{self.key}.note"
+
+    def value(self, reading: Reading, *, windowed: bool) -> float | None:
+        """The live (windowed) value, or the whole run's."""
+        read = self.window if windowed and self.window is not None else self.run
+        return read(reading)
+
+    def shown(self, reading: Reading, *, windowed: bool) -> str:
+        """The value as every view writes it (an em dash until there is one)."""
+        value = self.value(reading, windowed=windowed)
+        fmt = self.fmt if windowed else self.run_fmt or self.fmt
+        return number(value, fmt) + (self.suffix if value is not None else "")
+
+    def tag_id(self, info: BackendInfo) -> str | None:
+        """Catalog id of where the number comes from (exact, inferred, simulated…), or None.
+
+        The one place that decides a gauge's provenance tag: more tags (e.g. "assumed" for
+        numbers built on a preset's assumptions) belong here.
+        """
+        if self.timed and info.virtual_clock:
+            return "tag.recorded" if info.backend == "replay" else "tag.simulated"
+        if self.exact_key is None:
+            return None
+        if self.exact_key not in info.exact:
+            return "tag.not_reported"
+        return "tag.exact" if info.exact[self.exact_key] else "tag.inferred"
+
+
+def _window_alpha(r: Reading) -> float | None:
+    snap = r.snap
+    return snap.window_acceptance_rate if snap.window_acceptance_rate is not None else snap.acceptance_rate
+
+
+def _alpha_note(r: Reading) -> dict[str, str] | None:
+    return None if r.snap.draft_yield is None else {"yield": f"{r.snap.draft_yield:.2f}"}
+
+
+def _tau_note(r: Reading) -> dict[str, str] | None:
+    over = r.over
+    if over.expected_tau is None or over.tau_gap is None:
+        return None
+    return {"theory": f"{over.expected_tau:.2f}", "gap": f"{over.tau_gap:+.2f}"}
+
+
+def _speedup_note(r: Reading) -> dict[str, str] | None:
+    over = r.over
+    if over.speedup_theory is None or over.best_speedup is None:
+        return None
+    return {"theory": f"{over.speedup_theory:.2f}", "gamma": str(over.best_gamma),
+            "best": f"{over.best_speedup:.2f}"}
+
+
+def _gamma(r: Reading) -> float | None:
+    return r.info.gamma
+
+
+GAUGES: tuple[GaugeSpec, ...] = (
+    GaugeSpec("gamma", _gamma, "", frozenset({BENCH})),
+    GaugeSpec("temperature", lambda r: r.info.temperature, "g", frozenset({BENCH})),
+    GaugeSpec("rounds", lambda r: r.snap.rounds, "", frozenset({BENCH})),
+    GaugeSpec("alpha", lambda r: r.snap.acceptance_rate, ".2f", frozenset({PANEL, PANE, SUMMARY, BENCH}),
+              window=_window_alpha, run_fmt=".3f", higher_is_better=True, bar=True, exact_key="acceptance",
+              note=_alpha_note),
+    GaugeSpec("tau", lambda r: r.snap.tau, ".2f", frozenset({PANEL, PANE, SUMMARY, BENCH}),
+              window=lambda r: r.snap.window_tau, higher_is_better=True, exact_key="tau", note=_tau_note),
+    GaugeSpec("expected_tau", lambda r: r.over.expected_tau, ".2f", frozenset({SUMMARY, BENCH}),
+              higher_is_better=True),
+    GaugeSpec("tokens_per_second", lambda r: r.snap.tokens_per_second, ".1f",
+              frozenset({PANEL, PANE, SUMMARY, BENCH}), window=lambda r: r.snap.window_tokens_per_second,
+              higher_is_better=True, exact_key="tokens_per_second", timed=True),
+    GaugeSpec("draft_cost", lambda r: r.snap.draft_cost, ".3f", frozenset({PANEL, SUMMARY, BENCH}),
+              higher_is_better=False, exact_key="draft_cost", timed=True),
+    GaugeSpec("speedup", lambda r: r.over.speedup_shown, ".2f", frozenset({PANEL, SUMMARY, BENCH}),
+              suffix="×", higher_is_better=True, note=_speedup_note),
+)
+
+
+def gauges(view: str) -> tuple[GaugeSpec, ...]:
+    """The gauges one view shows, in table order."""
+    return tuple(spec for spec in GAUGES if view in spec.views)
+
+
+def gauge(key: str) -> GaugeSpec:
+    """One gauge by key."""
+    return next(spec for spec in GAUGES if spec.key == key)

@@ -1,0 +1,243 @@
+"""The pump: the one way a Session reaches the screen.
+
+A `Pump` drains one Session into one stream view (appending, or redrawing everything after a
+reconcile), tracks the run's state (running, paused, finished, stopped: reason) and surfaces
+the run's first error once. A screen owns one `Pumps` — the live view with one pump, compare
+with one per run — whose single timer ticks every pump inside one batch_update().
+
+Redraw policy (`Throttle`, one knob for every screen): streams are appended on every tick
+(`pump_hz`); numbers and charts are redrawn at most `numbers_hz`, only for runs that changed
+since, and at once for a run's first rounds, when it ends or when a user action changes it.
+Widgets then redraw only when the text they are given differs from what they show.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from specview.core.events import TokenEvent
+from specview.core.gauges import Reading
+from specview.core.session import Session
+from specview.core.text import sanitize
+from specview.texts.catalog import fill, text
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
+
+NUMBERS_HZ = 5.0  # digits that change 30 times a second cannot be read, and redrawing them costs frames
+PUMP_HZ = 30.0
+PUMP_HZ_SSH = 20.0  # every frame crosses the network
+REASON_CHARS = 120  # of a stop's reason in the status line (the notification has it whole)
+
+
+@dataclass(frozen=True, slots=True)
+class Throttle:
+    """How often a screen redraws: its streams `pump_hz` times a second (each tick drains every
+    session), its numbers and charts at most `numbers_hz` times a second."""
+
+    pump_hz: float
+    numbers_hz: float
+
+    @classmethod
+    def default(cls, env: Mapping[str, str] = os.environ) -> Throttle:
+        """30 Hz locally, 20 Hz over SSH; numbers at 5 Hz."""
+        return cls(PUMP_HZ_SSH if env.get("SSH_CONNECTION") else PUMP_HZ, NUMBERS_HZ)
+
+    @classmethod
+    def at(cls, fps: float) -> Throttle:
+        """A frame rate asked for (e.g. `--fps`): numbers never more often than frames."""
+        return cls(fps, min(NUMBERS_HZ, fps))
+
+
+@dataclass(frozen=True, slots=True)
+class RunState:
+    """Where a run is: running, paused, finished, or stopped with the reason (its first error)."""
+
+    kind: str = "running"
+    reason: str = ""
+
+    @property
+    def ended(self) -> bool:
+        return self.kind in ("finished", "stopped")
+
+    def text(self, lang: str) -> str:
+        """The state as the status line writes it ("✗ stopped: server went away"): the reason's
+        first line, made safe and cut short (it comes from a server or a file)."""
+        first = self.reason.strip().splitlines()[0] if self.reason.strip() else ""
+        reason = sanitize(first, REASON_CHARS, one_line=True)
+        return fill(f"state.{self.kind}", lang, reason=reason)
+
+
+class StreamView(Protocol):
+    """Where a pump puts tokens (a TokenView, a compare pane)."""
+
+    def clear(self) -> None: ...
+
+    def append(self, tokens: list[TokenEvent]) -> None: ...
+
+
+ErrorSink = Callable[[str, str], None]  # (message, title)
+
+
+class Pump:
+    """Drains one Session into one stream view; the screen draws its numbers when asked."""
+
+    def __init__(self, session: Session, view: StreamView, *, on_error: ErrorSink, title: str) -> None:
+        self.view = view
+        self.on_error = on_error
+        self.title = title
+        self.session = session
+        self.drawn_rounds = 0
+        self.state = RunState()
+        self.gamma_now: int | None = None  # γ of the latest round (adaptive drafting changes it)
+        self.stale = True  # the numbers on screen lag behind the stream
+        self.urgent = False  # redraw the numbers at the next tick, whatever the throttle says
+
+    # the run -----------------------------------------------------------------
+    def start(self) -> None:
+        self.session.start()
+
+    def stop(self) -> None:
+        self.session.stop()
+
+    def restart(self, make_session: Callable[[], Session], *, close: bool = True) -> None:
+        """Stop the current session (releasing its backend unless `close` is False: a restart
+        reuses it), then show a new one from the beginning, paused if the old one was.
+        If the new session cannot be made, the error propagates and the run shows as stopped."""
+        paused = self.session.paused
+        self.session.stop(close=close)
+        self.drawn_rounds = 0
+        self.gamma_now = None
+        self.view.clear()
+        self._mark(urgent=True)
+        try:
+            session = make_session()
+        except Exception as exc:
+            self.state = RunState("stopped", str(exc))
+            raise
+        self.session = session
+        if paused:
+            session.pause()
+        self.state = RunState("paused" if paused else "running")
+        session.start()
+
+    @property
+    def paused(self) -> bool:
+        return self.session.paused
+
+    def pause(self) -> None:
+        self.session.pause()
+        self._set_state("paused")
+
+    def resume(self) -> None:
+        self.session.resume()
+        self._set_state("running")
+
+    def step(self) -> None:
+        """One more round, pausing first if running."""
+        if not self.session.paused:
+            self.pause()
+        self.session.step()
+
+    def reading(self) -> Reading:
+        """The run's numbers now (one snapshot)."""
+        return Reading.of(self.session.metrics.snapshot(), self.session.backend.info)
+
+    # the tick ----------------------------------------------------------------
+    def drain(self) -> None:
+        """Take what the session produced: append it (or redraw after a reconcile), and note
+        whether the run finished or stopped."""
+        got = self.session.drain()
+        if got.rounds or got.reconciled:
+            replace, tokens = self.session.drawable(got)
+            if replace:  # exact rounds replaced the inferred ones
+                self.view.clear()
+            self.view.append(tokens)
+            first = self.drawn_rounds == 0
+            self.drawn_rounds += len(got.rounds)
+            if got.rounds:
+                self.gamma_now = got.rounds[-1].drafted
+            self._mark(urgent=first)  # the run's first numbers replace the dashes at once
+        if self.state.ended:
+            return
+        if got.error:
+            self.state = RunState("stopped", got.error)
+            self._mark(urgent=True)
+            self.on_error(got.error, self.title)
+        elif got.finished:
+            self.state = RunState("finished")
+            self._mark(urgent=True)
+
+    def _set_state(self, kind: str) -> None:
+        if not self.state.ended:
+            self.state = RunState(kind)
+            self._mark(urgent=True)
+
+    def _mark(self, *, urgent: bool) -> None:
+        self.stale = True
+        self.urgent = self.urgent or urgent
+
+
+NumbersSink = Callable[[Sequence[Pump]], None]
+
+
+class Pumps:
+    """A screen's one timer: each tick drains every pump and, by the throttle, has the screen
+    redraw the numbers of the pumps whose numbers are stale."""
+
+    def __init__(self, pumps: Sequence[Pump], throttle: Throttle, draw_numbers: NumbersSink) -> None:
+        self.pumps = list(pumps)
+        self.throttle = throttle
+        self.draw_numbers = draw_numbers
+        self._numbers_at = float("-inf")
+        self._host: Widget | None = None
+
+    def start(self, host: Widget) -> None:
+        """Start every run and the timer (on `host`, so it stops with the screen)."""
+        self._host = host
+        for pump in self.pumps:
+            pump.start()
+        host.set_interval(1 / self.throttle.pump_hz, self.tick, name="pump")
+
+    def stop(self) -> None:
+        for pump in self.pumps:
+            pump.stop()
+
+    def tick(self) -> None:
+        """Drain every pump; redraw the stale numbers when due."""
+        assert self._host is not None, "start() first"
+        with self._host.app.batch_update():
+            for pump in self.pumps:
+                pump.drain()
+            self.flush_numbers()
+
+    def flush_numbers(self, *, force: bool = False) -> None:
+        """Redraw stale numbers if the throttle allows (or a pump asks for it now)."""
+        stale = [p for p in self.pumps if p.stale]
+        if not stale:
+            return
+        now = time.monotonic()
+        due = now - self._numbers_at >= 1 / self.throttle.numbers_hz
+        if not (force or due or any(p.urgent for p in stale)):
+            return
+        self._numbers_at = now
+        for pump in stale:
+            pump.stale = pump.urgent = False
+        self.draw_numbers(stale)
+
+    @property
+    def drawn_rounds(self) -> list[int]:
+        return [p.drawn_rounds for p in self.pumps]
+
+    def state_text(self, lang: str) -> str:
+        """One state for all runs: finished once every run ended, else paused or running."""
+        states = [p.state for p in self.pumps]
+        if len(states) == 1:
+            return states[0].text(lang)
+        if all(s.ended for s in states):
+            return text("state.finished", lang)
+        return text("state.paused" if all(p.paused for p in self.pumps) else "state.running", lang)

@@ -1,0 +1,105 @@
+"""Key bindings in the user's language, with the keys the user's keymap puts in effect.
+
+Every specview binding has an id (`live.pause`) and no text of its own: its footer label and
+tooltip are the catalog texts `keys.<id>.label` and `keys.<id>.tip` (texts/keys.<lang>.toml),
+set by `localize` when the app, screen or widget is made. Textual's own bindings that show
+(the command palette's, focus, copy) get ids here by their action. The help screen and the
+status line list keys from the same bindings (`key_lines`), so a key is written once.
+
+Textual keeps a node's bindings in `_bindings` and the app's keymap in `_keymap`; this module is
+the only place that reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from textual.binding import Binding, BindingsMap
+from textual.dom import DOMNode
+
+from specview.core.text import sanitize
+from specview.texts.catalog import catalog, text
+
+# Textual's bindings, named by action, so they are translated like ours
+TEXTUAL_IDS = {
+    "command_palette": "app.palette",
+    "app.focus_next": "screen.focus_next",
+    "app.focus_previous": "screen.focus_previous",
+    "screen.copy_text": "screen.copy",
+}
+KEY_CHARS = 40  # of one key as the help and the status line write it
+
+
+def bind(keys: str, action: str, bid: str, *, show: bool = True, priority: bool = False) -> Binding:
+    """A binding named only by its id: `localize` gives it its label and tooltip. (The id
+    stands in as the label until then, because Textual hides a binding made without one.)"""
+    return Binding(keys, action, bid, show=show, priority=priority, id=bid)
+
+
+def binding_id(binding: Binding) -> str | None:
+    """The binding's id, or the id specview gives one of Textual's own."""
+    return binding.id or TEXTUAL_IDS.get(binding.action)
+
+
+def translate(binding: Binding, lang: str) -> Binding:
+    """The binding with its label and tooltip in `lang` (unchanged when the catalog has none)."""
+    bid = binding_id(binding)
+    if bid is None or f"keys.{bid}.label" not in catalog("en"):
+        return binding
+    tip_key = f"keys.{bid}.tip"
+    tip = text(tip_key, lang) if tip_key in catalog("en") else binding.tooltip
+    return replace(binding, description=text(f"keys.{bid}.label", lang), tooltip=tip)
+
+
+def localize(node: DOMNode, lang: str) -> None:
+    """Translate the bindings of one app, screen or widget (call it from its __init__).
+
+    Textual gives every node its own copy of its class's bindings map (`_bindings`); the
+    lists inside are shared with the class, so they are replaced, never changed in place.
+    """
+    bindings = node._bindings
+    for key, items in list(bindings.key_to_bindings.items()):
+        bindings.key_to_bindings[key] = [translate(b, lang) for b in items]
+
+
+@dataclass(frozen=True, slots=True)
+class KeyLine:
+    """One binding as the help lists it: its keys (as the footer writes them), label and tooltip."""
+
+    id: str
+    keys: tuple[str, ...]
+    label: str
+    tip: str
+
+
+def key_lines(nodes: Iterable[DOMNode], *, only: str | None = None) -> list[KeyLine]:
+    """Every labelled binding of these nodes, once per id, with the keys the app's keymap puts
+    in effect (Textual applies it the same way when a key is pressed)."""
+    seen: set[str] = set()
+    out = []
+    for node in nodes:
+        app = node.app
+        effective = BindingsMap()
+        effective.key_to_bindings = {k: list(v) for k, v in node._bindings.key_to_bindings.items()}
+        effective.apply_keymap(app._keymap)
+        by_id: dict[str, list[Binding]] = {}
+        for _, binding in effective:
+            bid = binding_id(binding)
+            if bid is not None and binding.description and not binding.system and only in (None, bid):
+                by_id.setdefault(bid, []).append(binding)
+        for bid, bindings in by_id.items():
+            if bid not in seen:
+                seen.add(bid)
+                # the keymap comes from the user's config: its keys are shown safe
+                keys = tuple(dict.fromkeys(sanitize(app.get_key_display(b), KEY_CHARS, one_line=True)
+                                           for b in bindings))
+                out.append(KeyLine(bid, keys, bindings[0].description, bindings[0].tooltip))
+    return out
+
+
+def key_hint(node: DOMNode, bid: str) -> str:
+    """`f1 help`: the first key in effect for binding `bid` of `node`, and its label."""
+    for line in key_lines([node], only=bid):
+        return f"{line.keys[0]} {line.label}"
+    return ""

@@ -1,0 +1,144 @@
+"""Every string a user reads comes from the catalogs, in both languages.
+
+The walker opens every screen (live with a token selected, help, preset picker, run-it-for-real,
+Learn index, compare) in en and zh, reads the words on the terminal, and fails on any word that
+is in no catalog text of that language and is not data (the preset shown, the stream's text,
+run labels, key names). In zh a hard-coded English string stands out at once.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import string
+from importlib import resources
+
+import pytest
+from app_helpers import sim_app, wait_finished, wait_until
+from textual.app import App
+from textual.geometry import Region
+from textual.pilot import Pilot
+from textual.screen import ModalScreen
+
+from specview.backends.factory import make_backend
+from specview.core.gauges import GAUGES
+from specview.core.langs import LANGS
+from specview.core.presets import Preset, load_presets
+from specview.core.runspec import RunSpec
+from specview.learn.index_screen import LearnIndex
+from specview.texts.catalog import catalog, languages
+from specview.tui.app import SpecviewApp
+from specview.tui.help_screen import HelpScreen
+from specview.tui.keymap import bound_ids
+from specview.tui.preset_screen import PresetScreen
+from specview.tui.real_run_screen import RealRunScreen
+from specview.widgets.status_line import StatusLine
+
+WORD = re.compile(r"[A-Za-z]+")
+ALWAYS = {"specview"}  # the program's name
+
+
+def words(text: str) -> set[str]:
+    return set(WORD.findall(text))
+
+
+def fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+CELL_X, CELL_Y, TOP = 12.2, 24.4, 20.0  # how Rich's SVG export places a cell
+
+
+def screen_text(app: App[None], region: Region | None = None) -> str:
+    """What the terminal shows now (or inside `region`), as text, from the SVG screenshot."""
+    rows: dict[int, list[str]] = {}
+    svg = app.export_screenshot()
+    for x, y, run in re.findall(r'<text[^>]* x="([\d.]+)" y="([\d.]+)"[^>]*>([^<]*)</text>', svg):
+        col, row = round(float(x) / CELL_X), round((float(y) - TOP) / CELL_Y)
+        line = rows.setdefault(row, [" "] * app.size.width)
+        for i, ch in enumerate(html.unescape(run).replace("\xa0", " ")):
+            if col + i < len(line):
+                line[col + i] = ch
+    if region is None:
+        return "\n".join("".join(line) for _, line in sorted(rows.items()))
+    return "\n".join("".join(rows.get(y, [])[region.x:region.right]) for y in range(region.y, region.bottom))
+
+
+def key_names(app: App[None]) -> set[str]:
+    """Key names as the footer and help write them (space, esc, ^p, f1…)."""
+    names: set[str] = set()
+    for screen in app.screen_stack:  # a modal screen shows the footer of the screen under it
+        for active in screen.active_bindings.values():
+            names |= words(app.get_key_display(active.binding))
+    return names
+
+
+def preset_words(preset: Preset) -> set[str]:
+    texts = [preset.id, preset.label, preset.notes, preset.hardware, preset.method,
+             *preset.run.values(), *(s.title for s in preset.sources)]
+    return words(" ".join(texts))
+
+
+def data_words(lang: str) -> set[str]:
+    """The stream's text and what names the runs: data, not interface."""
+    passage = (resources.files("specview") / "texts" / f"passage.{lang}.txt").read_text(encoding="utf-8")
+    names = {"sim", "replay", "llama", "openai", "cpp", "server", "vLLM", "SGLang"}  # backends, engines
+    return words(passage) | names | set().union(*(words(p.id) for p in load_presets().values()))
+
+
+def strays(app: App[None], lang: str, extra: set[str] | None = None) -> set[str]:
+    """Words on screen in no catalog text and no data. Over a modal screen only its box counts
+    (the screen under it shows through, cut at the box's edges)."""
+    allowed = words(" ".join(catalog(lang).values())) | data_words(lang) | key_names(app) | ALWAYS | (extra or set())
+    screen = app.screen
+    region = screen.query_one(".modal-box").region if isinstance(screen, ModalScreen) else None
+    return words(screen_text(app, region)) - allowed
+
+
+@pytest.mark.parametrize("lang", LANGS)
+async def test_every_screen_shows_only_catalog_texts_and_data(lang: str) -> None:
+    app = sim_app("qwen3.6-mtp", max_rounds=30, lang=lang)
+    found: dict[str, set[str]] = {}
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_finished(pilot)
+        await pilot.press("left")  # the token inspector
+        await pilot.pause()
+        found["live"] = strays(app, lang)
+        for key, screen, name in (("f1", HelpScreen, "help"), ("p", PresetScreen, "preset picker"),
+                                  ("x", RealRunScreen, "run it for real"), ("l", LearnIndex, "learn index")):
+            await pilot.press(key)
+            await wait_until(pilot, lambda screen=screen: isinstance(app.screen, screen))
+            await pilot.pause()
+            extra = set().union(*(preset_words(p) for p in load_presets().values())) if key in "px" else set()
+            found[name] = strays(app, lang, extra)
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
+    specs = [RunSpec(preset=p, seed=5, speed=0.0, max_rounds=30, lang=lang) for p in ("qwen3.6-mtp", "ngram")]
+    compare = SpecviewApp(specs[0], make_backend(specs[0]), lang=lang, compare=[make_backend(s) for s in specs])
+    async with compare.run_test(size=(130, 40)) as pilot:
+        await _compare_finished(pilot, lang)
+        found["compare"] = strays(compare, lang)
+    assert {name: sorted(w) for name, w in found.items() if w} == {}
+    assert len(found) == 6
+
+
+async def _compare_finished(pilot: Pilot[None], lang: str) -> None:
+    app = pilot.app
+    status = app.screen_stack[0].query_one(StatusLine)
+    await wait_until(pilot, lambda: status.state == catalog(lang)["state.finished"])
+    await pilot.pause()
+
+
+def test_both_languages_have_every_key_with_the_same_fields() -> None:
+    en, zh = catalog("en"), catalog("zh")
+    assert languages() == LANGS
+    assert sorted(set(en) ^ set(zh)) == []
+    assert [key for key in en if fields(en[key]) != fields(zh[key])] == []
+
+
+def test_every_gauge_and_binding_has_its_texts() -> None:
+    en = catalog("en")
+    for spec in GAUGES:
+        assert {spec.label_id, spec.short_id, spec.help_id} <= set(en), spec.key
+        assert (spec.note_id in en) == (spec.note is not None), spec.key
+    assert sorted(bid for bid in bound_ids() if f"keys.{bid}.label" not in en or f"keys.{bid}.tip" not in en) == []

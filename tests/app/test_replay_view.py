@@ -1,0 +1,76 @@
+"""Replays and config problems in the live view: what a run shows, how it stops, what it reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app_helpers import token_view, wait_finished, wait_until
+from recordings import record_sim, recorded_rounds
+
+from specview.backends.factory import make_backend
+from specview.backends.replay import make_replay_backend
+from specview.core.events import Round
+from specview.core.recording import read_recording, scan_headers
+from specview.core.runspec import RunSpec
+from specview.core.text import sanitize
+from specview.texts.catalog import fill, text
+from specview.tui.app import SpecviewApp
+from specview.tui.pump import RunState
+from specview.widgets.status_line import StatusLine
+
+
+async def test_replay_streams_the_recorded_tokens_in_the_live_view(tmp_path: Path) -> None:
+    file = tmp_path / "live.jsonl"
+    stats = record_sim(file, 80, seed=3)
+    tokens = [t for r in recorded_rounds(file) for t in r.tokens]
+    spec = RunSpec(replay=str(file), speed=0.0)
+    app = SpecviewApp(spec, make_replay_backend(spec))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_finished(pilot)
+        view = token_view(app)
+        assert view.token_count == len(tokens)
+        assert view.plain_text() == sanitize(str(stats["text"]))
+        assert app.live.session.metrics.rounds == 80
+        assert app.live.query_one(StatusLine).what.startswith("replay · qwen3.6-mtp")
+
+
+async def test_a_damaged_replay_shows_the_prefix_and_reports_the_line(tmp_path: Path) -> None:
+    file = tmp_path / "damaged.jsonl"
+    record_sim(file, 40)
+    lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
+    file.write_text("".join(lines[:21]) + "{oops\n" + "".join(lines[22:]), encoding="utf-8")
+    spec = RunSpec(replay=str(file), speed=0.0)
+    app = SpecviewApp(spec, make_replay_backend(spec))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_finished(pilot)
+        assert app.live.session.metrics.rounds == 20
+        error = app.live.session.drain(limit=0).error
+        assert error is not None and "line 22" in error and str(file) in error
+        await pilot.pause(0.2)
+        # the first error is shown once, as a notification and as the reason the run stopped
+        assert [(n.title, n.message) for n in app._notifications] == [(text("notice.run_stopped"), error)]
+        state = app.live.query_one(StatusLine).state
+        assert state.startswith(fill("state.stopped", reason="")) and state == RunState("stopped", error).text("en")
+
+
+async def test_restarting_the_live_view_appends_a_run_to_the_recording(tmp_path: Path) -> None:
+    file = tmp_path / "restart.jsonl"
+    spec = RunSpec(preset="qwen3.6-mtp", seed=2, speed=0.0, max_rounds=25)
+    app = SpecviewApp(spec, make_backend(spec), record=str(file))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_finished(pilot)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.live.session.metrics.rounds > 0)
+        await wait_finished(pilot)
+    headers = scan_headers(file)
+    assert len(headers) == 2
+    assert sum(isinstance(item, Round) for item in read_recording(file)) == 50
+
+
+async def test_app_notifies_config_problems() -> None:
+    spec = RunSpec(max_rounds=5, speed=0)
+    app = SpecviewApp(spec, make_backend(spec), problems=("config.toml: key 'lang' must be …",))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        assert [(n.title, n.message) for n in app._notifications] == [
+            (text("notice.config"), "config.toml: key 'lang' must be …")]
