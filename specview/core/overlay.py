@@ -37,11 +37,6 @@ class Overlay:
     verify_ratio: float | None = None  # v(γ) = cost(γ+1) ÷ cost(1) at the run's γ (1 where assumed)
     gamma: int | None = None  # the γ of the drafting rounds (rounded mean)
 
-    @property
-    def speedup_shown(self) -> float | None:
-        """The speedup to show: measured where the run has a baseline, else what theory expects."""
-        return self.speedup_measured if self.speedup_measured is not None else self.speedup_theory
-
 
 def baseline(snap: MetricsSnapshot) -> tuple[float | None, str | None]:
     """Plain decoding's seconds per token for this run, and where it comes from (None: no baseline)."""

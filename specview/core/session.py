@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from specview.core.backend import Interruptible
 from specview.core.errors import SpecviewError, describe_error
-from specview.core.events import Calibration, Reconcile, Round, StreamItem, TokenEvent
+from specview.core.events import Calibration, Reconcile, Round, StreamItem, TokenEvent, TokenStatus
 from specview.core.metrics import Metrics
 from specview.core.secrets import known_secrets
 from specview.core.stream_mask import RoundMasker, mask_rounds
@@ -170,7 +170,7 @@ class Session:
         After a reconcile the view redraws the whole (exact) history; otherwise it appends.
         """
         rounds = self.history if drained.reconciled else drained.rounds
-        return drained.reconciled, [t for r in rounds for t in r.tokens]
+        return drained.reconciled, [t for r in rounds for t in display_order(r)]
 
     def _calibrate(self, cal: Calibration) -> None:
         self.metrics.calibrate(cal)
@@ -290,10 +290,23 @@ def _masked(masker: RoundMasker | None, item: StreamItem) -> list[StreamItem]:
     return list(masker.feed(item))
 
 
+def display_order(rnd: Round) -> list[TokenEvent]:
+    """A round's tokens as the stream shows them: the discarded drafts right after the rejected
+    one (the continuation the draft had in mind), then the target's correction."""
+    if not rnd.discarded:
+        return list(rnd.tokens)
+    out: list[TokenEvent] = []
+    for token in rnd.tokens:
+        out.append(token)
+        if token.status is TokenStatus.REJECTED:
+            out.extend(rnd.discarded)
+    return out
+
+
 def _tokens(item: StreamItem) -> int:
     if isinstance(item, Calibration):
         return 0
     if isinstance(item, Reconcile):
-        return sum(len(r.tokens) for r in item.rounds)
-    return len(item.tokens)
+        return sum(len(r.tokens) + len(r.discarded) for r in item.rounds)
+    return len(item.tokens) + len(item.discarded)
 

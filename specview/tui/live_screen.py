@@ -16,17 +16,19 @@ from specview.backends.factory import make_backend
 from specview.backends.process import offload
 from specview.core.backend import Backend
 from specview.core.errors import SpecviewError
+from specview.core.events import TokenStatus
 from specview.core.gauges import PANEL, gauges
 from specview.core.runspec import RunSpec
 from specview.core.session import Session
-from specview.texts.catalog import text
-from specview.tui.gauges import pane_texts, panel_texts, position_texts
+from specview.texts.catalog import fill, text
+from specview.tui.gauges import legend_entries, pane_texts, panel_texts, position_texts, rises
 from specview.tui.inspector import describe
 from specview.tui.notify import notify_error, user_action
 from specview.tui.pump import Pump, Pumps, Throttle
 from specview.tui.run_text import notes_text, run_title
 from specview.widgets.bindings import bind, key_hint, localize
 from specview.widgets.history_chart import HistoryChart
+from specview.widgets.legend import Legend
 from specview.widgets.position_bars import PositionBars
 from specview.widgets.stat_gauge import StatGauge
 from specview.widgets.status_line import StatusLine
@@ -51,6 +53,9 @@ class LiveScreen(Screen[None]):
         bind("x", "run_for_real", "live.real"),
         bind("plus,equals_sign", "speed(2.0)", "live.faster", show=False),
         bind("minus", "speed(0.5)", "live.slower", show=False),
+        bind("d", "toggle_discarded", "live.discarded", show=False),
+        bind("b", "toggle_rounds", "live.rounds", show=False),
+        bind("v", "toggle_two_phase", "live.verdicts", show=False),
     ]
 
     def __init__(self, spec: RunSpec, backend: Backend, lang: str = "en", record: str | None = None,
@@ -67,6 +72,7 @@ class LiveScreen(Screen[None]):
         self.pump = Pump(self._new_session(backend), self._view, on_error=self._run_failed,
                          title=text("notice.run_stopped", lang))
         self._gamma_shown: int | None = None
+        self._rising_shown = False
 
     @property
     def session(self) -> Session:
@@ -82,15 +88,18 @@ class LiveScreen(Screen[None]):
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 self._view.border_title = text("stream", t)
-                self._view.border_subtitle = text("legend", t)
                 yield self._view
+                yield Legend(legend_entries(t), id="legend")
                 yield TokenInfo(text("hint", t), id="info")
             with Vertical(id="side") as side:
-                side.border_title = text("this_run", t)
+                # which span each number covers: the window, or the whole run where a label says (run)
+                side.border_title = Text(fill("span", t, n=self.session.metrics.window_size))
                 for spec in gauges(PANEL):
                     yield StatGauge(text(spec.label_id, t), show_bar=spec.bar, id=f"g-{spec.key}")
-                yield Label(text("by_position", t), classes="section")
+                yield Label(text("yield_line", t), classes="span")
+                yield Label(text("by_position", t), classes="section", id="by-position")
                 yield PositionBars(text("bars.empty", t), id="bars")
+                yield Label("", id="rising", classes="span")
                 yield Label(text("over_time", t), classes="section")
                 yield HistoryChart([], id="history")
                 yield Static("", id="note", markup=False)
@@ -119,7 +128,12 @@ class LiveScreen(Screen[None]):
         reading = self.pump.reading()
         for gauge in panel_texts(reading, self.lang):
             self._gauges[gauge.key].set(gauge.value, gauge.fraction, gauge.note)
-        self._bars.set(position_texts(reading.snap.per_position_acceptance))
+        positions = reading.snap.per_position_acceptance
+        self._bars.set(position_texts(positions))
+        rising = rises(positions, reading.snap.per_position_verified)
+        if rising != self._rising_shown:
+            self._rising_shown = rising
+            self.query_one("#rising", Label).update(text("rising", self.lang) if rising else "")
         self._history.show(reading.snap.tau_history)
         compact = " · ".join(f"{label} {value}" for label, value in pane_texts(reading, self.lang))
         self._status.set(extra=compact if self.has_class("-narrow") else "", state=self.pump.state.text(self.lang))
@@ -147,6 +161,25 @@ class LiveScreen(Screen[None]):
     def action_step(self) -> None:
         self.pump.step()
         self.pumps.flush_numbers()
+
+    def action_toggle_discarded(self) -> None:
+        """Show or hide the drafts after a rejection (they keep their places: a selection holds)."""
+        hidden = self._view.hidden ^ {TokenStatus.DISCARDED}
+        self._view.set_display(hidden=hidden)
+        shown = TokenStatus.DISCARDED not in hidden
+        self.notify(text("toggle.discarded_shown" if shown else "toggle.discarded_hidden", self.lang), markup=False)
+
+    def action_toggle_rounds(self) -> None:
+        """Show or hide a thin bar where each round begins."""
+        self._view.set_display(separators=not self._view.separators)
+        key = "toggle.rounds_shown" if self._view.separators else "toggle.rounds_hidden"
+        self.notify(text(key, self.lang), markup=False)
+
+    def action_toggle_two_phase(self) -> None:
+        """Step mode in two phases (a round's drafts undecided, then its verdicts) or one."""
+        self.pump.two_phase = not self.pump.two_phase
+        key = "toggle.two_phase_on" if self.pump.two_phase else "toggle.two_phase_off"
+        self.notify(text(key, self.lang), markup=False)
 
     def action_restart(self) -> None:
         with user_action(self):
@@ -205,4 +238,5 @@ class LiveScreen(Screen[None]):
     @on(TokenView.Selected)
     def _show_token(self, event: TokenView.Selected) -> None:
         token = event.token
-        self.query_one(TokenInfo).show(None if token is None else describe(token, self.lang))
+        greedy = self.backend.info.temperature <= 0
+        self.query_one(TokenInfo).show(None if token is None else describe(token, self.lang, greedy=greedy))

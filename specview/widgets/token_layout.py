@@ -48,10 +48,15 @@ def display(event: TokenEvent) -> str:
     return shown
 
 
+_NEVER_EMITTED = frozenset({TokenStatus.REJECTED, TokenStatus.DISCARDED, TokenStatus.UNDECIDED})
+
+
 def _display(text: str, status: TokenStatus) -> str:
     # A token from outside may be huge (a hostile server's 300 kB "token"): shown cut, with a
     # mark saying how much; the event (and so the recording) keeps all of it.
     body = sanitize(text, MAX_TOKEN_SHOWN)
+    if status in _NEVER_EMITTED:  # not part of the text: a line break in it would break the text's lines
+        body = body.replace("\n", "⏎")
     pre, post = MARKS.get(status, ("", ""))
     if not pre and not post:
         return body

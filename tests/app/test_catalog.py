@@ -24,6 +24,7 @@ from specview.backends.factory import make_backend
 from specview.core.gauges import GAUGES
 from specview.core.langs import LANGS
 from specview.core.presets import Preset, load_presets
+from specview.core.real_run import real_runs
 from specview.core.runspec import RunSpec
 from specview.learn.index_screen import LearnIndex
 from specview.texts.catalog import catalog, languages
@@ -75,7 +76,7 @@ def key_names(app: App[None]) -> set[str]:
 
 def preset_words(preset: Preset) -> set[str]:
     texts = [preset.id, preset.label, preset.notes, preset.hardware, preset.method,
-             *preset.run.values(), *(s.title for s in preset.sources)]
+             *preset.run.values(), *(r.watch for r in real_runs(preset)), *(s.title for s in preset.sources)]
     return words(" ".join(texts))
 
 

@@ -69,7 +69,7 @@ def test_without_any_baseline_the_speedup_is_unknown_not_assumed() -> None:
     for i in range(20):
         m.add(spec_round(i, 1.0 + 0.03 * (i + 1), t_draft=None, t_verify=None))  # type: ignore[arg-type]
     over = overlay(m.snapshot())
-    assert over.speedup_measured is None and over.speedup_basis is None and over.speedup_shown is None
+    assert over.speedup_measured is None and over.speedup_basis is None
 
 
 def test_the_runs_own_plain_rounds_stand_in_for_a_baseline() -> None:
