@@ -90,6 +90,9 @@ async def test_summary_numbers_equal_each_runs_metrics() -> None:
         assert lead["tau"] == 1, "GLM's 7-step MTP has the longest rounds"
         assert table.cell(1, tau).endswith("▲")
         assert [table.cell(i, tau).endswith("▲") for i in range(3)] == [False, True, False]
+        # the last column says where each run's numbers come from: simulated, and assumed where they are
+        origin = len(columns)
+        assert [table.cell(i, origin).strip() for i in range(3)] == ["simulated · assumed"] * 3
 
 
 def test_theory_overlay_matches_core_theory() -> None:

@@ -64,3 +64,20 @@ def test_bench_pairs_a_remote_run_with_a_plain_one() -> None:
         assert json.loads(given.stdout)["provenance"]["speedup_basis"] == "given"
     sim = bench("--baseline-url", "http://127.0.0.1:9/v1")
     assert sim.returncode == 2 and "--baseline-url" in sim.stderr
+
+
+async def test_the_live_view_says_no_baseline_instead_of_a_speedup() -> None:
+    from app_helpers import wait_finished
+
+    from specview.tui.app import SpecviewApp
+    from specview.widgets.stat_gauge import StatGauge
+
+    with running_fake("vllm") as server:
+        spec = RunSpec(url=server.url)
+        app = SpecviewApp(spec, OpenAIBackend(spec))
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_finished(pilot)
+            await pilot.pause(0.3)
+            gauge = app.live.query_one("#g-speedup", StatGauge)
+            assert gauge.value.strip() == "—" and gauge.note.startswith("no baseline")
+            assert app.live.query_one("#g-verify_ratio", StatGauge).note.startswith("not measured")
