@@ -101,6 +101,7 @@ def origin_text(reading: Reading, lang: str) -> str:
 LEGEND = ("accepted", "rejected", "corrected", "bonus", "discarded", "undecided", "separator", "inferred")
 RISE = 0.03  # a per-position acceptance this much above the one before it is a rise worth explaining
 RISE_SAMPLES = 200  # verifications needed at a position before its value counts
+RISE_SIGMAS = 3.0  # ... and the rise must stand out of the sampling noise by this many standard errors
 
 
 def legend_entries(lang: str) -> list[tuple[str, str]]:
@@ -115,7 +116,12 @@ def rises(values: Sequence[float | None], verified: Sequence[int]) -> bool:
     passed, on the easier stretches. The screen says so when it happens.
     """
     known = [(v, n) for v, n in zip(values, verified, strict=False) if v is not None and n >= RISE_SAMPLES]
-    return any(b[0] > a[0] + RISE for a, b in pairwise(known))
+    return any(b - a > max(RISE, RISE_SIGMAS * _standard_error(a, na, b, nb)) for (a, na), (b, nb) in pairwise(known))
+
+
+def _standard_error(a: float, na: int, b: float, nb: int) -> float:
+    """Standard error of the difference of two acceptance rates (binomial)."""
+    return float((a * (1 - a) / na + b * (1 - b) / nb) ** 0.5)
 
 
 def position_texts(values: Sequence[float | None]) -> list[tuple[float | None, str]]:

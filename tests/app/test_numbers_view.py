@@ -118,3 +118,20 @@ async def test_gauges_say_where_numbers_come_from_and_which_span() -> None:
         assert f"run {snap.tau:.2f} · theory" in gauge_note(app, "tau")  # the run's τ beside the run's theory
         assert text("yield_line") in screen_text(app)
         assert "assumed: flat" in gauge_note(app, "verify_ratio")
+
+
+def test_bars_that_rise_with_distance_are_explained_only_beyond_noise() -> None:
+    from specview.tui.gauges import rises
+
+    assert not rises([0.767, 0.843, 0.825], [300, 230, 194])  # an early run of a flat 0.83 preset: noise
+    assert rises([0.56, 0.57, 0.625, 0.75], [20_000, 11_200, 6_400, 4_000])  # Medusa's nested-event bars
+    assert not rises([0.9, 0.8, 0.7], [5000, 4500, 3600])
+
+
+async def test_medusa_bars_rise_and_the_screen_says_why() -> None:
+    app = sim_app("medusa", max_rounds=4000)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_finished(pilot)
+        await pilot.pause(0.3)
+        note = str(app.live.query_one("#rising").render())
+        assert note == text("rising")
