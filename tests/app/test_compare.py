@@ -45,6 +45,9 @@ async def finished(pilot: Pilot[None]) -> None:
     await wait_until(pilot, done)
     # a run's end is drawn at once: the status says finished when every number is on screen
     await wait_until(pilot, lambda: screen(app).query_one(StatusLine).state == text("state.finished", "en"))
+    # every pane follows its stream to the end (the last scroll settles after a refresh)
+    views = [pane.view for pane in screen(app).query(RunPane)]
+    await wait_until(pilot, lambda: all(v.scroll_y >= v.max_scroll_y for v in views))
     await pilot.pause(0.1)
 
 
