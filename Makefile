@@ -4,8 +4,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip
 SERVER := build/bin/llama-server
+VLLM   := build/vllm-python
 
-.PHONY: run test install install-test lint llama-server bench clean deps-debian
+.PHONY: run test install install-test lint llama-server vllm bench clean deps-debian
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,7 +18,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	@echo "installing the test extras (llama-cpp-python compiles once, then comes from pip's wheel cache)"
-	$(PIP) install --quiet -e '.[dev,llama,demo]'
+	$(PIP) install --quiet -e '.[dev,llama,demo,serve]'
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed
@@ -32,6 +33,14 @@ llama-server: $(SERVER)
 $(SERVER): scripts/build-llama-server.sh | $(VENV)/.installed-test
 	bash scripts/build-llama-server.sh $(BIN)/python $(SERVER)
 
+# A CPU vLLM in its own environment (its torch pin is not ours), cached under ~/.cache/specview;
+# $(VLLM) holds the path of its python for the tests that start a real vLLM server.
+vllm: $(VLLM)
+
+$(VLLM): scripts/install-vllm.sh
+	@mkdir -p $(dir $@)
+	bash scripts/install-vllm.sh $(PYTHON) > $@.tmp && mv $@.tmp $@
+
 lint: install-test
 	$(BIN)/ruff check specview tests bench
 	$(BIN)/mypy
@@ -40,8 +49,8 @@ lint: install-test
 deps-debian:
 	@bash scripts/deps-debian.sh
 
-test: deps-debian install-test llama-server lint
-	SPECVIEW_LLAMA_SERVER=$(abspath $(SERVER)) $(BIN)/python -m pytest -q
+test: deps-debian install-test llama-server vllm lint
+	SPECVIEW_LLAMA_SERVER=$(abspath $(SERVER)) SPECVIEW_VLLM_PYTHON=$$(cat $(VLLM)) $(BIN)/python -m pytest -q
 
 bench: install-test llama-server
 	$(BIN)/python bench/ui_throughput.py

@@ -28,6 +28,21 @@ def tiny_vocab(variant: str = "base") -> tuple[list[str], list[int]]:
     return tokens, types
 
 
+def add_vocab(w: gguf.GGUFWriter, tokens: list[str], types: list[int]) -> None:
+    """The SPM tokenizer of `tiny_vocab` (<unk> <s> </s> first; BOS added) and F32 weights."""
+    w.add_file_type(gguf.LlamaFileType.ALL_F32)
+    w.add_vocab_size(len(tokens))
+    w.add_tokenizer_model("llama")
+    w.add_token_list(tokens)
+    w.add_token_types(types)
+    w.add_token_scores([0.0] * len(tokens))
+    w.add_unk_token_id(0)
+    w.add_bos_token_id(1)
+    w.add_eos_token_id(2)
+    w.add_add_bos_token(True)
+    w.add_add_eos_token(False)
+
+
 def write_tiny_llama(
     path: Path,
     *,
@@ -60,17 +75,7 @@ def write_tiny_llama(
     w.add_rope_dimension_count(head_dim)
     w.add_rope_freq_base(10000.0)
     w.add_layer_norm_rms_eps(1e-5)
-    w.add_file_type(gguf.LlamaFileType.ALL_F32)
-    w.add_vocab_size(n_vocab)
-    w.add_tokenizer_model("llama")
-    w.add_token_list(tokens)
-    w.add_token_types(types)
-    w.add_token_scores([0.0] * n_vocab)
-    w.add_unk_token_id(0)
-    w.add_bos_token_id(1)
-    w.add_eos_token_id(2)
-    w.add_add_bos_token(True)
-    w.add_add_eos_token(False)
+    add_vocab(w, tokens, types)
     w.add_tensor("token_embd.weight", weight(n_vocab, N_EMBD, scale=1.0))
     w.add_tensor("output_norm.weight", np.ones(N_EMBD, np.float32))
     w.add_tensor("output.weight", weight(n_vocab, N_EMBD, scale=out_scale / np.sqrt(N_EMBD)))

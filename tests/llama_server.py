@@ -17,8 +17,16 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import httpx
+
+from tests.processes import stop
+
+if TYPE_CHECKING:
+    from specview.backends.remote.backend import OpenAIBackend
+    from specview.core.events import Round
+    from specview.core.session import Session
 
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT_S = 120.0
@@ -67,15 +75,36 @@ class RunningServer:
             return ""
 
 
+def stream_once(server: RunningServer, prompt: str, *, raw: bool, max_tokens: int,
+                read_timeout: float) -> tuple[OpenAIBackend, list[Round], list[dict[str, Any]], Session]:
+    """Stream one T = 0 completion from `server` through Session.run_headless, teeing the raw events."""
+    from specview.backends.remote.backend import OpenAIBackend
+    from specview.core.runspec import RunSpec
+    from specview.core.session import Session
+
+    backend = OpenAIBackend(RunSpec(url=server.url, prompt=prompt, raw=raw, temperature=0.0,
+                                    max_tokens=max_tokens), read_timeout=read_timeout)
+    events: list[dict[str, Any]] = []
+    backend.event_hook = events.append
+    session = Session(backend)
+    return backend, list(session.run_headless()), events, session
+
+
 @contextmanager
 def llama_server(extra_args: Sequence[str] = (), *, draft_same_model: bool = False,
-                 threads: int | None = None) -> Iterator[RunningServer]:
-    """Run llama-server with `extra_args` (plus `-md <same gguf>` if asked) until the block ends."""
+                 threads: int | None = None, model: str | None = None,
+                 parallel: int = 1, port: int | None = None) -> Iterator[RunningServer]:
+    """Run llama-server on `model` (default Gemma 3 270M) with `extra_args` (plus `-md <same gguf>`
+    if asked) and `parallel` slots until the block ends."""
     threads = THREADS if threads is None else threads
-    binary = _binary()
-    model = gemma_path()
-    port = free_port()
-    args = [str(binary), "-m", model, "--host", "127.0.0.1", "--port", str(port), "-c", "2048", "-np", "1",
+    binary = server_binary()
+    if binary is None:
+        raise FileNotFoundError("llama-server is not built: run `make llama-server` or set SPECVIEW_LLAMA_SERVER")
+    model = model or gemma_path()
+    port = port or free_port()
+    ctx = 2048 * parallel  # every slot gets 2048 tokens of context
+    args = [str(binary), "-m", model, "--host", "127.0.0.1", "--port", str(port), "-c", str(ctx),
+            "-np", str(parallel),
             "-t", str(threads), "-tb", str(threads), "--metrics", "--no-webui", *extra_args]
     if draft_same_model:
         args += ["-md", model]
@@ -91,24 +120,12 @@ def llama_server_argv(args: Sequence[str], port: int) -> Iterator[RunningServer]
         proc = subprocess.Popen(list(args), stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     root = f"http://127.0.0.1:{port}"
     try:
-        _wait_healthy(proc, root, log)
+        wait_healthy(proc, root, log)
         yield RunningServer(url=f"{root}/v1", root=root, log=log)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+        stop(proc)
         if not os.environ.get("SPECVIEW_KEEP_SERVER_LOGS"):
             log.unlink(missing_ok=True)
-
-
-def _binary() -> Path:
-    binary = server_binary()
-    if binary is None:
-        raise FileNotFoundError("llama-server is not built: run `make llama-server` or set SPECVIEW_LLAMA_SERVER")
-    return binary
 
 
 def shown_command(command: str, port: int) -> list[str]:
@@ -117,24 +134,30 @@ def shown_command(command: str, port: int) -> list[str]:
     spinning threads collapse when other processes share the 2 cores)."""
     import shlex
 
+    binary = server_binary()
+    if binary is None:
+        raise FileNotFoundError("llama-server is not built: run `make llama-server` or set SPECVIEW_LLAMA_SERVER")
     argv = shlex.split(command)
     assert argv[0] == "llama-server", command
-    argv[0] = str(_binary())
+    argv[0] = str(binary)
     argv[argv.index("-m") + 1] = gemma_path()
     argv[argv.index("--port") + 1] = str(port)
     return [*argv, "-t", str(THREADS), "-tb", str(THREADS)]
 
 
-def _wait_healthy(proc: subprocess.Popen[bytes], root: str, log: Path) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
+def wait_healthy(proc: subprocess.Popen[bytes], root: str, log: Path, *, name: str = "llama-server",
+                 timeout_s: float = START_TIMEOUT_S, every_s: float = 0.25) -> None:
+    """Wait until `root`/health answers 200; the end of the log in the error when the server
+    exits or does not become healthy in `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            tail = log.read_text(errors="replace")[-2000:]
-            raise RuntimeError(f"llama-server exited with {proc.returncode}:\n{tail}")
+            raise RuntimeError(f"{name} exited with {proc.returncode}:\n{log.read_text(errors='replace')[-3000:]}")
         try:
             if httpx.get(f"{root}/health", timeout=2.0).status_code == 200:
                 return
         except httpx.HTTPError:
             pass
-        time.sleep(0.25)
-    raise TimeoutError(f"llama-server did not become healthy within {START_TIMEOUT_S:g} s")
+        time.sleep(every_s)
+    raise TimeoutError(f"{name} did not become healthy within {timeout_s:g} s:\n"
+                       f"{log.read_text(errors='replace')[-3000:]}")

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from specview.core.config import Config
+    from specview.tui.pump import Throttle
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +29,7 @@ class UiSettings:
     theme: str | None
     problems: tuple[str, ...]
     keymap: dict[str, str]
+    fps: float | None = None  # redraws per second (command line, else config); None: the screen's default
 
 
 def ui_settings(args: argparse.Namespace) -> UiSettings:
@@ -56,7 +58,15 @@ def ui_settings(args: argparse.Namespace) -> UiSettings:
             problems.append(f"config: unknown theme {shown(config.theme)}; using the default")
     speed = args.speed if args.speed is not None else (config.speed if config.speed is not None else 1.0)
     lang = args.lang or config.lang or DEFAULT_LANG
-    return UiSettings(config, speed, lang, theme, tuple(problems), keymap)
+    fps = getattr(args, "fps", None)
+    return UiSettings(config, speed, lang, theme, tuple(problems), keymap, fps if fps is not None else config.fps)
+
+
+def throttle_of(ui: UiSettings) -> Throttle | None:
+    """The redraw rates for `--fps` / the config's fps (None: the screens' defaults)."""
+    from specview.tui.pump import Throttle
+
+    return None if ui.fps is None else Throttle.at(ui.fps)
 
 
 def theme_names() -> set[str]:

@@ -49,6 +49,16 @@ def int_in(low: int, high: int, name: str) -> Callable[[str], int]:
     return ranged(int, low, high, name)
 
 
+FPS_RANGE = (1.0, 60.0)
+
+
+def fps_option(parser: argparse.ArgumentParser, default: object = argparse.SUPPRESS) -> None:
+    """`--fps N`: how often the screen redraws (a subcommand's has no default: the top level's applies)."""
+    parser.add_argument("--fps", type=float_in(*FPS_RANGE, "--fps"), default=default, metavar="N",
+                        help="redraws per second (default: 30, 20 over SSH; the config's fps); "
+                             "5 suits a slow link")
+
+
 def lang_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup, what: str = "interface language",
                 **kwargs: object) -> None:
     """`--lang` with the languages specview speaks (core/langs.py)."""

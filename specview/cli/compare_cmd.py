@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from specview.cli.app_run import run_app, ui_settings
-from specview.cli.argtypes import Parser, SubParsers, speed_option
+from specview.cli.app_run import run_app, throttle_of, ui_settings
+from specview.cli.argtypes import Parser, SubParsers, fps_option, speed_option
 from specview.cli.errors import CliError
 from specview.cli.runspec_args import specs_from_args
 
@@ -28,7 +28,7 @@ def run_compare(args: argparse.Namespace) -> int:
     from specview.tui.app import SpecviewApp
 
     return run_app(SpecviewApp(specs[0], backends[0], theme_name=ui.theme, lang=ui.lang, compare=backends,
-                               compare_specs=specs, problems=ui.problems, keymap=ui.keymap))
+                               compare_specs=specs, problems=ui.problems, keymap=ui.keymap, throttle=throttle_of(ui)))
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
@@ -39,4 +39,5 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     )
     compare.add_argument("selectors", nargs="+", metavar="SELECTOR", help="2 to 4 runs")
     speed_option(compare, "simulator pace (default: 1; 0 = flat out, as fast as the screen draws)")
+    fps_option(compare)
     compare.set_defaults(run=run_compare)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from specview.cli.app_run import run_app, ui_settings
+from specview.cli.app_run import run_app, throttle_of, ui_settings
 from specview.cli.runspec_args import spec_from_args
 
 
@@ -21,4 +21,5 @@ def run_live(args: argparse.Namespace) -> int:
     from specview.tui.app import SpecviewApp
 
     return run_app(SpecviewApp(spec, backend=backend, theme_name=ui.theme, lang=ui.lang, record=args.record,
-                               problems=ui.problems, keymap=ui.keymap))
+                               problems=ui.problems, keymap=ui.keymap, export_dir=ui.config.export_dir,
+                               throttle=throttle_of(ui)))

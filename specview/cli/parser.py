@@ -11,11 +11,12 @@ from importlib import import_module
 
 from specview import __version__
 from specview.backends.remote.registry import server_ids
-from specview.cli.argtypes import Parser, float_in, int_in, lang_option
+from specview.cli.argtypes import Parser, float_in, fps_option, int_in, lang_option
 from specview.core.theory import MAX_GAMMA
 
 # Subcommand modules, in --help order; each has register(sub, selectors) and run(args) -> int.
-COMMANDS = ("presets_cmd", "bench", "compare_cmd", "replay_cmd", "learn_cmd")
+COMMANDS = ("presets_cmd", "bench", "compare_cmd", "replay_cmd", "learn_cmd", "serve_cmd", "watch_cmd", "sweep_cmd",
+            "diff_cmd")
 
 
 def _selectors(*, defaults: bool = True) -> Parser:
@@ -79,6 +80,7 @@ def build_parser() -> Parser:
     parser.add_argument("--speed", type=float_in(0.0, 1000.0, "--speed"), metavar="X",
                         help="simulator pace relative to the preset's hardware (default: 1; 0 = flat out)")
     parser.add_argument("--theme", metavar="NAME", help="colour theme")
+    fps_option(parser, default=None)
     parser.add_argument("--record", metavar="FILE",
                         help="record the run as JSON Lines (flushed every round)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)

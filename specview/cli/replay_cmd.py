@@ -1,16 +1,17 @@
-"""`specview replay FILE[#N] [--speed X] [--json]`: play a recording, or print its statistics.
+"""`specview replay FILE[#N] [--speed X] [--json | --markdown [OUT]]`: play a recording, or report on it.
 
 With --json every run in the file (or run N) prints the same stats object `bench --json`
 printed for it. A damaged line stops there: the statistics of what came before it are printed,
-then the error (file and line) goes to stderr and the exit code is 2.
+then the error (file and line) goes to stderr and the exit code is 2. With --markdown the run's
+report (the one `e` writes in the live view) goes to OUT, by default next to the recording.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from specview.cli.app_run import run_app, ui_settings
-from specview.cli.argtypes import Parser, SubParsers, lang_option, speed_option
+from specview.cli.app_run import run_app, throttle_of, ui_settings
+from specview.cli.argtypes import Parser, SubParsers, fps_option, lang_option, speed_option
 from specview.cli.errors import CliError
 from specview.core.runspec import RunSpec
 
@@ -20,6 +21,8 @@ def run_replay(args: argparse.Namespace) -> int:
 
     if args.json:
         return print_stats(args.file)
+    if args.markdown is not None:
+        return write_markdown(args.file, args.markdown or None, args.lang)
     ui = ui_settings(args)
     # the pace of a replay is relative to the recording: the config's simulator pace does not apply
     spec = RunSpec(replay=args.file, speed=1.0 if args.speed is None else args.speed)
@@ -27,7 +30,7 @@ def run_replay(args: argparse.Namespace) -> int:
     from specview.tui.app import SpecviewApp
 
     return run_app(SpecviewApp(spec, backend=backend, theme_name=ui.theme, lang=ui.lang, problems=ui.problems,
-                               keymap=ui.keymap))
+                               keymap=ui.keymap, export_dir=ui.config.export_dir, throttle=throttle_of(ui)))
 
 
 def print_stats(selector: str) -> int:
@@ -56,6 +59,31 @@ def print_stats(selector: str) -> int:
     return 0
 
 
+def write_markdown(selector: str, out: str | None, lang: str | None) -> int:
+    """Write the Markdown report of the run in `selector` (FILE or FILE#N) and print where."""
+    from pathlib import Path
+
+    from specview.backends.replay import ReplayBackend, split_segment
+    from specview.core.config import load_config
+    from specview.core.session import Session
+    from specview.export.markdown import markdown_report
+
+    path, only = split_segment(selector)
+    backend = ReplayBackend(path, segment=only or 1, speed=0.0)
+    session = Session(backend)
+    rounds = list(session.run_headless())
+    shown = session.history if backend.info.reconciles else rounds  # a reconcile replaced inferred rounds
+    report = markdown_report(backend.header.data, backend.recorded_info, session.metrics.snapshot(), shown,
+                             lang=lang or load_config().lang or "en", recording=path.name)
+    target = Path(out).expanduser() if out else path.with_name(f"{path.stem}{f'-run{only}' if only else ''}.md")
+    try:
+        target.write_text(report, encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"cannot write {target}: {exc.strerror or exc}") from None
+    print(target)
+    return 0
+
+
 def _print(stats: dict[str, object]) -> None:
     from specview.core.jsonio import dumps
 
@@ -66,6 +94,11 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     replay = sub.add_parser("replay", help="play a recording in the live view, or print its statistics")
     replay.add_argument("file", metavar="FILE", help="a recording made with --record")
     speed_option(replay, "playback speed relative to the recording (default: 1; 0 = flat out)")
-    replay.add_argument("--json", action="store_true", help="print the same statistics object as bench")
+    fps_option(replay)
+    output = replay.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print the same statistics object as bench")
+    output.add_argument("--markdown", nargs="?", const="", metavar="OUT",
+                        help="write the run's Markdown report (settings, gauges, per-position table, marked text) "
+                             "to OUT, by default FILE with .md; prints the path")
     lang_option(replay, default=argparse.SUPPRESS)
     replay.set_defaults(run=run_replay)

@@ -27,6 +27,7 @@ MAX_EVENT_BYTES = 8 * 2**20  # one server-sent event
 MAX_BODY_BYTES = 8 * 2**20  # one JSON or text answer (/v1/models, /props, /metrics, an error body)
 MAX_LINE_BYTES = 16 * 2**20  # one recording line
 MAX_MODELS = 10_000  # entries of /v1/models that are read
+MAX_SLOTS = 4096  # entries of llama-server's /slots (one per parallel slot)
 
 
 class Invalid(ValueError):

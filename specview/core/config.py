@@ -31,8 +31,10 @@ class Config:
     lang: str | None = None
     preset: str | None = None
     speed: float | None = None
+    fps: float | None = None  # redraws per second of the live and compare views
     api_key_env: str | None = None
     api_key: str | None = field(default=None, repr=False)
+    export_dir: str | None = None  # where `e` writes a run's recording and report (default: the current folder)
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (the UI checks the ids)
     problems: tuple[str, ...] = ()
 
@@ -58,6 +60,9 @@ def _check(key: str, value: Any, where: str, problems: list[str]) -> Any:
         ok = (isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
               and 0 <= value <= 1000)
         reason = "must be a number between 0 (flat out) and 1000"
+    elif key == "fps":
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and 1 <= value <= 60
+        reason = "must be a number of redraws per second between 1 and 60"
     else:
         ok = isinstance(value, str) and bool(value.strip()) and len(value) <= 1000
         reason = "must be a non-empty string"
@@ -70,7 +75,7 @@ def _check(key: str, value: Any, where: str, problems: list[str]) -> Any:
         got = "(hidden)" if key == "api_key" else shown(value)
         problems.append(f"{where}: key '{key}' {reason}, got {got}; using the default")
         return None
-    return float(value) if key == "speed" else value
+    return float(value) if key in ("speed", "fps") else value
 
 
 def _keymap(value: Any, where: str, problems: list[str]) -> dict[str, str] | None:
@@ -89,7 +94,7 @@ def _keymap(value: Any, where: str, problems: list[str]) -> dict[str, str] | Non
 
 
 def load_config(path: Path | None = None) -> Config:
-    """Read the config file (if any) and SPECVIEW_THEME / _LANG / _PRESET / _SPEED overrides."""
+    """Read the config file (if any) and SPECVIEW_THEME / _LANG / _PRESET / _SPEED / _FPS / _EXPORT_DIR overrides."""
     path = config_path() if path is None else path
     problems: list[str] = []
     data: dict[str, Any] = {}
@@ -107,11 +112,11 @@ def load_config(path: Path | None = None) -> Config:
             problems.append(f"{path}: unknown key {shown(key)} ignored (known: {', '.join(sorted(known))})")
             continue
         values[key] = _check(key, value, str(path), problems)
-    for key in ("theme", "lang", "preset", "speed"):
+    for key in ("theme", "lang", "preset", "speed", "fps", "export_dir"):
         env = os.environ.get(f"SPECVIEW_{key.upper()}")
         if env:
             raw: Any = env
-            if key == "speed":
+            if key in ("speed", "fps"):
                 try:
                     raw = float(env)
                 except ValueError:

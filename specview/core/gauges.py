@@ -1,13 +1,15 @@
 """The gauge table: every number a view shows, in one list.
 
-The live side panel, the compare panes and summary table, `bench --table` and the help screen
-all read GAUGES: a view shows the gauges that name it in `views`, in table order. Adding a gauge
-= one entry here + one line per language in `texts/gauges.<lang>.toml` (its label, short label,
-help and, when it has one, the note template). Values come out formatted (`shown`), so widgets
-only draw text.
+The live side panel, the compare panes and summary table, `bench --table`, the monitor of
+`specview watch` and the help screen all read GAUGES: a view shows the gauges that name it in
+`views`, in table order. Adding a gauge = one entry here + one line per language in
+`texts/gauges.<lang>.toml` (its label, short label, help and, when it has one, the note
+template). Values come out formatted (`shown`), so widgets only draw text.
 
 A gauge reads a `Reading`: one snapshot, the theory overlay for it and the run's BackendInfo.
 `window` is what the live views show (the last rounds), `run` the whole run (summary, bench).
+In the monitor (view WATCH) there is no run of ours: `watched` reads a `WatchSample`, what a
+server's /metrics counters did over one poll interval.
 """
 
 from __future__ import annotations
@@ -19,11 +21,14 @@ from specview.core.backend import BackendInfo
 from specview.core.metrics import MetricsSnapshot
 from specview.core.overlay import Overlay, overlay
 from specview.core.text import number
+from specview.core.watch import WatchSample
 
 PANEL = "panel"  # the live view's side panel
 PANE = "pane"  # a compare pane's gauge line
+STRIP = "strip"  # the live view's one-line gauge strip (terminals too narrow for the side panel)
 SUMMARY = "summary"  # the compare screen's table
 BENCH = "bench"  # `specview bench --table`
+WATCH = "watch"  # `specview watch`: a server's /metrics deltas
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +47,8 @@ class Reading:
 Value = Callable[[Reading], float | None]
 Note = Callable[[Reading], dict[str, str] | None]
 Source = Callable[[Reading], tuple[str, dict[str, str]]]  # (catalog id, its values): where the value comes from
+Watched = Callable[[WatchSample], float | None]
+WatchedNote = Callable[[WatchSample], dict[str, str] | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +75,8 @@ class GaugeSpec:
     note: Note | None = None
     provenance_key: str | None = None  # the simulator's `provenance.outputs` entry for this value
     source: Source | None = None  # a value-dependent origin (the speedup's baseline, the verify costs')
+    watched: Watched | None = None  # its value in the monitor (view WATCH)
+    watched_note: WatchedNote | None = None  # values for its note template there
 
     @property
     def label_id(self) -> str:
@@ -95,6 +104,11 @@ class GaugeSpec:
         value = self.value(reading, windowed=windowed)
         fmt = self.fmt if windowed else self.run_fmt or self.fmt
         return number(value, fmt) + (self.suffix if value is not None else "")
+
+    def shown_watched(self, sample: WatchSample | None) -> str:
+        """The monitor's value for one poll interval (an em dash before the second poll)."""
+        value = self.watched(sample) if self.watched is not None and sample is not None else None
+        return number(value, self.fmt) + (self.suffix if value is not None else "")
 
     def tag_id(self, info: BackendInfo) -> str | None:
         """Catalog id of where the number comes from (exact, inferred, simulated…), or None."""
@@ -186,24 +200,40 @@ def _gamma(r: Reading) -> float | None:
     return r.info.gamma
 
 
+def _runs_only(r: Reading) -> float | None:
+    """A monitor gauge has no value for a run of ours."""
+    return None
+
+
+def _watched_yield(s: WatchSample) -> dict[str, str] | None:
+    return None if s.draft_yield is None else {"yield": f"{s.draft_yield:.2f}"}
+
+
 GAUGES: tuple[GaugeSpec, ...] = (
     GaugeSpec("gamma", _gamma, "", frozenset({BENCH})),
     GaugeSpec("temperature", lambda r: r.info.temperature, "g", frozenset({BENCH})),
     GaugeSpec("rounds", lambda r: r.snap.rounds, "", frozenset({BENCH})),
-    GaugeSpec("alpha", lambda r: r.snap.acceptance_rate, ".2f", frozenset({PANEL, PANE, SUMMARY, BENCH}),
+    GaugeSpec("drafts_per_second", _runs_only, ".1f", frozenset({WATCH}), watched=lambda s: s.drafts_per_s),
+    GaugeSpec("accepted_per_second", _runs_only, ".1f", frozenset({WATCH}), watched=lambda s: s.accepted_per_s),
+    GaugeSpec("alpha", lambda r: r.snap.acceptance_rate, ".2f",
+              frozenset({PANEL, PANE, STRIP, SUMMARY, BENCH, WATCH}),
               window=_window_alpha, run_fmt=".3f", higher_is_better=True, bar=True, exact_key="acceptance",
-              note=_alpha_note, provenance_key="acceptance"),
-    GaugeSpec("tau", lambda r: r.snap.tau, ".2f", frozenset({PANEL, PANE, SUMMARY, BENCH}),
+              note=_alpha_note, watched=lambda s: s.alpha, watched_note=_watched_yield, provenance_key="acceptance"),
+    GaugeSpec("mean_accepted_length", _runs_only, ".2f", frozenset({WATCH}),
+              watched=lambda s: s.mean_accepted_length),
+    GaugeSpec("tau", lambda r: r.snap.tau, ".2f", frozenset({PANEL, PANE, STRIP, SUMMARY, BENCH}),
               window=lambda r: r.snap.window_tau, higher_is_better=True, exact_key="tau", note=_tau_note,
               provenance_key="tau"),
     GaugeSpec("expected_tau", lambda r: r.over.expected_tau, ".2f", frozenset({SUMMARY, BENCH}),
               higher_is_better=True),
     GaugeSpec("tokens_per_second", lambda r: r.snap.tokens_per_second, ".1f",
-              frozenset({PANEL, PANE, SUMMARY, BENCH}), window=lambda r: r.snap.window_tokens_per_second,
-              higher_is_better=True, exact_key="tokens_per_second", timed=True, provenance_key="tokens_per_second"),
-    GaugeSpec("draft_cost", lambda r: r.snap.draft_cost, ".3f", frozenset({PANEL, SUMMARY, BENCH}),
+              frozenset({PANEL, PANE, STRIP, SUMMARY, BENCH, WATCH}), window=lambda r: r.snap.window_tokens_per_second,
+              higher_is_better=True, exact_key="tokens_per_second", timed=True, watched=lambda s: s.tokens_per_s,
+              provenance_key="tokens_per_second"),
+    GaugeSpec("running", _runs_only, "g", frozenset({WATCH}), watched=lambda s: s.active),
+    GaugeSpec("draft_cost", lambda r: r.snap.draft_cost, ".3f", frozenset({PANEL, STRIP, SUMMARY, BENCH}),
               higher_is_better=False, exact_key="draft_cost", timed=True, provenance_key="draft_cost"),
-    GaugeSpec("speedup", lambda r: r.over.speedup_measured, ".2f", frozenset({PANEL, SUMMARY, BENCH}),
+    GaugeSpec("speedup", lambda r: r.over.speedup_measured, ".2f", frozenset({PANEL, STRIP, SUMMARY, BENCH}),
               suffix="×", higher_is_better=True, note=_speedup_note, provenance_key="speedup",
               source=_speedup_source),
     GaugeSpec("verify_ratio", lambda r: r.over.verify_ratio, ".2f", frozenset({PANEL, SUMMARY, BENCH}),

@@ -41,13 +41,17 @@ class Drained:
 class Session:
     """One run of one backend, shared by the live view and the headless commands."""
 
-    def __init__(self, backend: Backend, *, buffer_tokens: int = 16_384, window: int = 64) -> None:
+    def __init__(self, backend: Backend, *, buffer_tokens: int = 16_384, window: int = 64,
+                 keep_rounds: int = 0) -> None:
         self.backend = backend
         self.metrics = Metrics(window=window)
         self._buffer: deque[StreamItem] = deque()
-        # Kept only for backends that may reconcile (bounded by one request's rounds).
+        # The rounds drawn so far: kept for backends that may reconcile (bounded by one request's
+        # rounds), and the last `keep_rounds` of any run (what an export of the run holds).
         self.history: list[Round] = []
         self._calibrations: list[Calibration] = []
+        self.keep_rounds = keep_rounds
+        self.dropped_rounds = 0  # rounds no longer in `history` because of keep_rounds
         self._capacity = buffer_tokens
         self._buffered = 0  # tokens in the buffer
         self._cond = threading.Condition()
@@ -179,8 +183,12 @@ class Session:
 
     def _fold(self, rnd: Round) -> None:
         self.metrics.add(rnd)
-        if self.backend.info.reconciles:
+        if self.backend.info.reconciles or self.keep_rounds:
             self.history.append(rnd)
+            if self.keep_rounds and len(self.history) > self.keep_rounds * 5 // 4:  # trim in chunks
+                drop = len(self.history) - self.keep_rounds
+                del self.history[:drop]
+                self.dropped_rounds += drop
 
     def _reconcile(self, item: Reconcile) -> None:
         """Replace the rounds from `first_index` on, and fold the metrics again."""

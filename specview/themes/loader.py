@@ -13,7 +13,7 @@ TOKEN_DEFAULTS = {
     "token-corrected": "#F5A524",
     "token-bonus": "#58A6FF",
 }
-COLOUR_KEYS = ("primary", "secondary", "accent", "foreground", "background", "surface", "panel",
+COLOUR_KEYS = ("primary", "secondary", "accent", "foreground", "background", "surface", "panel", "boost",
                "success", "warning", "error")
 
 
@@ -37,10 +37,13 @@ def shipped_themes() -> list[Theme]:
                     background=colour["background"],
                     surface=colour["surface"],
                     panel=colour["panel"],
+                    boost=colour["boost"],
                     success=colour["success"],
                     warning=colour["warning"],
                     error=colour["error"],
                     dark=bool(data.get("dark", True)),
+                    # ansi: colours are the terminal's palette entries (ansi_red…), drawn as such
+                    ansi=bool(data.get("ansi", False)),
                     variables=variables,
                 )
             )

@@ -6,12 +6,14 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
+from textual.driver import Driver
+from textual.filter import LineFilter
 from textual.screen import Screen
 
 from specview.core.backend import Backend
@@ -20,14 +22,27 @@ from specview.core.runspec import RunSpec
 from specview.texts.catalog import catalog, fill, text
 from specview.themes.loader import TOKEN_DEFAULTS, shipped_themes
 from specview.tui.live_screen import LiveScreen
+from specview.tui.merge_runs import MergeRuns
 from specview.tui.notify import notify_error
 from specview.tui.pump import Throttle
+from specview.tui.terminal_driver import diffing
 from specview.widgets.bindings import bind, localize
 
 if TYPE_CHECKING:
     from specview.learn.registry import Lesson
 
 DEFAULT_THEME = "specview"
+MERGE_RUNS = MergeRuns()
+# Where the terminal has only 16 colours, its own palette reads better than our colours mapped
+# onto it (the nearest of 16 can swap hues: a dimmed red became yellow, orange became red).
+SIXTEEN_COLOUR_THEME = "ansi"
+
+
+def default_theme(color_system: str | None) -> str:
+    """The theme when none was chosen, for the terminal's colour system (Rich's name for it)."""
+    return SIXTEEN_COLOUR_THEME if color_system in ("standard", "windows") else DEFAULT_THEME
+
+
 # Stopped by a signal: leave the way `q` does (runs stopped, recordings closed, terminal
 # restored), with the shell's exit code for that signal (128 + its number).
 STOP_SIGNALS = {signal.SIGTERM: 143, signal.SIGHUP: 129}
@@ -58,9 +73,13 @@ class BaseApp(App[None]):
             self.set_keymap(dict(keymap))
         for theme in shipped_themes():
             self.register_theme(theme)
+        self.theme_chosen = theme_name is not None
         self.theme = theme_name or DEFAULT_THEME
 
     def on_mount(self) -> None:
+        if not self.theme_chosen and not self.is_headless:
+            # only a real terminal's colours count (tests and browsers have their own)
+            self.theme = default_theme(self.console.color_system)
         self._catch_stop_signals()
         # Back from Ctrl-Z (fg): the shell drew over the terminal, so draw everything again
         # (by default only what changed since is redrawn, and the status line may not have).
@@ -95,6 +114,14 @@ class BaseApp(App[None]):
         if self.crash_line:
             print(self.crash_line, file=sys.stderr)
         return result
+
+    def get_driver_class(self) -> type[Driver]:
+        # send the terminal only the cells (and colours) that changed: what a slow link pays for
+        return diffing(super().get_driver_class())
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        # after Textual's own (NO_COLOR, ANSI): merge equal-style runs so each is one SGR sequence
+        return [*super().get_line_filters(), MERGE_RUNS]
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(TOKEN_DEFAULTS)
@@ -143,12 +170,13 @@ class SpecviewApp(BaseApp):
                  lang: str = "en", record: str | None = None,
                  compare: list[Backend] | None = None, problems: tuple[str, ...] = (),
                  compare_specs: list[RunSpec] | None = None, keymap: Mapping[str, str] | None = None,
-                 throttle: Throttle | None = None) -> None:
+                 throttle: Throttle | None = None, export_dir: str | None = None) -> None:
         super().__init__(theme_name, lang, problems, keymap, throttle)
         self.compare = compare
         self.compare_specs = compare_specs
         self.spec = spec
         self.record = record
+        self.export_dir = export_dir
         self.initial_backend = backend
 
     def get_default_screen(self) -> Screen[None]:
@@ -156,7 +184,8 @@ class SpecviewApp(BaseApp):
             from specview.tui.compare_screen import CompareScreen
 
             return CompareScreen(self.compare, self.lang, self.throttle, self.compare_specs)
-        return LiveScreen(self.spec, self.initial_backend, self.lang, record=self.record, throttle=self.throttle)
+        return LiveScreen(self.spec, self.initial_backend, self.lang, record=self.record, throttle=self.throttle,
+                          export_dir=self.export_dir)
 
     @property
     def live(self) -> LiveScreen:
@@ -171,5 +200,6 @@ class SpecviewApp(BaseApp):
         live, t = self.live, self.lang
         for name, action in (("pause", live.action_toggle_pause), ("step", live.action_step),
                              ("restart", live.action_restart), ("preset", live.action_choose_preset),
+                             ("copy", live.action_copy), ("export", live.action_export),
                              ("help", self.action_help)):
             yield SystemCommand(text(f"palette.{name}.title", t), text(f"palette.{name}.help", t), action)

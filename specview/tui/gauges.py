@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from specview.core.gauges import PANE, PANEL, SUMMARY, GaugeSpec, Reading, gauges
+from specview.core.gauges import PANE, PANEL, SUMMARY, WATCH, GaugeSpec, Reading, gauges
 from specview.core.summary import leaders
 from specview.core.text import number
+from specview.core.watch import Violation, WatchSample
 from specview.texts.catalog import fill, text
 
 NOTE_JOIN = " · "
@@ -53,9 +54,27 @@ def panel_texts(reading: Reading, lang: str) -> list[GaugeText]:
     return out
 
 
-def pane_texts(reading: Reading, lang: str) -> list[tuple[str, str]]:
-    """A compare pane's gauge line: (short label, windowed value) pairs."""
-    return [(text(spec.short_id, lang), spec.shown(reading, windowed=True)) for spec in gauges(PANE)]
+def watch_texts(sample: WatchSample | None, lang: str) -> list[GaugeText]:
+    """The monitor's gauges for one poll interval (`specview watch`)."""
+    out = []
+    for spec in gauges(WATCH):
+        value = spec.watched(sample) if spec.watched is not None and sample is not None else None
+        values = spec.watched_note(sample) if spec.watched_note is not None and sample is not None else None
+        note = fill(spec.note_id, lang, **values) if values is not None else ""
+        out.append(GaugeText(spec.key, text(spec.label_id, lang), spec.shown_watched(sample),
+                             value if spec.bar else None, note))
+    return out
+
+
+def violation_text(v: Violation, lang: str) -> str:
+    """`accepted ≤ drafted (interval: 31 accepted of 30 drafted)` in the user's language."""
+    where = text(f"watch.where.{v.where}", lang)
+    return f"{text(f'watch.rule.{v.rule}', lang)} ({where}: {fill(f'watch.broken.{v.rule}', lang, **v.values)})"
+
+
+def pane_texts(reading: Reading, lang: str, view: str = PANE) -> list[tuple[str, str]]:
+    """A compare pane's gauge line (or the live view's strip: `view=STRIP`): (short label, windowed value)."""
+    return [(text(spec.short_id, lang), spec.shown(reading, windowed=True)) for spec in gauges(view)]
 
 
 @dataclass(frozen=True, slots=True)

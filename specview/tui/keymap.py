@@ -21,6 +21,7 @@ BOUND = (
     "tui.help_screen:HelpScreen",
     "tui.preset_screen:PresetScreen",
     "tui.real_run_screen:RealRunScreen",
+    "tui.watch_screen:WatchScreen",
     "widgets.token_view:TokenView",
     "learn.base:LearnScreen",
     "learn.index_screen:LearnIndex",

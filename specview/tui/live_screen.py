@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -14,19 +18,21 @@ from textual.widgets import Footer, Label, Static
 
 from specview.backends.factory import make_backend
 from specview.backends.process import offload
-from specview.core.backend import Backend
+from specview.core.backend import Backend, BackendInfo
 from specview.core.errors import SpecviewError
-from specview.core.events import TokenStatus
-from specview.core.gauges import PANEL, gauges
+from specview.core.events import Round, TokenStatus
+from specview.core.gauges import PANEL, STRIP, gauges
+from specview.core.metrics import MetricsSnapshot
 from specview.core.runspec import RunSpec
 from specview.core.session import Session
 from specview.texts.catalog import fill, text
 from specview.tui.gauges import legend_entries, pane_texts, panel_texts, position_texts, rises
 from specview.tui.inspector import describe
-from specview.tui.notify import notify_error, user_action
+from specview.tui.notify import notify_error, notify_safe, user_action
 from specview.tui.pump import Pump, Pumps, Throttle
 from specview.tui.run_text import notes_text, run_title
 from specview.widgets.bindings import bind, key_hint, localize
+from specview.widgets.gauge_strip import GaugeStrip
 from specview.widgets.history_chart import HistoryChart
 from specview.widgets.legend import Legend
 from specview.widgets.position_bars import PositionBars
@@ -39,7 +45,11 @@ from specview.widgets.token_view import TokenView
 # so the view is at most one frame behind; the bound holds back a producer that outruns the
 # terminal (back-pressure instead of unbounded memory) and so caps the work of one frame.
 UI_BUFFER_TOKENS = 2048
-NARROW = 80
+CHARTS_HZ = 1.0  # per-position bars and the τ history: slow-moving shapes
+SIDE_PANEL_MIN = 100  # columns: narrower, the side panel becomes the one-line gauge strip
+MIN_SIZE = (60, 16)  # columns, rows: smaller, the screen says it is too small (the legend needs ~50)
+# Rounds kept for `e` (export): about as many tokens as the token view holds (tens of MB at most).
+KEEP_ROUNDS = 20_000
 
 
 class LiveScreen(Screen[None]):
@@ -51,6 +61,8 @@ class LiveScreen(Screen[None]):
         bind("r", "restart", "live.restart"),
         bind("p", "choose_preset", "live.preset"),
         bind("x", "run_for_real", "live.real"),
+        bind("c", "copy", "live.copy"),
+        bind("e", "export", "live.export"),
         bind("plus,equals_sign", "speed(2.0)", "live.faster", show=False),
         bind("minus", "speed(0.5)", "live.slower", show=False),
         bind("d", "toggle_discarded", "live.discarded", show=False),
@@ -59,19 +71,22 @@ class LiveScreen(Screen[None]):
     ]
 
     def __init__(self, spec: RunSpec, backend: Backend, lang: str = "en", record: str | None = None,
-                 throttle: Throttle | None = None) -> None:
+                 throttle: Throttle | None = None, export_dir: str | None = None) -> None:
         super().__init__()
         localize(self, lang)
         self.spec = spec
         self.backend = backend
         self.lang = lang
         self.record = record
+        self.export_dir = export_dir
+        self._charts_at = float("-inf")
         self.throttle = throttle or Throttle.default()
         self._view = TokenView(id="stream")
         localize(self._view, lang)
         self.pump = Pump(self._new_session(backend), self._view, on_error=self._run_failed,
                          title=text("notice.run_stopped", lang))
         self._gamma_shown: int | None = None
+        self._info_shown: BackendInfo | None = None
         self._rising_shown = False
 
     @property
@@ -103,6 +118,8 @@ class LiveScreen(Screen[None]):
                 yield Label(text("over_time", t), classes="section")
                 yield HistoryChart([], id="history")
                 yield Static("", id="note", markup=False)
+        yield GaugeStrip(id="strip")
+        yield Static(text("term_too_small", t), id="too-small", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -111,6 +128,7 @@ class LiveScreen(Screen[None]):
         self._bars = self.query_one(PositionBars)
         self._history = self.query_one(HistoryChart)
         self._status = self.query_one(StatusLine)
+        self._strip = self.query_one(GaugeStrip)
         self._status.set(hint=key_hint(self.app, "app.help"))
         self._view.focus()
         self._describe()
@@ -118,7 +136,14 @@ class LiveScreen(Screen[None]):
         self.pumps.start(self)
 
     def on_resize(self, event: Resize) -> None:
-        self.set_class(event.size.width < NARROW, "-narrow")
+        width, height = event.size
+        # below SIDE_PANEL_MIN columns the side panel folds into the gauge strip; below the minimum
+        # size a message says so (the run goes on, and the view comes back when the terminal grows)
+        self.set_class(width < SIDE_PANEL_MIN, "-narrow")
+        self.set_class(width < MIN_SIZE[0] or height < MIN_SIZE[1], "-too-small")
+        if hasattr(self, "pumps"):  # the strip or the panel now shows the numbers: draw them at once
+            self.pump.stale = True
+            self.pumps.flush_numbers(force=True)
 
     def on_unmount(self) -> None:
         self.pump.stop()
@@ -126,18 +151,27 @@ class LiveScreen(Screen[None]):
     # the numbers -------------------------------------------------------------
     def _draw_numbers(self, pumps: Sequence[Pump]) -> None:
         reading = self.pump.reading()
-        for gauge in panel_texts(reading, self.lang):
-            self._gauges[gauge.key].set(gauge.value, gauge.fraction, gauge.note)
-        positions = reading.snap.per_position_acceptance
-        self._bars.set(position_texts(positions))
-        rising = rises(positions, reading.snap.per_position_verified)
-        if rising != self._rising_shown:
-            self._rising_shown = rising
-            self.query_one("#rising", Label).update(text("rising", self.lang) if rising else "")
-        self._history.show(reading.snap.tau_history)
-        compact = " · ".join(f"{label} {value}" for label, value in pane_texts(reading, self.lang))
-        self._status.set(extra=compact if self.has_class("-narrow") else "", state=self.pump.state.text(self.lang))
-        if self.pump.gamma_now != self._gamma_shown:
+        panel = panel_texts(reading, self.lang)
+        if self.has_class("-narrow"):  # the side panel is folded into the strip
+            fraction = next((gauge.fraction for gauge in panel if gauge.fraction is not None), None)
+            self._strip.set(pane_texts(reading, self.lang, STRIP), fraction)
+        else:
+            for gauge in panel:
+                self._gauges[gauge.key].set(gauge.value, gauge.fraction, gauge.note)
+            # slow-moving shapes: once a second, and whenever the run stops moving
+            now = time.monotonic()
+            if now - self._charts_at >= 1 / CHARTS_HZ or self.pump.state.kind != "running":
+                self._charts_at = now
+                positions = reading.snap.per_position_acceptance
+                self._bars.set(position_texts(positions))
+                rising = rises(positions, reading.snap.per_position_verified)
+                if rising != self._rising_shown:
+                    self._rising_shown = rising
+                    self.query_one("#rising", Label).update(text("rising", self.lang) if rising else "")
+                self._history.show(reading.snap.tau_history)
+        self._status.set(state=self.pump.state.text(self.lang))
+        # adaptive γ, or what the backend learned while running (e.g. a server's method)
+        if self.pump.gamma_now != self._gamma_shown or self.backend.info is not self._info_shown:
             self._describe()
 
     def _run_failed(self, message: str, title: str) -> None:
@@ -146,6 +180,7 @@ class LiveScreen(Screen[None]):
     def _describe(self) -> None:
         """The status line's description of the run, and the backend's notes."""
         self._gamma_shown = self.pump.gamma_now
+        self._info_shown = self.backend.info
         self._status.set(what=run_title(self.backend.info, self.lang, self._gamma_shown),
                          state=self.pump.state.text(self.lang))
         self.query_one("#note", Static).update(Text(notes_text(self.backend.info, self.lang)))
@@ -201,6 +236,45 @@ class LiveScreen(Screen[None]):
 
         show_real_run(self, self.backend.info.preset, self.lang)
 
+    def action_copy(self) -> None:
+        token = self._view.selected_token
+        content = describe(token, self.lang) if token is not None else self._view.visible_text()
+        if not content:
+            self.notify(text("term_nothing_to_copy", self.lang), severity="warning")
+            return
+        self.app.copy_to_clipboard(content)
+        done = text("term_copied_token", self.lang) if token is not None else text("term_copied", self.lang)
+        self.notify(done.format(chars=len(content)), markup=False)
+
+    def action_export(self) -> None:
+        from specview.core.recorder import recording_header
+
+        session = self.session
+        rounds = list(session.history)
+        if not rounds:
+            self.notify(text("term_nothing_to_export", self.lang), severity="warning")
+            return
+        header = recording_header(session.backend.info, self.spec)
+        folder = Path(self.export_dir).expanduser() if self.export_dir else Path.cwd()
+        job = partial(self._export, folder, header, session.backend.info, session.metrics.snapshot(), rounds,
+                      session.dropped_rounds)
+        self.run_worker(job, thread=True, group="export", exit_on_error=False)
+
+    def _export(self, folder: Path, header: dict[str, Any], info: BackendInfo, snap: MetricsSnapshot,
+                rounds: list[Round], dropped: int) -> None:
+        """On a worker thread: write the files, then say where (or why not) on the UI thread."""
+        from specview.export.files import export_run
+
+        lang = self.lang
+        try:
+            done = export_run(folder, header, info, snap, rounds, lang=lang, dropped_rounds=dropped)
+        except SpecviewError as exc:
+            self.app.call_from_thread(notify_safe, self, str(exc), title=text("term_export_failed", lang),
+                                      severity="error")
+            return
+        paths = text("term_exported", lang).format(recording=done.recording, report=done.report)
+        self.app.call_from_thread(notify_safe, self, paths, title=text("term_exported_title", lang), timeout=15)
+
     def _switch_preset(self, preset_id: str | None) -> None:
         if preset_id is None:
             return
@@ -225,7 +299,7 @@ class LiveScreen(Screen[None]):
                 self.pumps.flush_numbers(force=True)
 
     def _new_session(self, backend: Backend) -> Session:
-        session = Session(offload(backend), buffer_tokens=UI_BUFFER_TOKENS)
+        session = Session(offload(backend), buffer_tokens=UI_BUFFER_TOKENS, keep_rounds=KEEP_ROUNDS)
         if self.record:
             from specview.core.recorder import start_recording
 

@@ -49,8 +49,9 @@ class Throttle:
 
     @classmethod
     def at(cls, fps: float) -> Throttle:
-        """A frame rate asked for (e.g. `--fps`): numbers never more often than frames."""
-        return cls(fps, min(NUMBERS_HZ, fps))
+        """A frame rate asked for (`--fps`, the config's fps): numbers at most every other frame,
+        so a slow link's frames carry the stream first."""
+        return cls(fps, min(NUMBERS_HZ, fps / 2))
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from specview.core.backend import BackendInfo, Pace
+from specview.core.backend import BackendInfo, Note, Pace
 from specview.core.bounds import MAX_SHOWN
 from specview.core.text import sanitize
 from specview.texts.catalog import catalog, fill, text
@@ -40,12 +40,17 @@ def compare_title(paces: Sequence[Pace | None], lang: str) -> str:
     return title
 
 
-def notes_text(info: BackendInfo, lang: str) -> str:
-    """The run's notes in `lang` (a recording from a newer specview may name notes this one
-    does not know: those are left out), then any text from outside, made safe."""
+def note_texts(notes: Iterable[Note], lang: str) -> list[str]:
+    """Notes in `lang`, their values made safe (a recording or a file from a newer specview may
+    name notes this one does not know: those are left out)."""
     known = catalog("en")
-    parts = [fill(f"note.{note.id}", lang, **{k: sanitize(v, MAX_SHOWN, one_line=True) for k, v in note.values.items()})
-             for note in info.notes if f"note.{note.id}" in known]
+    return [fill(f"note.{note.id}", lang, **{k: sanitize(v, MAX_SHOWN, one_line=True) for k, v in note.values.items()})
+            for note in notes if f"note.{note.id}" in known]
+
+
+def notes_text(info: BackendInfo, lang: str) -> str:
+    """The run's notes in `lang`, then any text from outside, made safe."""
+    parts = note_texts(info.notes, lang)
     if info.note:
         parts.append(sanitize(info.note, MAX_SHOWN))
     return "; ".join(parts)

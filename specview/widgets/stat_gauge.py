@@ -34,10 +34,16 @@ class StatGauge(Widget):
         """Update; redraws only when something visible changed."""
         if (value, fraction, note) == (self.value, self.fraction, self.note):
             return
-        # the note may wrap onto more lines (or fewer): ask for a new layout when its length changes
-        relayout = cell_len(note) != cell_len(self.note)
+        # a new height needs a layout: a note appears, goes, or wraps onto more or fewer lines
+        relayout = self._rows(note) != self._rows(self.note)
         self.value, self.fraction, self.note = value, fraction, note
         self.refresh(layout=relayout)
+
+    def _rows(self, note: str) -> int:
+        if not note:
+            return 1
+        width = max(self.content_region.width, 1)
+        return 1 + -(-(14 + cell_len(note)) // width)
 
     def render(self) -> Text:
         style = self.get_component_rich_style

@@ -252,6 +252,18 @@ class TokenLayout:
                 return token - self.base
         return None
 
+    def line_text(self, y: int) -> str:
+        """Line y as text with its marks; rejected drafts struck through with U+0336 (survives a paste)."""
+        if not 0 <= y < len(self.lines):
+            return ""
+        out = []
+        for token, start, end in self.lines[y]:
+            piece = self.texts[token - self.base][start:end]
+            if self.tokens[token - self.base].status is TokenStatus.REJECTED:
+                piece = "".join(ch if ch.isspace() else ch + "\u0336" for ch in piece)
+            out.append(piece)
+        return "".join(out)
+
     def plain_text(self) -> str:
         """The emitted text as shown (rejected and discarded drafts left out)."""
         return "".join(sanitize(t.text) for t in self.tokens if t.emitted)

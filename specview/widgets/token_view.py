@@ -5,6 +5,11 @@ accepted = unmarked, rejected = struck through, corrected = ▸ before, bonus = 
 discarded = ˣ after (and dim), undecided (a draft before its verdict, step mode) = ˀ after
 (and underlined), inferred = italic; a round boundary, when shown, is a thin bar. Wrapping lives
 in TokenLayout; only the changed tail is refreshed and every drawn line is cached until it changes.
+
+Following the end scrolls in jumps: when the text reaches the bottom it moves up by half the
+view at once, and the next lines fill the blank half without moving anything. Scrolling by
+one line redraws every visible line; jumping does that once per half page, which is most of
+what the stream costs a slow terminal link (SSH).
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ from textual.strip import Strip
 from specview.core.events import TokenEvent, TokenStatus
 from specview.widgets.bindings import bind
 from specview.widgets.token_layout import TokenLayout
+
+MIN_WRAP_WIDTH = 8  # narrower than this (a hidden or squeezed view) the text is not wrapped again
+DEFAULT_WRAP_WIDTH = 80
 
 
 class TokenView(ScrollView, can_focus=True):
@@ -76,6 +84,8 @@ class TokenView(ScrollView, can_focus=True):
         self._base: Style | None = None
         self._sep_style: Style | None = None
         self._follow = True
+        # while following: the virtual height, the text plus the blank rows left by the last jump
+        self._floor = 0
 
     # model ---------------------------------------------------------------
     @property
@@ -94,11 +104,23 @@ class TokenView(ScrollView, can_focus=True):
         """The emitted text as shown (rejected drafts left out)."""
         return self._layout.plain_text()
 
+    def visible_text(self) -> str:
+        """The lines on screen now, with their marks (what `c` copies)."""
+        top = int(self.scroll_y)
+        rows = [self._layout.line_text(y) for y in range(top, min(top + self.size.height, self._layout.line_count))]
+        return "\n".join(row.rstrip() for row in rows).strip("\n")
+
+    @property
+    def selected_token(self) -> TokenEvent | None:
+        """The selected token, if any."""
+        return None if self.selected is None else self._layout.tokens[self.selected]
+
     def clear(self) -> None:
         """Forget every token (the display options stay)."""
         old = self._layout
         self._layout = TokenLayout(old.width, hidden=old.hidden, separators=old.separators)
         self.selected = None
+        self._floor = 0
         self._relayout()
 
     @property
@@ -115,9 +137,13 @@ class TokenView(ScrollView, can_focus=True):
         if self.selected is not None and not self._layout.texts[self.selected]:
             self.selected = None  # a hidden token cannot stay selected
             self.post_message(self.Selected(None, None))
+        following = self._follow and self.selected is None
+        if following:
+            self._jump_if_at_bottom()
         self._relayout()
-        if self._follow and self.selected is None:
+        if following:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
+            self.call_after_refresh(self._settle_at_end)
 
     def drop_tail(self, count: int) -> None:
         """Take the newest `count` tokens back (step mode's provisional drafts)."""
@@ -129,7 +155,7 @@ class TokenView(ScrollView, can_focus=True):
             self.selected = None
         for y in range(first_dirty, first_dirty + count + 64):
             self._cache.discard(y)
-        self.virtual_size = Size(layout.width, layout.line_count)
+        self.virtual_size = Size(layout.width, self._height())
         self.refresh()
 
     def append(self, events: Iterable[TokenEvent]) -> None:
@@ -140,7 +166,7 @@ class TokenView(ScrollView, can_focus=True):
         first_dirty = layout.append(events)
         if len(layout.tokens) == count:
             return
-        width = max(self.scrollable_content_region.width, 1)
+        width = self._wrap_width()
         if width != layout.width:  # not laid out yet, or the width changed without a resize
             layout.rewrap(width)
             first_dirty = 0
@@ -149,18 +175,39 @@ class TokenView(ScrollView, can_focus=True):
             first_dirty = 0
         for y in range(first_dirty, len(layout.lines)):
             self._cache.discard(y)
-        self.virtual_size = Size(layout.width, layout.line_count)
+        if follow and self.selected is None:
+            self._jump_if_at_bottom()
+        self.virtual_size = Size(layout.width, self._height())
         self.refresh_lines(first_dirty, len(layout.lines) - first_dirty)
         if follow and self.selected is None:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
             # and once more after layout, in case the new virtual size was not applied yet
             self.call_after_refresh(self._settle_at_end)
 
+    def _height(self) -> int:
+        """Virtual height: the text, or more while blank rows wait to be filled (after a jump, or
+        before the first screenful): a new virtual size repaints the whole view, a new line need not."""
+        return max(self._layout.line_count, self._floor, self.scrollable_content_region.height)
+
+    def _jump_if_at_bottom(self) -> None:
+        """Following: the top row moves in steps of half a view, so the last line sits in the view's
+        lower half; where it stops depends only on the text and the size, not on how it arrived."""
+        view = max(self.scrollable_content_region.height, 1)
+        lines = self._layout.line_count
+        if lines <= view:
+            self._floor = 0
+            return
+        step = max(1, view * 3 // 4)
+        top = -(-(lines - view) // step) * step  # the first step whose view holds the last line
+        self._floor = top + view
+
     def _prune(self) -> None:
         """Drop the oldest lines (about a fifth of the cap) without wrapping the rest again."""
         before = self._layout.base
-        if not self._layout.prune(self.max_tokens - self.max_tokens // 5):
+        dropped = self._layout.prune(self.max_tokens - self.max_tokens // 5)
+        if not dropped:
             return
+        self._floor = max(0, self._floor - dropped)
         if self.selected is not None:
             shift = self._layout.base - before
             self.selected = self.selected - shift if self.selected >= shift else None
@@ -168,7 +215,7 @@ class TokenView(ScrollView, can_focus=True):
 
     def _relayout(self) -> None:
         self._cache.clear()
-        self.virtual_size = Size(self._layout.width, self._layout.line_count)
+        self.virtual_size = Size(self._layout.width, self._height())
         self.refresh()
 
     def _settle_at_end(self) -> None:
@@ -180,11 +227,22 @@ class TokenView(ScrollView, can_focus=True):
         # Follow the end while the user is at the bottom; stop once they scroll up.
         self._follow = self.selected is None and new_value >= self.max_scroll_y - 1
 
+    def _wrap_width(self) -> int:
+        """The width to wrap at: the content width, unless the view is hidden or squeezed to a sliver;
+        then the last real width stays (or a usual one before the first), since wrapping thousands of
+        tokens one cell wide helps nobody and the next real size wraps them again anyway."""
+        width = self.scrollable_content_region.width
+        if width >= MIN_WRAP_WIDTH:
+            return width
+        return self._layout.width if self._layout.width > 1 else DEFAULT_WRAP_WIDTH
+
     def on_resize(self, event: Resize) -> None:
-        width = max(self.scrollable_content_region.width, 1)
+        width = self._wrap_width()
         if width != self._layout.width:
             self._layout.rewrap(width)
-            self._relayout()
+        if self._follow and self.selected is None:
+            self._jump_if_at_bottom()
+        self._relayout()
         if self._follow and self.selected is None:  # a new height moves the end too
             self.scroll_end(animate=False, immediate=True, x_axis=False)
             self.call_after_refresh(self._settle_at_end)

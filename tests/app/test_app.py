@@ -8,6 +8,7 @@ from specview.core.events import TokenStatus
 from specview.tui.help_screen import HelpScreen
 from specview.tui.inspector import describe
 from specview.tui.preset_screen import PresetScreen
+from specview.widgets.gauge_strip import GaugeStrip
 from specview.widgets.stat_gauge import StatGauge
 from specview.widgets.status_line import StatusLine
 from specview.widgets.token_info import TokenInfo
@@ -84,20 +85,28 @@ async def test_select_a_token_shows_its_probabilities() -> None:
         assert token_view(app).selected is None
 
 
-async def test_tiny_terminal_does_not_crash() -> None:
+async def test_a_tiny_terminal_says_so_and_the_run_goes_on() -> None:
     app = sim_app(speed=50.0)
     async with app.run_test(size=(40, 12)) as pilot:
         await wait_until(pilot, lambda: token_view(app).token_count > 10)
-        assert app.live.has_class("-narrow")
-        assert "α" in app.live.query_one(StatusLine).extra
-        await pilot.press("f1")
+        live = app.live
+        assert live.has_class("-too-small")
+        assert live.query_one("#too-small").styles.display == "block"
+        assert live.query_one("#main").styles.display == "none"
+        await pilot.press("f1")  # keys still work
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape")
+        drawn = live.drawn_rounds
         await pilot.resize_terminal(20, 6)
         await pilot.pause(0.2)
-        await pilot.resize_terminal(100, 30)
-        await pilot.pause(0.2)
-        assert not app.live.has_class("-narrow")
+        await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: not live.has_class("-too-small") and live.has_class("-narrow"))
+        await wait_until(pilot, lambda: "α" in live.query_one(GaugeStrip).render().plain)
+        assert live.query_one("#side").styles.display == "none"
+        assert live.drawn_rounds > drawn, "the run went on while the terminal was too small"
+        await pilot.resize_terminal(120, 36)
+        await wait_until(pilot, lambda: not live.has_class("-narrow"))
+        assert live.query_one("#strip").styles.display == "none"
 
 
 async def test_view_matches_the_session_exactly() -> None:

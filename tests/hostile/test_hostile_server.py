@@ -38,10 +38,10 @@ def server() -> Iterator[HostileServer]:
         yield running
 
 
-def llama(events: list[object], **more: object) -> Scenario:
-    """A llama-server (owned_by llamacpp, /props with a build) streaming `events`."""
+def llama(events: list[object], get: dict[str, object] | None = None, **more: object) -> Scenario:
+    """A llama-server (owned_by llamacpp, /props with a build, and `get`) streaming `events`."""
     return Scenario(models=[{"id": "m", "owned_by": "llamacpp"}],
-                    get={"/props": (200, "application/json", LLAMA_PROPS.encode())},
+                    get={"/props": (200, "application/json", LLAMA_PROPS.encode()), **(get or {})},
                     events=list(events), **more)  # type: ignore[arg-type]
 
 
@@ -51,6 +51,19 @@ def vllm(events: list[object], metrics: str = VLLM_METRICS) -> Scenario:
                     get={"/version": (200, "application/json", b'{"version": "0.0-hostile"}'),
                          "/metrics": (200, "text/plain; version=0.0.4", metrics.encode())},
                     events=list(events))  # type: ignore[arg-type]
+
+
+def sglang(events: list[object]) -> Scenario:
+    """An SGLang (owned_by sglang, /get_server_info naming its algorithm) streaming `events`."""
+    info = {"speculative_algorithm": "EAGLE", "speculative_num_draft_tokens": 4, "version": "0-hostile"}
+    return Scenario(models=[{"id": "m", "owned_by": "sglang"}],
+                    get={"/get_server_info": (200, "application/json", json.dumps(info).encode())},
+                    events=list(events))  # type: ignore[arg-type]
+
+
+def vllm_stats(**stats: object) -> dict[str, object]:
+    """vLLM's final usage chunk with `metrics.speculative_decoding`."""
+    return {"choices": [], "usage": {"completion_tokens": 1}, "metrics": {"speculative_decoding": stats}}
 
 
 def bench(server: HostileServer, scenario: Scenario, home: Path, *args: str, key: str | None = None) -> Run:
@@ -96,6 +109,26 @@ FAILURES: dict[str, tuple[Scenario, str]] = {
         vllm([chat_chunk("a", usage={"completion_tokens": 1}),
               {"choices": [], "metrics": {"speculative_decoding": {"per_step_accepted": ["abc"]}}}]),
         "per_step_accepted[0] must be an integer, got 'abc'"),
+    "vLLM per_step_drafted shorter than per_step_accepted": (
+        vllm([chat_chunk("a", usage={"completion_tokens": 1}),
+              vllm_stats(per_step_accepted=[1, 2], per_step_drafted=[3])]),
+        "per_step_drafted has 1 entries, per_step_accepted 2"),
+    "vLLM a step accepted more than it drafted": (
+        vllm([chat_chunk("a", usage={"completion_tokens": 1}),
+              vllm_stats(per_step_accepted=[3], per_step_drafted=[1])]),
+        "per_step_accepted[0] (3) is larger than per_step_drafted[0] (1)"),
+    "SGLang sglext histogram of 2000 entries": (
+        sglang([chat_chunk("a", usage={"completion_tokens": 1}),
+                {"choices": [], "sglext": {"spec_tokens_details": {
+                    "spec_verify_ct": 1, "spec_correct_drafts_histogram": [1] * 2000}}}]),
+        "sglext.spec_tokens_details.spec_correct_drafts_histogram has 2000 items, at most 1025"),
+    "SGLang sglext verify count as a string": (
+        sglang([chat_chunk("a", usage={"completion_tokens": 1}),
+                {"choices": [], "sglext": {"spec_tokens_details": {"spec_verify_ct": "x"}}}]),
+        "sglext.spec_tokens_details.spec_verify_ct is 'x'"),
+    "llama-server /slots of 5000 slots": (
+        llama([], get={"/slots": (200, "application/json", json.dumps([{}] * 5000).encode())}),
+        "/slots has 5000 items, at most 4096"),
     "vLLM token_ids of a million": (
         vllm([{"choices": [{"index": 0, "delta": {"content": "a"}, "token_ids": list(range(100_000))}]}]),
         "token_ids has 100000 items, at most 4096"),
@@ -207,3 +240,43 @@ def test_credentials_in_the_url_are_never_shown(server: HostileServer, tmp_path:
                       base_env(tmp_path))
     assert "cannot connect to http://127.0.0.1:9" in one_error_line(refused.err)
     assert_no_secret(tmp_path)
+
+
+LLAMA_METRICS = "llamacpp:spec_decode_num_drafts_total 0\nllamacpp:tokens_predicted_total 0\n"
+
+
+def watched(metrics: str, slots: object = ()) -> Scenario:
+    """A llama-server with `metrics` and `slots` for `specview watch`."""
+    return llama([], get={"/metrics": (200, "text/plain; version=0.0.4", metrics.encode()),
+                          "/slots": (200, "application/json", json.dumps(slots).encode())})
+
+
+# name -> (scenario, what the one error line of `specview watch` must say)
+WATCH_FAILURES: dict[str, tuple[Scenario, str]] = {
+    "generated tokens below zero": (
+        watched("llamacpp:spec_decode_num_drafts_total 0\nllamacpp:tokens_predicted_total -5\n"),
+        "llamacpp:tokens_predicted_total is -5.0, expected a count"),
+    "requests running NaN": (
+        watched(LLAMA_METRICS + "llamacpp:requests_processing NaN\n"),
+        "llamacpp:requests_processing is nan, expected a count"),
+    "a running slot that decoded 'lots'": (
+        watched(LLAMA_METRICS, [{"is_processing": True, "next_token": [{"n_decoded": "lots"}]}]),
+        "/slots[0].next_token[0].n_decoded is 'lots'"),
+    "a per-position series past the last position": (
+        watched(LLAMA_METRICS + 'llamacpp:spec_decode_num_accepted_tokens_per_pos_total{position="5000"} 1\n'),
+        "position '5000', expected 0..1024"),
+}
+
+
+@pytest.mark.parametrize("name", list(WATCH_FAILURES))
+def test_a_hostile_server_being_watched_ends_in_one_clean_line(server: HostileServer, tmp_path: Path,
+                                                               name: str) -> None:
+    scenario, expected = WATCH_FAILURES[name]
+    server.scenario = scenario
+    run = run_cli(["watch", "--url", server.root, "--count", "2", "--interval", "0.05", "--json"],
+                  base_env(tmp_path))
+    assert not run.timed_out, f"{name}: still running after {run.elapsed:.0f} s"
+    line = one_error_line(run.err)
+    assert run.returncode == 2, run.err
+    assert expected in line and server.root in line, line
+    assert_terminal_clean(run.stdout)

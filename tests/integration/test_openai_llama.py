@@ -16,10 +16,9 @@ import pytest
 from specview.backends.remote.backend import OpenAIBackend
 from specview.backends.remote.dialect import chunk_text
 from specview.backends.remote.metrics import parse_draft_counters
+from specview.core.backend import Note
 from specview.core.events import Round, TokenStatus
 from specview.core.metrics import MetricsSnapshot
-from specview.core.runspec import RunSpec
-from specview.core.session import Session
 from specview.tui.run_text import notes_text
 from tests.llama_server import (
     NGRAM_ARGS,
@@ -30,6 +29,7 @@ from tests.llama_server import (
     llama_server_argv,
     server_binary,
     shown_command,
+    stream_once,
 )
 
 pytestmark = pytest.mark.skipif(server_binary() is None, reason="llama-server not built (make llama-server)")
@@ -61,12 +61,7 @@ def plain_server() -> Iterator[RunningServer]:
 def run(server: RunningServer, prompt: str, *, raw: bool = False) -> tuple[OpenAIBackend, list[Round],
                                                                             list[dict[str, Any]], MetricsSnapshot]:
     """Stream one completion through Session.run_headless, teeing the raw events."""
-    backend = OpenAIBackend(RunSpec(url=server.url, prompt=prompt, raw=raw, temperature=0.0,
-                                    max_tokens=MAX_TOKENS), read_timeout=30.0)
-    events: list[dict[str, Any]] = []
-    backend.event_hook = events.append
-    session = Session(backend)
-    rounds = list(session.run_headless())
+    backend, rounds, events, session = stream_once(server, prompt, raw=raw, max_tokens=MAX_TOKENS, read_timeout=30.0)
     return backend, rounds, events, session.metrics.snapshot()
 
 
@@ -86,10 +81,13 @@ def test_synthetic_acceptance_matches_the_server_counters_exactly(synth_server: 
     assert before is not None and after is not None, synth_server.log_tail()
     server = after.minus(before)
 
-    assert backend.info.label.startswith("llama-server · ")
+    assert backend.info.label.startswith("llama-server · draft model (draft-simple) · ")
     assert backend.info.exact["acceptance"]
-    assert [note.id for note in backend.info.notes] == ["llama_server_checked"]
-    assert notes_text(backend.info, "en").startswith(f"llama-server build {backend.facts.build or '?'}:")
+    assert backend.info.notes == (Note("llama_server_checked", {"build": backend.facts.build or "?"}),
+                                  Note("server_method", {"method": "draft model (draft-simple)"}))
+    shown = notes_text(backend.info, "en")
+    assert shown.startswith(f"llama-server build {backend.facts.build or '?'}:")
+    assert shown.endswith("; the server drafts with draft model (draft-simple)")
     assert server.drafts > 5, synth_server.log_tail()
     # totals: specview's fold equals the server's own /metrics deltas
     assert snap.drafted == server.draft_tokens
@@ -141,6 +139,7 @@ def test_the_ngram_presets_command_runs_as_shown_and_specview_watches_it() -> No
     from specview.core.overlay import MIN_PLAIN_ROUNDS, PLAIN_ROUNDS, overlay
     from specview.core.presets import get_preset
     from specview.core.real_run import real_runs
+    from specview.core.session import Session
 
     run = {r.engine: r for r in real_runs(get_preset("ngram"))}["llama_server"]
     assert "--metrics" in run.command and "--spec-draft-n-max" not in run.command  # it does not bound ngram-simple

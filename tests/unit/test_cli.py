@@ -68,6 +68,9 @@ def test_bench_options_change_the_run() -> None:
         (("--frobnicate",), "unrecognized arguments"),
         (("--speed", "-1"), "--speed must be between 0 and 1000"),
         (("compare", "qwen3.6-mtp", "eagle3", "--speed", "-0.5"), "--speed must be between 0 and 1000"),
+        (("watch", "--url", "http://127.0.0.1:9", "--count", "1"), "cannot connect to http://127.0.0.1:9"),
+        (("watch", "--url", "ftp://x"), "--url must start with http:// or https://"),
+        (("watch", "--url", "http://127.0.0.1:9", "--interval", "0"), "--interval must be between"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(args: tuple[str, ...], needle: str) -> None:

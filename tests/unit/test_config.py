@@ -54,3 +54,22 @@ def test_config_preset_is_the_default_for_bench(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "specview", "bench", "--rounds", "5", "--json"], env=env,
                          capture_output=True, text=True, timeout=60)
     assert '"preset": "glm-5.2-mtp"' in out.stdout
+
+
+def test_fps_and_export_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from specview.cli.app_run import ui_settings
+    from specview.cli.parser import build_parser
+
+    path = tmp_path / "config.toml"
+    path.write_text(f'fps = 5\nexport_dir = "{tmp_path}"\n')
+    monkeypatch.setenv("SPECVIEW_CONFIG", str(path))
+    for var in ("SPECVIEW_FPS", "SPECVIEW_EXPORT_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    config = load_config()
+    assert config.fps == 5.0 and config.export_dir == str(tmp_path) and not config.problems
+    assert ui_settings(build_parser().parse_args([])).fps == 5.0
+    assert ui_settings(build_parser().parse_args(["--fps", "12"])).fps == 12.0  # the command line wins
+    assert ui_settings(build_parser().parse_args(["replay", "x.jsonl", "--fps", "2"])).fps == 2.0
+    monkeypatch.setenv("SPECVIEW_FPS", "500")
+    config = load_config()
+    assert config.fps is None and any("SPECVIEW_FPS" in p and "between 1 and 60" in p for p in config.problems)

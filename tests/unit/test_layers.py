@@ -21,10 +21,11 @@ ALLOWED: dict[str, set[str]] = {
     "backends": {"core"},
     "widgets": {"core", "texts"},
     "learn": {"core", "widgets", "texts", "backends"},
-    "tui": {"core", "widgets", "backends", "texts", "themes", "learn"},
-    "cli": {"core", "backends", "tui", "texts", "themes", "learn", "widgets"},
+    "export": {"core", "texts"},
+    "tui": {"core", "widgets", "backends", "texts", "themes", "learn", "export"},
+    "cli": {"core", "backends", "tui", "texts", "themes", "learn", "widgets", "export"},
 }
-NO_TEXTUAL = {"core", "backends", "texts"}
+NO_TEXTUAL = {"core", "backends", "texts", "export"}
 # core modules that may import numpy when they are imported (everything else in core imports it lazily)
 NUMPY_AT_IMPORT = {"core/sampling.py"}
 

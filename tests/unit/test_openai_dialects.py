@@ -9,7 +9,7 @@ from specview.backends.remote.dialect import RequestSettings
 from specview.backends.remote.llama_server import LlamaServerDialect
 from specview.backends.remote.metrics import DraftCounters, parse_draft_counters, parse_gauges
 from specview.backends.remote.sglang import SglangDialect, parse_totals
-from specview.backends.remote.vllm import VllmDialect, parse_request_stats, regroup
+from specview.backends.remote.vllm import VllmDialect, layout, parse_request_stats, regroup
 from specview.core.events import Round, TokenStatus
 
 SETTINGS = RequestSettings(model="m", prompt="p", raw=False, temperature=0.0, seed=0, max_tokens=64, gamma=None)
@@ -222,6 +222,20 @@ def test_regroup_keeps_the_text() -> None:
     assert statuses(rounds) == [[P], [A, A, B], [C], [A, C], [P]]
 
 
+def test_regroup_places_steps_that_drafted_nothing_where_the_chunks_show_them() -> None:
+    # seen from vLLM 0.32 with n-gram lookup: the first steps find no match (plain, not in the
+    # per-step lists), later ones draft fewer than k: per_step_drafted [1, 1, 3]
+    texts = list("abcdefghijk")
+    rounds = regroup(texts, (1, 1, 3), gamma=3, per_step_drafted=(1, 1, 3), chunk_sizes=[1, 1, 1, 2, 2, 4])
+    assert statuses(rounds) == [[P], [P], [P], [A, B], [A, B], [A, A, A, B]]
+    assert [r.drafted for r in rounds] == [0, 0, 0, 1, 1, 3]
+    assert "".join(r.text for r in rounds) == "abcdefghijk"
+    # a step never spans two chunks: a 1-token chunk before a 2-token step is a plain step
+    assert layout(5, [2, 2], [1, 1, 1, 2]) is None  # 2 + 2 cannot tile 1 | 1 | 2 after the prompt's token
+    assert layout(5, [2], [1, 1, 1, 2]) == [False, False, True]
+    assert layout(5, [1, 3], [1, 4]) == [True, True]  # merged chunk: two steps in one
+
+
 # -- SGLang ---------------------------------------------------------------------------------
 
 # Gauges as sgl-project/sglang python/sglang/srt/metrics/collector.py defines them (prometheus_client
@@ -275,6 +289,40 @@ def test_sglang_incremental_text_and_newer_keys() -> None:
                           "spec_num_proposed_drafts": 12, "spec_correct_drafts_histogram": [1, 1, 2]})
     assert newer is not None and (newer.accepted, newer.proposed) == (6, 12)
     assert parse_totals({"completion_tokens": 3}) is None
+
+
+# The 0.5.23 wheel's OpenAI endpoints (sglang/srt/entrypoints/openai/serving_completions.py): with
+# `return_spec_tokens_details` a chunk with `choices: []` and a response-level `sglext` follows the
+# finished request; `SpecTokensDetails` (protocol.py) as `model_dump_json` writes it.
+SGLEXT_FINAL = {
+    "id": "9c5d1e0a", "object": "text_completion", "created": 1790000000, "model": "m", "choices": [],
+    "sglext": {"routed_experts": None, "cached_tokens_details": None, "input_ids": None, "output_ids": None,
+               "spec_tokens_details": {
+                   "spec_accept_rate": 0.5, "spec_accept_length": 2.0, "spec_cap_length": 0.0,
+                   "spec_block_accept_length": 0.0, "spec_num_correct_drafts": 4, "spec_num_proposed_drafts": 12,
+                   "spec_verify_ct": 4, "spec_correct_drafts_histogram": [1, 1, 1, 1],
+                   "spec_cap_lens_histogram": []}},
+}
+
+
+def test_sglang_sglext_spec_tokens_details() -> None:
+    settings = RequestSettings(model="m", prompt="p", raw=False, temperature=0.0, seed=0, max_tokens=8, gamma=3)
+    dialect = SglangDialect(settings, gamma=3, speculating=True)
+    assert dialect.request()[1]["return_spec_tokens_details"] is True
+    chunks = [{"choices": [{"index": 0, "delta": {"content": "ab"}}], "usage": {"completion_tokens": 2}},
+              {"choices": [{"index": 0, "delta": {"content": "cde"}}], "usage": {"completion_tokens": 5}},
+              {"choices": [{"index": 0, "delta": {"content": "fgh"}}], "usage": {"completion_tokens": 8}},
+              SGLEXT_FINAL]
+    rounds = feed_all(dialect, chunks)
+    assert "".join(r.text for r in rounds) == "abcdefgh"
+    totals = dialect.totals
+    assert totals is not None and (totals.verify_steps, totals.accepted, totals.proposed) == (4, 4, 12)
+    assert totals.completion_tokens == 8 and totals.accept_length == 2.0
+    assert totals.per_position == (3, 2, 1)  # steps accepting 1, 2, 3: position 0 three times, …
+    listed = {**SGLEXT_FINAL, "sglext": {"spec_tokens_details": [SGLEXT_FINAL["sglext"]["spec_tokens_details"]]}}
+    dialect = SglangDialect(settings, gamma=3, speculating=True)
+    feed_all(dialect, [listed])
+    assert dialect.totals is not None and dialect.totals.verify_steps == 4
 
 
 def test_speculation_off_gives_plain_rounds() -> None:

@@ -121,7 +121,7 @@ def test_one_state_for_several_runs() -> None:
     pumps = [Pump(sim_session(5), Tokens(), on_error=lambda m, t: None, title=str(i)) for i in range(2)]
     group = Pumps(pumps, Throttle.default({}), lambda stale: None)
     assert group.throttle == Throttle(30.0, NUMBERS_HZ) and Throttle.default({"SSH_CONNECTION": "x"}).pump_hz == 20
-    assert Throttle.at(4) == Throttle(4, 4) and Throttle.at(60) == Throttle(60, NUMBERS_HZ)
+    assert Throttle.at(4) == Throttle(4, 2) and Throttle.at(60) == Throttle(60, NUMBERS_HZ)
     assert group.state_text("en") == text("state.running", "en")
     pumps[0].state = RunState("finished")
     assert group.state_text("en") == text("state.running", "en")

@@ -24,10 +24,9 @@ from specview.backends.remote.dialect import (
     RequestSettings,
 )
 from specview.backends.remote.metrics import DraftCounters, MetricsPoller, parse_draft_counters, parse_gauges
-from specview.backends.remote.registry import SERVER_KINDS, kind_by_id, kind_by_owner, server_ids
-from specview.backends.remote.server_kind import ServerFacts, ServerKind
-from specview.core.backend import BackendInfo
-from specview.core.bounds import MAX_MODELS, Invalid
+from specview.backends.remote.registry import checked_kind, detect, kind_by_owner
+from specview.core.backend import BackendInfo, Note
+from specview.core.bounds import Invalid
 from specview.core.errors import BackendError
 from specview.core.events import Calibration, Reconcile, Round, StreamItem
 from specview.core.metrics import Metrics
@@ -47,10 +46,15 @@ class CrossCheck:
     server: DraftCounters
 
     @property
+    def totals_match(self) -> bool:
+        """Equal rounds drafted, tokens drafted and tokens accepted."""
+        diff = self.server.minus(self.counted)
+        return diff.drafts == diff.draft_tokens == diff.accepted == 0
+
+    @property
     def matches(self) -> bool:
         """Equal totals and equal per-position counts (positions never accepted count 0)."""
-        diff = self.server.minus(self.counted)
-        return diff.drafts == diff.draft_tokens == diff.accepted == 0 and not any(diff.per_position)
+        return self.totals_match and not any(self.server.minus(self.counted).per_position)
 
 
 def make_openai_backend(spec: RunSpec) -> OpenAIBackend:
@@ -66,8 +70,7 @@ class OpenAIBackend:
     def __init__(self, spec: RunSpec, *, read_timeout: float = DEFAULT_READ_TIMEOUT_S) -> None:
         if spec.url is None:
             raise BackendError("the remote backend needs --url")
-        if spec.server is not None and kind_by_id(spec.server) is None:
-            raise BackendError(f"--server must be one of {', '.join(server_ids())}, got {spec.server!r}")
+        forced = checked_kind(spec.server)
         self.read_timeout = read_timeout
         self.metrics_interval = 1.0
         # Called with every decoded stream event (tests and benchmarks tee the raw stream).
@@ -77,7 +80,8 @@ class OpenAIBackend:
         try:
             owners = self._pick_model()
             with self._server_values("detecting the server"):
-                self.kind, self.facts = self._detect(owners)
+                wanted = forced or kind_by_owner(owners.get(self.model, ""))
+                self.kind, self.facts = detect(self._conn, wanted, spec.gamma)
         except BaseException:
             self._conn.close()
             raise
@@ -108,15 +112,7 @@ class OpenAIBackend:
             raise BackendError(f"{self._conn.root} sent a value specview cannot use while {what}: {exc}") from None
 
     def _pick_model(self) -> dict[str, str]:
-        listing = self._conn.get_json(f"{self._conn.api}/models", "listing models (GET /v1/models)")
-        entries = listing.get("data") if isinstance(listing, dict) else None
-        if not isinstance(entries, list):
-            raise BackendError(f"{self._conn.root} answered GET /v1/models without a model list")
-        owners: dict[str, str] = {}
-        for entry in entries[:MAX_MODELS]:  # ids that are not strings are not models we can ask for
-            if isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry["id"]:
-                owner = entry.get("owned_by")
-                owners[entry["id"]] = owner if isinstance(owner, str) else ""
+        owners = self._conn.served_models()
         wanted = self.spec.model
         if wanted is None:
             if not owners:
@@ -132,15 +128,6 @@ class OpenAIBackend:
             )
         return owners
 
-    def _detect(self, owners: dict[str, str]) -> tuple[ServerKind, ServerFacts]:
-        """The server family (asked for, named by /v1/models, or probed in registry order)."""
-        wanted = kind_by_id(self.spec.server) if self.spec.server else kind_by_owner(owners.get(self.model, ""))
-        for kind in [wanted] if wanted is not None else SERVER_KINDS:
-            identified = kind.identify(self._conn)
-            if kind is wanted or kind.recognised(identified):
-                return kind, kind.facts(self._conn, identified, self.spec.gamma)
-        raise AssertionError("the registry ends with a family that recognises every server")
-
     def _metrics_text(self) -> str | None:
         return self._conn.probe_text(f"{self._conn.root}/metrics")
 
@@ -153,13 +140,13 @@ class OpenAIBackend:
         exact, note = self.kind.describe(f)
         return BackendInfo(
             backend="openai",
-            label=f"{f.dialect} · {self.model.rstrip('/').rsplit('/', 1)[-1]}",
+            label=" · ".join(filter(None, (f.dialect, f.method, self.model.rstrip("/").rsplit("/", 1)[-1]))),
             gamma=f.gamma,
             temperature=self.settings.temperature,
             model=self.model,
             seed=self.settings.seed,
             exact=exact,
-            notes=(note,),
+            notes=(note, Note("server_method", {"method": f.method})) if f.method else (note,),
             reconciles=self.kind.reconciles and f.speculating,
         )
 
@@ -192,8 +179,12 @@ class OpenAIBackend:
             max_seconds=MAX_STREAM_S,
             model=self.model,
         )
+        first = True
         try:
             for event, t in events:
+                if first:
+                    first = False
+                    self._learn_method()
                 if self.event_hook is not None:
                     self.event_hook(event)
                 with self._server_values(f"streaming ({dialect.name} chunk {counted.chunks + 1})"):
@@ -219,16 +210,34 @@ class OpenAIBackend:
             yield rnd
         if exact is not None:  # the server told the exact grouping at the end: redraw the request
             yield Reconcile(0, tuple(_timed_like(exact, counted.shown)))
+            counted = _Counted()
+            for rnd in exact:
+                counted.add(rnd)
         with self._server_values("reading /metrics after the stream"):
-            self._after_stream(counted)
+            self._after_stream(counted, exact is not None or self.kind.exact_per_round)
 
-    def _after_stream(self, counted: _Counted) -> None:
+    def _learn_method(self) -> None:
+        """Some servers name their speculative method only while or after serving a request
+        (llama-server's /slots): ask again once the stream has started."""
+        if self.facts.method is not None or not self.facts.speculating:
+            return
+        with self._server_values("reading the speculative method"):
+            facts = self.kind.facts(self._conn, self.kind.identify(self._conn), self.spec.gamma)
+        if facts.method is not None:
+            self.facts = replace(self.facts, method=facts.method)
+            info = self._make_info()
+            self._info = replace(self._info, label=info.label, notes=info.notes)
+
+    def _after_stream(self, counted: _Counted, exact: bool) -> None:
+        """Settle the note, γ and the cross-check with /metrics once a request ended; `exact`:
+        `counted` holds exact rounds (streamed exactly, or reconciled from the server's own)."""
+        self._learn_method()
         if self._poller is not None:
             self._metrics_after = self._metrics_text() or self._poller.latest
         missing = self.dialect.missing_statistics() if self.dialect is not None else None
         if missing is not None:
             self._info = replace(self._info, exact={"tokens_per_second": True}, notes=(missing,))
-        if not self.kind.exact_per_round:
+        if not exact:
             return
         drafted = counted.metrics.max_drafted
         if drafted and drafted != self._info.gamma:

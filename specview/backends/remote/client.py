@@ -22,7 +22,7 @@ import httpx
 from httpx_sse import connect_sse
 
 from specview.backends.remote.sse import EventTooLarge, iter_event_data
-from specview.core.bounds import MAX_BODY_BYTES, MAX_EVENT_BYTES
+from specview.core.bounds import MAX_BODY_BYTES, MAX_EVENT_BYTES, MAX_MODELS
 from specview.core.errors import BackendError
 from specview.core.jsonio import JsonError, loads
 from specview.core.runspec import DEFAULT_KEY_ENV
@@ -158,21 +158,57 @@ class Connection:
         with self._client.stream("GET", url) as response:
             return response.status_code, _read_bounded(response)
 
-    def get_json(self, url: str, what: str) -> Any:
-        """GET and decode JSON; every failure is a BackendError."""
+    def _body(self, method: str, url: str, what: str, *, json: dict[str, Any] | None = None,
+              timeout: float | None = None, model: str | None = None, hint: str = "") -> bytes:
+        """The body of a 200 answer, read with a bound; every failure (refused, timeout, non-200,
+        too large) is a BackendError, and a non-200 answer carries `hint` (what to do about it)."""
+        extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
         try:
-            with self._client.stream("GET", url) as response:
+            with self._client.stream(method, url, json=json, **extra) as response:
                 if response.status_code != 200:
-                    raise self.status_error(response, what)
+                    error = self.status_error(response, what, model)
+                    raise BackendError(f"{error}; {hint}") if hint else error
                 body = _read_bounded(response)
         except httpx.HTTPError as exc:
             raise self._transport_error(exc, what) from None
         if body is None:
             raise BackendError(f"{self.root} answered with more than {MAX_BODY_BYTES // 2**20} MiB while {what}")
+        return body
+
+    def _json(self, body: bytes, what: str) -> Any:
         try:
             return loads(body)
         except JsonError as exc:
             raise BackendError(f"{self.root} did not answer with JSON while {what}: {exc}") from None
+
+    def get_json(self, url: str, what: str) -> Any:
+        """GET and decode JSON (strictly, bounded); every failure is a BackendError."""
+        return self._json(self._body("GET", url, what), what)
+
+    def served_models(self) -> dict[str, str]:
+        """GET /v1/models: each served model id and its `owned_by` ("" when absent), at most
+        MAX_MODELS of them; entries whose id is not a string are not models one can ask for."""
+        listing = self.get_json(f"{self.api}/models", "listing models (GET /v1/models)")
+        entries = listing.get("data") if isinstance(listing, dict) else None
+        if not isinstance(entries, list):
+            raise BackendError(f"{self.root} answered GET /v1/models without a model list")
+        owners: dict[str, str] = {}
+        for entry in entries[:MAX_MODELS]:
+            if isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry["id"]:
+                owner = entry.get("owned_by")
+                owners[entry["id"]] = owner if isinstance(owner, str) else ""
+        return owners
+
+    def get_text(self, url: str, what: str, *, hint: str = "") -> str:
+        """GET a text body (bounded); every failure (refused, timeout, non-200) is a BackendError,
+        and a non-200 answer carries `hint` (what to do about it)."""
+        return self._body("GET", url, what, hint=hint).decode("utf-8", errors="replace")
+
+    def post_json(self, url: str, body: dict[str, Any], what: str, *, timeout: float,
+                  model: str | None = None) -> Any:
+        """POST JSON and decode the JSON answer (non-streamed, bounded); every failure is a
+        BackendError. Safe from several threads at once (httpx's client pools connections)."""
+        return self._json(self._body("POST", url, what, json=body, timeout=timeout, model=model), what)
 
     def probe_json(self, url: str) -> Any | None:
         """GET JSON or None, for optional endpoints (/props, /version, /server_info)."""

@@ -180,6 +180,7 @@ class GroupedChunks:
         self.speculating = speculating
         self.maker = RoundMaker()
         self.texts: list[str] = []
+        self.sizes: list[int] = []  # tokens per chunk, as streamed
         self.accepted_per_step: list[int] = []
         self._carry = ""  # text that came without a token: it starts the next one
 
@@ -200,6 +201,8 @@ class GroupedChunks:
             self._carry = ""
         first = not self.texts
         self.texts.extend(texts)
+        if texts:
+            self.sizes.append(len(texts))
         out: list[Round] = []
         if texts and first:
             out.append(self.maker.plain(texts[0], t))

@@ -1,53 +1,51 @@
-"""llama.cpp llama-server: every round rebuilt exactly from `timings_per_token`.
+"""llama.cpp llama-server: rounds rebuilt from `timings_per_token`'s cumulative counters.
 
 With `"timings_per_token": true` every chunk carries the slot's cumulative `timings`:
-`predicted_n` (tokens generated), `predicted_ms` (stamped once per target forward, so the
-tokens of one round share it) and, once a draft was made, `draft_n` / `draft_n_accepted`
-(tools/server/server-context.cpp: the draft counter grows when the draft is made and the
-accepted counter just before the round's tokens are sent, so a round's first chunk already
-carries both increments). So a round is the run of tokens with one `predicted_ms`;
-drafted = Δdraft_n, accepted = Δdraft_n_accepted; its tokens are `accepted` drafts and
-then the target's corrected (a draft was refused) or bonus (all passed) token.
+`predicted_n` (tokens generated), `predicted_ms` and, once a draft was made, `draft_n` /
+`draft_n_accepted`. `llama_ledger.RoundLedger` places tokens by `predicted_n` and rounds by the
+counters (never by counting chunks: a token that ends inside a UTF-8 character sends none, and
+in chat mode a token the parser holds back sends none either). Chunks without `timings` (the
+role delta of a chat stream) lend their text to the next one.
 
-Tokens are counted from Δpredicted_n, not from chunks: a token that ends inside a UTF-8
-character sends no chunk, and in chat mode a token the parser holds back sends none either.
-Chunks without `timings` (the role delta of a chat stream) lend their text to the next one.
-On builds that replay an accepted prefix (models that cannot roll back partially) a round
-can carry one token more than accepted + 1: that token came from a second target forward
-and is shown as its own plain round, marked inferred.
+The speculative method (`--spec-type`) is read from /props, or from /slots (the server's
+default settings say "none" even when it drafts; a slot that served a request names its
+types), and shown as e.g. "MTP (draft-mtp)".
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-from specview.backends.remote.dialect import (
-    Dialect,
-    RequestSettings,
-    RoundMaker,
-    chunk_text,
-    counter,
-    new_tokens,
-    openai_request,
-    spread,
-)
+from specview.backends.remote.dialect import Dialect, RequestSettings, chunk_text, counter, openai_request
+from specview.backends.remote.llama_ledger import RoundLedger
 from specview.backends.remote.server_kind import EXACT, Probe, ServerFacts, ServerKind
 from specview.core.backend import Note
-from specview.core.bounds import MAX_ROUND_DRAFTS, MAX_SECONDS, Invalid, increase, optional_real
+from specview.core.bounds import MAX_SECONDS, MAX_SLOTS, mapping, optional_real, sequence
 from specview.core.events import Round
+from specview.core.text import sanitize
+
+# llama-server's --spec-type names, and what people call them
+METHOD_NAMES = {
+    "draft-mtp": "MTP",
+    "draft-simple": "draft model",
+    "draft-eagle3": "EAGLE-3",
+    "draft-dflash": "DFlash",
+    "draft-dspark": "DSpark",
+    "ngram-simple": "n-gram",
+    "ngram-map-k": "n-gram",
+    "ngram-map-k4v": "n-gram",
+    "ngram-mod": "n-gram",
+    "ngram-cache": "n-gram cache",
+}
 
 
-@dataclass(slots=True)
-class _Group:
-    """The tokens of one target forward, as they arrive."""
-
-    predicted_ms: float
-    drafted: int
-    accepted: int
-    verify_ms: float | None
-    texts: list[str] = field(default_factory=list)
-    t_last: float = 0.0
+def method_label(types: str) -> str | None:
+    """'MTP (draft-mtp)' for a `speculative.types` value such as "none,draft-mtp"; None for none."""
+    named = [t.strip() for t in types.split(",") if t.strip() and t.strip() != "none"]
+    if not named:
+        return None
+    words = [METHOD_NAMES.get(t, t) for t in named]
+    return sanitize(f"{' + '.join(dict.fromkeys(words))} ({','.join(named)})", 100, one_line=True)
 
 
 def _ms(timings: dict[str, Any], key: str) -> float | None:
@@ -55,19 +53,15 @@ def _ms(timings: dict[str, Any], key: str) -> float | None:
 
 
 class LlamaServerDialect:
-    """Exact round reconstruction for llama-server."""
+    """Round reconstruction for llama-server from cumulative counters."""
 
     name = "llama-server"
 
     def __init__(self, settings: RequestSettings) -> None:
         self.settings = settings
-        self.maker = RoundMaker()
-        self._group: _Group | None = None
+        self.ledger = RoundLedger(settings.gamma)
         self._pending = ""
-        self._n = 0
-        self._draft_n = 0
-        self._draft_acc = 0
-        self._last_ms: float | None = None
+        self._counted = 0  # tokens counted by chunk when a build sends no predicted_n
         self.saw_timings = False
 
     def request(self) -> tuple[str, dict[str, Any]]:
@@ -85,68 +79,34 @@ class LlamaServerDialect:
         self._pending = ""
         self.saw_timings = True
         n = counter(timings.get("predicted_n"), "timings.predicted_n")
-        ms = _ms(timings, "predicted_ms") or 0.0
-        # Absent counters have not moved (they appear once a draft was made).
+        if n is None:  # an old build: one token per chunk with text
+            self._counted += 1 if text else 0
+            n = self._counted
+        # Absent draft counters have not moved (they appear once a draft was made); the ledger
+        # refuses counters that go back, jump too far, or accept more than was drafted.
         draft_n = counter(timings.get("draft_n"), "timings.draft_n")
-        draft_acc = counter(timings.get("draft_n_accepted"), "timings.draft_n_accepted")
-        draft_n = self._draft_n if draft_n is None else draft_n
-        draft_acc = self._draft_acc if draft_acc is None else draft_acc
-        if draft_acc > draft_n:
-            raise Invalid(f"timings.draft_n_accepted ({draft_acc}) is larger than timings.draft_n ({draft_n})")
-        added = new_tokens(self._n, n, "timings.predicted_n") if n is not None else (1 if text else 0)
-        d_draft = increase(self._draft_n, draft_n, "timings.draft_n", MAX_ROUND_DRAFTS)
-        d_acc = increase(self._draft_acc, draft_acc, "timings.draft_n_accepted", MAX_ROUND_DRAFTS)
-        if n is not None:
-            self._n = n
-        self._draft_n, self._draft_acc = draft_n, draft_acc
-        if added <= 0:
-            self._append_text(text)
-            return []
-        out: list[Round] = []
-        group = self._group
-        if group is None or ms != group.predicted_ms or d_draft > 0:
-            out = self._close()
-            verify = None if self._last_ms is None else max(0.0, ms - self._last_ms)
-            group = self._group = _Group(ms, d_draft, d_acc, verify)
-            self._last_ms = ms
-        else:
-            group.drafted += d_draft
-            group.accepted += d_acc
-        group.texts.extend(spread(text, added))
-        group.t_last = t
-        return out
+        accepted = counter(timings.get("draft_n_accepted"), "timings.draft_n_accepted")
+        return self.ledger.feed(
+            n,
+            self.ledger.draft_n if draft_n is None else draft_n,
+            self.ledger.accepted if accepted is None else accepted,
+            _ms(timings, "predicted_ms") or 0.0,
+            text,
+            t,
+        )
 
     def finish(self, t: float) -> list[Round]:
         if self._pending:
-            self._append_text(self._pending)
+            self.ledger.feed(self.ledger.n, self.ledger.draft_n, self.ledger.accepted, 0.0, self._pending, t)
             self._pending = ""
-        return self._close()
+        return self.ledger.finish()
 
     def exact_rounds(self) -> list[Round] | None:
-        """Every streamed round is already exact."""
+        """Every streamed round is already placed by the counters."""
         return None
 
     def missing_statistics(self) -> Note | None:
         return None if self.saw_timings else Note("llama_server_no_timings")
-
-    def _append_text(self, text: str) -> None:
-        """Text that came without a token (held back, then released): it ends the last token."""
-        if text and self._group is not None and self._group.texts:
-            self._group.texts[-1] += text
-
-    def _close(self) -> list[Round]:
-        group, self._group = self._group, None
-        if group is None or not group.texts:
-            return []
-        verify_s = None if group.verify_ms is None else group.verify_ms / 1000.0
-        texts, t = group.texts, group.t_last
-        if group.drafted <= 0:
-            share = None if verify_s is None else verify_s / len(texts)
-            return [self.maker.plain(text, t, share) for text in texts]
-        used = min(len(texts), group.accepted + 1)
-        rounds = [self.maker.drafted(group.drafted, group.accepted, texts[:used], t, verify_s, inferred=False)]
-        rounds += [self.maker.plain(text, t, inferred=True) for text in texts[used:]]
-        return rounds
 
 
 class LlamaServerKind(ServerKind):
@@ -156,6 +116,8 @@ class LlamaServerKind(ServerKind):
     title = "llama-server"
     owners = ("llamacpp",)
     metrics_prefix = "llamacpp"
+    tokens_counter = "llamacpp:tokens_predicted_total"
+    active_gauge = "llamacpp:requests_processing"
     exact_per_round = True
 
     def identify(self, conn: Probe) -> Any | None:
@@ -171,7 +133,9 @@ class LlamaServerKind(ServerKind):
             settings = identified.get("default_generation_settings")
             params = settings.get("params", {}) if isinstance(settings, dict) else {}
             types = str(params.get("speculative.types", "")) if isinstance(params, dict) else ""
-        return ServerFacts(self.id, build, gamma, types not in ("", "none"), self.has_metrics(conn))
+        speculating, slot_types = _slots(conn)
+        method = method_label(types) or method_label(slot_types)
+        return ServerFacts(self.id, build, gamma, speculating or method is not None, self.has_metrics(conn), method)
 
     def describe(self, facts: ServerFacts) -> tuple[dict[str, bool], Note]:
         # the catalog's note carries the caveat: models that cannot roll back partially make the
@@ -181,6 +145,46 @@ class LlamaServerKind(ServerKind):
 
     def dialect(self, settings: RequestSettings, facts: ServerFacts) -> Dialect:
         return LlamaServerDialect(settings)
+
+    def in_flight_tokens(self, conn: Probe) -> int | None:
+        """Σ n_decoded of the busy slots (/slots): llama-server adds a request's tokens and
+        speculative counts to /metrics only when the request ends."""
+        slots = _slot_list(conn)
+        if slots is None:
+            return None
+        total = 0
+        for i, slot in enumerate(slots):
+            if not isinstance(slot, dict) or slot.get("is_processing") is not True:
+                continue
+            field = f"/slots[{i}].next_token"
+            nexts = slot.get("next_token")
+            nexts = [nexts] if isinstance(nexts, dict) else nexts  # older builds: one object
+            for j, nxt in enumerate(sequence(nexts, field, MAX_SLOTS) if nexts is not None else []):
+                decoded = counter(mapping(nxt, f"{field}[{j}]").get("n_decoded"), f"{field}[{j}].n_decoded")
+                total += decoded or 0
+        return total
+
+
+def _slot_list(conn: Probe) -> list[Any] | None:
+    """/slots (an optional endpoint: None when absent or not a list), at most MAX_SLOTS of them."""
+    slots = conn.probe_json(f"{conn.root}/slots")
+    return sequence(slots, "/slots", MAX_SLOTS) if isinstance(slots, list) else None
+
+
+def _slots(conn: Probe) -> tuple[bool, str]:
+    """(does any slot speculate, the speculative types a slot last served with) from /slots."""
+    slots = _slot_list(conn)
+    if slots is None:
+        return False, ""
+    speculating, types = False, ""
+    for slot in slots:
+        if not isinstance(slot, dict):
+            continue
+        speculating = speculating or slot.get("speculative") is True
+        params = slot.get("params")
+        if isinstance(params, dict) and isinstance(params.get("speculative.types"), str):
+            types = types or params["speculative.types"]
+    return speculating, types
 
 
 LLAMA_SERVER = LlamaServerKind()

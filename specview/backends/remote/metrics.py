@@ -109,6 +109,19 @@ def parse_draft_counters(text: str, prefix: str) -> DraftCounters | None:
     )
 
 
+def parse_sums(text: str, names: tuple[str, ...]) -> dict[str, float]:
+    """The sum over label sets of each count in `names` that `text` contains (counters such as
+    generated tokens, gauges such as requests running; a `_total` suffix is optional:
+    prometheus-client names counter samples with it). A value that is not a count is Invalid."""
+    wanted = {name.removesuffix("_total"): name for name in names}
+    sums: dict[str, float] = {}
+    for name, labels, value in _samples(text):
+        key = wanted.get(name.removesuffix("_total"))
+        if key is not None:
+            sums[key] = sums.get(key, 0.0) + _count(name, labels, value)
+    return sums
+
+
 def parse_gauges(text: str, names: tuple[str, ...]) -> dict[str, float]:
     """The mean over label sets of each gauge in `names` that `text` contains."""
     sums: dict[str, float] = {}

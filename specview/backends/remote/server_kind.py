@@ -25,6 +25,7 @@ class ServerFacts:
     gamma: int | None
     speculating: bool
     has_metrics: bool
+    method: str | None = None  # what the server says it drafts with, e.g. "MTP (draft-mtp)" (sanitized)
 
 
 class Probe(Protocol):
@@ -44,6 +45,9 @@ class ServerKind:
     title = "OpenAI-compatible server"
     owners: tuple[str, ...] = ()  # /v1/models `owned_by` values that name this family
     metrics_prefix: str | None = None  # `<prefix>:spec_decode_*` counters in /metrics
+    tokens_counter: str | None = None  # /metrics counter of generated tokens (all requests)
+    active_gauge: str | None = None  # /metrics gauge of requests running now
+    watch_gauges: tuple[str, ...] = ()  # other /metrics gauges `specview watch` shows as they are
     reconciles = False  # may end a request with exact rounds (a Reconcile)
     exact_per_round = False  # every streamed round is exact (its totals can be checked against /metrics)
 
@@ -68,6 +72,11 @@ class ServerKind:
         from specview.backends.remote.generic import GenericDialect
 
         return GenericDialect(settings)
+
+    def in_flight_tokens(self, conn: Probe) -> int | None:
+        """Tokens generated so far by requests still running, when the server tells (counters
+        often grow only when a request ends)."""
+        return None
 
     def has_metrics(self, conn: Probe) -> bool:
         return conn.probe_text(f"{conn.root}/metrics") is not None

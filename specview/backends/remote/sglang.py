@@ -6,8 +6,17 @@ objects; `meta_info.completion_tokens` is on every chunk and the speculative cou
 (python/sglang/srt/managers/tokenizer_manager.py, `_calculate_spec_decoding_metrics`).
 `text` is the whole output so far, or only the new part with `--incremental-streaming-output`;
 both are handled. Chat goes through `/v1/chat/completions` with `continuous_usage_stats`
-(SGLang PR #12241), where `usage.completion_tokens` gives the same Δ. Outputs that pile up
-while the client is slow are merged (`out_list[-1]`), so steps can merge as with vLLM.
+(SGLang PR #12241), where `usage.completion_tokens` gives the same Δ, and asks for
+`return_spec_tokens_details`: the request's counts then come, after it finished, in an extra
+chunk with `choices: []` and a response-level `sglext.spec_tokens_details` (a list when n > 1;
+read from the 0.5.23 wheel, sglang/srt/entrypoints/openai/protocol.py `SglExt` and utils.py
+`spec_tokens_details_from_meta_info`; the older `sglext_spec` and alias keys are gone).
+`spec_num_proposed_drafts` there is verify steps × (draft tokens − 1): an upper bound, not a
+count. Outputs that pile up while the client is slow are concatenated
+(`_coalesce_streaming_chunks`), so steps can merge as with vLLM.
+
+SGLang cannot run on this machine (CUDA wheels; its CPU backend targets AMX Xeons and installs
+from source): this dialect is checked against recorded and published formats only.
 """
 
 from __future__ import annotations
@@ -29,11 +38,12 @@ from specview.backends.remote.dialect import (
 from specview.backends.remote.server_kind import INFERRED, Probe, ServerFacts, ServerKind
 from specview.backends.remote.vllm import grouped_note
 from specview.core.backend import Note
-from specview.core.bounds import MAX_ROUND_DRAFTS
+from specview.core.bounds import MAX_POSITION, MAX_ROUND_DRAFTS, sequence
 from specview.core.events import Round
 
-_ACCEPTED_KEYS = ("spec_accept_token_num", "spec_num_correct_drafts", "spec_accepted_drafts")
-_PROPOSED_KEYS = ("spec_draft_token_num", "spec_num_proposed_drafts", "spec_proposed_drafts")
+# current names first; older builds' names after (PR #13754 sample; the alias keys)
+_ACCEPTED_KEYS = ("spec_num_correct_drafts", "spec_accept_token_num", "spec_accepted_drafts")
+_PROPOSED_KEYS = ("spec_num_proposed_drafts", "spec_draft_token_num", "spec_proposed_drafts")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +53,15 @@ class SglangTotals:
     verify_steps: int
     completion_tokens: int
     accepted: int | None
-    proposed: int | None
+    proposed: int | None  # an upper bound in current builds (verify steps × (draft tokens − 1))
+    histogram: tuple[int, ...] = ()  # steps that accepted exactly 0, 1, 2, … drafts
+
+    @property
+    def per_position(self) -> tuple[int, ...]:
+        """Accepted drafts at each position, from the histogram (a step with a accepted
+        accepted positions 0 … a − 1)."""
+        return tuple(sum(self.histogram[a] for a in range(k + 1, len(self.histogram)))
+                     for k in range(max(0, len(self.histogram) - 1)))
 
     @property
     def accept_length(self) -> float | None:
@@ -51,25 +69,44 @@ class SglangTotals:
         return self.completion_tokens / self.verify_steps if self.verify_steps else None
 
 
-def _first_int(meta: dict[str, Any], keys: tuple[str, ...]) -> int | None:
+def _first_int(meta: dict[str, Any], keys: tuple[str, ...], where: str) -> int | None:
     for key in keys:
-        value = counter(meta.get(key), f"meta_info.{key}")
+        value = counter(meta.get(key), f"{where}.{key}")
         if value is not None:
             return value
     return None
 
 
-def parse_totals(meta: dict[str, Any]) -> SglangTotals | None:
-    """Final counts from a `meta_info`, or None before the request finished."""
-    verify = counter(meta.get("spec_verify_ct"), "meta_info.spec_verify_ct")
+def parse_totals(meta: dict[str, Any], completion_tokens: int | None = None,
+                 where: str = "meta_info") -> SglangTotals | None:
+    """Final counts from a `meta_info` or an `sglext.spec_tokens_details` (`where` names it in
+    errors), or None before the request finished. Counts out of bounds are Invalid."""
+    verify = counter(meta.get("spec_verify_ct"), f"{where}.spec_verify_ct")
     if verify is None:
         return None
+    field = f"{where}.spec_correct_drafts_histogram"
+    hist = meta.get("spec_correct_drafts_histogram")
+    # steps that accepted 0 … MAX_POSITION drafts: one entry more than there are positions
+    entries = sequence(hist, field, MAX_POSITION + 1) if hist is not None else []
+    histogram = tuple(counter(h, f"{field}[{i}]") or 0 for i, h in enumerate(entries))
+    done = counter(meta.get("completion_tokens"), f"{where}.completion_tokens")
     return SglangTotals(
         verify_steps=verify,
-        completion_tokens=counter(meta.get("completion_tokens"), "meta_info.completion_tokens") or 0,
-        accepted=_first_int(meta, _ACCEPTED_KEYS),
-        proposed=_first_int(meta, _PROPOSED_KEYS),
+        completion_tokens=(completion_tokens or 0) if done is None else done,
+        accepted=_first_int(meta, _ACCEPTED_KEYS, where),
+        proposed=_first_int(meta, _PROPOSED_KEYS, where),
+        histogram=histogram,
     )
+
+
+def spec_tokens_details(event: dict[str, Any]) -> dict[str, Any] | None:
+    """The response-level `sglext.spec_tokens_details` of an OpenAI-endpoint chunk (the first
+    choice's when it is a list), or None."""
+    ext = event.get("sglext")
+    details = ext.get("spec_tokens_details") if isinstance(ext, dict) else None
+    if isinstance(details, list):
+        details = details[0] if details else None
+    return details if isinstance(details, dict) else None
 
 
 class SglangDialect:
@@ -89,7 +126,8 @@ class SglangDialect:
         if s.raw:
             params = {"temperature": s.temperature, "max_new_tokens": s.max_tokens}
             return "/generate", {"text": s.prompt, "sampling_params": params, "stream": True}
-        return openai_request(s, {"stream_options": {"include_usage": True, "continuous_usage_stats": True}})
+        return openai_request(s, {"stream_options": {"include_usage": True, "continuous_usage_stats": True},
+                                  "return_spec_tokens_details": True})
 
     def feed(self, event: dict[str, Any], t: float) -> list[Round]:
         meta = event.get("meta_info")
@@ -100,6 +138,9 @@ class SglangDialect:
             if totals is not None and meta.get("finish_reason") is not None:
                 self.totals = totals
         else:
+            details = spec_tokens_details(event)
+            if details is not None:
+                self.totals = parse_totals(details, self._completion, "sglext.spec_tokens_details")
             text = chunk_text(event)
             done = usage_tokens(event)
         if done is not None:
@@ -138,6 +179,10 @@ class SglangKind(ServerKind):
     id = "sglang"
     title = "SGLang"
     owners = ("sglang",)
+    # python/sglang/srt/metrics/collector.py: no speculative counters, only batch-wide gauges
+    tokens_counter = "sglang:generation_tokens_total"
+    active_gauge = "sglang:num_running_reqs"
+    watch_gauges = ("sglang:spec_accept_length", "sglang:spec_accept_rate")
 
     def identify(self, conn: Probe) -> Any | None:
         return conn.probe_json(f"{conn.root}/get_server_info") or conn.probe_json(f"{conn.root}/server_info")

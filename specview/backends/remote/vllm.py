@@ -31,7 +31,7 @@ from specview.backends.remote.dialect import (
 from specview.backends.remote.metrics import parse_draft_counters
 from specview.backends.remote.server_kind import INFERRED, Probe, ServerFacts, ServerKind
 from specview.core.backend import Note
-from specview.core.bounds import MAX_CHUNK_TOKENS, MAX_ROUND_DRAFTS, integer, sequence
+from specview.core.bounds import MAX_CHUNK_TOKENS, MAX_ROUND_DRAFTS, Invalid, integer, sequence
 from specview.core.events import Round
 
 MAX_STEPS = 1_000_000  # entries of per_step_accepted (one per verify step of one request)
@@ -46,6 +46,9 @@ class VllmRequestStats:
     num_accepted_draft_tokens: int
     num_spec_tokens: int | None
     per_step_accepted: tuple[int, ...] | None
+    # drafts per step: fewer than k when n-gram lookup finds a short match, and k varies with
+    # the batch size since PR #32374, so k is never assumed when this is known
+    per_step_drafted: tuple[int, ...] | None = None
 
 
 def parse_request_stats(event: dict[str, Any]) -> VllmRequestStats | None:
@@ -61,12 +64,16 @@ def parse_request_stats(event: dict[str, Any]) -> VllmRequestStats | None:
     if not isinstance(found, dict):
         return None
     where = "speculative_decoding"
-    steps = found.get("per_step_accepted")
-    per_step = None
-    if steps is not None:
-        items = sequence(steps, f"{where}.per_step_accepted", MAX_STEPS)
-        per_step = tuple(integer(x, f"{where}.per_step_accepted[{i}]", 0, MAX_ROUND_DRAFTS)
-                         for i, x in enumerate(items))
+    per_step = _steps(found, "per_step_accepted", where)
+    drafted = _steps(found, "per_step_drafted", where)
+    if per_step is not None and drafted is not None:
+        if len(drafted) != len(per_step):
+            raise Invalid(f"{where}.per_step_drafted has {len(drafted)} entries, "
+                          f"per_step_accepted {len(per_step)}")
+        for i, (made, took) in enumerate(zip(drafted, per_step, strict=True)):
+            if took > made:
+                raise Invalid(f"{where}.per_step_accepted[{i}] ({took}) is larger than "
+                              f"per_step_drafted[{i}] ({made})")
     spec_tokens = found.get("num_spec_tokens")
     return VllmRequestStats(
         num_spec_steps=counter(found.get("num_spec_steps"), f"{where}.num_spec_steps") or 0,
@@ -76,7 +83,18 @@ def parse_request_stats(event: dict[str, Any]) -> VllmRequestStats | None:
         num_spec_tokens=None if spec_tokens is None else integer(spec_tokens, f"{where}.num_spec_tokens",
                                                                   1, MAX_ROUND_DRAFTS),
         per_step_accepted=per_step,
+        per_step_drafted=drafted,
     )
+
+
+def _steps(found: dict[str, Any], key: str, where: str) -> tuple[int, ...] | None:
+    """A per-step list (`per_step_accepted`, `per_step_drafted`): None when absent; a list of
+    at most MAX_STEPS counts of 0…MAX_ROUND_DRAFTS, or Invalid naming the field."""
+    steps = found.get(key)
+    if steps is None:
+        return None
+    items = sequence(steps, f"{where}.{key}", MAX_STEPS)
+    return tuple(integer(x, f"{where}.{key}[{i}]", 0, MAX_ROUND_DRAFTS) for i, x in enumerate(items))
 
 
 def token_texts(event: dict[str, Any], n: int) -> list[str]:
@@ -96,19 +114,80 @@ def token_texts(event: dict[str, Any], n: int) -> list[str]:
     return spread(text, n)
 
 
-def regroup(texts: list[str], per_step_accepted: tuple[int, ...], gamma: int) -> list[Round]:
-    """The exact rounds: the prompt's token, then per step `accepted` drafts and one more."""
+def regroup(texts: list[str], per_step_accepted: tuple[int, ...], gamma: int,
+            per_step_drafted: tuple[int, ...] | None = None,
+            chunk_sizes: list[int] | None = None) -> list[Round]:
+    """The exact rounds: the prompt's token, then per step `accepted` drafts and one more.
+
+    Steps that drafted nothing (n-gram lookup found no match) are not in the per-step lists;
+    their tokens are plain rounds. Where they fell is read from the streamed chunks: a step's
+    tokens never span two chunks, so `layout` finds a tiling of the chunks by the steps in
+    order plus plain tokens. Without chunk sizes (or with none that fit) they go last.
+    """
+    drafted = per_step_drafted or (gamma,) * len(per_step_accepted)
+    plan = layout(len(texts), [a + 1 for a in per_step_accepted], chunk_sizes) if chunk_sizes else None
     maker = RoundMaker()
     rounds = [maker.plain(texts[0], 0.0)] if texts else []
-    at = 1
-    for accepted in per_step_accepted:
+    at, step = 1, 0
+    for is_step in plan or [True] * len(per_step_accepted):
+        if not is_step:
+            rounds.append(maker.plain(texts[at], 0.0))
+            at += 1
+            continue
+        accepted = per_step_accepted[step]
         group = texts[at : at + accepted + 1]
         if not group:
             break
-        rounds.append(maker.drafted(gamma, accepted, group, 0.0, None, inferred=False))
+        rounds.append(maker.drafted(max(drafted[step], accepted), accepted, group, 0.0, None, inferred=False))
         at += accepted + 1
+        step += 1
     rounds += [maker.plain(text, 0.0) for text in texts[at:]]
     return rounds
+
+
+MAX_LAYOUT_CELLS = 4_000_000  # tokens × steps; beyond it plain steps simply go last
+
+
+def layout(total: int, sizes: list[int], chunk_sizes: list[int]) -> list[bool] | None:
+    """After the prompt's token: True for each speculative step (of `sizes` tokens, in order),
+    False for each plain token, so that no step spans two chunks; None when nothing fits."""
+    if sum(chunk_sizes) != total or total < 1 or (total + 1) * (len(sizes) + 1) > MAX_LAYOUT_CELLS:
+        return None
+    chunk_end = [0] * (total + 1)  # chunk_end[p]: end (exclusive) of the chunk holding position p
+    at = 0
+    for size in chunk_sizes:
+        for p in range(at, at + size):
+            chunk_end[p] = at + size
+        at += size
+    n = len(sizes)
+    # ok[j][p]: positions p… can be tiled by steps j… and plain tokens (bitmask over p)
+    ok = [0] * (n + 1)
+    ok[n] = (1 << (total + 1)) - 1  # the rest plain
+    for j in range(n - 1, -1, -1):
+        mask = 0
+        for p in range(total, 0, -1):
+            end = p + sizes[j]
+            fits = end <= chunk_end[p] and (ok[j + 1] >> end) & 1
+            plain = p < total and (mask >> (p + 1)) & 1
+            if fits or plain:
+                mask |= 1 << p
+        ok[j] = mask
+    return _walk(ok, sizes, chunk_end, total) if (ok[0] >> 1) & 1 else None
+
+
+def _walk(ok: list[int], sizes: list[int], chunk_end: list[int], total: int) -> list[bool]:
+    """Follow the table from position 1, taking a step wherever one fits."""
+    plan: list[bool] = []
+    p, j = 1, 0
+    while p < total or j < len(sizes):
+        end = p + sizes[j] if j < len(sizes) else total + 1
+        if j < len(sizes) and end <= chunk_end[p] and (ok[j + 1] >> end) & 1:
+            plan.append(True)
+            p, j = end, j + 1
+        else:
+            plan.append(False)
+            p += 1
+    return plan
 
 
 class VllmDialect:
@@ -158,12 +237,21 @@ class VllmDialect:
         stats = self.request_stats
         if stats is not None and stats.per_step_accepted is not None:
             gamma = stats.num_spec_tokens or self.chunks.gamma or max(stats.per_step_accepted, default=1)
-            self.reconciled = regroup(self.chunks.texts, stats.per_step_accepted, gamma)
+            self.reconciled = regroup(self.chunks.texts, stats.per_step_accepted, gamma,
+                                      stats.per_step_drafted, self.chunks.sizes)
         return []
 
     def exact_rounds(self) -> list[Round] | None:
-        """The rounds regrouped from `per_step_accepted`, when they differ from the streamed ones."""
-        return self.reconciled if self.reconciled is not None and self.mismatched_steps() else None
+        """The rounds regrouped from `per_step_accepted` (and `per_step_drafted`), when they
+        differ from the streamed ones."""
+        if self.reconciled is None:
+            return None
+        return self.reconciled if self.mismatched_steps() or self._drafted_differ() else None
+
+    def _drafted_differ(self) -> bool:
+        stats = self.request_stats
+        drafted = stats.per_step_drafted if stats is not None else None
+        return drafted is not None and any(d != (self.chunks.gamma or d) for d in drafted)
 
     def missing_statistics(self) -> Note | None:
         return None
@@ -186,6 +274,8 @@ class VllmKind(ServerKind):
     title = "vLLM"
     owners = ("vllm",)
     metrics_prefix = "vllm"
+    tokens_counter = "vllm:generation_tokens_total"
+    active_gauge = "vllm:num_requests_running"
     reconciles = True
 
     def identify(self, conn: Probe) -> Any | None:

@@ -1,0 +1,21 @@
+"""Every shipped theme at 80×24 (the size specview must be good at): a finished run, fixed seed."""
+
+from __future__ import annotations
+
+import pytest
+from app_helpers import wait_finished
+
+from specview.backends.factory import make_backend
+from specview.core.runspec import RunSpec
+from specview.themes.loader import shipped_themes
+from specview.tui.app import SpecviewApp
+
+THEMES = sorted(theme.name for theme in shipped_themes())
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_every_theme_at_80x24(snap_compare: object, theme: str) -> None:
+    spec = RunSpec(preset="glm-5.2-mtp", seed=5, speed=0.0, max_rounds=30)
+    app = SpecviewApp(spec, make_backend(spec), theme_name=theme)
+    assert callable(snap_compare)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=wait_finished)

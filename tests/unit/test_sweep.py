@@ -1,0 +1,103 @@
+"""core/sweep.py and its rendering: theory next to measurement, best γ, the crossover, the JSON shape."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from specview.backends.sweep_runner import IGNORED_GAMMA
+from specview.cli.sweep_render import bar, gamma_markdown, gamma_text, load_markdown, load_text
+from specview.core.sweep import GammaPoint, LoadPoint, LoadSweep, analyse_gamma, tau_if_gamma
+from specview.core.theory import expected_tau, speedup
+
+
+def point(gamma: int, tps: float, tau: float, alpha: float | None, curve: tuple[float, ...] = (),
+          verify: float = 0.01, accepted: int = 0, verified: int = 0) -> GammaPoint:
+    return GammaPoint(gamma, 100, round(100 / tau), tps, tau, alpha, curve, 0.02 if gamma else None, verify,
+                      float(gamma) if gamma else None, accepted, verified, gamma)
+
+
+SWEEP = [point(0, 40.0, 1.0, None), point(1, 55.0, 1.8, 0.8, (0.8,), 0.012, 80, 100),
+         point(2, 60.0, 2.4, 0.8, (0.8, 0.7), 0.014, 160, 200), point(3, 52.0, 2.7, 0.75, (0.8, 0.7, 0.6), 0.02,
+                                                                      225, 300)]
+
+
+def test_theory_uses_the_measured_alpha_c_and_verify_ratio() -> None:
+    sweep = analyse_gamma(SWEEP)
+    assert sweep.alpha == pytest.approx((80 + 160 + 225) / 600)
+    assert sweep.c == pytest.approx(0.02)
+    assert sweep.best_gamma == 2 and [r.best for r in sweep.rows] == [False, False, True, False]
+    row = sweep.rows[2]
+    assert row.verify_ratio == pytest.approx(1.4)
+    assert row.predicted_speedup == pytest.approx(speedup(sweep.alpha, 2, 0.02, 1.4))
+    assert row.predicted_tokens_per_second == pytest.approx(40.0 * row.predicted_speedup)
+    assert row.speedup == pytest.approx(1.5)
+    # τ if γ were γ′: from the deepest run's curve
+    assert sweep.curve == (0.8, 0.7, 0.6)
+    assert row.tau_from_curve == pytest.approx(1 + 0.8 + 0.8 * 0.7)
+    assert tau_if_gamma(sweep.curve, 4) is None and tau_if_gamma((), 0) == 1.0
+
+
+def test_speedup_with_verify_ratio_one_is_theorem_3_8() -> None:
+    assert speedup(0.8, 4, 0.05) == pytest.approx(expected_tau(0.8, 4) / (4 * 0.05 + 1))
+    assert speedup(0.8, 4, 0.05, verify_ratio=2.0) == pytest.approx(expected_tau(0.8, 4) / 2.2)
+    with pytest.raises(ValueError):
+        speedup(0.8, 4, 0.05, verify_ratio=0.0)
+
+
+def test_gamma_output_marks_the_best_and_shows_theory() -> None:
+    sweep = analyse_gamma(SWEEP, (IGNORED_GAMMA,))
+    out = gamma_text(sweep, "en")
+    assert "★ best" in out and "theory" in out and "· the server ignored the requested γ" in out
+    zh = gamma_text(sweep, "zh")
+    assert "普通" in zh and "服务器忽略了所请求的 γ" in zh
+    md = gamma_markdown(sweep, "en")
+    assert md.startswith("# γ sweep") and "| γ |" in md
+    data = json.loads(json.dumps(sweep.to_dict()))
+    assert data["notes"] == [{"id": "sweep_ignored_gamma", "values": {}}]
+    assert data["best_gamma"] == 2 and len(data["rows"]) == 4 and data["rows"][2]["best"]
+
+
+LOAD = LoadSweep((LoadPoint(1, 60.0, 40.0, 60.0, 40.0, 2), LoadPoint(2, 90.0, 75.0, 45.0, 37.0, 4),
+                  LoadPoint(4, 120.0, 130.0, 30.0, 32.0, 8), LoadPoint(8, 150.0, 200.0, 19.0, 25.0, 16)),
+                 "http://a", "http://b")
+
+
+def test_the_crossover_is_where_speculation_stops_paying() -> None:
+    assert LOAD.crossover == 4
+    assert LOAD.points[0].gain == pytest.approx(1.5)
+    out = load_text(LOAD, "en")
+    assert "stops paying at 4 concurrent clients" in out and "✗" in out
+    assert "| 4 |" in load_markdown(LOAD, "en")
+    never = LoadSweep((LoadPoint(1, 10.0, 40.0, 10.0, 40.0),), "a", "b")
+    assert never.crossover == 1 and "did not pay at any concurrency" in load_text(never, "en")
+    always = LoadSweep((LoadPoint(1, 50.0, 40.0, 50.0, 40.0),), "a", "b")
+    assert always.crossover is None and "paid at every concurrency" in load_text(always, "en")
+
+
+def test_the_load_shape_round_trips_for_the_learn_screen() -> None:
+    data = json.loads(json.dumps(LOAD.to_dict()))
+    assert data["schema"] == "specview.sweep/1" and data["kind"] == "load" and data["crossover"] == 4
+    assert LoadSweep.from_dict(data) == LOAD
+    with pytest.raises(ValueError):
+        LoadSweep.from_dict({"schema": "other"})
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    ({"points": [{"concurrency": 10**9}]}, "points[0].concurrency is 1000000000"),
+    ({"points": [{"concurrency": 1, "on_tokens_per_second": float("nan")}]}, "points[0].on_tokens_per_second"),
+    ({"points": [{}] * 100}, "points has 100 items, at most 64"),
+    ({"notes": [{"id": 5}]}, "notes[0].id must be a string"),
+    ({"on_label": ["x"]}, "on_label must be a string"),
+])
+def test_a_load_sweep_file_out_of_bounds_names_the_field(change: dict[str, object], field: str) -> None:
+    data = {**LOAD.to_dict(), **change}
+    with pytest.raises(ValueError, match=re.escape(field)):
+        LoadSweep.from_dict(data)
+
+
+def test_bars() -> None:
+    assert bar(1.0, 1.0, 4) == "████" and bar(0.5, 1.0, 4) == "██  " and bar(None, 1.0, 3) == "   "
+    assert bar(0.5, 1.0, 4, fill="░") == "░░  " and bar(1 / 16, 1.0, 4) == "▎   "  # 2 eighths of a cell

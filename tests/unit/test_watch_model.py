@@ -1,0 +1,117 @@
+"""core/watch.py: scrapes folded into rates, counter resets and invariants (no server needed)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from specview.core.watch import (
+    ACCEPTED_LE_DRAFTED,
+    POSITIONS_FALL,
+    POSITIONS_SUM,
+    Scrape,
+    WatchModel,
+    check_invariants,
+    conditional_per_position,
+    leviathan_alpha,
+)
+from specview.tui.gauges import violation_text, watch_texts
+
+
+def scrape(t: float, drafts: int, tokens: int, accepted: int, per_pos: tuple[int, ...], generated: int = 0,
+           in_flight: int | None = None, active: float = 0.0) -> Scrape:
+    return Scrape(t, drafts, tokens, accepted, per_pos, generated, in_flight, active)
+
+
+def test_deltas_and_rates_between_two_scrapes() -> None:
+    model = WatchModel()
+    assert model.feed(scrape(0.0, 10, 30, 20, (9, 7, 4), 50)) is None
+    sample = model.feed(scrape(2.0, 20, 60, 40, (18, 14, 8), 110, active=2))
+    assert sample is not None
+    assert (sample.drafts, sample.draft_tokens, sample.accepted, sample.per_position) == (10, 30, 20, (9, 7, 4))
+    assert sample.drafts_per_s == 15.0 and sample.accepted_per_s == 10.0 and sample.tokens_per_s == 30.0
+    assert sample.draft_yield == pytest.approx(20 / 30)
+    assert sample.mean_accepted_length == 3.0  # 1 + 20 / 10
+    # verified: all 10 drafts verify position 0; 9 reached position 1; 7 reached position 2
+    assert sample.alpha == pytest.approx(20 / (10 + 9 + 7))
+    assert sample.per_position_acceptance == pytest.approx((0.9, 7 / 9, 4 / 7))
+    assert sample.active == 2 and not sample.reset and not sample.violations
+    sglang = WatchModel()
+    sglang.feed(Scrape(0.0, gauges={"sglang:spec_accept_length": 2.0}))
+    passed = sglang.feed(Scrape(1.0, gauges={"sglang:spec_accept_length": 2.5}))
+    assert passed is not None and passed.to_dict()["gauges"] == {"sglang:spec_accept_length": 2.5}
+    assert model.totals().accepted == 20
+
+
+def test_a_restarted_server_counts_from_zero_and_is_marked() -> None:
+    model = WatchModel()
+    model.feed(scrape(0.0, 100, 300, 200, (90, 70, 40), 900))
+    sample = model.feed(scrape(1.0, 3, 9, 6, (3, 2, 1), 12))
+    assert sample is not None and sample.reset
+    assert (sample.drafts, sample.accepted, sample.tokens) == (3, 6, 12)
+    assert model.resets == 1 and not sample.violations
+    after = model.feed(scrape(2.0, 4, 12, 8, (4, 3, 1), 16))
+    assert after is not None and not after.reset and after.accepted == 2
+    assert model.totals().accepted == 8
+
+
+def test_tokens_of_running_requests_count_as_they_go() -> None:
+    # llama-server adds a request's tokens to its counter only at the end; /slots shows progress
+    model = WatchModel()
+    model.feed(scrape(0.0, 0, 0, 0, (), 100, in_flight=0))
+    mid = model.feed(scrape(1.0, 0, 0, 0, (), 100, in_flight=40))
+    end = model.feed(scrape(2.0, 0, 0, 0, (), 160, in_flight=0))  # the request (60 tokens) ended
+    assert mid is not None and end is not None
+    assert (mid.tokens, end.tokens) == (40, 20) and not end.reset
+    # a request that ends between the /metrics read and the /slots read is in neither for one
+    # poll: that dip is made up afterwards, never counted twice
+    model = WatchModel()
+    model.feed(scrape(0.0, 0, 0, 0, (), 100, in_flight=0))
+    counted = [model.feed(scrape(t, 0, 0, 0, (), tokens, in_flight=flight))
+               for t, tokens, flight in ((1.0, 100, 40), (2.0, 100, 0), (3.0, 160, 0), (4.0, 160, 0))]
+    assert [s.tokens for s in counted if s is not None] == [40, 0, 20, 0]
+    assert model.totals().tokens == 60
+
+
+def test_broken_invariants_are_reported() -> None:
+    assert check_invariants(10, 30, 20, (9, 7, 4), "scrape") == []
+    broken = check_invariants(10, 30, 31, (9, 7, 4), "scrape")
+    assert {v.rule for v in broken} == {ACCEPTED_LE_DRAFTED, POSITIONS_SUM}
+    assert broken[0].values == {"accepted": 31, "drafted": 30}
+    rising = check_invariants(10, 30, 12, (5, 7), "delta")
+    assert [(v.rule, v.values) for v in rising] == [(POSITIONS_FALL, {"position": 1, "count": 7, "before": 5})]
+    model = WatchModel()
+    model.feed(scrape(0.0, 0, 0, 0, (0, 0)))
+    bad = model.feed(scrape(1.0, 5, 10, 11, (5, 6)))
+    assert bad is not None and {v.where for v in bad.violations} == {"scrape", "delta"}
+    assert len(model.violations) >= 2
+
+
+def test_derivations_without_data() -> None:
+    assert leviathan_alpha(0, 0, ()) is None
+    assert conditional_per_position(0, (0, 0)) == (None, None)
+    model = WatchModel()
+    model.feed(Scrape(0.0))
+    sample = model.feed(Scrape(1.0, tokens=None, active=None))
+    assert sample is not None and sample.tokens_per_s is None and not model.has_drafts
+
+
+def test_a_broken_invariant_reads_in_each_language() -> None:
+    v = check_invariants(10, 30, 31, (9, 7, 15), "delta")[0]
+    assert violation_text(v, "en") == "accepted ≤ drafted (interval: 31 accepted of 30 drafted)"
+    zh = violation_text(v, "zh")
+    assert "31" in zh and "30" in zh and not re.search("[A-Za-z]", zh)
+
+
+def test_the_monitor_gauges_come_from_the_gauge_table() -> None:
+    model = WatchModel()
+    model.feed(scrape(0.0, 10, 30, 20, (9, 7, 4), 50))
+    sample = model.feed(scrape(2.0, 20, 60, 40, (18, 14, 8), 110, active=2))
+    shown = {g.key: (g.value, g.note) for g in watch_texts(sample, "en")}
+    assert shown == {
+        "drafts_per_second": ("15.0", ""), "accepted_per_second": ("10.0", ""),
+        "alpha": ("0.77", "yield 0.67"), "mean_accepted_length": ("3.00", ""),
+        "tokens_per_second": ("30.0", ""), "running": ("2", ""),
+    }
+    assert all(g.value == "—" for g in watch_texts(None, "zh"))
