@@ -176,10 +176,15 @@ class Session:
         rounds = self.history if drained.reconciled else drained.rounds
         return drained.reconciled, [t for r in rounds for t in display_order(r)]
 
+    @property
+    def calibrations(self) -> tuple[Calibration, ...]:
+        """The run's calibrations so far (an export records them: its speedup's baseline)."""
+        return tuple(self._calibrations)
+
     def _calibrate(self, cal: Calibration) -> None:
+        # kept for a reconcile (it folds the metrics again) and an export; a run calibrates rarely
         self.metrics.calibrate(cal)
-        if self.backend.info.reconciles:  # a reconcile folds the metrics again: keep what it needs
-            self._calibrations.append(cal)
+        self._calibrations.append(cal)
 
     def _fold(self, rnd: Round) -> None:
         self.metrics.add(rnd)

@@ -13,7 +13,7 @@ from specview.core.gauges import PANE, PANEL, SUMMARY, WATCH, GaugeSpec, Reading
 from specview.core.summary import leaders
 from specview.core.text import number
 from specview.core.watch import Violation, WatchSample
-from specview.texts.catalog import fill, text
+from specview.texts.catalog import FALLBACK, catalog, fill, text
 
 NOTE_JOIN = " · "
 
@@ -60,7 +60,10 @@ def watch_texts(sample: WatchSample | None, lang: str) -> list[GaugeText]:
     for spec in gauges(WATCH):
         value = spec.watched(sample) if spec.watched is not None and sample is not None else None
         values = spec.watched_note(sample) if spec.watched_note is not None and sample is not None else None
-        note = fill(spec.note_id, lang, **values) if values is not None else ""
+        # the monitor's interval is one span for value and note: its own template where the live one
+        # sets a whole-run value beside a windowed one
+        own = f"gauge.{spec.key}.watch_note"
+        note = fill(own if own in catalog(FALLBACK) else spec.note_id, lang, **values) if values is not None else ""
         out.append(GaugeText(spec.key, text(spec.label_id, lang), spec.shown_watched(sample),
                              value if spec.bar else None, note))
     return out

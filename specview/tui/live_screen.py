@@ -20,13 +20,13 @@ from specview.backends.factory import make_backend
 from specview.backends.process import offload
 from specview.core.backend import Backend, BackendInfo
 from specview.core.errors import SpecviewError
-from specview.core.events import Round, TokenStatus
+from specview.core.events import Calibration, Round, TokenStatus
 from specview.core.gauges import PANEL, STRIP, gauges
 from specview.core.metrics import MetricsSnapshot
 from specview.core.runspec import RunSpec
 from specview.core.session import Session
 from specview.texts.catalog import fill, text
-from specview.tui.gauges import legend_entries, pane_texts, panel_texts, position_texts, rises
+from specview.tui.gauges import legend_entries, origin_text, pane_texts, panel_texts, position_texts, rises
 from specview.tui.inspector import describe
 from specview.tui.notify import notify_error, notify_safe, user_action
 from specview.tui.pump import Pump, Pumps, Throttle
@@ -154,7 +154,7 @@ class LiveScreen(Screen[None]):
         panel = panel_texts(reading, self.lang)
         if self.has_class("-narrow"):  # the side panel is folded into the strip
             fraction = next((gauge.fraction for gauge in panel if gauge.fraction is not None), None)
-            self._strip.set(pane_texts(reading, self.lang, STRIP), fraction)
+            self._strip.set(pane_texts(reading, self.lang, STRIP), fraction, origin_text(reading, self.lang))
         else:
             for gauge in panel:
                 self._gauges[gauge.key].set(gauge.value, gauge.fraction, gauge.note)
@@ -257,17 +257,18 @@ class LiveScreen(Screen[None]):
         header = recording_header(session.backend.info, self.spec)
         folder = Path(self.export_dir).expanduser() if self.export_dir else Path.cwd()
         job = partial(self._export, folder, header, session.backend.info, session.metrics.snapshot(), rounds,
-                      session.dropped_rounds)
+                      session.dropped_rounds, session.calibrations)
         self.run_worker(job, thread=True, group="export", exit_on_error=False)
 
     def _export(self, folder: Path, header: dict[str, Any], info: BackendInfo, snap: MetricsSnapshot,
-                rounds: list[Round], dropped: int) -> None:
+                rounds: list[Round], dropped: int, calibrations: tuple[Calibration, ...]) -> None:
         """On a worker thread: write the files, then say where (or why not) on the UI thread."""
         from specview.export.files import export_run
 
         lang = self.lang
         try:
-            done = export_run(folder, header, info, snap, rounds, lang=lang, dropped_rounds=dropped)
+            done = export_run(folder, header, info, snap, rounds, lang=lang, dropped_rounds=dropped,
+                              calibrations=calibrations)
         except SpecviewError as exc:
             self.app.call_from_thread(notify_safe, self, str(exc), title=text("term_export_failed", lang),
                                       severity="error")

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import pytest
 from app_helpers import sim_app, token_view, wait_finished, wait_until
-from test_catalog import screen_text
+from catalog_walk import screen_text
 
 from specview.core.events import TokenStatus
 from specview.core.langs import LANGS
 from specview.texts.catalog import fill, text
 from specview.tui.gauges import LEGEND
+from specview.widgets.gauge_strip import GaugeStrip
 from specview.widgets.legend import Legend, sample
 from specview.widgets.stat_gauge import StatGauge
 from specview.widgets.token_layout import MARKS, ROUND_SEPARATOR
@@ -28,13 +29,16 @@ async def test_the_legend_fits_at_80x24_and_explains_every_mark(lang: str) -> No
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_finished(pilot)
         legend = app.live.query_one(Legend)
-        assert legend.region.height <= 2 and legend.region.width <= 40
+        assert 0 < legend.region.height <= 2 and legend.region.width <= 80
         shown = screen_text(app, legend.region)
         for pre, post in MARKS.values():  # ▸ ⁺ ˣ ˀ
             assert (pre or post) in shown
         assert ROUND_SEPARATOR in shown
         for kind in LEGEND:
             assert sample(kind, text(f"legend.{kind}", lang)) in shown.replace("\n", " ")
+        # the side panel is folded into one line at 80 columns: it still says where the numbers come from
+        strip = app.live.query_one(GaugeStrip).render().plain
+        assert strip.endswith(" · ".join(text(f"origin.{w}", lang) for w in ("simulated", "assumed")))
 
 
 async def test_discarded_drafts_show_marked_and_d_hides_them() -> None:
