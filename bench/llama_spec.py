@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from specview.backends.local.backend import LlamaBackend  # noqa: E402
 from specview.backends.local.demo import demo_model_path, demo_prompt  # noqa: E402
+from specview.core.events import Round  # noqa: E402
 from specview.core.metrics import Metrics  # noqa: E402
 from tests.llama_server import llama_server  # noqa: E402
 
@@ -89,7 +90,8 @@ def _ours(backend: LlamaBackend) -> dict[str, Any]:
     pieces = []
     for rnd in backend.rounds(threading.Event()):
         metrics.add(rnd)
-        pieces.append(rnd.text)
+        if isinstance(rnd, Round):
+            pieces.append(rnd.text)
     snap = metrics.snapshot()
     times = backend.times
     return {"tps": float(snap.tokens_per_second or 0.0), "tokens": snap.tokens, "drafted": snap.drafted,

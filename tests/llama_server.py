@@ -108,9 +108,16 @@ def llama_server(extra_args: Sequence[str] = (), *, draft_same_model: bool = Fal
             "-t", str(threads), "-tb", str(threads), "--metrics", "--no-webui", *extra_args]
     if draft_same_model:
         args += ["-md", model]
+    with llama_server_argv(args, port) as server:
+        yield server
+
+
+@contextmanager
+def llama_server_argv(args: Sequence[str], port: int) -> Iterator[RunningServer]:
+    """Run this exact llama-server command line (listening on 127.0.0.1:`port`) until the block ends."""
     log = Path(tempfile.mkstemp(prefix="llama-server-", suffix=".log")[1])
     with log.open("wb") as sink:
-        proc = subprocess.Popen(args, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(list(args), stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     root = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(proc, root, log)
@@ -119,6 +126,23 @@ def llama_server(extra_args: Sequence[str] = (), *, draft_same_model: bool = Fal
         stop(proc)
         if not os.environ.get("SPECVIEW_KEEP_SERVER_LOGS"):
             log.unlink(missing_ok=True)
+
+
+def shown_command(command: str, port: int) -> list[str]:
+    """A "run it for real" llama-server command as argv, with only what this machine needs substituted:
+    the binary built here, Gemma 3 270M for the model file, a free port, and one thread (ggml's
+    spinning threads collapse when other processes share the 2 cores)."""
+    import shlex
+
+    binary = server_binary()
+    if binary is None:
+        raise FileNotFoundError("llama-server is not built: run `make llama-server` or set SPECVIEW_LLAMA_SERVER")
+    argv = shlex.split(command)
+    assert argv[0] == "llama-server", command
+    argv[0] = str(binary)
+    argv[argv.index("-m") + 1] = gemma_path()
+    argv[argv.index("--port") + 1] = str(port)
+    return [*argv, "-t", str(THREADS), "-tb", str(THREADS)]
 
 
 def wait_healthy(proc: subprocess.Popen[bytes], root: str, log: Path, *, name: str = "llama-server",

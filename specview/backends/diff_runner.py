@@ -20,7 +20,7 @@ def collect(backend: Backend) -> list[Round]:
     for item in backend.rounds(threading.Event()):
         if isinstance(item, Reconcile):
             rounds = [r for r in rounds if r.index < item.first_index] + list(item.rounds)
-        else:
+        elif isinstance(item, Round):  # a Calibration says what decoding costs, not what was emitted
             rounds.append(item)
     return rounds
 

@@ -25,7 +25,7 @@ from typing import IO, Any
 
 from specview.core.backend import Backend, BackendInfo
 from specview.core.errors import BackendError, describe_error
-from specview.core.events import Reconcile, Round
+from specview.core.events import StreamItem
 from specview.core.text import sanitize
 
 BATCH_ROUNDS = 64  # rounds per message
@@ -60,7 +60,7 @@ class ChildProcessBackend:
     def close(self) -> None:
         self.inner.close()
 
-    def rounds(self, stop: threading.Event) -> Iterator[Round | Reconcile]:
+    def rounds(self, stop: threading.Event) -> Iterator[StreamItem]:
         package_root = str(Path(__file__).resolve().parents[2])
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
         with tempfile.TemporaryFile() as errors:  # a file, not a pipe: a chatty child can never block on it
@@ -74,7 +74,7 @@ class ChildProcessBackend:
 
 def _receive(
     child: subprocess.Popen[bytes], backend: Backend, errors: IO[bytes], stop: threading.Event
-) -> Iterator[Round | Reconcile]:
+) -> Iterator[StreamItem]:
     """Hand the child its backend, then yield what it sends until the end, an error or `stop`."""
     assert child.stdin is not None and child.stdout is not None
     receive = Connection(os.dup(child.stdout.fileno()), writable=False)

@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 from specview.core.backend import BackendInfo, Note, Pace
 from specview.core.bounds import MAX_ROUND_DRAFTS, Invalid, integer, mapping, real, sequence, string
 from specview.core.errors import BackendError, RecordingError
-from specview.core.events import Reconcile, Round
+from specview.core.events import Calibration, Reconcile, Round, StreamItem
+from specview.core.provenance import checked_provenance
 from specview.core.recording import Header, read_recording, scan_headers
 from specview.core.runspec import RunSpec
 from specview.core.text import shown
@@ -54,6 +55,7 @@ def recorded_info(header: Header, path: Path) -> BackendInfo:
         virtual_clock, reconciles = backend.get("virtual_clock", False), backend.get("reconciles", False)
         if not isinstance(virtual_clock, bool) or not isinstance(reconciles, bool):
             raise Invalid("backend.virtual_clock and backend.reconciles must be true or false")
+        provenance = checked_provenance(backend.get("provenance"))
         return BackendInfo(
             backend=name,
             label=_opt(backend, "backend.label", string) or _opt(settings, "settings.preset", string) or name,
@@ -68,6 +70,7 @@ def recorded_info(header: Header, path: Path) -> BackendInfo:
             notes=_notes(backend.get("notes")),
             note=_opt(backend, "backend.note", string) or "",
             reconciles=reconciles,
+            provenance=provenance,
         )
     except Invalid as exc:
         raise BackendError(f"{path} line {header.line}: the header is malformed ({exc})") from None
@@ -130,19 +133,25 @@ class ReplayBackend:
     def close(self) -> None:
         """Nothing to release: the file is opened afresh by every `rounds()`."""
 
-    def rounds(self, stop: threading.Event) -> Iterator[Round | Reconcile]:
-        """Yield this segment's rounds (and reconciles); a damaged line ends the replay with a BackendError."""
+    def rounds(self, stop: threading.Event) -> Iterator[StreamItem]:
+        """Yield this segment's rounds, reconciles and calibrations; a damaged line ends it with a BackendError."""
         last_wall: float | None = None
         due = time.monotonic()
+        calibrated = self.header.version >= 3
         try:
             for item in read_recording(self.path, from_line=self.header.line):
                 if isinstance(item, Header):
                     if item.line != self.header.line:  # the next segment begins
                         return
                     continue
-                if isinstance(item, Reconcile):  # told at the end of a request: no time of its own
+                if isinstance(item, Reconcile | Calibration):  # no time of its own
                     yield item
                     continue
+                if not calibrated:
+                    calibrated = True
+                    assumed = self._assumed_calibration(item)
+                    if assumed is not None:
+                        yield assumed
                 if last_wall is None:
                     gap = (item.t_draft_s or 0.0) + (item.t_verify_s or 0.0)
                 else:
@@ -155,6 +164,14 @@ class ReplayBackend:
                 yield item
         except RecordingError as exc:
             raise BackendError(str(exc)) from None
+
+    def _assumed_calibration(self, first: Round) -> Calibration | None:
+        """An old (version 1–2) simulator recording has no calibration line: its cost model is
+        the simulator's assumption, one target forward per round whatever its width."""
+        if self.recorded_info.backend != "sim" or not first.t_verify_s or first.t_verify_s <= 0:
+            return None
+        width = (self.recorded_info.gamma or first.drafted) + 1
+        return Calibration("assumed", first.t_verify_s, (first.t_verify_s,) * width)
 
     def _pace(self, gap: float, due: float, stop: threading.Event) -> float | None:
         """Sleep until a round `gap` recorded seconds after the last is due; None once stopped."""

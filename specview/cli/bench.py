@@ -62,6 +62,27 @@ def table_lines(readings: list[Reading], lang: str) -> list[str]:
             for row in [headers, *rows]]
 
 
+def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
+    """`spec` with the tokens/s of the same request on a plain server (`url`) as its baseline.
+
+    The plain run goes first (same prompt, temperature, seed and token budget; the baseline
+    server's first model). A server that drafts is refused: it is no plain baseline.
+    """
+    from dataclasses import replace
+
+    from specview.core.errors import CliError
+
+    if spec.kind != "openai":
+        raise CliError("--baseline-url pairs a remote run (--url) with a plain one")
+    plain = bench_one(replace(spec, url=url, model=None, baseline_tps=None, gamma=None), None).stats
+    if plain["drafted"]:
+        raise CliError(f"the baseline server {url} drafted {plain['drafted']} tokens: start it without speculation")
+    tps = plain["tokens_per_second"]
+    if not tps:
+        raise CliError(f"the baseline server {url} streamed too few tokens to time")
+    return replace(spec, baseline_tps=float(tps), baseline_basis="paired")
+
+
 def run_bench(args: argparse.Namespace) -> int:
     from specview.core.jsonio import dumps
     from specview.core.presets import load_presets
@@ -75,6 +96,8 @@ def run_bench(args: argparse.Namespace) -> int:
         from specview.cli.errors import CliError
 
         raise CliError("--record takes one run; give one selector")
+    if args.baseline_url:
+        specs = [paired_baseline(spec, args.baseline_url) for spec in specs]
     results = []
     for spec in specs:
         result = bench_one(spec, args.rounds if spec.kind == "sim" else None, args.record)
@@ -98,4 +121,7 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     bench.add_argument("--json", action="store_true", help="print one JSON object per run")
     bench.add_argument("--table", action="store_true", help="print a table for people")
     bench.add_argument("--record", metavar="FILE", default=argparse.SUPPRESS, help="record the run as JSON Lines")
+    bench.add_argument("--baseline-url", metavar="URL",
+                       help="a server running the same model without speculation: its tokens/s for the same "
+                            "request is the --url run's speedup baseline")
     bench.set_defaults(run=run_bench)

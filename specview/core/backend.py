@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from specview.core.events import Reconcile, Round
+from specview.core.events import StreamItem
 
 
 @dataclass(slots=True)
@@ -54,6 +54,9 @@ class BackendInfo:
     reconciles: bool = False  # may end a request with a Reconcile (keep the request's rounds)
     pace: Pace | None = None  # set when the run's pace can be changed (+ / - keys)
     cpu_bound: bool = False  # never waits (a simulator flat out): the UI runs it in a child process
+    # Where a model's numbers come from (the simulator's preset): {"fields", "outputs", ...};
+    # empty when every number is measured. `outputs` maps a gauge to cited / derived / assumed.
+    provenance: dict[str, Any] = field(default_factory=dict)
 
     @property
     def run_label(self) -> str:
@@ -67,13 +70,14 @@ class Backend(Protocol):
     """A source of Rounds. `rounds` runs on a worker thread; it checks `stop` between rounds.
 
     A backend whose `info.reconciles` is set may also yield a Reconcile, which replaces the
-    rounds it yielded from `first_index` on by exact ones.
+    rounds it yielded from `first_index` on by exact ones. Any backend may yield a
+    Calibration: what plain decoding costs, the baseline of the measured speedup.
     """
 
     @property
     def info(self) -> BackendInfo: ...
 
-    def rounds(self, stop: threading.Event) -> Iterator[Round | Reconcile]: ...
+    def rounds(self, stop: threading.Event) -> Iterator[StreamItem]: ...
 
     def close(self) -> None: ...
 

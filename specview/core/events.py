@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -32,6 +33,11 @@ class TokenStatus(Enum):
     CORRECTED = "corrected"
     BONUS = "bonus"
     PLAIN = "plain"
+    DISCARDED = "discarded"  # drafted after the first rejection: never verified, never emitted
+    UNDECIDED = "undecided"  # a draft shown before its verdict (step mode); never in a backend's Round
+
+
+_NOT_EMITTED = frozenset({TokenStatus.REJECTED, TokenStatus.DISCARDED, TokenStatus.UNDECIDED})
 
 
 _STATUSES = {status.value: status for status in TokenStatus}
@@ -40,7 +46,13 @@ _PROBABILITY_MAX = 1.0 + 1e-9  # a normalised float distribution may put 1 + ε 
 
 @dataclass(frozen=True, slots=True)
 class TokenEvent:
-    """One token as shown: drafted (accepted/rejected) or emitted by the target."""
+    """One token as shown: drafted (accepted/rejected/discarded) or emitted by the target.
+
+    Where the verifier knows them: `u` is the uniform draw a draft was judged with (accepted
+    when u < min(1, p/q)); for a corrected token `residual` is the residual mass
+    Σ max(0, p − q) = 1 − α at its position and `residual_p` its probability under
+    norm(max(0, p − q)), the distribution it was drawn from.
+    """
 
     token_id: int | None
     text: str
@@ -49,18 +61,22 @@ class TokenEvent:
     p: float | None = None
     q: float | None = None
     inferred: bool = False
+    u: float | None = None
+    residual: float | None = None
+    residual_p: float | None = None
 
     @property
     def emitted(self) -> bool:
-        """True when the token is part of the output (everything but a rejected draft)."""
-        return self.status is not TokenStatus.REJECTED
+        """True when the token is part of the output (not a rejected, discarded or undecided draft)."""
+        return self.status not in _NOT_EMITTED
 
     def __reduce__(self) -> tuple[type[TokenEvent], tuple[Any, ...]]:
         # By position: about twice as fast to unpickle as the slots state (the flat-out producer).
-        return (TokenEvent, (self.token_id, self.text, self.status, self.position, self.p, self.q, self.inferred))
+        return (TokenEvent, (self.token_id, self.text, self.status, self.position, self.p, self.q, self.inferred,
+                             self.u, self.residual, self.residual_p))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "id": self.token_id,
             "text": self.text,
             "status": self.status.value,
@@ -69,6 +85,11 @@ class TokenEvent:
             "q": self.q,
             "inferred": self.inferred,
         }
+        for key in ("u", "residual", "residual_p"):  # only where the verifier knew them
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        return out
 
     @classmethod
     def from_dict(cls, data: Any, field: str = "token") -> TokenEvent:
@@ -88,12 +109,21 @@ class TokenEvent:
             p=optional_real(data.get("p"), f"{field}.p", 0.0, _PROBABILITY_MAX),
             q=optional_real(data.get("q"), f"{field}.q", 0.0, _PROBABILITY_MAX),
             inferred=inferred,
+            u=optional_real(data.get("u"), f"{field}.u", 0.0, 1.0),
+            residual=optional_real(data.get("residual"), f"{field}.residual", 0.0, _PROBABILITY_MAX),
+            residual_p=optional_real(data.get("residual_p"), f"{field}.residual_p", 0.0, _PROBABILITY_MAX),
         )
 
 
 @dataclass(frozen=True, slots=True)
 class Round:
-    """One target forward: the drafts it verified and the tokens it emitted."""
+    """One target forward: the drafts it verified, the tokens it emitted, and the drafts it threw away.
+
+    `tokens` are in display order: accepted…, rejected?, corrected|bonus (or one plain token).
+    `discarded` are the drafts after the first rejection, in draft order: the target never
+    judged them (its logits there condition on the rejected draft), so they carry q where the
+    drafter knows it and never p.
+    """
 
     index: int
     drafted: int
@@ -101,6 +131,7 @@ class Round:
     t_draft_s: float | None
     t_verify_s: float | None
     t_wall: float
+    discarded: tuple[TokenEvent, ...] = ()
 
     @property
     def accepted(self) -> int:
@@ -111,7 +142,8 @@ class Round:
         return sum(1 for t in self.tokens if t.emitted)
 
     def __reduce__(self) -> tuple[type[Round], tuple[Any, ...]]:
-        return (Round, (self.index, self.drafted, self.tokens, self.t_draft_s, self.t_verify_s, self.t_wall))
+        return (Round, (self.index, self.drafted, self.tokens, self.t_draft_s, self.t_verify_s, self.t_wall,
+                        self.discarded))
 
     @property
     def text(self) -> str:
@@ -119,7 +151,8 @@ class Round:
         return "".join(t.text for t in self.tokens if t.emitted)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """The round as JSON-ready data (a recording line's body); `discarded` only when there are some."""
+        out: dict[str, Any] = {
             "index": self.index,
             "drafted": self.drafted,
             "tokens": [t.to_dict() for t in self.tokens],
@@ -127,10 +160,16 @@ class Round:
             "t_verify_s": self.t_verify_s,
             "t_wall": self.t_wall,
         }
+        if self.discarded:
+            out["discarded"] = [t.to_dict() for t in self.discarded]
+        return out
 
     @classmethod
     def from_dict(cls, data: Any, field: str = "round") -> Round:
-        """A round read from outside: types, ranges and the counts' consistency checked."""
+        """A round read from outside: types, ranges and the counts' consistency checked.
+
+        Rounds recorded before discarded drafts were kept (format versions 1 and 2) have none.
+        """
         data = mapping(data, field)
         drafted = integer(data.get("drafted"), f"{field}.drafted", 0, MAX_ROUND_DRAFTS)
         items = sequence(data.get("tokens"), f"{field}.tokens", MAX_ROUND_TOKENS)
@@ -138,6 +177,12 @@ class Round:
         accepted = sum(1 for t in tokens if t.status is TokenStatus.ACCEPTED)
         if accepted > drafted:
             raise Invalid(f"{field} has {accepted} accepted tokens but drafted {drafted}")
+        thrown = sequence(data.get("discarded", []), f"{field}.discarded", MAX_ROUND_DRAFTS)
+        discarded = tuple(TokenEvent.from_dict(t, f"{field}.discarded[{i}]") for i, t in enumerate(thrown))
+        if any(t.status is not TokenStatus.DISCARDED for t in discarded):
+            raise Invalid(f"{field}.discarded holds a token that is not a discarded draft")
+        if accepted + len(discarded) > drafted:
+            raise Invalid(f"{field} has {len(discarded)} discarded drafts beyond the {drafted} drafted")
         return cls(
             index=integer(data.get("index"), f"{field}.index", 0, MAX_COUNTER),
             drafted=drafted,
@@ -145,6 +190,7 @@ class Round:
             t_draft_s=optional_real(data.get("t_draft_s"), f"{field}.t_draft_s", 0.0),
             t_verify_s=optional_real(data.get("t_verify_s"), f"{field}.t_verify_s", 0.0),
             t_wall=real(data.get("t_wall"), f"{field}.t_wall"),
+            discarded=discarded,
         )
 
 
@@ -171,3 +217,74 @@ class Reconcile:
             first_index=integer(data.get("first_index"), "reconcile.first_index", 0, MAX_COUNTER),
             rounds=tuple(Round.from_dict(r, f"reconcile.rounds[{i}]") for i, r in enumerate(items)),
         )
+
+
+BASES = ("measured", "assumed", "given", "paired")
+MAX_VERIFY_COSTS = 64  # k-token costs kept per calibration (γ is at most 32)
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """What plain decoding costs on this backend: the baseline a measured speedup divides by.
+
+    `basis` says where the numbers come from: "measured" (timed here, inside llama_decode, at
+    the live context), "assumed" (a model's assumption, e.g. the simulator's "verify ≈ 1
+    forward"), "given" (`--baseline-tps`) or "paired" (a plain run on another server).
+    `plain_s` is one plain decoding step (seconds per token); `verify_costs_s[k-1]` the cost
+    of one k-token target forward, k = 1 … len (empty when unknown).
+    """
+
+    basis: str
+    plain_s: float | None
+    verify_costs_s: tuple[float, ...] = ()
+    context: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.basis not in BASES:
+            raise ValueError(f"calibration basis must be one of {BASES}, got {self.basis!r}")
+        if self.plain_s is not None and not self.plain_s > 0:
+            raise ValueError(f"plain_s must be > 0, got {self.plain_s}")
+        if len(self.verify_costs_s) > MAX_VERIFY_COSTS:
+            raise ValueError(f"at most {MAX_VERIFY_COSTS} verify costs, got {len(self.verify_costs_s)}")
+        if any(not cost > 0 for cost in self.verify_costs_s):
+            raise ValueError("verify costs must be > 0")
+
+    @property
+    def plain_tokens_per_second(self) -> float | None:
+        return None if self.plain_s is None else 1.0 / self.plain_s
+
+    def verify_ratio(self, gamma: int) -> float | None:
+        """v(γ) = cost(γ+1) / cost(1), when both were measured (or assumed)."""
+        costs = self.verify_costs_s
+        return costs[gamma] / costs[0] if 0 <= gamma < len(costs) else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "basis": self.basis,
+            "plain_s": self.plain_s,
+            "verify_costs_s": list(self.verify_costs_s),
+            "context": self.context,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Calibration:
+        """A calibration read from outside (a recording): every field checked (bounds.Invalid names it)."""
+        data = mapping(data, "calibration")
+        basis = string(data.get("basis"), "calibration.basis")
+        if basis not in BASES:
+            raise Invalid(f"calibration.basis is {shown(basis)}, expected one of {', '.join(BASES)}")
+        costs = sequence(data.get("verify_costs_s", []), "calibration.verify_costs_s", MAX_VERIFY_COSTS)
+        return cls(
+            basis=basis,
+            plain_s=optional_real(data.get("plain_s"), "calibration.plain_s", 1e-12),
+            verify_costs_s=tuple(real(c, f"calibration.verify_costs_s[{i}]", 1e-12) for i, c in enumerate(costs)),
+            context=optional_integer(data.get("context"), "calibration.context", 0, MAX_COUNTER),
+        )
+
+
+StreamItem = Round | Reconcile | Calibration  # what a backend yields
+
+
+def only_rounds(items: Iterable[Round | Calibration]) -> Iterator[Round]:
+    """The rounds of a backend's output, without its calibrations (a screen that shows rounds only)."""
+    return (item for item in items if isinstance(item, Round))

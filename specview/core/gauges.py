@@ -46,6 +46,7 @@ class Reading:
 
 Value = Callable[[Reading], float | None]
 Note = Callable[[Reading], dict[str, str] | None]
+Source = Callable[[Reading], tuple[str, dict[str, str]]]  # (catalog id, its values): where the value comes from
 Watched = Callable[[WatchSample], float | None]
 WatchedNote = Callable[[WatchSample], dict[str, str] | None]
 
@@ -72,6 +73,8 @@ class GaugeSpec:
     exact_key: str | None = None
     timed: bool = False
     note: Note | None = None
+    provenance_key: str | None = None  # the simulator's `provenance.outputs` entry for this value
+    source: Source | None = None  # a value-dependent origin (the speedup's baseline, the verify costs')
     watched: Watched | None = None  # its value in the monitor (view WATCH)
     watched_note: WatchedNote | None = None  # values for its note template there
 
@@ -108,11 +111,7 @@ class GaugeSpec:
         return number(value, self.fmt) + (self.suffix if value is not None else "")
 
     def tag_id(self, info: BackendInfo) -> str | None:
-        """Catalog id of where the number comes from (exact, inferred, simulated…), or None.
-
-        The one place that decides a gauge's provenance tag: more tags (e.g. "assumed" for
-        numbers built on a preset's assumptions) belong here.
-        """
+        """Catalog id of where the number comes from (exact, inferred, simulated…), or None."""
         if self.timed and info.virtual_clock:
             return "tag.recorded" if info.backend == "replay" else "tag.simulated"
         if self.exact_key is None:
@@ -121,6 +120,24 @@ class GaugeSpec:
             return "tag.not_reported"
         return "tag.exact" if info.exact[self.exact_key] else "tag.inferred"
 
+    def tags(self, reading: Reading) -> list[tuple[str, dict[str, str]]]:
+        """Everything the note says about where the number comes from, as (catalog id, values):
+        exact / inferred / simulated / recorded, then "assumed" or "derived" when a simulator
+        preset's fields behind it are, then the value's own source (a baseline, a verify curve).
+        The one place that decides a gauge's provenance: every view writes these in the same place.
+        """
+        out: list[tuple[str, dict[str, str]]] = []
+        tag = self.tag_id(reading.info)
+        if tag is not None:
+            out.append((tag, {}))
+        outputs = reading.info.provenance.get("outputs") or {}
+        kind = outputs.get(self.provenance_key) if self.provenance_key else None
+        if kind in ("assumed", "derived") and self.source is None:
+            out.append((f"tag.{kind}", {}))
+        if self.source is not None:
+            out.append(self.source(reading))
+        return out
+
 
 def _window_alpha(r: Reading) -> float | None:
     snap = r.snap
@@ -128,14 +145,47 @@ def _window_alpha(r: Reading) -> float | None:
 
 
 def _alpha_note(r: Reading) -> dict[str, str] | None:
-    return None if r.snap.draft_yield is None else {"yield": f"{r.snap.draft_yield:.2f}"}
+    """The whole run's α (the value shows the window) and its yield, over the same span."""
+    snap = r.snap
+    if snap.acceptance_rate is None or snap.draft_yield is None:
+        return None
+    return {"run": f"{snap.acceptance_rate:.2f}", "yield": f"{snap.draft_yield:.2f}"}
 
 
 def _tau_note(r: Reading) -> dict[str, str] | None:
+    """The whole run's τ beside the theory for the whole run (the value shows the window)."""
     over = r.over
-    if over.expected_tau is None or over.tau_gap is None:
+    if over.expected_tau is None or over.tau_gap is None or over.tau is None:
         return None
-    return {"theory": f"{over.expected_tau:.2f}", "gap": f"{over.tau_gap:+.2f}"}
+    return {"run": f"{over.tau:.2f}", "theory": f"{over.expected_tau:.2f}", "gap": f"{over.tau_gap:+.2f}"}
+
+
+BASELINE_IDS = {"measured": "basis.measured", "assumed": "basis.assumed", "given": "basis.given",
+                "paired": "basis.paired", "plain-rounds": "basis.plain_rounds"}
+
+
+def _speedup_source(r: Reading) -> tuple[str, dict[str, str]]:
+    """What the speedup is measured against: plain decoding's tokens/s and where it comes from."""
+    over = r.over
+    if over.speedup_basis is None:
+        return "basis.none", {}
+    plain = "—" if over.plain_tokens_per_second is None else f"{over.plain_tokens_per_second:.1f}"
+    return BASELINE_IDS.get(over.speedup_basis, "basis.none"), {"plain": plain}
+
+
+SPARK = "▁▂▃▄▅▆▇█"
+
+
+def _verify_source(r: Reading) -> tuple[str, dict[str, str]]:
+    """The verify-cost curve k = 1 … γ+1 as a sparkline, and whether it was measured or assumed."""
+    cal = r.snap.calibration
+    if cal is None or not cal.verify_costs_s:
+        return "verify.none", {}
+    costs = cal.verify_costs_s
+    top = max(costs)
+    curve = "".join(SPARK[min(len(SPARK) - 1, int(c / top * (len(SPARK) - 1) + 0.5))] for c in costs)
+    kind = "verify.measured" if cal.basis == "measured" else "verify.assumed"
+    return kind, {"curve": curve, "k": str(len(costs)), "ms": f"{1000 * costs[0]:.1f}"}
 
 
 def _speedup_note(r: Reading) -> dict[str, str] | None:
@@ -168,21 +218,26 @@ GAUGES: tuple[GaugeSpec, ...] = (
     GaugeSpec("alpha", lambda r: r.snap.acceptance_rate, ".2f",
               frozenset({PANEL, PANE, STRIP, SUMMARY, BENCH, WATCH}),
               window=_window_alpha, run_fmt=".3f", higher_is_better=True, bar=True, exact_key="acceptance",
-              note=_alpha_note, watched=lambda s: s.alpha, watched_note=_watched_yield),
+              note=_alpha_note, watched=lambda s: s.alpha, watched_note=_watched_yield, provenance_key="acceptance"),
     GaugeSpec("mean_accepted_length", _runs_only, ".2f", frozenset({WATCH}),
               watched=lambda s: s.mean_accepted_length),
     GaugeSpec("tau", lambda r: r.snap.tau, ".2f", frozenset({PANEL, PANE, STRIP, SUMMARY, BENCH}),
-              window=lambda r: r.snap.window_tau, higher_is_better=True, exact_key="tau", note=_tau_note),
+              window=lambda r: r.snap.window_tau, higher_is_better=True, exact_key="tau", note=_tau_note,
+              provenance_key="tau"),
     GaugeSpec("expected_tau", lambda r: r.over.expected_tau, ".2f", frozenset({SUMMARY, BENCH}),
               higher_is_better=True),
     GaugeSpec("tokens_per_second", lambda r: r.snap.tokens_per_second, ".1f",
               frozenset({PANEL, PANE, STRIP, SUMMARY, BENCH, WATCH}), window=lambda r: r.snap.window_tokens_per_second,
-              higher_is_better=True, exact_key="tokens_per_second", timed=True, watched=lambda s: s.tokens_per_s),
+              higher_is_better=True, exact_key="tokens_per_second", timed=True, watched=lambda s: s.tokens_per_s,
+              provenance_key="tokens_per_second"),
     GaugeSpec("running", _runs_only, "g", frozenset({WATCH}), watched=lambda s: s.active),
     GaugeSpec("draft_cost", lambda r: r.snap.draft_cost, ".3f", frozenset({PANEL, STRIP, SUMMARY, BENCH}),
-              higher_is_better=False, exact_key="draft_cost", timed=True),
-    GaugeSpec("speedup", lambda r: r.over.speedup_shown, ".2f", frozenset({PANEL, STRIP, SUMMARY, BENCH}),
-              suffix="×", higher_is_better=True, note=_speedup_note),
+              higher_is_better=False, exact_key="draft_cost", timed=True, provenance_key="draft_cost"),
+    GaugeSpec("speedup", lambda r: r.over.speedup_measured, ".2f", frozenset({PANEL, STRIP, SUMMARY, BENCH}),
+              suffix="×", higher_is_better=True, note=_speedup_note, provenance_key="speedup",
+              source=_speedup_source),
+    GaugeSpec("verify_ratio", lambda r: r.over.verify_ratio, ".2f", frozenset({PANEL, SUMMARY, BENCH}),
+              higher_is_better=False, source=_verify_source),
 )
 
 

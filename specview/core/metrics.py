@@ -4,6 +4,11 @@
 accepted / verified, where a round verifies its drafts up to and including the first
 rejection. That is the α of Eq. 1, so expected τ = (1 − α^{γ+1}) / (1 − α) is comparable
 with the measured τ. accepted / drafted (llama.cpp's "rate") is reported as draft_yield.
+
+The baseline of a measured speedup comes from Calibration events (what plain decoding costs:
+measured by the local backend, assumed by the simulator, given on the command line) or,
+failing those, from this run's own plain rounds: a round that drafted nothing is one plain
+step, so their mean duration is plain decoding's time per token.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from specview.core.events import Round, TokenStatus
+from specview.core.events import Calibration, Round, TokenStatus
 from specview.core.theory import expected_tau
 
 
@@ -40,6 +45,11 @@ class MetricsSnapshot:
     elapsed_s: float | None
     tau_history: tuple[float, ...]
     alpha_history: tuple[float, ...]
+    calibration: Calibration | None = None  # the run's calibrations combined (means of each number)
+    calibrations: int = 0
+    plain_round_s: float | None = None  # mean duration of the run's timed plain rounds
+    plain_rounds: int = 0
+    gamma_counts: tuple[tuple[int, int], ...] = ()  # (γ, rounds that drafted γ), γ ascending
 
 
 def _ratio(num: float, den: float) -> float | None:
@@ -74,9 +84,47 @@ class Metrics:
         self._t_verify_sum = 0.0
         self._verify_all_sum = 0.0
         self._verify_all_n = 0
+        self.calibrations = 0
+        self._cal_basis: str | None = None
+        self._cal_context: int | None = None
+        self._cal_plain = [0.0, 0]
+        self._cal_costs: list[list[float]] = []  # [sum, n] per k
+        self._plain_round_sum = 0.0
+        self._plain_rounds = 0
 
-    def add(self, rnd: Round) -> None:
-        """Fold one round in."""
+    def calibrate(self, cal: Calibration) -> None:
+        """Fold in what plain decoding costs (a later basis replaces an earlier one)."""
+        if cal.basis != self._cal_basis:
+            self._cal_basis = cal.basis
+            self._cal_plain = [0.0, 0]
+            self._cal_costs = []
+        self.calibrations += 1
+        self._cal_context = cal.context
+        if cal.plain_s is not None:
+            self._cal_plain[0] += cal.plain_s
+            self._cal_plain[1] += 1
+        for k, cost in enumerate(cal.verify_costs_s):
+            if k == len(self._cal_costs):
+                self._cal_costs.append([0.0, 0])
+            self._cal_costs[k][0] += cost
+            self._cal_costs[k][1] += 1
+
+    def _calibration(self) -> Calibration | None:
+        if self._cal_basis is None:
+            return None
+        plain_sum, plain_n = self._cal_plain
+        costs = []
+        for total, n in self._cal_costs:
+            if not n:
+                break
+            costs.append(total / n)
+        return Calibration(self._cal_basis, plain_sum / plain_n if plain_n else None, tuple(costs), self._cal_context)
+
+    def add(self, rnd: Round | Calibration) -> None:
+        """Fold one round in (a calibration goes to `calibrate`)."""
+        if isinstance(rnd, Calibration):
+            self.calibrate(rnd)
+            return
         emitted = accepted = 0
         for token in rnd.tokens:  # one pass (Round.emitted and .accepted would take two)
             status = token.status
@@ -99,9 +147,22 @@ class Metrics:
             self._verified_at[k] += 1
         for k in range(min(accepted, drafted)):
             self._accepted_at[k] += 1
+        self._add_plain_round(rnd)
         self._add_timing(rnd, emitted)
         self._add_window(rnd.t_wall, emitted, verified, accepted)
 
+    def _add_plain_round(self, rnd: Round) -> None:
+        """A round that drafted nothing is one plain step: its duration is plain decoding's cost.
+
+        Timed from the previous round's end (the same clock as tokens/s); the first round also
+        carries the prompt, and rounds whose plain status was inferred are not known to be plain.
+        """
+        if rnd.drafted or self._t_last is None or len(rnd.tokens) != 1:
+            return
+        token = rnd.tokens[0]
+        if token.status is TokenStatus.PLAIN and not token.inferred:
+            self._plain_round_sum += max(0.0, rnd.t_wall - self._t_last)
+            self._plain_rounds += 1
     @property
     def drafting_rounds(self) -> int:
         """Rounds that drafted at least one token (a server's `num_drafts`)."""
@@ -168,10 +229,7 @@ class Metrics:
         elapsed = None
         if self._t_start is not None and self._t_last is not None:
             elapsed = self._t_last - self._t_start
-        draft_cost = None
-        if self._timed_rounds and self._timed_drafted and self._t_verify_sum > 0:
-            per_draft = self._t_draft_sum / self._timed_drafted
-            draft_cost = per_draft / (self._t_verify_sum / self._timed_rounds)
+        calibration = self._calibration()
         return MetricsSnapshot(
             rounds=self.rounds,
             tokens=self.tokens,
@@ -189,11 +247,32 @@ class Metrics:
                 _ratio(a, v) for a, v in zip(self._accepted_at, self._verified_at, strict=True)
             ),
             per_position_verified=tuple(self._verified_at),
-            draft_cost=draft_cost,
+            draft_cost=self._draft_cost(calibration),
             expected_tau=self._expected_tau(alpha),
             mean_gamma=_ratio(self.drafted, self.rounds),
             mean_verify_s=_ratio(self._verify_all_sum, self._verify_all_n),
             elapsed_s=elapsed,
             tau_history=tuple(self._tau_history),
             alpha_history=tuple(self._alpha_history),
+            calibration=calibration,
+            calibrations=self.calibrations,
+            plain_round_s=_ratio(self._plain_round_sum, self._plain_rounds),
+            plain_rounds=self._plain_rounds,
+            gamma_counts=tuple(sorted(self._gamma_counts.items())),
         )
+
+    def _draft_cost(self, calibration: Calibration | None) -> float | None:
+        """c = one draft step ÷ one 1-token target forward (Leviathan's definition).
+
+        The 1-token forward comes from the calibration; without one, the mean verification
+        stands in for it, which is right only where verifying costs one forward (the
+        simulator assumes so and says it).
+        """
+        if not (self._timed_rounds and self._timed_drafted):
+            return None
+        per_draft = self._t_draft_sum / self._timed_drafted
+        if calibration is not None and calibration.verify_costs_s:
+            return per_draft / calibration.verify_costs_s[0]
+        if self._t_verify_sum > 0:
+            return per_draft / (self._t_verify_sum / self._timed_rounds)
+        return None

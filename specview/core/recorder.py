@@ -16,7 +16,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from specview.core.backend import BackendInfo
 from specview.core.errors import BackendError, RecordingError
-from specview.core.events import Reconcile, Round
+from specview.core.events import Calibration, Reconcile, StreamItem
 from specview.core.jsonio import dumps
 from specview.core.recording import FORMAT, VERSION
 from specview.core.runspec import DEFAULT_KEY_ENV, RunSpec
@@ -58,13 +58,16 @@ class Recorder:
         )
         self._write(header)
 
-    def __call__(self, item: Round | Reconcile) -> None:
-        """Record one round or reconcile (called on the producer thread)."""
+    def __call__(self, item: StreamItem) -> None:
+        """Record one round, reconcile or calibration (called on the producer thread)."""
         with self._lock:
             if self._file is None:
                 return  # closed: a late round from a stopped session must not interleave
             if isinstance(item, Reconcile):
                 self._write({"type": "reconcile", **item.to_dict()})
+                return
+            if isinstance(item, Calibration):
+                self._write({"type": "calibration", **item.to_dict()})
                 return
             self._write({"type": "round", **item.to_dict()})
             self.rounds_written += 1
@@ -151,6 +154,7 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> dict[str, Any]:
             "exact": dict(info.exact),
             "notes": [{"id": note.id, "values": dict(note.values)} for note in info.notes],
             "note": info.note,
+            "provenance": info.provenance,
         },
         settings={
             "preset": info.preset,
@@ -162,6 +166,7 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> dict[str, Any]:
             "max_rounds": spec.max_rounds,
             "max_tokens": spec.max_tokens,
             "gpu_layers": spec.gpu_layers,
+            "threads": spec.threads,
             "plain": spec.plain,
             "adaptive": spec.adaptive,
             "demo": spec.demo,

@@ -1,13 +1,15 @@
 """Recordings: JSON Lines, a header line then one line per Round, flushed every round.
 
-    {"type": "header", "format": "specview-recording", "version": 2, "specview": "0.1.0", ...}
-    {"type": "round", "index": 0, "drafted": 3, "tokens": [...], "t_draft_s": ..., "t_wall": ...}
+    {"type": "header", "format": "specview-recording", "version": 3, "specview": "0.1.0", ...}
+    {"type": "calibration", "basis": "measured", "plain_s": ..., "verify_costs_s": [...], ...}
+    {"type": "round", "index": 0, "drafted": 3, "tokens": [...], "discarded": [...], "t_wall": ...}
     {"type": "reconcile", "first_index": 0, "rounds": [...]}
     ...
 
 A reconcile line (version 2) is what a server told at the end of a request: the exact rounds
-that replace the inferred ones from `first_index` on (vLLM's per_step_accepted). Version 1
-files have none and are still read.
+that replace the inferred ones from `first_index` on (vLLM's per_step_accepted). Version 3
+adds calibration lines (what plain decoding cost: the baseline of the measured speedup) and
+a round's discarded drafts. Versions 1 and 2 have neither and are still read.
 
 A file may hold several segments: each later run of the same program (a restart or a preset
 switch in the live view) appends a new header followed by its rounds. The reader yields what
@@ -25,13 +27,14 @@ from typing import Any
 
 from specview.core.bounds import MAX_LINE_BYTES, Invalid
 from specview.core.errors import RecordingError
-from specview.core.events import Reconcile, Round
+from specview.core.events import Calibration, Reconcile, Round, StreamItem
 from specview.core.jsonio import JsonError, loads
 from specview.core.text import shown
 
 FORMAT = "specview-recording"
-VERSION = 2
-READABLE = (1, 2)
+VERSION = 3
+READABLE = (1, 2, 3)
+_SINCE = {"round": 1, "reconcile": 2, "calibration": 3}  # the version that introduced each line type
 _HEADER_PREFIX = '{"type": "header"'
 
 
@@ -79,16 +82,20 @@ def _header(path: Path, number: int, record: dict[str, Any]) -> Header:
     return Header(record, number)
 
 
-def _item(path: Path, number: int, record: dict[str, Any]) -> Round | Reconcile:
+def _item(path: Path, number: int, record: dict[str, Any]) -> StreamItem:
     kind = record.get("type")
     try:
-        return Reconcile.from_dict(record) if kind == "reconcile" else Round.from_dict(record)
+        if kind == "reconcile":
+            return Reconcile.from_dict(record)
+        if kind == "calibration":
+            return Calibration.from_dict(record)
+        return Round.from_dict(record)
     except Invalid as exc:
         raise RecordingError(path, number, f"not a valid {kind}: {exc}") from None
 
 
-def read_recording(path: str | os.PathLike[str], from_line: int = 1) -> Iterator[Header | Round | Reconcile]:
-    """Yield every segment's Header and its Rounds (and Reconciles) in file order.
+def read_recording(path: str | os.PathLike[str], from_line: int = 1) -> Iterator[Header | StreamItem]:
+    """Yield every segment's Header and its Rounds (Reconciles, Calibrations) in file order.
 
     Raises RecordingError (file and line in the message) at the first line that cannot be read,
     after yielding everything before it. An empty line is skipped; a missing file, an empty file
@@ -106,7 +113,7 @@ def read_recording(path: str | os.PathLike[str], from_line: int = 1) -> Iterator
             header = _header(file, number, record)
             started = True
             yield header
-        elif kind == "round" or (kind == "reconcile" and header.version >= 2):
+        elif isinstance(kind, str) and header.version >= _SINCE.get(kind, VERSION + 1):
             yield _item(file, number, record)
         else:
             raise RecordingError(file, number, f"unknown line type {shown(kind)}")

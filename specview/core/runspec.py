@@ -27,6 +27,7 @@ class RunSpec:
     max_tokens: int | None = None
     # llama (local llama.cpp)
     gpu_layers: int | None = None
+    threads: int | None = None
     plain: bool = False
     adaptive: bool = False
     demo: bool = False
@@ -36,6 +37,10 @@ class RunSpec:
     server: str | None = None
     raw: bool = False
     read_timeout: float | None = None
+    # plain decoding's tokens/s on the remote side, the measured speedup's baseline:
+    # "given" (--baseline-tps) or "paired" (measured by a plain run, bench --baseline-url)
+    baseline_tps: float | None = None
+    baseline_basis: str = "given"
 
     @property
     def kind(self) -> str:

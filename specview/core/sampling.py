@@ -22,21 +22,31 @@ FloatArray = npt.NDArray[np.float64]
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """One token the verifier reports, before the backend attaches text."""
+    """One token the verifier reports, before the backend attaches text.
+
+    Sampling verdicts also carry the uniform draw `u` a draft was judged with (accepted when
+    u < min(1, p/q); none is drawn when p ≥ q), and for a corrected token the residual mass
+    Σ max(0, p − q) = 1 − α at that position and the token's probability under the residual
+    distribution it was drawn from. A discarded draft (after the first rejection) has no p.
+    """
 
     token_id: int
     status: TokenStatus
     position: int
-    p: float
+    p: float | None
     q: float | None
+    u: float | None = None
+    residual: float | None = None
+    residual_p: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """Outcome of verifying one round of drafts."""
+    """Outcome of verifying one round of drafts; `discarded` are the drafts after the first rejection."""
 
     accepted: int
     decisions: tuple[Decision, ...]
+    discarded: tuple[Decision, ...] = ()
 
     @property
     def emitted_ids(self) -> list[int]:
@@ -105,7 +115,7 @@ def verify_greedy(
         decisions.append(Decision(draft, TokenStatus.REJECTED, k, float(p[k, draft]), qk))
         q_fix = None if q is None else float(q[k, target])
         decisions.append(Decision(target, TokenStatus.CORRECTED, k, float(p[k, target]), q_fix))
-        return Verdict(k, tuple(decisions))
+        return Verdict(k, tuple(decisions), discarded_after(drafts, k, q))
     gamma = len(drafts)
     bonus = int(np.argmax(p[gamma]))
     decisions.append(Decision(bonus, _last_status(gamma), gamma, float(p[gamma, bonus]), None))
@@ -129,20 +139,42 @@ def verify_sampling(
         px, qx = float(p[k, draft]), float(q[k, draft])
         if qx <= 0.0:
             raise ValueError(f"draft token {draft} at position {k} has q = 0")
-        if px >= qx or rng.random() < px / qx:
+        if px >= qx:  # min(1, p/q) = 1: accepted without a draw
             decisions.append(Decision(draft, TokenStatus.ACCEPTED, k, px, qx))
             continue
-        decisions.append(Decision(draft, TokenStatus.REJECTED, k, px, qx))
+        u = rng.random()
+        if u < px / qx:
+            decisions.append(Decision(draft, TokenStatus.ACCEPTED, k, px, qx, u=u))
+            continue
+        decisions.append(Decision(draft, TokenStatus.REJECTED, k, px, qx, u=u))
         residual = np.maximum(p[k] - q[k], 0.0)
-        fix = sample(residual, rng) if residual.sum() > 0 else sample(p[k], rng)
+        mass = float(residual.sum())
+        fix = sample(residual, rng) if mass > 0 else sample(p[k], rng)
         decisions.append(
-            Decision(fix, TokenStatus.CORRECTED, k, float(p[k, fix]), float(q[k, fix]))
+            Decision(fix, TokenStatus.CORRECTED, k, float(p[k, fix]), float(q[k, fix]), residual=mass,
+                     residual_p=float(residual[fix]) / mass if mass > 0 else None)
         )
-        return Verdict(k, tuple(decisions))
+        return Verdict(k, tuple(decisions), discarded_after(drafts, k, q))
     gamma = len(drafts)
     bonus = sample(p[gamma], rng)
     decisions.append(Decision(bonus, _last_status(gamma), gamma, float(p[gamma, bonus]), None))
     return Verdict(gamma, tuple(decisions))
+
+
+def discarded_after(
+    drafts: Sequence[int], rejected_at: int, q: FloatArray | Sequence[float | None] | None
+) -> tuple[Decision, ...]:
+    """The drafts after the one rejected at `rejected_at`: never verified, so no p; q where known
+    (`q` is the draft's probability rows, or the draft's q of each of its own tokens)."""
+    out = []
+    for j in range(rejected_at + 1, len(drafts)):
+        qj: float | None = None
+        if isinstance(q, np.ndarray):
+            qj = float(q[j, drafts[j]])
+        elif q is not None and j < len(q):
+            qj = q[j]
+        out.append(Decision(drafts[j], TokenStatus.DISCARDED, j, None, qj))
+    return tuple(out)
 
 
 def _last_status(gamma: int) -> TokenStatus:

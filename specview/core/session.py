@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from specview.core.backend import Interruptible
 from specview.core.errors import SpecviewError, describe_error
-from specview.core.events import Reconcile, Round, TokenEvent
+from specview.core.events import Calibration, Reconcile, Round, StreamItem, TokenEvent, TokenStatus
 from specview.core.metrics import Metrics
 from specview.core.secrets import known_secrets
 from specview.core.stream_mask import RoundMasker, mask_rounds
@@ -25,7 +25,7 @@ from specview.core.stream_mask import RoundMasker, mask_rounds
 if TYPE_CHECKING:
     from specview.core.backend import Backend
 
-RoundSink = Callable[[Round | Reconcile], None]
+RoundSink = Callable[[StreamItem], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,10 +45,11 @@ class Session:
                  keep_rounds: int = 0) -> None:
         self.backend = backend
         self.metrics = Metrics(window=window)
-        self._buffer: deque[Round | Reconcile] = deque()
+        self._buffer: deque[StreamItem] = deque()
         # The rounds drawn so far: kept for backends that may reconcile (bounded by one request's
         # rounds), and the last `keep_rounds` of any run (what an export of the run holds).
         self.history: list[Round] = []
+        self._calibrations: list[Calibration] = []
         self.keep_rounds = keep_rounds
         self.dropped_rounds = 0  # rounds no longer in `history` because of keep_rounds
         self._capacity = buffer_tokens
@@ -67,7 +68,7 @@ class Session:
         self.produced = 0
 
     def add_sink(self, sink: RoundSink) -> None:
-        """Call `sink` on the producer thread for every round and reconcile (e.g. a recorder)."""
+        """Call `sink` on the producer thread for every round, reconcile and calibration (e.g. a recorder)."""
         self._sinks.append(sink)
 
     # producer side -------------------------------------------------------
@@ -91,6 +92,10 @@ class Session:
             rounds = iter(self.backend.rounds(self._stop))
             while self._gate():
                 rnd = next(rounds, None)
+                while isinstance(rnd, Calibration):  # not a round: a single step goes on to the next round
+                    if not self._deliver([rnd]):
+                        return
+                    rnd = next(rounds, None)
                 if rnd is None:
                     break
                 if isinstance(rnd, Round) and not self.backend.info.virtual_clock and self._paused_total:
@@ -109,7 +114,7 @@ class Session:
                 self._finished = True
                 self._cond.notify_all()
 
-    def _deliver(self, items: Sequence[Round | Reconcile]) -> bool:
+    def _deliver(self, items: Sequence[StreamItem]) -> bool:
         """Buffer each item and hand it to the sinks; False once stopped."""
         for item in items:
             if not self._put(item):
@@ -118,7 +123,7 @@ class Session:
                 sink(item)
         return True
 
-    def _put(self, rnd: Round | Reconcile) -> bool:
+    def _put(self, rnd: StreamItem) -> bool:
         with self._cond:
             while self._buffered >= self._capacity and not self._stop.is_set():
                 self._cond.wait(0.1)
@@ -153,7 +158,9 @@ class Session:
         taken: list[Round] = []
         reconciled = False
         for item in items:
-            if isinstance(item, Reconcile):
+            if isinstance(item, Calibration):
+                self._calibrate(item)
+            elif isinstance(item, Reconcile):
                 self._reconcile(item)
                 reconciled = True
             else:
@@ -167,7 +174,17 @@ class Session:
         After a reconcile the view redraws the whole (exact) history; otherwise it appends.
         """
         rounds = self.history if drained.reconciled else drained.rounds
-        return drained.reconciled, [t for r in rounds for t in r.tokens]
+        return drained.reconciled, [t for r in rounds for t in display_order(r)]
+
+    @property
+    def calibrations(self) -> tuple[Calibration, ...]:
+        """The run's calibrations so far (an export records them: its speedup's baseline)."""
+        return tuple(self._calibrations)
+
+    def _calibrate(self, cal: Calibration) -> None:
+        # kept for a reconcile (it folds the metrics again) and an export; a run calibrates rarely
+        self.metrics.calibrate(cal)
+        self._calibrations.append(cal)
 
     def _fold(self, rnd: Round) -> None:
         self.metrics.add(rnd)
@@ -183,6 +200,8 @@ class Session:
         kept = [r for r in self.history if r.index < item.first_index]
         self.history = [*kept, *item.rounds]
         self.metrics = Metrics(window=self.metrics.window_size)
+        for cal in self._calibrations:
+            self.metrics.calibrate(cal)
         for rnd in self.history:
             self.metrics.add(rnd)
 
@@ -251,10 +270,13 @@ class Session:
             self._stop.set()
             self.backend.close()
 
-    def _take(self, item: Round | Reconcile) -> Round | None:
+    def _take(self, item: StreamItem) -> Round | None:
         """Headless: hand `item` to the sinks and fold it; the round to yield, if it is one."""
         for sink in self._sinks:
             sink(item)
+        if isinstance(item, Calibration):
+            self._calibrate(item)
+            return None
         if isinstance(item, Reconcile):
             self._reconcile(item)
             return None
@@ -268,9 +290,12 @@ def _masker() -> RoundMasker | None:
     return RoundMasker(secrets) if secrets else None
 
 
-def _masked(masker: RoundMasker | None, item: Round | Reconcile) -> list[Round | Reconcile]:
-    """What to deliver for one produced item: masked, with held rounds released before a reconcile."""
-    if masker is None:
+def _masked(masker: RoundMasker | None, item: StreamItem) -> list[StreamItem]:
+    """What to deliver for one produced item: masked, with held rounds released before a reconcile.
+
+    A calibration carries no text and goes through at once.
+    """
+    if masker is None or isinstance(item, Calibration):
         return [item]
     if isinstance(item, Reconcile):
         rounds = tuple(mask_rounds(list(item.rounds), masker.pattern))
@@ -278,8 +303,23 @@ def _masked(masker: RoundMasker | None, item: Round | Reconcile) -> list[Round |
     return list(masker.feed(item))
 
 
-def _tokens(item: Round | Reconcile) -> int:
+def display_order(rnd: Round) -> list[TokenEvent]:
+    """A round's tokens as the stream shows them: the discarded drafts right after the rejected
+    one (the continuation the draft had in mind), then the target's correction."""
+    if not rnd.discarded:
+        return list(rnd.tokens)
+    out: list[TokenEvent] = []
+    for token in rnd.tokens:
+        out.append(token)
+        if token.status is TokenStatus.REJECTED:
+            out.extend(rnd.discarded)
+    return out
+
+
+def _tokens(item: StreamItem) -> int:
+    if isinstance(item, Calibration):
+        return 0
     if isinstance(item, Reconcile):
-        return sum(len(r.tokens) for r in item.rounds)
-    return len(item.tokens)
+        return sum(len(r.tokens) + len(r.discarded) for r in item.rounds)
+    return len(item.tokens) + len(item.discarded)
 

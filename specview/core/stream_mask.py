@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
-from specview.core.events import Round
+from specview.core.events import Round, TokenStatus
 from specview.core.secrets import MASK
 
 
@@ -50,7 +50,9 @@ def mask_texts(texts: list[str], pattern: re.Pattern[str]) -> list[str]:
 
 
 def mask_rounds(rounds: list[Round], pattern: re.Pattern[str]) -> list[Round]:
-    """The rounds with every secret in their tokens' text masked (across token boundaries)."""
+    """The rounds with every secret in their tokens' text masked (across token boundaries), and in
+    each round's discarded drafts (a draft run of their own, read on from the rejected draft)."""
+    rounds = [_mask_discarded(rnd, pattern) if rnd.discarded else rnd for rnd in rounds]
     texts = [t.text for r in rounds for t in r.tokens]
     masked = mask_texts(texts, pattern)
     if masked is texts:
@@ -63,6 +65,17 @@ def mask_rounds(rounds: list[Round], pattern: re.Pattern[str]) -> list[Round]:
         out.append(rnd if tokens == rnd.tokens else replace(rnd, tokens=tokens))
         at += n
     return out
+
+
+def _mask_discarded(rnd: Round, pattern: re.Pattern[str]) -> Round:
+    rejected = [t.text for t in rnd.tokens if t.status is TokenStatus.REJECTED][:1]
+    texts = rejected + [t.text for t in rnd.discarded]
+    masked = mask_texts(texts, pattern)
+    if masked is texts:
+        return rnd
+    new = masked[len(rejected):]
+    return replace(rnd, discarded=tuple(t if t.text == s else replace(t, text=s)
+                                        for t, s in zip(rnd.discarded, new, strict=True)))
 
 
 class RoundMasker:

@@ -1,4 +1,14 @@
-"""Closed forms from Leviathan et al. 2022 (Eq. 1, Thm 3.8), i.i.d. acceptance."""
+"""Closed forms from Leviathan et al. 2022 (Eq. 1, Thm 3.8), i.i.d. acceptance.
+
+Theorem 3.8 assumes verifying γ drafts costs one target forward. In general the round costs
+γ draft steps plus one (γ+1)-token forward, so with c = draft step ÷ 1-token forward and the
+verify-cost ratio v(γ) = cost(γ+1 tokens) ÷ cost(1 token):
+
+    speedup = τ / (γc + v(γ))
+
+v = 1 is the memory-bound case (a GPU at batch 1) and gives Theorem 3.8 back; a CPU, where
+the forward is compute-bound, has v rising with γ.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 MAX_GAMMA = 32  # the most drafts per round anything in specview accepts
 
-VerifyRatio = Callable[[int], float]  # γ → v(γ) = cost of a (γ+1)-token forward ÷ cost of 1 token
+VerifyRatio = Callable[[int], float]  # γ → v(γ) = cost(γ+1) / cost(1)
 
 
 def expected_tau(alpha: float, gamma: float) -> float:
@@ -41,16 +51,29 @@ def speedup(alpha: float, gamma: int, c: float, verify_ratio: float = 1.0) -> fl
     return expected_tau(alpha, gamma) / (gamma * c + verify_ratio)
 
 
+def ratios_from_costs(costs: Sequence[float]) -> VerifyRatio:
+    """v(γ) from measured k-token forward times (costs[k-1] for k = 1, 2, …); γ must be < len(costs)."""
+    if not costs or costs[0] <= 0:
+        raise ValueError("verify costs need a positive 1-token cost first")
+    one = costs[0]
+
+    def ratio(gamma: int) -> float:
+        return costs[gamma] / one
+
+    return ratio
+
+
 def best_gamma(
     alpha: float, c: float, max_gamma: int = MAX_GAMMA, verify_ratio: VerifyRatio | None = None
 ) -> tuple[int, float]:
-    """The integer γ in [0, max_gamma] maximising τ / (γc + v(γ)), and that speedup (γ 0 = plain, 1×).
+    """The integer γ in [0, max_gamma] maximising τ / (γc + v(γ)), and that speedup.
 
-    Without `verify_ratio` v is 1 for every γ (Theorem 3.8).
+    Without `verify_ratio` v is 1 for every γ (Theorem 3.8). γ = 0 is plain decoding (speedup 1).
     """
     best = (0, 1.0)
     for gamma in range(1, max_gamma + 1):
-        s = speedup(alpha, gamma, c, 1.0 if verify_ratio is None else verify_ratio(gamma))
+        v = 1.0 if verify_ratio is None else verify_ratio(gamma)
+        s = speedup(alpha, gamma, c, v)
         if s > best[1] + 1e-12:
             best = (gamma, s)
     return best

@@ -11,7 +11,7 @@ from typing import Any
 
 from specview.core.backend import BackendInfo
 from specview.core.errors import SpecviewError
-from specview.core.events import Round
+from specview.core.events import Calibration, Round
 from specview.core.metrics import MetricsSnapshot
 from specview.core.recorder import Recorder
 from specview.export.markdown import markdown_report
@@ -41,13 +41,17 @@ def free_stem(folder: Path, stem: str) -> str:
 
 
 def export_run(folder: Path, header: Mapping[str, Any], info: BackendInfo, snap: MetricsSnapshot,
-               rounds: Sequence[Round], *, lang: str = "en", dropped_rounds: int = 0) -> Exported:
-    """Write `<stem>.jsonl` (header + rounds) and `<stem>.md` into `folder`; SpecviewError if it cannot."""
+               rounds: Sequence[Round], *, lang: str = "en", dropped_rounds: int = 0,
+               calibrations: Sequence[Calibration] = ()) -> Exported:
+    """Write `<stem>.jsonl` (header, the run's calibrations — its speedup's baseline — and rounds) and
+    `<stem>.md` into `folder`; SpecviewError if it cannot."""
     try:
         stem = free_stem(folder, export_stem(info))
         recording, report = folder / f"{stem}.jsonl", folder / f"{stem}.md"
         recorder = Recorder(recording, dict(header))
         try:
+            for cal in calibrations:
+                recorder(cal)
             for rnd in rounds:
                 recorder(rnd)
         finally:

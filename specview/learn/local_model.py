@@ -36,12 +36,12 @@ def measure_forward_costs(path: str, ks: list[int]) -> list[float]:
     """Seconds of one k-token forward of the model at `path`, for each k (median of a few repeats).
 
     Loads its own copy of the model (the live run's engine thread owns the other), with a context
-    of MEASURE_CONTEXT tokens already cached, and rolls the cache back after every forward.
+    of MEASURE_CONTEXT tokens already cached, and times the forwards the way a live run calibrates
+    (calibrate.measure_verify_costs: at that context, the cache rolled back after each).
     """
-    import statistics
-    import time
     from pathlib import Path
 
+    from specview.backends.local.calibrate import measure_verify_costs
     from specview.backends.local.lib import supports_gpu_offload
     from specview.backends.local.model import ModelRunner
 
@@ -52,16 +52,6 @@ def measure_forward_costs(path: str, ks: list[int]) -> list[float]:
         filler = runner.tokenize("The lighthouse keeper climbed the stairs every evening at dusk. " * 8)
         context = (filler * (MEASURE_CONTEXT // max(1, len(filler)) + 1))[:MEASURE_CONTEXT]
         runner.prefill(context)
-        base = runner.n_past
-        seconds = []
-        for k in ks:
-            times = []
-            for _ in range(MEASURE_REPEATS):
-                t0 = time.perf_counter()
-                runner.eval(context[:k], rows=k)
-                times.append(time.perf_counter() - t0)
-                runner.truncate(base)
-            seconds.append(statistics.median(times))
-        return seconds
+        return measure_verify_costs(runner, ks, repeats=MEASURE_REPEATS, token=context[-1])
     finally:
         runner.close()

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from specview.backends.sim.backend import SimBackend
-from specview.core.events import Round
+from specview.core.events import Round, only_rounds
 from specview.core.explain.rounds import round_numbers
 from specview.core.metrics import Metrics
 from specview.core.presets import load_presets
@@ -25,6 +25,7 @@ from specview.widgets.token_view import TokenView
 
 SEED = 7
 STEPS = ("draft", "score", "accept", "finish")
+MAX_SKIPPED = 1000  # rounds without drafts passed over before one is shown anyway
 VERDICT = {"accepted": ("✓", "good"), "rejected": ("✗", "bad"), "discarded": ("…", "off")}
 
 
@@ -49,7 +50,7 @@ class RoundScreen(LearnScreen):
         start = self.presets.index("qwen3.6-mtp") if "qwen3.6-mtp" in self.presets else 0
         yield Slider(self.ts("preset"), self.presets, start, preset_name, id="preset")
         yield Static(id="steps", classes="learn-numbers")
-        yield Grid(cell_width=11, id="round")
+        yield Grid(cell_width=13, id="round")
         yield Prose(self.ts("legend"), classes="learn-legend")
         yield Static(id="numbers", classes="learn-numbers")
         view = TokenView(id="text")
@@ -70,11 +71,24 @@ class RoundScreen(LearnScreen):
         self._stop = threading.Event()
         preset = load_presets()[self.query_one(Slider).value]
         backend = SimBackend(preset, seed=SEED, lang=self.lang, speed=0.0)
-        self._rounds = iter(backend.rounds(self._stop))
+        self._rounds = only_rounds(backend.rounds(self._stop))
         self.metrics = Metrics()
         self.query_one(TokenView).clear()
         self.phase = 0
-        self.current = next(self._rounds)
+        self.current = self._next_drafted()
+
+    def _next_drafted(self) -> Round:
+        """The next round with drafts to show; rounds that drafted nothing (an n-gram miss) are folded
+        into the totals and the stream unseen, so τ and α stay the run's own."""
+        assert self._rounds is not None
+        rnd = next(self._rounds)
+        for _ in range(MAX_SKIPPED):
+            if rnd.drafted:
+                break
+            self.metrics.add(rnd)
+            self.query_one(TokenView).append(rnd.tokens)
+            rnd = next(self._rounds)
+        return rnd
 
     def numbers(self) -> dict[str, Any]:
         assert self.current is not None
@@ -146,7 +160,7 @@ class RoundScreen(LearnScreen):
             self.query_one(TokenView).append(self.current.tokens)
         else:
             self.phase = 0
-            self.current = next(self._rounds)
+            self.current = self._next_drafted()
         self.refresh_numbers()
 
     def action_restart(self) -> None:

@@ -6,7 +6,7 @@ import threading
 from functools import cache
 
 from specview.backends.sim.backend import SimBackend
-from specview.core.events import Round, TokenStatus
+from specview.core.events import Round, TokenStatus, only_rounds
 from specview.core.explain.rounds import label
 from specview.core.presets import get_preset
 
@@ -23,7 +23,7 @@ def sample_round(
     backend = SimBackend(get_preset(preset), seed=seed, lang=lang, speed=0.0, max_rounds=200)
     before: list[str] = []
     last: Round | None = None
-    for rnd in backend.rounds(threading.Event()):
+    for rnd in only_rounds(backend.rounds(threading.Event())):
         last = rnd
         rejected = any(t.status is TokenStatus.REJECTED for t in rnd.tokens)
         if rejected and len(before) > CONTEXT:

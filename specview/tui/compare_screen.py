@@ -19,7 +19,7 @@ from specview.core.runspec import RunSpec
 from specview.core.session import Session
 from specview.core.text import sanitize
 from specview.texts.catalog import text
-from specview.tui.gauges import pane_texts, summary_texts
+from specview.tui.gauges import origin_text, pane_texts, summary_texts
 from specview.tui.inspector import describe
 from specview.tui.notify import TITLE_CHARS, notify_error, user_action
 from specview.tui.pump import Pump, Pumps, Throttle
@@ -122,7 +122,7 @@ class CompareScreen(Screen[None]):
         readings = [p.reading() for p in self.pumps.pumps]
         for pump, pane, reading in zip(self.pumps.pumps, self._panes, readings, strict=True):
             if pump in stale:
-                state = pump.state.text(self.lang) if pump.state.ended else ""
+                state = pump.state.text(self.lang) if pump.state.ended else origin_text(reading, self.lang)
                 pane.show(pane_texts(reading, self.lang), state,
                           position_texts(reading.snap.per_position_acceptance))
         table = summary_texts(self.labels, readings, self.lang)
@@ -185,7 +185,9 @@ class CompareScreen(Screen[None]):
     @on(TokenView.Selected)
     def _show_token(self, event: TokenView.Selected) -> None:
         token = event.token
-        self.query_one(TokenInfo).show(None if token is None else describe(token, self.lang))
+        info = self.backends[self._focused_pane()].info  # the selection is in the focused pane
+        shown = None if token is None else describe(token, self.lang, greedy=info.temperature <= 0)
+        self.query_one(TokenInfo).show(shown)
 
     def action_toggle_full(self) -> None:
         focused = self._panes[self._focused_pane()]

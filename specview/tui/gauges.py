@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from specview.core.gauges import PANE, PANEL, SUMMARY, WATCH, GaugeSpec, Reading, gauges
 from specview.core.summary import leaders
 from specview.core.watch import Violation, WatchSample
-from specview.texts.catalog import fill, text
+from specview.texts.catalog import FALLBACK, catalog, fill, text
 
 NOTE_JOIN = " · "
 
@@ -28,15 +29,18 @@ class GaugeText:
 
 
 def note_text(spec: GaugeSpec, reading: Reading, lang: str) -> str:
-    """The gauge's note (its theory, its yield…) and where the number comes from."""
-    parts = []
+    """Where the number comes from (exact, simulated, assumed, its baseline…), then its note
+    (the whole run's value beside its theory, the yield…): the same place in every view."""
+    parts = [fill(tag, lang, **values) for tag, values in spec.tags(reading)]
     values = spec.note(reading) if spec.note is not None else None
     if values is not None:
         parts.append(fill(spec.note_id, lang, **values))
-    tag = spec.tag_id(reading.info)
-    if tag is not None:
-        parts.append(text(tag, lang))
     return NOTE_JOIN.join(parts)
+
+
+def source_text(spec: GaugeSpec, reading: Reading, lang: str) -> str:
+    """Only where the number comes from (for one-line views: panes, the summary table)."""
+    return NOTE_JOIN.join(fill(tag, lang, **values) for tag, values in spec.tags(reading))
 
 
 def panel_texts(reading: Reading, lang: str) -> list[GaugeText]:
@@ -55,7 +59,10 @@ def watch_texts(sample: WatchSample | None, lang: str) -> list[GaugeText]:
     for spec in gauges(WATCH):
         value = spec.watched(sample) if spec.watched is not None and sample is not None else None
         values = spec.watched_note(sample) if spec.watched_note is not None and sample is not None else None
-        note = fill(spec.note_id, lang, **values) if values is not None else ""
+        # the monitor's interval is one span for value and note: its own template where the live one
+        # sets a whole-run value beside a windowed one
+        own = f"gauge.{spec.key}.watch_note"
+        note = fill(own if own in catalog(FALLBACK) else spec.note_id, lang, **values) if values is not None else ""
         out.append(GaugeText(spec.key, text(spec.label_id, lang), spec.shown_watched(sample),
                              value if spec.bar else None, note))
     return out
@@ -83,12 +90,56 @@ class SummaryTexts:
 
 
 def summary_texts(labels: Sequence[str], readings: Sequence[Reading], lang: str) -> SummaryTexts:
-    """Each run's whole-run values, with the best run of every column."""
+    """Each run's whole-run values, with the best run of every column, then where they come from."""
     specs = gauges(SUMMARY)
     lead = leaders(readings)
     return SummaryTexts(
-        headers=[text("summary.run", lang), *(text(spec.short_id, lang) for spec in specs)],
+        headers=[text("summary.run", lang), *(text(spec.short_id, lang) for spec in specs), text("origin.title", lang)],
         labels=list(labels),
-        cells=[[spec.shown(r, windowed=False) for spec in specs] for r in readings],
-        lead=[lead[spec.key] for spec in specs],
+        cells=[[*(spec.shown(r, windowed=False) for spec in specs), origin_text(r, lang)] for r in readings],
+        lead=[*(lead[spec.key] for spec in specs), None],
     )
+
+
+def origin_text(reading: Reading, lang: str) -> str:
+    """A run's numbers in a few words: measured, simulated or recorded; assumed where a
+    preset's assumptions are behind them; and the speedup's baseline when it is not the run's own."""
+    info, over = reading.info, reading.over
+    words = ["origin.recorded" if info.backend == "replay" else "origin.simulated"] if info.virtual_clock \
+        else ["origin.measured"]
+    outputs = info.provenance.get("outputs") or {}
+    if "assumed" in outputs.values():
+        words.append("origin.assumed")
+    basis = over.speedup_basis
+    if basis is None:
+        words.append("origin.no_baseline")
+    elif basis in ("given", "paired", "plain-rounds"):
+        words.append(f"origin.{basis.replace('-', '_')}")
+    return " · ".join(text(word, lang) for word in dict.fromkeys(words))
+
+
+# plain tokens carry no mark (like accepted ones; the help says so): every mark and style is here
+LEGEND = ("accepted", "rejected", "corrected", "bonus", "discarded", "undecided", "separator", "inferred")
+RISE = 0.03  # a per-position acceptance this much above the one before it is a rise worth explaining
+RISE_SAMPLES = 200  # verifications needed at a position before its value counts
+RISE_SIGMAS = 3.0  # ... and the rise must stand out of the sampling noise by this many standard errors
+
+
+def legend_entries(lang: str) -> list[tuple[str, str]]:
+    """The legend's entries: (kind, word in `lang`), every mark and style the stream uses."""
+    return [(kind, text(f"legend.{kind}", lang)) for kind in LEGEND]
+
+
+def rises(values: Sequence[float | None], verified: Sequence[int]) -> bool:
+    """Whether per-position acceptance rises with distance somewhere (on enough verifications).
+
+    Conditional acceptance can: a deeper draft is judged only when every draft before it
+    passed, on the easier stretches. The screen says so when it happens.
+    """
+    known = [(v, n) for v, n in zip(values, verified, strict=False) if v is not None and n >= RISE_SAMPLES]
+    return any(b - a > max(RISE, RISE_SIGMAS * _standard_error(a, na, b, nb)) for (a, na), (b, nb) in pairwise(known))
+
+
+def _standard_error(a: float, na: int, b: float, nb: int) -> float:
+    """Standard error of the difference of two acceptance rates (binomial)."""
+    return float((a * (1 - a) / na + b * (1 - b) / nb) ** 0.5)

@@ -21,14 +21,14 @@ from specview.backends.factory import make_backend
 from specview.backends.process import offload
 from specview.core.backend import Backend, BackendInfo
 from specview.core.errors import SpecviewError
-from specview.core.events import Round
+from specview.core.events import Calibration, Round, TokenStatus
 from specview.core.explain.context import RunContext
 from specview.core.gauges import PANEL, STRIP, gauges, position_texts
 from specview.core.metrics import MetricsSnapshot
 from specview.core.runspec import RunSpec
 from specview.core.session import Session
-from specview.texts.catalog import text
-from specview.tui.gauges import pane_texts, panel_texts
+from specview.texts.catalog import fill, text
+from specview.tui.gauges import legend_entries, origin_text, pane_texts, panel_texts, rises
 from specview.tui.inspector import describe
 from specview.tui.notify import notify_error, notify_safe, user_action
 from specview.tui.pump import Pump, Pumps, Throttle
@@ -37,6 +37,7 @@ from specview.tui.token_link import TokenRequest, token_request
 from specview.widgets.bindings import bind, key_hint, localize
 from specview.widgets.gauge_strip import GaugeStrip
 from specview.widgets.history_chart import HistoryChart
+from specview.widgets.legend import Legend
 from specview.widgets.position_bars import PositionBars
 from specview.widgets.stat_gauge import StatGauge
 from specview.widgets.status_line import StatusLine
@@ -71,6 +72,9 @@ class LiveScreen(Screen[None]):
         bind("t", "learn_speedup", "live.learn_speedup", show=False),
         bind("plus,equals_sign", "speed(2.0)", "live.faster", show=False),
         bind("minus", "speed(0.5)", "live.slower", show=False),
+        bind("d", "toggle_discarded", "live.discarded", show=False),
+        bind("b", "toggle_rounds", "live.rounds", show=False),
+        bind("v", "toggle_two_phase", "live.verdicts", show=False),
     ]
 
     def __init__(self, spec: RunSpec, backend: Backend, lang: str = "en", record: str | None = None,
@@ -90,6 +94,7 @@ class LiveScreen(Screen[None]):
                          title=text("notice.run_stopped", lang))
         self._gamma_shown: int | None = None
         self._info_shown: BackendInfo | None = None
+        self._rising_shown = False
 
     @property
     def session(self) -> Session:
@@ -105,15 +110,18 @@ class LiveScreen(Screen[None]):
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 self._view.border_title = text("stream", t)
-                self._view.border_subtitle = text("legend", t)
                 yield self._view
+                yield Legend(legend_entries(t), id="legend")
                 yield TokenInfo(text("hint", t), id="info")
             with Vertical(id="side") as side:
-                side.border_title = text("this_run", t)
+                # which span each number covers: the window, or the whole run where a label says (run)
+                side.border_title = Text(fill("span", t, n=self.session.metrics.window_size))
                 for spec in gauges(PANEL):
                     yield StatGauge(text(spec.label_id, t), show_bar=spec.bar, id=f"g-{spec.key}")
-                yield Label(text("by_position", t), classes="section")
+                yield Label(text("yield_line", t), classes="span")
+                yield Label(text("by_position", t), classes="section", id="by-position")
                 yield PositionBars(text("bars.empty", t), id="bars")
+                yield Label("", id="rising", classes="span")
                 yield Label(text("over_time", t), classes="section")
                 yield HistoryChart([], id="history")
                 yield Static("", id="note", markup=False)
@@ -153,7 +161,7 @@ class LiveScreen(Screen[None]):
         panel = panel_texts(reading, self.lang)
         if self.has_class("-narrow"):  # the side panel is folded into the strip
             fraction = next((gauge.fraction for gauge in panel if gauge.fraction is not None), None)
-            self._strip.set(pane_texts(reading, self.lang, STRIP), fraction)
+            self._strip.set(pane_texts(reading, self.lang, STRIP), fraction, origin_text(reading, self.lang))
         else:
             for gauge in panel:
                 self._gauges[gauge.key].set(gauge.value, gauge.fraction, gauge.note)
@@ -161,7 +169,12 @@ class LiveScreen(Screen[None]):
             now = time.monotonic()
             if now - self._charts_at >= 1 / CHARTS_HZ or self.pump.state.kind != "running":
                 self._charts_at = now
-                self._bars.set(position_texts(reading.snap.per_position_acceptance))
+                positions = reading.snap.per_position_acceptance
+                self._bars.set(position_texts(positions))
+                rising = rises(positions, reading.snap.per_position_verified)
+                if rising != self._rising_shown:
+                    self._rising_shown = rising
+                    self.query_one("#rising", Label).update(text("rising", self.lang) if rising else "")
                 self._history.show(reading.snap.tau_history)
         self._status.set(state=self.pump.state.text(self.lang))
         # adaptive γ, or what the backend learned while running (e.g. a server's method)
@@ -190,6 +203,25 @@ class LiveScreen(Screen[None]):
     def action_step(self) -> None:
         self.pump.step()
         self.pumps.flush_numbers()
+
+    def action_toggle_discarded(self) -> None:
+        """Show or hide the drafts after a rejection (they keep their places: a selection holds)."""
+        hidden = self._view.hidden ^ {TokenStatus.DISCARDED}
+        self._view.set_display(hidden=hidden)
+        shown = TokenStatus.DISCARDED not in hidden
+        self.notify(text("toggle.discarded_shown" if shown else "toggle.discarded_hidden", self.lang), markup=False)
+
+    def action_toggle_rounds(self) -> None:
+        """Show or hide a thin bar where each round begins."""
+        self._view.set_display(separators=not self._view.separators)
+        key = "toggle.rounds_shown" if self._view.separators else "toggle.rounds_hidden"
+        self.notify(text(key, self.lang), markup=False)
+
+    def action_toggle_two_phase(self) -> None:
+        """Step mode in two phases (a round's drafts undecided, then its verdicts) or one."""
+        self.pump.two_phase = not self.pump.two_phase
+        key = "toggle.two_phase_on" if self.pump.two_phase else "toggle.two_phase_off"
+        self.notify(text(key, self.lang), markup=False)
 
     def action_restart(self) -> None:
         with user_action(self):
@@ -232,17 +264,18 @@ class LiveScreen(Screen[None]):
         header = recording_header(session.backend.info, self.spec)
         folder = Path(self.export_dir).expanduser() if self.export_dir else Path.cwd()
         job = partial(self._export, folder, header, session.backend.info, session.metrics.snapshot(), rounds,
-                      session.dropped_rounds)
+                      session.dropped_rounds, session.calibrations)
         self.run_worker(job, thread=True, group="export", exit_on_error=False)
 
     def _export(self, folder: Path, header: dict[str, Any], info: BackendInfo, snap: MetricsSnapshot,
-                rounds: list[Round], dropped: int) -> None:
+                rounds: list[Round], dropped: int, calibrations: tuple[Calibration, ...]) -> None:
         """On a worker thread: write the files, then say where (or why not) on the UI thread."""
         from specview.export.files import export_run
 
         lang = self.lang
         try:
-            done = export_run(folder, header, info, snap, rounds, lang=lang, dropped_rounds=dropped)
+            done = export_run(folder, header, info, snap, rounds, lang=lang, dropped_rounds=dropped,
+                              calibrations=calibrations)
         except SpecviewError as exc:
             self.app.call_from_thread(notify_safe, self, str(exc), title=text("term_export_failed", lang),
                                       severity="error")
@@ -268,6 +301,7 @@ class LiveScreen(Screen[None]):
         last = rounds[drafted[-1]] if drafted else None
         earlier = rounds[: drafted[-1]] if drafted else []
         before = tuple(t.text for r in earlier for t in r.tokens if t.emitted)
+        cal = snap.calibration if snap.calibration is not None and snap.calibration.basis == "measured" else None
         return RunContext(
             backend=info.backend,
             alpha=snap.acceptance_rate,
@@ -275,6 +309,8 @@ class LiveScreen(Screen[None]):
             c=snap.draft_cost,
             tau=snap.tau,
             per_position=snap.per_position_acceptance,
+            verify_ratio=None if cal is None or gamma is None else cal.verify_ratio(gamma),
+            verify_costs_s=() if cal is None else cal.verify_costs_s,
             tokens_per_second=snap.tokens_per_second,
             target_path=target,
             last_round=last,
@@ -352,4 +388,5 @@ class LiveScreen(Screen[None]):
     @on(TokenView.Selected)
     def _show_token(self, event: TokenView.Selected) -> None:
         token = event.token
-        self.query_one(TokenInfo).show(None if token is None else describe(token, self.lang))
+        greedy = self.backend.info.temperature <= 0
+        self.query_one(TokenInfo).show(None if token is None else describe(token, self.lang, greedy=greedy))

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from specview.core.events import TokenEvent
+from specview.core.events import Round, TokenEvent, TokenStatus
 from specview.core.gauges import Reading
 from specview.core.session import Session
 from specview.core.text import sanitize
@@ -80,6 +80,16 @@ class StreamView(Protocol):
 
     def append(self, tokens: list[TokenEvent]) -> None: ...
 
+    def drop_tail(self, count: int) -> None: ...
+
+
+def undecided(rnd: Round) -> list[TokenEvent]:
+    """A round's drafts before their verdicts: every draft the stream knows, in draft order,
+    marked undecided (q shown, p not yet: the target has not judged them)."""
+    drafts = [t for t in rnd.tokens if t.status in (TokenStatus.ACCEPTED, TokenStatus.REJECTED)]
+    drafts += rnd.discarded
+    return [TokenEvent(t.token_id, t.text, TokenStatus.UNDECIDED, t.position, None, t.q, t.inferred) for t in drafts]
+
 
 ErrorSink = Callable[[str, str], None]  # (message, title)
 
@@ -97,6 +107,24 @@ class Pump:
         self.gamma_now: int | None = None  # γ of the latest round (adaptive drafting changes it)
         self.stale = True  # the numbers on screen lag behind the stream
         self.urgent = False  # redraw the numbers at the next tick, whatever the throttle says
+        # Step mode in two phases: a stepped round first shows its drafts undecided; the next step
+        # shows the verdicts instead (held here), without asking the backend for another round.
+        self.two_phase = False
+        self._held: list[TokenEvent] | None = None
+        self._provisional = 0
+
+    @property
+    def verdict_pending(self) -> bool:
+        """A round's drafts are on screen, undecided; the next step shows their verdicts."""
+        return self._held is not None
+
+    def _release(self) -> None:
+        """Replace the undecided drafts by the round's verdicts."""
+        if self._held is None:
+            return
+        self.view.drop_tail(self._provisional)
+        self.view.append(self._held)
+        self._held, self._provisional = None, 0
 
     # the run -----------------------------------------------------------------
     def start(self) -> None:
@@ -113,6 +141,7 @@ class Pump:
         self.session.stop(close=close)
         self.drawn_rounds = 0
         self.gamma_now = None
+        self._held, self._provisional = None, 0
         self.view.clear()
         self._mark(urgent=True)
         try:
@@ -135,11 +164,17 @@ class Pump:
         self._set_state("paused")
 
     def resume(self) -> None:
+        self._release()
         self.session.resume()
         self._set_state("running")
 
     def step(self) -> None:
-        """One more round, pausing first if running."""
+        """One more round, pausing first if running (in two phases: its verdicts, if its drafts
+        are showing)."""
+        if self._held is not None:
+            self._release()
+            self._mark(urgent=True)
+            return
         if not self.session.paused:
             self.pause()
         self.session.step()
@@ -156,8 +191,16 @@ class Pump:
         if got.rounds or got.reconciled:
             replace, tokens = self.session.drawable(got)
             if replace:  # exact rounds replaced the inferred ones
+                self._held, self._provisional = None, 0
                 self.view.clear()
-            self.view.append(tokens)
+            else:
+                self._release()  # a round came while verdicts were held: show them first
+            drafts = undecided(got.rounds[0]) if self._two_phase_now(got.rounds, replace) else []
+            if drafts:
+                self.view.append(drafts)
+                self._held, self._provisional = tokens, len(drafts)
+            else:
+                self.view.append(tokens)
             first = self.drawn_rounds == 0
             self.drawn_rounds += len(got.rounds)
             if got.rounds:
@@ -172,6 +215,11 @@ class Pump:
         elif got.finished:
             self.state = RunState("finished")
             self._mark(urgent=True)
+
+    def _two_phase_now(self, rounds: list[Round], replace: bool) -> bool:
+        """Whether this drain is one stepped round whose drafts should first show undecided."""
+        return (self.two_phase and not replace and self.session.paused and len(rounds) == 1
+                and rounds[0].drafted > 0)
 
     def _set_state(self, kind: str) -> None:
         if not self.state.ended:

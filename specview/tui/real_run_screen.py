@@ -11,22 +11,21 @@ from textual.screen import ModalScreen, Screen
 
 from specview.core.bounds import MAX_SHOWN
 from specview.core.presets import Preset, get_preset
+from specview.core.real_run import real_runs
 from specview.core.text import sanitize
 from specview.texts.catalog import fill, text
 from specview.tui.notify import user_action
 from specview.widgets.bindings import bind, key_hint, localize
 
-ENGINES = (("llama_server", "llama.cpp llama-server"), ("vllm", "vLLM"), ("sglang", "SGLang"))
-
 
 def real_run_text(preset: Preset, lang: str = "en", footer: str = "") -> str:
-    """The commands a preset lists, one engine per block, then what the keys do (a user
-    preset's text sanitised)."""
+    """The commands a preset lists, one engine per block, each followed by the specview command that
+    watches it, then what the keys do (a user preset's text sanitised)."""
     head = f"{preset.label}\nγ {preset.gamma} · T {preset.temperature:g} · {preset.hardware}"
     blocks = [sanitize(head, MAX_SHOWN)]
-    for key, name in ENGINES:
-        if key in preset.run:
-            blocks.append(f"{name}:\n  {sanitize(preset.run[key], MAX_SHOWN)}")
+    for run in real_runs(preset):
+        command, watch = sanitize(run.command, MAX_SHOWN), sanitize(run.watch, MAX_SHOWN)
+        blocks.append(f"{run.title}:\n  {command}\n  {fill('real.watch', lang, command=watch)}")
     if len(blocks) == 1:
         blocks.append(text("real.none", lang))
     if footer:
@@ -67,7 +66,8 @@ class RealRunScreen(ModalScreen[None]):
 
     def action_copy(self) -> None:
         # What is copied is what was shown: a command carrying an escape would reach the clipboard raw.
-        self.app.copy_to_clipboard("\n".join(sanitize(cmd, MAX_SHOWN) for cmd in self.preset.run.values()))
+        lines = [sanitize(line, MAX_SHOWN) for run in real_runs(self.preset) for line in (run.command, run.watch)]
+        self.app.copy_to_clipboard("\n".join(lines))
         self.notify(text("real.copied", self.lang), markup=False)
 
     async def action_dismiss(self, result: None = None) -> None:

@@ -28,16 +28,20 @@ class GaugeStrip(TextLine):
         super().__init__("", **kwargs)
         self._parts: tuple[tuple[str, str], ...] = ()
         self._fraction: float | None = None
+        self._origin = ""
 
-    def set(self, parts: Sequence[tuple[str, str]], fraction: float | None = None) -> None:
-        """Show `parts`; `fraction` (0..1) draws a bar after the first value."""
-        self._parts, self._fraction = tuple(parts), fraction
+    def set(self, parts: Sequence[tuple[str, str]], fraction: float | None = None, origin: str = "") -> None:
+        """Show `parts`; `fraction` (0..1) draws a bar after the first value; `origin` (where the
+        numbers come from: simulated, assumed…) ends the line and always keeps its room."""
+        self._parts, self._fraction, self._origin = tuple(parts), fraction, origin
         self.show(self._line())
 
     def _line(self) -> Text:
         style = self.get_component_rich_style
         line = Text(no_wrap=True, overflow="ellipsis")
-        room = self.size.width
+        tail = f" · {self._origin}" if self._origin else ""
+        room = self.size.width - cell_len(tail)
+        bar_room = sum(cell_len(f" · {label} {value}") for label, value in self._parts) + BAR_CELLS + 3 <= room
         for n, (label, value) in enumerate(self._parts):
             piece = f"{' · ' if n else ''}{label} {value}"
             if n and line.cell_len + cell_len(piece) > room:
@@ -46,10 +50,12 @@ class GaugeStrip(TextLine):
                 line.append(" · ", style("strip--label"))
             line.append(f"{label} ", style("strip--label"))
             line.append(value, style("strip--value"))
-            if n == 0 and self._fraction is not None and room >= 60:
+            if n == 0 and self._fraction is not None and room >= 60 and bar_room:
                 line.append(" ▕", style("strip--label"))
                 line.append(bar(self._fraction, BAR_CELLS), style("strip--bar"))
                 line.append("▏", style("strip--label"))
+        if tail:
+            line.append(tail, style("strip--label"))
         return line
 
     def on_resize(self) -> None:

@@ -48,6 +48,9 @@ class RunPane(Vertical):
     def append(self, tokens: list[TokenEvent]) -> None:
         self.view.append(tokens)
 
+    def drop_tail(self, count: int) -> None:
+        self.view.drop_tail(count)
+
     def show(self, gauges: Sequence[tuple[str, str]], state: str, positions: Sequence[Position]) -> None:
         """The gauge line ((label, value) pairs, then the run's state) and the position bars."""
         line = Text(no_wrap=True, overflow="ellipsis")

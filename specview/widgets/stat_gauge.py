@@ -56,7 +56,22 @@ class StatGauge(Widget):
                 line.append(" ▕", style("gauge--label"))
                 line.append(bar(self.fraction or 0.0, width), style("gauge--bar"))
                 line.append("▏", style("gauge--label"))
-        if self.note:
+        for note_line in note_lines(self.note, max(8, self.size.width - NOTE_INDENT)):
             line.append("\n")
-            line.append(f"{'':<14}{self.note}", style("gauge--note"))
+            line.append(" " * NOTE_INDENT + note_line, style("gauge--note"))
         return line
+
+
+NOTE_INDENT = 2
+NOTE_JOIN = " · "
+
+
+def note_lines(note: str, width: int) -> list[str]:
+    """The note on lines of at most `width` cells, broken between its " · " parts where it can."""
+    lines: list[str] = []
+    for part in note.split(NOTE_JOIN) if note else []:
+        if lines and cell_len(lines[-1] + NOTE_JOIN + part) <= width:
+            lines[-1] += NOTE_JOIN + part
+        else:
+            lines.append(part)
+    return lines

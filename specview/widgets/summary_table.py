@@ -44,7 +44,9 @@ class SummaryTable(Widget):
         new = (list(headers), safe, [list(row) for row in cells], list(lead))
         if new == (self._headers, self._labels, self._cells, self._lead):
             return
-        relayout = len(labels) != len(self._labels)
+        # a new row, or a row whose width changed (an origin that grew), needs a new layout
+        relayout = len(labels) != len(self._labels) or [sum(map(len, row)) for row in new[2]] != [
+            sum(map(len, row)) for row in self._cells]
         self._headers, self._labels, self._cells, self._lead = new
         self.refresh(layout=relayout)
 

@@ -2,9 +2,14 @@
 
 A line is a list of pieces, (token, start, end): part of one token's display text, where
 `token` is an absolute index (it survives pruning the oldest tokens). Appending places only
-the new tokens; pruning drops whole lines from the front without wrapping the rest again.
-A flat-out producer adds thousands of tokens a second, so the common case (a token that fits
-on the current line) is a few dictionary lookups.
+the new tokens; pruning drops whole lines from the front without wrapping the rest again;
+`drop_tail` takes the newest tokens back (step mode's provisional drafts) without wrapping
+anything else. A flat-out producer adds thousands of tokens a second, so the common case (a
+token that fits on the current line) is a few dictionary lookups.
+
+Two display options, each a full rewrap when changed: statuses in `hidden` take no room (their
+tokens stay, so selection indices hold), and `separators` puts a thin bar before the first
+token of every round (a round ends with its corrected, bonus or plain token).
 """
 
 from __future__ import annotations
@@ -17,7 +22,14 @@ from specview.core.bounds import MAX_TOKEN_SHOWN
 from specview.core.events import TokenEvent, TokenStatus
 from specview.core.text import sanitize
 
-MARKS = {TokenStatus.CORRECTED: ("▸", ""), TokenStatus.BONUS: ("", "⁺")}
+MARKS = {
+    TokenStatus.CORRECTED: ("▸", ""),
+    TokenStatus.BONUS: ("", "⁺"),
+    TokenStatus.DISCARDED: ("", "ˣ"),
+    TokenStatus.UNDECIDED: ("", "ˀ"),
+}
+ROUND_SEPARATOR = "│"
+ROUND_ENDS = frozenset({TokenStatus.CORRECTED, TokenStatus.BONUS, TokenStatus.PLAIN})
 Piece = tuple[int, int, int]  # absolute token index, [start, end) in its display text
 _CACHE_LIMIT = 65_536  # distinct token texts remembered (display form, cell width)
 _display_cache: dict[tuple[str, TokenStatus], str] = {}
@@ -36,10 +48,15 @@ def display(event: TokenEvent) -> str:
     return shown
 
 
+_NEVER_EMITTED = frozenset({TokenStatus.REJECTED, TokenStatus.DISCARDED, TokenStatus.UNDECIDED})
+
+
 def _display(text: str, status: TokenStatus) -> str:
     # A token from outside may be huge (a hostile server's 300 kB "token"): shown cut, with a
     # mark saying how much; the event (and so the recording) keeps all of it.
     body = sanitize(text, MAX_TOKEN_SHOWN)
+    if status in _NEVER_EMITTED:  # not part of the text: a line break in it would break the text's lines
+        body = body.replace("\n", "⏎")
     pre, post = MARKS.get(status, ("", ""))
     if not pre and not post:
         return body
@@ -62,14 +79,39 @@ def width_of(text: str) -> int:
 class TokenLayout:
     """Tokens, their display texts, and the lines they wrap into at `width` cells."""
 
-    def __init__(self, width: int = 1) -> None:
+    def __init__(self, width: int = 1, *, hidden: frozenset[TokenStatus] = frozenset(),
+                 separators: bool = False) -> None:
         self.width = max(width, 1)
+        self.hidden = hidden
+        self.separators = separators
         self.tokens: list[TokenEvent] = []
         self.texts: list[str] = []
+        self.starts_round: list[bool] = []  # per token: the first token of a round
         self.base = 0  # absolute index of tokens[0]
         self.lines: list[list[Piece]] = [[]]
-        self.token_line: list[int] = []  # per token (relative index): the line it starts on
+        self.token_line: list[int] = []  # per token (relative index): the current line before it was placed
+        self.token_col: list[int] = []  # per token: the current line's width before it was placed
         self._cur_width = 0
+
+    def text_of(self, event: TokenEvent, starts_round: bool) -> str:
+        """What one token takes on screen under the display options."""
+        if event.status in self.hidden:
+            return ""
+        shown = display(event)
+        return ROUND_SEPARATOR + shown if self.separators and starts_round else shown
+
+    def separated(self, token: int) -> bool:
+        """Whether the token (relative index) is drawn after a round separator."""
+        return self.separators and self.starts_round[token] and self.tokens[token].status not in self.hidden
+
+    def set_display(self, *, hidden: frozenset[TokenStatus] | None = None, separators: bool | None = None) -> None:
+        """Change what is shown (hidden statuses, round separators) and wrap everything again."""
+        if hidden is not None:
+            self.hidden = hidden
+        if separators is not None:
+            self.separators = separators
+        self.texts = [self.text_of(t, s) for t, s in zip(self.tokens, self.starts_round, strict=True)]
+        self.rewrap(self.width)
 
     @property
     def line_count(self) -> int:
@@ -79,13 +121,18 @@ class TokenLayout:
         """Place new tokens; returns the first line that changed."""
         first_dirty = len(self.lines) - 1
         tokens, texts, token_line, lines = self.tokens, self.texts, self.token_line, self.lines
+        token_col, starts_round = self.token_col, self.starts_round
         width = self.width
+        plain_display = not self.hidden and not self.separators
         for event in events:
-            text = display(event)
+            starts = bool(tokens) and tokens[-1].status in ROUND_ENDS  # (the very first token needs no bar)
+            text = display(event) if plain_display else self.text_of(event, starts)
             index = self.base + len(tokens)
             tokens.append(event)
             texts.append(text)
+            starts_round.append(starts)
             token_line.append(len(lines) - 1)
+            token_col.append(self._cur_width)
             cells = width_of(text)
             if text and "\n" not in text and self._cur_width + cells <= width:  # the common case
                 lines[-1].append((index, 0, len(text)))
@@ -97,10 +144,30 @@ class TokenLayout:
     def rewrap(self, width: int) -> None:
         """Wrap every token again at `width` cells."""
         self.width = max(width, 1)
-        self.lines, self.token_line, self._cur_width = [[]], [], 0
+        self.lines, self.token_line, self.token_col, self._cur_width = [[]], [], [], 0
         for i, text in enumerate(self.texts):
             self.token_line.append(len(self.lines) - 1)
+            self.token_col.append(self._cur_width)
             self._place(self.base + i, text)
+
+    def drop_tail(self, count: int) -> int:
+        """Take back the newest `count` tokens; returns the first line that changed.
+
+        Tokens before them keep their places: the layout returns to exactly where it was before
+        the first dropped token was placed.
+        """
+        count = min(count, len(self.tokens))
+        if count <= 0:
+            return len(self.lines) - 1
+        first = len(self.tokens) - count
+        y, col = self.token_line[first], self.token_col[first]
+        cut = self.base + first
+        del self.lines[y + 1 :]
+        self.lines[y] = [piece for piece in self.lines[y] if piece[0] < cut]
+        self._cur_width = col
+        for column in (self.tokens, self.texts, self.starts_round, self.token_line, self.token_col):
+            del column[first:]
+        return y
 
     def prune(self, keep: int) -> int:
         """Drop whole lines from the front until at most about `keep` tokens remain.
@@ -119,6 +186,8 @@ class TokenLayout:
         del self.lines[:drop_lines]
         del self.tokens[:drop_tokens]
         del self.texts[:drop_tokens]
+        del self.starts_round[:drop_tokens]
+        del self.token_col[:drop_tokens]
         self.token_line = [max(0, y - drop_lines) for y in self.token_line[drop_tokens:]]
         self.base = first
         return drop_lines
@@ -196,5 +265,5 @@ class TokenLayout:
         return "".join(out)
 
     def plain_text(self) -> str:
-        """The emitted text as shown (rejected drafts left out)."""
+        """The emitted text as shown (rejected and discarded drafts left out)."""
         return "".join(sanitize(t.text) for t in self.tokens if t.emitted)

@@ -2,8 +2,9 @@
 
 Statuses have a colour (theme variables) *and* a cue that survives NO_COLOR:
 accepted = unmarked, rejected = struck through, corrected = ▸ before, bonus = ⁺ after,
-inferred = italic. Wrapping lives in TokenLayout; only the changed tail is refreshed and
-every drawn line is cached until it changes.
+discarded = ˣ after (and dim), undecided (a draft before its verdict, step mode) = ˀ after
+(and underlined), inferred = italic; a round boundary, when shown, is a thin bar. Wrapping lives
+in TokenLayout; only the changed tail is refreshed and every drawn line is cached until it changes.
 
 Following the end scrolls in jumps: when the text reaches the bottom it moves up by half the
 view at once, and the next lines fill the blank half without moving anything. Scrolling by
@@ -41,6 +42,9 @@ class TokenView(ScrollView, can_focus=True):
         "token--corrected",
         "token--bonus",
         "token--plain",
+        "token--discarded",
+        "token--undecided",
+        "token--separator",
         "token--selected",
     }
     DEFAULT_CSS = """
@@ -50,6 +54,9 @@ class TokenView(ScrollView, can_focus=True):
     TokenView > .token--corrected { color: $token-corrected; text-style: bold; }
     TokenView > .token--bonus { color: $token-bonus; text-style: bold; }
     TokenView > .token--plain { color: $foreground; }
+    TokenView > .token--discarded { color: $text-muted; text-style: dim; }
+    TokenView > .token--undecided { color: $foreground; text-style: underline; }
+    TokenView > .token--separator { color: $text-muted; }
     TokenView > .token--selected { background: $accent 60%; text-style: reverse; }
     """
     BINDINGS = [
@@ -75,6 +82,7 @@ class TokenView(ScrollView, can_focus=True):
         self._styles: dict[tuple[TokenStatus, bool, bool], Style] = {}
         self.selected: int | None = None
         self._base: Style | None = None
+        self._sep_style: Style | None = None
         self._follow = True
         # while following: the virtual height, the text plus the blank rows left by the last jump
         self._floor = 0
@@ -108,11 +116,47 @@ class TokenView(ScrollView, can_focus=True):
         return None if self.selected is None else self._layout.tokens[self.selected]
 
     def clear(self) -> None:
-        """Forget every token."""
-        self._layout = TokenLayout(self._layout.width)
+        """Forget every token (the display options stay)."""
+        old = self._layout
+        self._layout = TokenLayout(old.width, hidden=old.hidden, separators=old.separators)
         self.selected = None
         self._floor = 0
         self._relayout()
+
+    @property
+    def hidden(self) -> frozenset[TokenStatus]:
+        return self._layout.hidden
+
+    @property
+    def separators(self) -> bool:
+        return self._layout.separators
+
+    def set_display(self, *, hidden: frozenset[TokenStatus] | None = None, separators: bool | None = None) -> None:
+        """Hide statuses (their tokens keep their places in the list) or show round separators."""
+        self._layout.set_display(hidden=hidden, separators=separators)
+        if self.selected is not None and not self._layout.texts[self.selected]:
+            self.selected = None  # a hidden token cannot stay selected
+            self.post_message(self.Selected(None, None))
+        following = self._follow and self.selected is None
+        if following:
+            self._jump_if_at_bottom()
+        self._relayout()
+        if following:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+            self.call_after_refresh(self._settle_at_end)
+
+    def drop_tail(self, count: int) -> None:
+        """Take the newest `count` tokens back (step mode's provisional drafts)."""
+        layout = self._layout
+        if count <= 0 or not layout.tokens:
+            return
+        first_dirty = layout.drop_tail(count)
+        if self.selected is not None and self.selected >= len(layout.tokens):
+            self.selected = None
+        for y in range(first_dirty, first_dirty + count + 64):
+            self._cache.discard(y)
+        self.virtual_size = Size(layout.width, self._height())
+        self.refresh()
 
     def append(self, events: Iterable[TokenEvent]) -> None:
         """Add tokens at the end; refreshes only the lines that changed."""
@@ -208,6 +252,7 @@ class TokenView(ScrollView, can_focus=True):
         self._cache.clear()
         self._styles.clear()
         self._base = None
+        self._sep_style = None
 
     def _base_style(self) -> Style:
         # rich_style walks the DOM; it only changes with the styles, so keep it.
@@ -246,6 +291,11 @@ class TokenView(ScrollView, can_focus=True):
             self._styles[key] = style
         return style
 
+    def _separator_style(self) -> Style:
+        if self._sep_style is None:
+            self._sep_style = self._base_style() + self.get_component_rich_style("token--separator", partial=True)
+        return self._sep_style
+
     def _render_strip(self, y: int, base: Style) -> Strip:
         layout = self._layout
         tokens, texts, first = layout.tokens, layout.texts, layout.base
@@ -254,7 +304,11 @@ class TokenView(ScrollView, can_focus=True):
         for token, start, end in layout.lines[y]:
             event = tokens[token - first]
             style = self._style(event.status, event.inferred, token == selected)
-            segments.append(Segment(texts[token - first][start:end], style))
+            piece = texts[token - first][start:end]
+            if start == 0 and layout.separated(token - first):  # the round's bar, in its own style
+                segments.append(Segment(piece[:1], self._separator_style()))
+                piece = piece[1:]
+            segments.append(Segment(piece, style))
         # Runs of tokens in the same style become one segment: far less for the compositor to chop.
         return Strip(Segment.simplify(segments))
 
@@ -283,8 +337,16 @@ class TokenView(ScrollView, can_focus=True):
         count = len(self._layout.tokens)
         if not count:
             return
-        start = count if self.selected is None else self.selected
-        self.select(start + delta)
+        index = count if self.selected is None else self.selected
+        texts = self._layout.texts
+        while True:  # skip tokens that take no room (a hidden status)
+            index += delta
+            if not 0 <= index < count:
+                index = max(0, min(index, count - 1))
+                break
+            if texts[index]:
+                break
+        self.select(index)
 
     def action_clear_selection(self) -> None:
         self.select(None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from app_helpers import sim_app, token_view, wait_finished, wait_until
 
+from specview.core.events import TokenStatus
 from specview.tui.help_screen import HelpScreen
 from specview.tui.inspector import describe
 from specview.tui.preset_screen import PresetScreen
@@ -73,9 +74,13 @@ async def test_select_a_token_shows_its_probabilities() -> None:
         await pilot.press("left")
         info = str(app.live.query_one(TokenInfo).render())
         last = token_view(app).tokens[-1]  # the last round ends with its corrected or bonus token
-        assert info == describe(last, "en")
-        assert last.p is not None and last.position is not None
-        assert f" · p {last.p:.3f}" in info and f"position {last.position + 1}" in info
+        assert info == describe(last, "en")  # the preset samples at T = 1: not greedy
+        assert last.p is not None and last.position is not None and f"position {last.position + 1}" in info
+        if last.status is TokenStatus.CORRECTED:  # drawn from the residual: its own min(1, p/q) says nothing
+            assert last.residual is not None and f"residual 1 − α {last.residual:.3f}" in info
+            assert "min(1, p/q)" not in info
+        else:
+            assert f" · p {last.p:.3f}" in info and "drawn from p" in info
         await pilot.press("escape")
         assert token_view(app).selected is None
 

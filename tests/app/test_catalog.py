@@ -19,6 +19,7 @@ from specview.core.gauges import GAUGES
 from specview.core.hardware import ACCELERATORS, MODEL_SHAPES
 from specview.core.langs import LANGS
 from specview.core.presets import Preset, load_presets
+from specview.core.real_run import real_runs
 from specview.core.runspec import RunSpec
 from specview.learn.base import LearnScreen
 from specview.learn.index_screen import LearnIndex
@@ -38,7 +39,7 @@ NOTATION = {"TB", "GB", "MB", "FLOP", "Norm"}
 
 def preset_words(preset: Preset) -> set[str]:
     texts = [preset.id, preset.label, preset.notes, preset.hardware, preset.method,
-             *preset.run.values(), *(s.title for s in preset.sources)]
+             *preset.run.values(), *(r.watch for r in real_runs(preset)), *(s.title for s in preset.sources)]
     return words(" ".join(texts))
 
 

@@ -62,7 +62,7 @@ async def test_e_exports_the_recording_and_the_report_side_by_side(tmp_path: Pat
     assert recordings[0].stem == reports[0].stem and recordings[0].stem.startswith("specview-glm-5.2-mtp-")
     items = list(read_recording(recordings[0]))
     assert isinstance(items[0], Header) and items[0].data["settings"]["preset"] == "glm-5.2-mtp"
-    assert len(items) == 1 + 30
+    assert len(items) == 1 + 1 + 30  # the header, the simulator's assumed costs, the rounds
     report = reports[0].read_text(encoding="utf-8")
     for part in ("# specview run: glm-5.2-mtp", "## Settings", "## Provenance", "## Gauges (whole run)",
                  "## Acceptance by position", "## Text", f"`{recordings[0].name}`", "~~", "▸", "⁺",

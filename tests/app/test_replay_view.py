@@ -12,6 +12,7 @@ from specview.backends.replay import make_replay_backend
 from specview.core.events import Round
 from specview.core.recording import read_recording, scan_headers
 from specview.core.runspec import RunSpec
+from specview.core.session import display_order
 from specview.core.text import sanitize
 from specview.texts.catalog import fill, text
 from specview.tui.app import SpecviewApp
@@ -22,7 +23,7 @@ from specview.widgets.status_line import StatusLine
 async def test_replay_streams_the_recorded_tokens_in_the_live_view(tmp_path: Path) -> None:
     file = tmp_path / "live.jsonl"
     stats = record_sim(file, 80, seed=3)
-    tokens = [t for r in recorded_rounds(file) for t in r.tokens]
+    tokens = [t for r in recorded_rounds(file) for t in display_order(r)]  # discarded drafts included
     spec = RunSpec(replay=str(file), speed=0.0)
     app = SpecviewApp(spec, make_replay_backend(spec))
     async with app.run_test(size=(120, 36)) as pilot:
@@ -38,14 +39,14 @@ async def test_a_damaged_replay_shows_the_prefix_and_reports_the_line(tmp_path: 
     file = tmp_path / "damaged.jsonl"
     record_sim(file, 40)
     lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
-    file.write_text("".join(lines[:21]) + "{oops\n" + "".join(lines[22:]), encoding="utf-8")
+    file.write_text("".join(lines[:22]) + "{oops\n" + "".join(lines[23:]), encoding="utf-8")
     spec = RunSpec(replay=str(file), speed=0.0)
     app = SpecviewApp(spec, make_replay_backend(spec))
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_finished(pilot)
         assert app.live.session.metrics.rounds == 20
         error = app.live.session.drain(limit=0).error
-        assert error is not None and "line 22" in error and str(file) in error
+        assert error is not None and "line 23" in error and str(file) in error
         await pilot.pause(0.2)
         # the first error is shown once, as a notification and as the reason the run stopped
         assert [(n.title, n.message) for n in app._notifications] == [(text("notice.run_stopped"), error)]

@@ -103,3 +103,47 @@ def test_a_version_from_the_future_with_escapes(tmp_path: Path) -> None:
     run = run_cli(["replay", str(write(tmp_path / "v.jsonl", header=future)), "--json"], base_env(tmp_path))
     line = one_error_line(run.err)
     assert "format version 99 is not supported" in line and "\\x1b]52" in line
+
+
+HEADER_3 = {**HEADER, "version": 3}
+DISCARDED = token(" d", "discarded", 2, p=None)
+# version 3 lines (calibrations, discarded drafts, the verifier's draws): name -> (bad line, what the error says)
+BROKEN_3: dict[str, tuple[Any, str]] = {
+    "a million verify costs": ({"type": "calibration", "basis": "measured", "plain_s": 0.01,
+                                "verify_costs_s": [0.01] * 1_000_000},
+                               "calibration.verify_costs_s has 1000000 items, at most 64"),
+    "a calibration basis with markup": ({"type": "calibration", "basis": MARKUP, "plain_s": 0.01},
+                                        "calibration.basis is '[/][link="),
+    "a negative plain step": ({"type": "calibration", "basis": "given", "plain_s": -1},
+                              "calibration.plain_s is -1"),
+    "an accepted token among the discarded": (round_(1, drafted=3, tokens=[token(status="rejected"),
+                                                                           token(" c", "corrected")],
+                                                     discarded=[token(pos=1)]),
+                                              "round.discarded holds a token that is not a discarded draft"),
+    "100000 discarded drafts": (round_(1, drafted=3, discarded=[DISCARDED] * 100_000),
+                                "round.discarded has 100000 items, at most 1024"),
+    "more discarded than drafted": (round_(1, drafted=2, discarded=[DISCARDED] * 2),
+                                    "discarded drafts beyond the 2 drafted"),
+    "a uniform draw of 7": (round_(1, tokens=[token(u=7), token(" b", "bonus", 1)]), "round.tokens[0].u is 7"),
+}
+
+
+@pytest.mark.parametrize("name", list(BROKEN_3))
+def test_a_hostile_version_3_line_ends_in_one_clean_line(tmp_path: Path, name: str) -> None:
+    bad, expected = BROKEN_3[name]
+    file = write(tmp_path / "hostile3.jsonl", bad, header=HEADER_3)
+    run = run_cli(["replay", str(file), "--json"], base_env(tmp_path))
+    assert not run.timed_out, f"{name}: still running after {run.elapsed:.0f} s"
+    line = one_error_line(run.err)
+    assert run.returncode == 2
+    assert f"{file} line 3: " in line and expected in line, line
+    (stats,) = json_lines(run.stdout)
+    assert stats["rounds"] == 1
+
+
+def test_a_hostile_recorded_provenance_is_refused(tmp_path: Path) -> None:
+    bad = {**HEADER_3, "backend": {"name": "sim", "label": "x", "provenance": {"outputs": {"speedup": MARKUP}}}}
+    run = run_cli(["replay", str(write(tmp_path / "p.jsonl", header=bad)), "--json"], base_env(tmp_path))
+    line = one_error_line(run.err)
+    assert run.returncode == 2 and "backend.provenance.outputs" in line and "[/][link=" in line
+    assert_terminal_clean(run.stderr)

@@ -18,7 +18,7 @@ from specview.backends.factory import make_backend
 from specview.cli import main
 from specview.core.backend import Backend, BackendInfo
 from specview.core.diff import NEAR_TIE
-from specview.core.events import Reconcile, Round, TokenStatus
+from specview.core.events import Calibration, Round, StreamItem, TokenStatus
 from specview.core.runspec import RunSpec
 from tests.gguf_factory import write_tiny_llama
 
@@ -53,9 +53,12 @@ class PerturbedDraftPath:
     def info(self) -> BackendInfo:
         return replace(self.inner.info, label="perturbed " + self.inner.info.label)
 
-    def rounds(self, stop: threading.Event) -> Iterator[Round | Reconcile]:
+    def rounds(self, stop: threading.Event) -> Iterator[StreamItem]:
         seen = 0
         for rnd in self.inner.rounds(stop):
+            if isinstance(rnd, Calibration):  # what decoding costs: passed on as it is
+                yield rnd
+                continue
             assert isinstance(rnd, Round)
             tokens = list(rnd.tokens)
             for k, tok in enumerate(tokens):

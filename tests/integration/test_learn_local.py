@@ -53,14 +53,14 @@ def test_recomputed_rows_match_the_runs_own_p_and_q(tmp_path: Path) -> None:
 
     from specview.backends.local.backend import LlamaBackend
     from specview.backends.local.token_rows import position_rows
-    from specview.core.events import TokenStatus
+    from specview.core.events import TokenStatus, only_rounds
 
     target = write_tiny_llama(tmp_path / "target.gguf", seed=0)
     draft = write_tiny_llama(tmp_path / "near.gguf", seed=0, noise=0.25)
     backend = LlamaBackend(target, draft=str(draft), prompt="the cat sat on the mat", temperature=0.8, seed=1,
                            max_tokens=24, gamma=3, chat_template=False, n_threads=1)
     try:
-        rounds = list(backend.rounds(threading.Event()))
+        rounds = list(only_rounds(backend.rounds(threading.Event())))
         prompt = list(backend.prompt_tokens)
     finally:
         backend.close()
@@ -116,3 +116,32 @@ async def test_i_opens_a_live_local_token_with_its_real_rows(tmp_path: Path) -> 
         n = screen.numbers()
         assert n["p"] == list(screen.rows.p) and n["closeness"] is None
         assert f"{screen.rows.alpha:.3f}" in screen.query_one(".learn-legend").render().plain  # type: ignore[attr-defined]
+
+
+async def test_the_live_runs_own_verify_costs_reach_learn_2_and_10(tmp_path: Path) -> None:
+    """The local run's calibration (k-token forwards at its live context) is the measured curve on
+    screen 2 and the v that screen 10's `f` takes: one measurement, not a second guess."""
+    from app_helpers import wait_finished
+
+    from specview.backends.factory import make_backend
+    from specview.core.runspec import RunSpec
+    from specview.tui.app import SpecviewApp
+
+    target = write_tiny_llama(tmp_path / "target.gguf", seed=0)
+    draft = write_tiny_llama(tmp_path / "near.gguf", seed=0, noise=0.25)
+    spec = RunSpec(target=str(target), draft=str(draft), prompt="the cat sat on the mat", temperature=0.8,
+                   seed=1, max_tokens=20, gamma=3)
+    app = SpecviewApp(spec, make_backend(spec))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_finished(pilot)
+        cal = app.live.session.metrics.snapshot().calibration
+        assert cal is not None and cal.basis == "measured" and len(cal.verify_costs_s) >= 4
+        run = app.live.learn_context()
+        assert run.verify_costs_s == cal.verify_costs_s
+        assert run.verify_ratio == pytest.approx(cal.verify_costs_s[3] / cal.verify_costs_s[0])  # γ 3: 4 tokens
+        app.push_screen(lesson(2).make_screen("en", run))
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, VerifyScreen) and screen.measured == list(cal.verify_costs_s[: len(VERIFY_KS)])
+        assert screen.numbers()["run"]["verify_ratio"] == pytest.approx(run.verify_ratio)
+        assert "live run" in str(screen.query_one("#measured", Static).render())

@@ -13,11 +13,12 @@ from specview.backends.factory import make_backend
 from specview.core.events import TokenStatus
 from specview.core.runspec import RunSpec
 from specview.tui.app import SpecviewApp
+from specview.widgets.stat_gauge import StatGauge
 from specview.widgets.status_line import StatusLine
 
 
 async def test_demo_streams_in_the_app() -> None:
-    spec = RunSpec(demo=True, max_tokens=24)
+    spec = RunSpec(demo=True, max_tokens=24, threads=1)
     app = SpecviewApp(spec, make_backend(spec))
     async with app.run_test(size=(120, 36)) as pilot:
         view = token_view(app)
@@ -31,3 +32,10 @@ async def test_demo_streams_in_the_app() -> None:
         what = live.query_one(StatusLine).what
         assert "llama" in what and "gemma-3-270m" in what and "CPU" in what
         assert any(t.status is TokenStatus.ACCEPTED for t in view.tokens)
+        # the speedup is measured against a plain step timed here, and the verify-cost curve is shown
+        await pilot.pause(0.3)
+        speedup = live.query_one("#g-speedup", StatGauge)
+        assert speedup.value.strip().endswith("×")
+        assert speedup.note.startswith("vs plain") and "timed here" in speedup.note
+        verify = live.query_one("#g-verify_ratio", StatGauge)
+        assert verify.note.startswith("k 1–5 ") and float(verify.value) > 1.0  # γ 4: k = 1 … 5; a CPU

@@ -37,7 +37,7 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def run(backend: LlamaBackend) -> list[Round]:
     try:
-        return list(backend.rounds(threading.Event()))
+        return [r for r in backend.rounds(threading.Event()) if isinstance(r, Round)]
     finally:
         backend.close()
 
@@ -93,10 +93,18 @@ def test_different_draft_rejects_and_greedy_text_equals_target(models: dict[str,
         statuses = [t.status for r in rounds for t in r.tokens]
         assert TokenStatus.REJECTED in statuses and TokenStatus.CORRECTED in statuses
         assert emitted_ids(rounds) == reference[:n]
-        for r in rounds:  # one rejection at most, followed by its correction
+        for r in rounds:  # one rejection at most, followed by its correction, then the discarded drafts
             kinds = [t.status for t in r.tokens]
             if TokenStatus.REJECTED in kinds:
                 assert kinds[-2:] == [TokenStatus.REJECTED, TokenStatus.CORRECTED]
+                at = r.tokens[-2].position
+                assert at is not None
+                assert [t.position for t in r.discarded] == list(range(at + 1, r.drafted))
+                assert all(t.status is TokenStatus.DISCARDED and t.p is None and t.q is not None and 0 < t.q <= 1
+                           and t.token_id is not None for t in r.discarded)
+            else:
+                assert r.discarded == ()
+        assert any(r.discarded for r in rounds), "some round was refused before its last draft"
     near = LlamaBackend(models["target"], draft=str(models["near"]), prompt=PROMPT, gamma=4,
                         max_tokens=n, chat_template=False, n_threads=THREADS)
     assert sum(r.accepted for r in run(near)) > 0, "a related draft should get some drafts accepted"

@@ -20,13 +20,24 @@ from specview.core.backend import Note
 from specview.core.events import Round, TokenStatus
 from specview.core.metrics import MetricsSnapshot
 from specview.tui.run_text import notes_text
-from tests.llama_server import NGRAM_ARGS, SYNTH_ARGS, RunningServer, llama_server, server_binary, stream_once
+from tests.llama_server import (
+    NGRAM_ARGS,
+    SYNTH_ARGS,
+    RunningServer,
+    free_port,
+    llama_server,
+    llama_server_argv,
+    server_binary,
+    shown_command,
+    stream_once,
+)
 
 pytestmark = pytest.mark.skipif(server_binary() is None, reason="llama-server not built (make llama-server)")
 
 MAX_TOKENS = 64
 STORY = "Write a short story about a lighthouse keeper."
 COUNTING = "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,"
+REPEATING = "Roses are red, violets are blue, the sea is deep and the sky is wide. " * 4 + "Roses are"
 
 
 @pytest.fixture(scope="module")
@@ -115,3 +126,56 @@ def test_speculation_off_is_all_plain(plain_server: RunningServer) -> None:
     assert snap.tau == 1.0 and snap.drafted == 0
     assert backend.cross_check is not None and backend.cross_check.matches
     assert "".join(r.text for r in rounds) == "".join(chunk_text(e) for e in events)
+
+
+def test_the_ngram_presets_command_runs_as_shown_and_specview_watches_it() -> None:
+    """`x` on the ngram preset: the llama-server command exactly as shown (model file, port and
+    thread count substituted for this machine), then the specview command shown after it."""
+    import shlex
+
+    from specview.backends.factory import make_backend
+    from specview.cli.parser import build_parser
+    from specview.cli.runspec_args import spec_from_args
+    from specview.core.overlay import MIN_PLAIN_ROUNDS, PLAIN_ROUNDS, overlay
+    from specview.core.presets import get_preset
+    from specview.core.real_run import real_runs
+    from specview.core.session import Session
+
+    run = {r.engine: r for r in real_runs(get_preset("ngram"))}["llama_server"]
+    assert "--metrics" in run.command and "--spec-draft-n-max" not in run.command  # it does not bound ngram-simple
+    assert run.watch == "specview --url http://127.0.0.1:8080/v1"
+    port = free_port()
+    with llama_server_argv(shown_command(run.command, port), port) as server:
+        watch = shlex.split(run.watch.replace(":8080/", f":{port}/"))
+        assert watch[0] == "specview"
+        args = build_parser().parse_args([*watch[1:], "--raw", "--prompt", REPEATING, "--max-tokens",
+                                          str(MAX_TOKENS)])
+        backend = make_backend(spec_from_args(args))
+        session = Session(backend)
+        rounds = list(session.run_headless())
+        snap = session.metrics.snapshot()
+        assert isinstance(backend, OpenAIBackend) and backend.info.label.startswith("llama-server")
+        assert any(r.accepted for r in rounds), server.log_tail()
+        assert max(r.drafted for r in rounds) <= 10  # --spec-ngram-simple-size-m 10 bounds the draft
+        assert backend.cross_check is not None and backend.cross_check.matches
+        over = overlay(snap)
+        if snap.plain_rounds >= MIN_PLAIN_ROUNDS:  # n-gram rounds that found no match time a plain step
+            assert over.speedup_basis == PLAIN_ROUNDS and over.speedup_measured is not None
+
+
+def test_bench_pairs_the_ngram_server_with_a_plain_one(ngram_server: RunningServer,
+                                                      plain_server: RunningServer) -> None:
+    """`specview bench --url A --baseline-url B`: the speedup of n-gram drafting against the same
+    model decoding plainly, both measured here."""
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "specview", "bench", "--url", ngram_server.url, "--baseline-url",
+                          plain_server.url, "--raw", "--prompt", COUNTING, "--max-tokens", str(MAX_TOKENS), "--json"],
+                         capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr
+    stats = json.loads(out.stdout)
+    assert stats["provenance"]["speedup_basis"] == "paired" and stats["drafted"] > 0
+    # (both rates are rounded to 2 decimals in the JSON)
+    assert stats["speedup"] == pytest.approx(stats["tokens_per_second"] / stats["plain_tokens_per_second"], rel=5e-3)

@@ -147,6 +147,19 @@ def test_the_stream_masker_holds_back_only_a_possible_beginning() -> None:
     assert "".join(t.text for r in released for t in r.tokens) == "sk-unrelated"
 
 
+def test_a_secret_in_discarded_drafts_is_masked_too() -> None:
+    """A reflected key that a draft guessed and the target refused must not show in the discarded run."""
+    rejected = TokenEvent(1, SECRET[:6], TokenStatus.REJECTED, 0, 0.1, 1.0)
+    fix = TokenEvent(2, " no", TokenStatus.CORRECTED, 0, 0.5, 0.0)
+    thrown = (TokenEvent(3, SECRET[6:14], TokenStatus.DISCARDED, 1, None, 1.0),
+              TokenEvent(4, SECRET[14:] + " more", TokenStatus.DISCARDED, 2, None, 1.0))
+    rnd = Round(0, 3, (rejected, fix), 0.0, 0.01, 1.0, thrown)
+    out = RoundMasker([SECRET]).feed(rnd)
+    shown_text = "".join(t.text for r in out for t in (*r.tokens, *r.discarded))
+    assert SECRET not in shown_text and SECRET[6:14] not in shown_text
+    assert "".join(t.text for t in out[0].discarded) == " more"  # the key's parts, dropped; the rest kept
+
+
 def _events(*chunks: bytes, limit: int = 1000) -> list[str]:
     return list(iter_event_data(iter(chunks), limit))
 

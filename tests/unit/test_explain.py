@@ -170,9 +170,10 @@ def test_load_curve_is_speedup_with_the_roofline_verify_ratio() -> None:
     ridge = 989e12 / 3.35e12
     for b, s in zip(BATCHES, n["curve"], strict=True):
         v = max(1.0, b * 4 / ridge) / max(1.0, b / ridge)
-        assert s == pytest.approx(tau / (3 * 0.13 + v), rel=1e-12)
+        assert s == pytest.approx(tau / (3 * p.c + v), rel=1e-12)
+    assert p.gamma == 3  # the 4-token verify above
     cross = n["crossover_batch"]
     assert cross is not None
-    assert tau / (0.39 + max(1, cross * 4 / ridge) / max(1, cross / ridge)) < 1
-    assert tau / (0.39 + max(1, (cross - 1) * 4 / ridge) / max(1, (cross - 1) / ridge)) >= 1
+    assert tau / (3 * p.c + max(1, cross * 4 / ridge) / max(1, cross / ridge)) < 1
+    assert tau / (3 * p.c + max(1, (cross - 1) * 4 / ridge) / max(1, (cross - 1) / ridge)) >= 1
     assert math.isclose(n["speedup"], n["curve"][BATCHES.index(64)])

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from specview.backends.process import ChildProcessBackend, offload
 from specview.backends.sim.backend import SimBackend
 from specview.core.errors import BackendError
-from specview.core.events import Round, TokenEvent, TokenStatus
+from specview.core.events import Calibration, Round, TokenEvent, TokenStatus
 from specview.core.presets import get_preset
 from specview.core.session import Session
 from specview.widgets.token_layout import TokenLayout
@@ -50,14 +50,14 @@ def test_only_flat_out_simulators_move_to_a_child_process() -> None:
 def test_child_process_rounds_equal_the_same_run_on_a_thread() -> None:
     here = list(sim(max_rounds=300).rounds(threading.Event()))
     there = list(ChildProcessBackend(sim(max_rounds=300)).rounds(threading.Event()))
-    assert len(there) == 300
+    assert len(there) == 301 and isinstance(there[0], Calibration)  # the preset's assumed costs, then 300 rounds
     assert there == here
 
 
 def test_stopping_ends_the_child_process() -> None:
     stop = threading.Event()
     rounds = ChildProcessBackend(sim()).rounds(stop)
-    first = list(itertools.islice(rounds, 50))
+    first = [r for r in itertools.islice(rounds, 51) if isinstance(r, Round)]
     assert [r.index for r in first] == list(range(50))
     assert producer_children(), "the producer runs in its own process"
     stop.set()

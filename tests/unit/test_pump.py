@@ -30,6 +30,9 @@ class Tokens:
     def append(self, tokens: list[TokenEvent]) -> None:
         self.tokens.extend(tokens)
 
+    def drop_tail(self, count: int) -> None:
+        del self.tokens[len(self.tokens) - count:]
+
 
 def sim_session(rounds: int | None, speed: float = 0.0) -> Session:
     return Session(make_backend(RunSpec(preset="qwen3.6-mtp", seed=3, speed=speed, max_rounds=rounds)))
@@ -78,7 +81,7 @@ def test_a_failing_run_stops_with_its_reason_and_reports_once(tmp_path: Path) ->
     file = tmp_path / "damaged.jsonl"
     record_sim(file, 40)
     lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
-    file.write_text("".join(lines[:21]) + "{oops\n" + "".join(lines[22:]), encoding="utf-8")
+    file.write_text("".join(lines[:22]) + "{oops\n" + "".join(lines[23:]), encoding="utf-8")
     errors: list[tuple[str, str]] = []
     session = Session(make_backend(RunSpec(replay=str(file), speed=0.0)))
     pump = Pump(session, Tokens(), on_error=lambda m, t: errors.append((m, t)), title="replay run")
@@ -89,7 +92,7 @@ def test_a_failing_run_stops_with_its_reason_and_reports_once(tmp_path: Path) ->
     for _ in range(3):
         pump.drain()  # later ticks see the same error: it is not reported again
     assert pump.state.kind == "stopped" and pump.drawn_rounds == 20
-    assert len(errors) == 1 and errors[0][1] == "replay run" and "line 22" in errors[0][0]
+    assert len(errors) == 1 and errors[0][1] == "replay run" and "line 23" in errors[0][0]
     shown = pump.state.text("en")
     prefix = fill("state.stopped", "en", reason="")
     reason = shown.removeprefix(prefix)

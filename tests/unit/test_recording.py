@@ -18,6 +18,7 @@ from specview.backends.factory import make_backend
 from specview.backends.replay import ReplayBackend, make_replay_backend
 from specview.cli.bench import bench_one
 from specview.core.errors import BackendError, RecordingError
+from specview.core.events import Round
 from specview.core.recorder import check_record_path, start_recording
 from specview.core.recording import Header, read_recording, scan_headers
 from specview.core.runspec import RunSpec
@@ -47,7 +48,7 @@ def test_replay_json_is_identical_to_the_bench_run_that_recorded_it(tmp_path: Pa
     assert stats["backend"] == "sim" and stats["rounds"] == 400 and stats["seed"] == 11
     header = next(iter(read_recording(file)))
     assert isinstance(header, Header)
-    assert header.data["format"] == "specview-recording" and header.version == 2
+    assert header.data["format"] == "specview-recording" and header.version == 3
     assert header.section("settings")["preset"] == "glm-5.2-mtp"
     assert header.section("settings")["temperature"] == 0.6
 
@@ -69,8 +70,8 @@ def test_kill_9_while_recording_leaves_a_file_that_replays_to_the_last_full_roun
     assert proc.returncode == -signal.SIGKILL
 
     data = file.read_bytes()
-    complete = data.count(b"\n")  # header + full rounds; anything after the last newline is torn
-    full_rounds = complete - 1
+    complete = data.count(b"\n")  # header, calibration, full rounds; anything after the last newline is torn
+    full_rounds = complete - 2
     assert full_rounds > 50
     out = cli("replay", str(file), "--json")
     if data.endswith(b"\n"):  # killed between two writes: a clean file
@@ -100,7 +101,7 @@ def test_a_corrupt_middle_line_is_named_and_the_prefix_still_replays(tmp_path: P
     file = tmp_path / "bad.jsonl"
     record_sim(file, 120)
     lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
-    lines[49] = lines[49][:40] + "#garbage#" + lines[49][40:]  # line 50 = round index 48
+    lines[49] = lines[49][:40] + "#garbage#" + lines[49][40:]  # line 50 = round index 47 (after header, calibration)
     file.write_text("".join(lines), encoding="utf-8")
 
     out = cli("replay", str(file), "--json")
@@ -108,7 +109,7 @@ def test_a_corrupt_middle_line_is_named_and_the_prefix_still_replays(tmp_path: P
     err = out.stderr.strip()
     assert err.startswith("specview: error:") and err.count("\n") == 0
     assert str(file) in err and "line 50" in err and "not valid JSON" in err
-    assert json.loads(out.stdout) == record_sim(tmp_path / "prefix.jsonl", 48)
+    assert json.loads(out.stdout) == record_sim(tmp_path / "prefix.jsonl", 47)
 
     # The reader yields everything before the bad line, then raises.
     items = []
@@ -138,7 +139,8 @@ def test_version_1_recordings_still_replay_but_may_not_reconcile(tmp_path: Path)
     lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
     header = json.loads(lines[0])
     header["version"] = 1
-    file.write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    assert json.loads(lines[1])["type"] == "calibration"  # version 1 and 2 files have none
+    file.write_text(json.dumps(header) + "\n" + "".join(lines[2:]), encoding="utf-8")
     assert len(recorded_rounds(file)) == 5
     with file.open("a", encoding="utf-8") as f:
         f.write('{"type": "reconcile", "first_index": 0, "rounds": []}\n')
@@ -184,7 +186,7 @@ def test_later_sessions_in_one_program_append_runs_and_each_replays(tmp_path: Pa
     file = tmp_path / "runs.jsonl"
     first = record_sim(file, 30, preset="qwen3.6-mtp")
     second = record_sim(file, 40, preset="glm-5.2-mtp")
-    assert [h.line for h in scan_headers(file)] == [1, 32]
+    assert [h.line for h in scan_headers(file)] == [1, 33]
     assert make_replay_backend(RunSpec(replay=f"{file}#2")).recorded_info.preset == "glm-5.2-mtp"
     with pytest.raises(BackendError, match="holds 2 run"):
         make_replay_backend(RunSpec(replay=f"{file}#3"))
@@ -215,7 +217,7 @@ def test_replay_keeps_the_recorded_pace_scaled_by_speed(tmp_path: Path) -> None:
     for speed in (2.0, 0.0):
         backend = ReplayBackend(file, speed=speed)
         start = time.monotonic()
-        replayed = list(backend.rounds(threading.Event()))
+        replayed = [r for r in backend.rounds(threading.Event()) if isinstance(r, Round)]
         took = time.monotonic() - start
         assert replayed == rounds
         if speed:

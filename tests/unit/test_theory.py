@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from specview.core.theory import alpha_for_tau, best_gamma, expected_tau, speedup, tau_from_positions
+from specview.core.theory import (
+    alpha_for_tau,
+    best_gamma,
+    expected_tau,
+    ratios_from_costs,
+    speedup,
+    tau_from_positions,
+)
 
 
 def test_expected_tau_hand_values() -> None:
@@ -48,3 +55,25 @@ def test_bad_values_raise() -> None:
         speedup(0.5, 2, -1)
     with pytest.raises(ValueError):
         alpha_for_tau(9.0, 3)
+
+
+def test_speedup_with_a_verify_ratio_is_the_general_form() -> None:
+    # τ / (γc + v): v = 1 is Theorem 3.8; a CPU's v > 1 lowers it
+    assert speedup(0.8, 3, 0.05, verify_ratio=1.0) == speedup(0.8, 3, 0.05)
+    assert speedup(0.8, 3, 0.05, verify_ratio=2.4) == pytest.approx(2.952 / (0.15 + 2.4))
+    with pytest.raises(ValueError):
+        speedup(0.8, 3, 0.05, verify_ratio=0.0)
+
+
+def test_best_gamma_follows_the_measured_verify_curve() -> None:
+    flat = best_gamma(0.8, 0.05)
+    # cost(k) = k × cost(1): verifying is as dear as decoding, so no γ pays at all
+    linear = ratios_from_costs([0.01 * k for k in range(1, 34)])
+    assert best_gamma(0.8, 0.05, verify_ratio=linear) == (0, 1.0)
+    # a curve that stays flat to k = 4 and then doubles: the best γ stops at 3
+    bent = ratios_from_costs([0.01] * 4 + [0.02] * 29)
+    gamma, gain = best_gamma(0.8, 0.05, verify_ratio=bent)
+    assert gamma == 3 and gain == pytest.approx(speedup(0.8, 3, 0.05))
+    assert flat[0] == 8
+    with pytest.raises(IndexError):
+        ratios_from_costs([0.01, 0.02])(2)

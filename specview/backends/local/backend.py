@@ -13,14 +13,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from specview.backends.local.drafters import AdaptiveGamma, Drafter, ModelDrafter, NgramDrafter
-from specview.backends.local.engine import Engine, LoopTimes
+from specview.backends.local.engine import RECALIBRATE_ROUNDS, Engine, LoopTimes
 from specview.backends.local.lib import llama_lib, supports_gpu_offload
 from specview.backends.local.log import LOG
 from specview.backends.local.model import ModelRunner, check_gguf_file
 from specview.backends.local.vocab import check_vocab
 from specview.core.backend import BackendInfo, Note
 from specview.core.errors import BackendError
-from specview.core.events import Round
+from specview.core.events import Calibration, Round
 from specview.core.runspec import RunSpec
 from specview.core.theory import MAX_GAMMA
 
@@ -57,6 +57,7 @@ def make_llama_backend(spec: RunSpec) -> LlamaBackend:
         plain=spec.plain,
         adaptive=spec.adaptive,
         max_tokens=max_tokens or DEFAULT_MAX_TOKENS,
+        n_threads=spec.threads,
     )
 
 
@@ -79,6 +80,7 @@ class LlamaBackend:
         n_threads: int | None = None,
         chat_template: bool = True,
         ngram: tuple[int, int] = (3, 2),
+        calibrate_every: int | None = RECALIBRATE_ROUNDS,
     ) -> None:
         gamma = DEFAULT_GAMMA if gamma is None else gamma
         if not 1 <= gamma <= MAX_GAMMA:
@@ -130,7 +132,7 @@ class LlamaBackend:
             raise
         self.engine = Engine(
             self.target, drafter, self.prompt_tokens, gamma=controller,
-            temperature=temperature, max_tokens=max_tokens, seed=seed,
+            temperature=temperature, max_tokens=max_tokens, seed=seed, calibrate_every=calibrate_every,
         )
         draft_name = None if drafter is None else drafter.name
         mode = "plain" if drafter is None else f"{draft_name}{' adaptive γ' if adaptive else ''}"
@@ -175,8 +177,12 @@ class LlamaBackend:
         """Wall time vs time inside llama_decode, over the rounds so far."""
         return self.engine.times
 
-    def rounds(self, stop: threading.Event) -> Iterator[Round]:
-        """Generate until --max-tokens, an end-of-generation token, `stop` or close()."""
+    def rounds(self, stop: threading.Event) -> Iterator[Round | Calibration]:
+        """Generate until --max-tokens, an end-of-generation token, `stop` or close().
+
+        A Calibration (what k-token forwards and a plain step cost at the live context) comes
+        first and again whenever the context has grown enough to change it.
+        """
         with self._lock:
             if self._closed or not self.engine.start(stop):
                 return
@@ -184,8 +190,9 @@ class LlamaBackend:
             with self._lock:
                 if self._closed or self.engine.finished:
                     return
-                rnd = self.engine.step(stop)
-            yield rnd
+                item: Round | Calibration
+                item = self.engine.calibrate() if self.engine.calibration_due else self.engine.step(stop)
+            yield item
 
     def close(self) -> None:
         """Free both models; waits for a decode in progress (idempotent, any thread)."""

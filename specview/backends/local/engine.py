@@ -4,6 +4,9 @@ Invariant between rounds: the target's cache holds `committed[:-1]`; the last co
 token is pending and leads the next verification batch `[pending, d1 … dγ]`, whose γ + 1
 logits rows give p for every draft and for the bonus. After the verdict the cache is
 trimmed back to the new `committed[:-1]` with llama_memory_seq_rm.
+
+`calibrate` measures what a k-token forward and a plain step cost at the live context
+(calibrate.py); that time is kept off the run's clock, so tokens/s is the decoding's own.
 """
 
 from __future__ import annotations
@@ -11,16 +14,20 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from specview.backends.local.calibrate import DEFAULT_REPEATS, measure_plain_step, measure_verify_costs
 from specview.backends.local.drafters import EMPTY, AdaptiveGamma, Draft, Drafter
-from specview.backends.local.model import ModelRunner
+from specview.backends.local.model import Logits, ModelRunner
 from specview.backends.local.verify import verify_greedy_logits, verify_sampled_logits
 from specview.backends.local.vocab import TextStream
-from specview.core.events import Round, TokenEvent, TokenStatus
-from specview.core.sampling import Decision
+from specview.core.events import Calibration, Round, TokenEvent, TokenStatus
+from specview.core.sampling import Decision, discarded_after
+
+RECALIBRATE_TOKENS = 256  # measure again once the context has grown this much (attention cost grows with it)
+RECALIBRATE_ROUNDS = 64  # and at least this often: a machine's load changes, and the run averages its calibrations
 
 
 @dataclass(slots=True)
@@ -58,8 +65,10 @@ class Engine:
         temperature: float,
         max_tokens: int,
         seed: int,
+        calibrate_every: int | None = RECALIBRATE_ROUNDS,
     ) -> None:
         self.target = target
+        self.calibrate_every = calibrate_every  # rounds between calibrations (None: on context growth only)
         self.drafter = drafter
         self.prompt = list(prompt)
         self.gamma = gamma
@@ -69,11 +78,19 @@ class Engine:
         self.times = LoopTimes()
         self._run = _Run(list(prompt))
         self._rng = np.random.default_rng(seed)
+        self._calibration_rng = np.random.default_rng(seed + 1)  # never the run's own draws
+        self._excluded_s = 0.0  # calibration time, kept off the rounds' clock
+        self._calibrated_at: int | None = None
+        self._rounds_since_calibration = 0
 
     def start(self, stop: threading.Event | None = None) -> bool:
         """Reset both caches and evaluate the prompt but its last token; False if stopped."""
         self._run = _Run(list(self.prompt))
         self._rng = np.random.default_rng(self.seed)
+        self._calibration_rng = np.random.default_rng(self.seed + 1)
+        self._excluded_s = 0.0
+        self._calibrated_at = None
+        self._rounds_since_calibration = 0
         self.times = LoopTimes()
         self.target.reset()
         if self.drafter is not None:
@@ -84,6 +101,42 @@ class Engine:
     def finished(self) -> bool:
         run = self._run
         return run.finished or run.generated >= self.max_tokens
+
+    @property
+    def max_verify(self) -> int:
+        """The most tokens one verification batch can hold: γ's upper bound + 1 (1 when plain)."""
+        return 1 if self.gamma is None or self.drafter is None else self.gamma.high + 1
+
+    @property
+    def calibration_due(self) -> bool:
+        """No calibration yet, the context grew by RECALIBRATE_TOKENS since the last one, or
+        `calibrate_every` rounds went by (a machine whose load changes needs fresh numbers)."""
+        at = self._calibrated_at
+        every = self.calibrate_every
+        return (at is None or self.target.n_past - at >= RECALIBRATE_TOKENS
+                or (every is not None and self._rounds_since_calibration >= every))
+
+    def calibrate(self, repeats: int = DEFAULT_REPEATS) -> Calibration:
+        """Time k-token forwards (k = 1 … max_verify) and one plain step at the live context.
+
+        The cache is left as found and the time spent is kept off the rounds' clock.
+        """
+        start = time.monotonic()
+        target = self.target
+        room = min(self.max_verify, target.n_ctx - target.n_past, target.n_batch)
+        pending = self._run.committed[-1]
+        costs = measure_verify_costs(target, range(1, room + 1), repeats=repeats, token=pending)
+        plain = measure_plain_step(target, pending, self._plain_choice, repeats=repeats)
+        self._calibrated_at = target.n_past
+        self._rounds_since_calibration = 0
+        self._excluded_s += time.monotonic() - start
+        return Calibration("measured", plain, tuple(costs), context=target.n_past)
+
+    def _plain_choice(self, rows: Logits) -> int:
+        """What a plain round decides on its one row (the calibration's plain step runs it)."""
+        if self.temperature > 0:
+            return verify_sampled_logits(rows, [], None, self.temperature, self._calibration_rng)[0].token_id
+        return verify_greedy_logits(rows, [])[0].token_id
 
     def step(self, stop: threading.Event | None = None) -> Round:
         """Draft, verify once on the target, commit and roll back; one Round."""
@@ -110,19 +163,21 @@ class Engine:
         accepted = sum(1 for d in decisions if d.status is TokenStatus.ACCEPTED)
         if self.gamma is not None:
             self.gamma.update(drafted, accepted)
-        events = self._events(decisions, final=self.finished)
+        events, discarded = self._events(decisions, draft, final=self.finished)
         t3 = time.perf_counter()
         self.times.rounds += 1
         self.times.wall_s += t3 - t0
         self.times.decode_s += self._decode_s() - decode_before
         index, run.index = run.index, run.index + 1
+        self._rounds_since_calibration += 1
         return Round(
             index=index,
             drafted=drafted,
             tokens=events,
             t_draft_s=None if self.drafter is None else t1 - t0,
             t_verify_s=t2 - t1,
-            t_wall=time.monotonic(),
+            t_wall=time.monotonic() - self._excluded_s,
+            discarded=discarded,
         )
 
     # parts ---------------------------------------------------------------------------
@@ -157,12 +212,18 @@ class Engine:
             drafted = sum(1 for d in kept if d.status in (TokenStatus.ACCEPTED, TokenStatus.REJECTED))
         return kept, drafted
 
-    def _events(self, decisions: list[Decision], *, final: bool) -> tuple[TokenEvent, ...]:
+    def _events(
+        self, decisions: list[Decision], draft: Draft, *, final: bool
+    ) -> tuple[tuple[TokenEvent, ...], tuple[TokenEvent, ...]]:
+        """The round's tokens, and its discarded drafts (those after the first rejection)."""
         stream = self._run.stream
         events: list[TokenEvent] = []
+        discarded: tuple[TokenEvent, ...] = ()
         for d in decisions:
             piece = self.target.piece(d.token_id)
             rejected = d.status is TokenStatus.REJECTED
+            if rejected:
+                discarded = self._discarded(draft, d.position, piece)
             text = stream.peek(piece) if rejected else stream.push(piece)
             plain = d.status is TokenStatus.PLAIN
             events.append(
@@ -173,6 +234,9 @@ class Engine:
                     position=None if plain else d.position,
                     p=d.p,
                     q=d.q,
+                    u=d.u,
+                    residual=d.residual,
+                    residual_p=d.residual_p,
                 )
             )
         if final and events:
@@ -180,8 +244,19 @@ class Engine:
             if rest:
                 last = next(i for i in range(len(events) - 1, -1, -1) if events[i].emitted)
                 e = events[last]
-                events[last] = TokenEvent(e.token_id, e.text + rest, e.status, e.position, e.p, e.q)
-        return tuple(events)
+                events[last] = replace(e, text=e.text + rest)
+        return tuple(events), discarded
+
+    def _discarded(self, draft: Draft, rejected_at: int, rejected_piece: bytes) -> tuple[TokenEvent, ...]:
+        """Drafts after the rejected one, with their text as it would have continued and their q."""
+        rest = discarded_after(draft.tokens, rejected_at, draft.q_values)
+        if not rest:
+            return ()
+        pieces = [rejected_piece, *(self.target.piece(d.token_id) for d in rest)]
+        texts = self._run.stream.peek_run(pieces)[1:]
+        return tuple(
+            TokenEvent(d.token_id, text, d.status, d.position, d.p, d.q) for d, text in zip(rest, texts, strict=True)
+        )
 
     def _decode_s(self) -> float:
         return self.target.decode_s + (0.0 if self.drafter is None else self.drafter.decode_s)

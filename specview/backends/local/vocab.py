@@ -84,6 +84,14 @@ class TextStream:
         finally:
             self._decoder.setstate(state)
 
+    def peek_run(self, pieces: list[bytes]) -> list[str]:
+        """The texts `push` would return for these pieces in a row, without consuming any."""
+        state = self._decoder.getstate()
+        try:
+            return [self._decoder.decode(piece) for piece in pieces]
+        finally:
+            self._decoder.setstate(state)
+
     def flush(self) -> str:
         """Whatever is left at the end of generation."""
         return self._decoder.decode(b"", final=True)

@@ -28,7 +28,7 @@ from specview.backends.remote.registry import checked_kind, detect, kind_by_owne
 from specview.core.backend import BackendInfo, Note
 from specview.core.bounds import Invalid
 from specview.core.errors import BackendError
-from specview.core.events import Reconcile, Round
+from specview.core.events import Calibration, Reconcile, Round, StreamItem
 from specview.core.metrics import Metrics
 from specview.core.runspec import RunSpec
 from specview.core.text import shown
@@ -155,8 +155,13 @@ class OpenAIBackend:
         return self._info
 
     # -- streaming ------------------------------------------------------------------
-    def rounds(self, stop: threading.Event) -> Iterator[Round | Reconcile]:
-        """Stream one completion; the rounds already yielded stand if it fails later."""
+    def rounds(self, stop: threading.Event) -> Iterator[StreamItem]:
+        """Stream one completion; the rounds already yielded stand if it fails later.
+
+        A baseline given on the command line (or measured by a paired plain run) comes first.
+        """
+        if self.spec.baseline_tps:
+            yield Calibration(self.spec.baseline_basis, 1.0 / self.spec.baseline_tps)
         dialect = self.dialect = self.kind.dialect(self.settings, self.facts)
         prefix = self.kind.metrics_prefix
         if self.facts.has_metrics and prefix is not None:

@@ -9,19 +9,24 @@ are timed on a virtual clock from the preset's forward time and draft cost c.
 
 from __future__ import annotations
 
+import random
 import re
 import threading
 import time
 from collections.abc import Iterator
 from functools import cache
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from specview.core.backend import BackendInfo, Note, Pace
 from specview.core.errors import BackendError
-from specview.core.events import Round, TokenEvent
+from specview.core.events import Calibration, Round, TokenEvent
 from specview.core.langs import LANGS, detect_lang
 from specview.core.presets import Preset
 from specview.core.theory import MAX_GAMMA
+
+if TYPE_CHECKING:
+    from specview.core.sampling import Decision
 
 _EN_TOKEN = re.compile(r"\s?[A-Za-z']+|\s?\d+|\s?[^\sA-Za-z\d]|\s+")
 
@@ -78,6 +83,7 @@ class SimBackend:
             notes=(Note("sim"),),
             pace=self.pace,
             cpu_bound=speed <= 0,  # flat out it never waits: the UI runs it in a child process
+            provenance=preset.provenance_json(),
         )
 
     @property
@@ -87,25 +93,32 @@ class SimBackend:
     def close(self) -> None:
         """Nothing to release."""
 
-    def rounds(self, stop: threading.Event) -> Iterator[Round]:
+    def rounds(self, stop: threading.Event) -> Iterator[Round | Calibration]:
+        """The preset's assumed costs first (a target forward of any width costs `target_ms`), then rounds.
+
+        A mixture preset (prompt lookup) drafts γ tokens in the share of rounds that find a
+        match and nothing in the others (a plain round).
+        """
         # numpy is imported here, on the producer thread, so the first frame does not wait for it.
         from specview.backends.sim.model import SimModel
 
         vocab, passage = _vocabulary(self.lang)
         model = SimModel(vocab, sorted(set(passage)), self.acceptance, self.temperature, self.seed)
         t_target = self.preset.target_ms / 1000.0
-        t_draft = self.gamma * self.preset.c * t_target
+        yield Calibration("assumed", t_target, (t_target,) * (self.gamma + 1))
+        match_rate = self.preset.match_rate
+        matches = random.Random(self.seed)  # its own stream: presets without a mixture draw exactly as before
         clock, position, index = 0.0, 0, 0
         due = time.monotonic()
         while not stop.is_set() and (self.max_rounds is None or index < self.max_rounds):
-            intended = [passage[(position + k) % len(passage)] for k in range(self.gamma + 1)]
-            verdict = model.verify(intended)
+            gamma = self.gamma if match_rate is None or matches.random() < match_rate else 0
+            t_draft = gamma * self.preset.c * t_target
+            intended = [passage[(position + k) % len(passage)] for k in range(gamma + 1)]
+            verdict = model.verify(intended, gamma)
             clock += t_draft + t_target
-            tokens = tuple(
-                TokenEvent(d.token_id, vocab[d.token_id], d.status, d.position, d.p, d.q)
-                for d in verdict.decisions
-            )
-            yield Round(index, self.gamma, tokens, t_draft, t_target, clock)
+            tokens = tuple(_event(d, vocab) for d in verdict.decisions)
+            discarded = tuple(_event(d, vocab) for d in verdict.discarded)
+            yield Round(index, gamma, tokens, t_draft, t_target, clock, discarded)
             position += len(verdict.emitted_ids)
             index += 1
             speed = self.pace.speed
@@ -115,3 +128,8 @@ class SimBackend:
                 due = max(due + (t_draft + t_target) / speed, now - 0.25)
                 if due > now and stop.wait(due - now):
                     return
+
+
+def _event(d: Decision, vocab: tuple[str, ...]) -> TokenEvent:
+    return TokenEvent(d.token_id, vocab[d.token_id], d.status, d.position, d.p, d.q, False, d.u, d.residual,
+                      d.residual_p)

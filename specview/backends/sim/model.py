@@ -38,22 +38,29 @@ class SimModel:
         w = _TARGET_WEIGHTS ** (1.0 / self.temperature)
         return np.asarray(w / w.sum())
 
-    def verify(self, intended: list[int]) -> Verdict:
-        """Draft γ tokens from q and verify them against p: one round."""
+    def verify(self, intended: list[int], gamma: int | None = None) -> Verdict:
+        """Draft γ tokens from q and verify them against p: one round (γ 0: a plain round).
+
+        `intended` holds at least γ + 1 passage tokens (only the first γ + 1 are used).
+        """
         shapes, rng = self.shapes, self.rng
+        gamma = self.gamma if gamma is None else gamma
+        intended = intended[: gamma + 1]
         p = shapes.p_rows[intended]  # (γ+1, V): one fancy index, no per-row work
         drafts: list[int] = []
+        if gamma == 0:
+            return verify_greedy(p, drafts) if self.temperature <= 0 else verify_sampling(p, None, drafts, rng)
         if self.temperature <= 0:
             q = 0.2 * p[:-1]
-            for k in range(self.gamma):
+            for k in range(gamma):
                 tok = intended[k]
                 draft = tok if rng.random() < self.acceptance[k] else int(shapes.off[tok][0])
                 q[k, draft] += 0.8
                 drafts.append(draft)
             return verify_greedy(p, drafts, q)
-        beta = self.acceptance[:, None]
+        beta = self.acceptance[:gamma, None]
         q = beta * p[:-1] + (1.0 - beta) * shapes.r_rows[intended[:-1]]
-        for k in range(self.gamma):
+        for k in range(gamma):
             # Draw from the mixture directly: same law as sampling q, without a pass over V.
             tok = intended[k]
             if rng.random() < self.acceptance[k]:

@@ -33,7 +33,8 @@ class RunContext:
     c: float | None = None
     tau: float | None = None
     per_position: tuple[float | None, ...] = ()
-    verify_ratio: float | None = None
+    verify_ratio: float | None = None  # v(γ) from the run's own calibration, when it measured one
+    verify_costs_s: tuple[float, ...] = ()  # k-token forward seconds, k = 1…, at the run's live context
     tokens_per_second: float | None = None
     target_path: str | None = None
     last_round: Round | None = None

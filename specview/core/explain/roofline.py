@@ -19,7 +19,7 @@ from specview.core.hardware import (
     model_shape,
     verify_cost_ratio,
 )
-from specview.core.theory import speedup
+from specview.core.theory import ratios_from_costs, speedup
 
 DEFAULT_ACCELERATOR = "h100-sxm"
 DEFAULT_SHAPE = "dense-8b-bf16"
@@ -87,9 +87,8 @@ def gpu_wait_numbers(
 
 def measured_ratios(seconds: Sequence[float]) -> list[float]:
     """Measured forward times for k = 1, 2, … as ratios to the 1-token forward."""
-    if not seconds or seconds[0] <= 0:
-        raise ValueError("need a positive 1-token time first")
-    return [s / seconds[0] for s in seconds]
+    ratio = ratios_from_costs(seconds)
+    return [ratio(k) for k in range(len(seconds))]
 
 
 def verify_cost_numbers(

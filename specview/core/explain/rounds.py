@@ -39,8 +39,7 @@ def round_drafts(rnd: Round) -> list[DraftToken]:
         for t in rnd.tokens
         if t.status in (TokenStatus.ACCEPTED, TokenStatus.REJECTED)
     ]
-    discarded: tuple[TokenEvent, ...] = getattr(rnd, "discarded", ())
-    out += [DraftToken(label(t.text), "discarded", t.p, t.q) for t in discarded]
+    out += [DraftToken(label(t.text), "discarded", t.p, t.q) for t in rnd.discarded]
     return out
 
 

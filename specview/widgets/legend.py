@@ -1,0 +1,66 @@
+"""What every mark in the stream means, each sample drawn in the stream's own style.
+
+The words come translated from the screen; the marks are the token view's own (token_layout's
+MARKS and ROUND_SEPARATOR), so a new mark shows here by itself. It wraps to its width: at 80×24
+the stream is 40 columns wide and the legend takes two lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual.widget import Widget
+
+from specview.core.events import TokenStatus
+from specview.widgets.token_layout import MARKS, ROUND_SEPARATOR
+
+SEPARATOR = "separator"  # the round boundary's entry (not a token status)
+INFERRED = "inferred"  # a style, not a status: italic
+
+
+def sample(kind: str, word: str) -> str:
+    """A legend word with the mark its kind carries in the stream."""
+    if kind == SEPARATOR:
+        return ROUND_SEPARATOR + word
+    if kind == INFERRED:
+        return word
+    pre, post = MARKS.get(TokenStatus(kind), ("", ""))
+    return pre + word + post
+
+
+class Legend(Widget):
+    """One sample per status, mark and style; `entries` are (kind, translated word)."""
+
+    DEFAULT_CSS = """
+    Legend { height: auto; padding: 0 1; color: $text-muted; }
+    Legend > .legend--accepted { color: $token-accepted; }
+    Legend > .legend--rejected { color: $token-rejected; text-style: strike dim; }
+    Legend > .legend--corrected { color: $token-corrected; text-style: bold; }
+    Legend > .legend--bonus { color: $token-bonus; text-style: bold; }
+    Legend > .legend--plain { color: $foreground; }
+    Legend > .legend--discarded { color: $text-muted; text-style: dim; }
+    Legend > .legend--undecided { color: $foreground; text-style: underline; }
+    Legend > .legend--separator { color: $text-muted; }
+    Legend > .legend--inferred { color: $foreground; text-style: italic; }
+    """
+    COMPONENT_CLASSES = {
+        "legend--accepted", "legend--rejected", "legend--corrected", "legend--bonus", "legend--plain",
+        "legend--discarded", "legend--undecided", "legend--separator", "legend--inferred",
+    }
+
+    def __init__(self, entries: Sequence[tuple[str, str]], **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.entries = list(entries)
+
+    def render(self) -> Text:
+        out = Text(justify="left")
+        for i, (kind, word) in enumerate(self.entries):
+            if i:
+                out.append("  ")
+            out.append(sample(kind, word), self.get_component_rich_style(f"legend--{kind}", partial=True))
+        return out
+
+    def plain(self) -> str:
+        """The legend as text (marks included, styles left out)."""
+        return "  ".join(sample(kind, word) for kind, word in self.entries)

@@ -1,0 +1,73 @@
+"""The token view's layout: taking provisional tokens back exactly, hiding a status, round separators."""
+
+from __future__ import annotations
+
+from specview.core.events import TokenEvent, TokenStatus
+from specview.widgets.token_layout import ROUND_SEPARATOR, TokenLayout, display
+
+A, R, C, B, P, D, U = (TokenStatus.ACCEPTED, TokenStatus.REJECTED, TokenStatus.CORRECTED, TokenStatus.BONUS,
+                       TokenStatus.PLAIN, TokenStatus.DISCARDED, TokenStatus.UNDECIDED)
+
+
+def tokens(spec: str) -> list[TokenEvent]:
+    """'A:the R:cat' → tokens (a leading space on every word but the first)."""
+    out = []
+    for i, item in enumerate(spec.split()):
+        status, word = item.split(":")
+        out.append(TokenEvent(i, word if i == 0 else " " + word, TokenStatus(status)))
+    return out
+
+
+ROUNDS = tokens("plain:Once accepted:upon accepted:a bonus:time accepted:there rejected:were discarded:many "
+                "discarded:cats corrected:lived plain:in")
+
+
+def rows(layout: TokenLayout) -> list[str]:
+    lines = layout.lines[: layout.line_count]
+    return ["".join(layout.texts[t - layout.base][a:b] for t, a, b in line) for line in lines]
+
+
+def test_drop_tail_returns_the_layout_to_where_it_was() -> None:
+    head, tail = ROUNDS[:5], ROUNDS[5:]
+    alone = TokenLayout(12)
+    alone.append(head)
+    both = TokenLayout(12)
+    both.append(head)
+    both.append(tail)
+    assert rows(both) != rows(alone)
+    first = both.drop_tail(len(tail))
+    assert rows(both) == rows(alone) and both.tokens == alone.tokens and first <= alone.line_count
+    more = tokens("plain:x accepted:yy bonus:zzz")
+    both.append(more)
+    alone.append(more)
+    assert rows(both) == rows(alone) and both.token_line == alone.token_line and both.token_col == alone.token_col
+
+
+def test_hidden_discarded_drafts_take_no_room_and_keep_their_indices() -> None:
+    layout = TokenLayout(80)
+    layout.append(ROUNDS)
+    shown = "".join(rows(layout))
+    assert "many" + display(ROUNDS[6])[-1:] in shown and display(ROUNDS[6]).endswith("ˣ")
+    layout.set_display(hidden=frozenset({D}))
+    assert "many" not in "".join(rows(layout)) and "cats" not in "".join(rows(layout))
+    assert len(layout.tokens) == len(ROUNDS)  # still there: a selection index means the same token
+    assert layout.plain_text() == "Once upon a time there lived in"
+
+
+def test_round_separators_mark_where_each_round_begins() -> None:
+    layout = TokenLayout(80, separators=True)
+    layout.append(ROUNDS)
+    line = "".join(rows(layout))
+    # rounds: [Once] [upon a time⁺] [there ~~were~~ manyˣ catsˣ ▸lived] [in]
+    assert line.count(ROUND_SEPARATOR) == 3
+    assert line.startswith("Once" + ROUND_SEPARATOR + " upon")
+    assert ROUND_SEPARATOR + " there" in line and ROUND_SEPARATOR + " in" in line
+    assert [layout.separated(i) for i in range(len(ROUNDS))] == [False, True, False, False, True, False, False,
+                                                                False, False, True]
+    layout.set_display(separators=False)
+    assert ROUND_SEPARATOR not in "".join(rows(layout))
+
+
+def test_undecided_drafts_are_marked() -> None:
+    assert display(TokenEvent(1, " sea", U)).endswith("ˀ")
+    assert not TokenEvent(1, " sea", U).emitted and not TokenEvent(1, " sea", D).emitted
