@@ -12,6 +12,7 @@ from textual.app import App
 from textual.geometry import Region
 from textual.screen import ModalScreen
 
+from specview.core.claims import load_claims
 from specview.core.presets import load_presets
 from specview.texts.catalog import catalog
 
@@ -59,7 +60,8 @@ def data_words(lang: str) -> set[str]:
     """The stream's text and what names the runs: data, not interface."""
     passage = (resources.files("specview") / "texts" / f"passage.{lang}.txt").read_text(encoding="utf-8")
     names = {"sim", "replay", "llama", "openai", "cpp", "server", "vLLM", "SGLang"}  # backends, engines
-    return words(passage) | names | set().union(*(words(p.id) for p in load_presets().values()))
+    cited = " ".join(claim.describe(lang) for claim in load_claims().values())  # published figures, in their words
+    return words(passage) | names | words(cited) | set().union(*(words(p.id) for p in load_presets().values()))
 
 
 def strays(app: App[None], lang: str, extra: set[str] | None = None) -> set[str]:

@@ -8,11 +8,21 @@ from typing import Any
 from textual.app import ComposeResult
 
 from specview.core.explain.cases import COLUMNS, ROWS, case_numbers
+from specview.core.text import sanitize
 from specview.learn.base import LearnScreen
 from specview.widgets.bindings import bind
 from specview.widgets.grid import Cell, Grid
 from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
+
+
+def _value(value: float | list[float] | None) -> str:
+    """The preset's own figure for a claim, as the screen shows it."""
+    if value is None:
+        return "—"
+    if isinstance(value, list):
+        return ", ".join(f"{v:.2f}" for v in value)
+    return f"{value:.3g}"
 
 
 def _acceptance(column: dict[str, Any]) -> str:
@@ -54,6 +64,8 @@ class CasesScreen(LearnScreen):
             ("c", lambda c: f"{c['c']:g}"),
             ("speedup", lambda c: f"{c['speedup']:.2f}×"),
             ("sources", lambda c: ", ".join(self.ts(f"tag.{t}") for t in c["sources"])),
+            ("claims", lambda c: self.ts("claims_count").format(
+                agree=sum(1 for x in c["claims"] if x["agrees"]), total=len(c["claims"]))),
         ]
         for key, show in numeric:
             rows.append(self.ts(f"row.{key}"))
@@ -62,7 +74,11 @@ class CasesScreen(LearnScreen):
         self.query_one(Grid).set(rows, [self.ts(f"name.{c['preset']}") for c in cols], cells,
                                  emphasise=[(r, chosen) for r in range(len(rows))])
         preset = cols[chosen]["preset"]
-        self.query_one("#about", Prose).update(self.ts(f"about.{preset}") + "\n" + self.ts("keys"))
+        claims = [self.ts("claim_line").format(
+            mark="✓" if x["agrees"] else ("·" if x["agrees"] is None else "≠"),
+            text=sanitize(x["text_zh"] if self.lang == "zh" and x["text_zh"] else x["text"]),
+            value=_value(x["preset"])) for x in cols[chosen]["claims"]]
+        self.query_one("#about", Prose).update("\n".join([self.ts(f"about.{preset}"), *claims, self.ts("keys")]))
 
     def _preset(self) -> str:
         return str(COLUMNS[self.query_one(Slider).value])

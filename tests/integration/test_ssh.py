@@ -34,6 +34,7 @@ TERMINALS = {
 # a stream line holds the marks only once enough tokens arrived
 MARKED = re.compile(r"▸\S")
 BONUS = re.compile(r"\S⁺")
+DISCARDED = re.compile(r"\Sˣ")
 GAUGES = re.compile(r"acceptance α\s+[01]\.\d\d.*\n.*\n?.*τ per round\s+\d+\.\d\d")
 
 
@@ -91,7 +92,8 @@ def check_screen(terminal: str, screen: str, plain: str) -> list[str]:
     stream = "\n".join(stream_rows(plain))
     found += ["▸corrected"] if MARKED.search(stream) else []
     found += ["bonus⁺"] if BONUS.search(stream) else []
-    assert len(found) == 3, found
+    found += ["discardedˣ"] if DISCARDED.search(stream) else []  # drafts after a rejection, never verified
+    assert len(found) == 4, found
     return found
 
 

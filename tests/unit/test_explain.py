@@ -177,3 +177,18 @@ def test_load_curve_is_speedup_with_the_roofline_verify_ratio() -> None:
     assert tau / (3 * p.c + max(1, cross * 4 / ridge) / max(1, cross / ridge)) < 1
     assert tau / (3 * p.c + max(1, (cross - 1) * 4 / ridge) / max(1, (cross - 1) / ridge)) >= 1
     assert math.isclose(n["speedup"], n["curve"][BATCHES.index(64)])
+
+
+def test_case_studies_quote_the_claims_each_preset_cites() -> None:
+    from specview.core.claims import load_claims, preset_value
+
+    claims = load_claims()
+    for column in case_numbers()["columns"]:
+        p = get_preset(column["preset"])
+        cited = {cid for source in p.provenance.values() for cid in source.claims}
+        assert cited and {x["id"] for x in column["claims"]} == cited | {f.claim for f in p.findings}
+        for x in column["claims"]:
+            value = preset_value(p, claims[x["id"]])
+            assert x["preset"] == value and x["agrees"] == claims[x["id"]].agrees(value)  # type: ignore[arg-type]
+            assert x["stated"] == claims[x["id"]].stated()
+    assert load_numbers()["vllm_slowdown"] == claims["vllm-load-slowdown"].high == 1.8

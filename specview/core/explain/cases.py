@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from specview.core.presets import get_preset
+from specview.core.claims import load_claims, preset_value
+from specview.core.presets import Preset, get_preset
 from specview.core.theory import speedup, tau_from_positions
 
 COLUMNS = ("qwen3.6-mtp", "gemma4-drafter", "glm-5.2-mtp")
@@ -44,5 +45,29 @@ def case_numbers(selected: int = 0) -> dict[str, Any]:
             "sources": sorted({s.tag for s in p.sources}),
             "form": {k: v for k, v in FORM[preset_id].items() if k != "source"},
             "form_source": FORM[preset_id]["source"],
+            "claims": cited_claims(p),
         })
     return {"columns": columns, "rows": list(ROWS), "selected": selected}
+
+
+def cited_claims(p: Preset) -> list[dict[str, Any]]:
+    """The published figures (texts/claims.toml) a preset's numbers rest on, each with the preset's
+    own value under the claim's conditions and whether they agree (a finding says why not)."""
+    claims = load_claims()
+    findings = {f.claim: f.text for f in p.findings}
+    ids = dict.fromkeys([cid for source in p.provenance.values() for cid in source.claims] + list(findings))
+    out = []
+    for cid in ids:
+        claim = claims[cid]
+        value = preset_value(p, claim)
+        out.append({
+            "id": cid,
+            "quantity": claim.quantity,
+            "stated": claim.stated(),
+            "text": claim.text,
+            "text_zh": claim.text_zh,
+            "preset": list(value) if isinstance(value, tuple) else value,
+            "agrees": None if value is None else claim.agrees(value),
+            "finding": findings.get(cid),
+        })
+    return out

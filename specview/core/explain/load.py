@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from specview.core.claims import load_claims
 from specview.core.hardware import accelerator, model_shape, verify_cost_ratio
 from specview.core.presets import get_preset
 from specview.core.theory import tau_from_positions
@@ -21,7 +22,7 @@ DEFAULT_SHAPE = "dense-8b-bf16"
 DEFAULT_PRESET = "eagle3"
 BATCHES = (1, 2, 4, 8, 16, 24, 32, 48, 64, 128, 256, 512)  # powers of two and the cited batch sizes
 MAX_BATCH = 4096
-VLLM_SLOWDOWN = 1.8  # vLLM blog 2024-10-17: "1.8× slowdown" at high QPS (CNN/DailyMail)
+VLLM_SLOWDOWN = load_claims()["vllm-load-slowdown"].high or 1.8  # the cited "up to 1.8× slower" (texts/claims.toml)
 
 
 @dataclass(frozen=True, slots=True)
