@@ -18,6 +18,7 @@ from specview.widgets.bars import fit
 from specview.widgets.bindings import bind
 
 STATES = ("plain", "on", "off", "muted", "good", "bad", "warn", "info", "header")
+MIN_CELL = 5  # narrowest cell a narrow terminal gets: four characters and a space
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,13 +94,24 @@ class Grid(Widget):
             self.refresh()
             self.post_message(self.RowSelected(self, row))
 
+    def shown_width(self, head: int | None = None) -> int:
+        """Cells as wide as asked, narrowed (down to MIN_CELL) so that every column fits the widget:
+        a narrow terminal cuts texts short (…) instead of wrapping a row onto the next line."""
+        if head is None:
+            head = max([cell_len(x) for x in self.row_labels] + [1]) + 3
+        room = self.size.width - head
+        if room <= 0 or not self.column_labels:
+            return self.cell_width
+        return max(MIN_CELL, min(self.cell_width, room // len(self.column_labels)))
+
     def render(self) -> Text:
         style = self.get_component_rich_style
         head = max([cell_len(x) for x in self.row_labels] + [1]) + 3  # mark, label, one space
+        width = self.shown_width(head)
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(" " * head, style("grid--header"))
         for label in self.column_labels:
-            out.append(fit(label, self.cell_width - 1) + " ", style("grid--header"))
+            out.append(fit(label, width - 1) + " ", style("grid--header"))
         for r, label in enumerate(self.row_labels):
             out.append("\n")
             chosen = r == self.selected
@@ -110,6 +122,6 @@ class Grid(Widget):
                 cell_style = style(f"grid--{cell.state if cell.state in STATES else 'plain'}")
                 if (r, c) in self.selected_cells:
                     cell_style = cell_style + style("grid--selected")
-                out.append(fit(cell.text, self.cell_width - 1), cell_style)
+                out.append(fit(cell.text, width - 1), cell_style)
                 out.append(" ")
         return out
