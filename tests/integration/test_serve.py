@@ -88,7 +88,7 @@ def test_served_app_first_frame_in_chromium(tmp_path: Path) -> None:
     with serving(tmp_path, "--", "--preset", "glm-5.2-mtp") as url:
         screen, shot = asyncio.run(look(url))
     text = str(screen["text"])
-    for label in ("glm-5.2-mtp", "acceptance α", "τ per round", "accepted by position", "rejected(struck)"):
+    for label in ("glm-5.2-mtp", "acceptance α", "τ per round", "accepted by position", "discardedˣ"):
         assert label in text, label
     assert shot.stat().st_size > 10_000
     print(f"page terminal {screen['cols']}×{screen['rows']}, {screen['struck']} struck cells; screenshot: {shot}")

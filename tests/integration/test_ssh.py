@@ -35,7 +35,7 @@ TERMINALS = {
 MARKED = re.compile(r"▸\S")
 BONUS = re.compile(r"\S⁺")
 DISCARDED = re.compile(r"\Sˣ")
-GAUGES = re.compile(r"acceptance α\s+[01]\.\d\d.*\n.*\n?.*τ per round\s+\d+\.\d\d")
+GAUGES = re.compile(r"acceptance α\s+[01]\.\d\d(?:.*\n){1,4}.*τ per round\s+\d+\.\d\d")  # notes may sit between
 
 
 @pytest.fixture(scope="module")

@@ -28,6 +28,16 @@ MARKUP_ATTRIBUTES = {"border_title", "border_subtitle", "tooltip"}
 CATALOG = {"text", "t", "ts"}  # message catalog lookups: texts we wrote
 PLAIN = {"Text", "Content", "assemble", "Wrapped"}  # objects that are never parsed as markup
 NUMERIC_SPEC = tuple("fegdxXn%")
+PLAIN_WIDGETS = {"Prose"}  # specview widgets whose update() takes plain text only (never markup)
+
+
+def _plain_widget(func: ast.expr) -> bool:
+    """`….query_one(…, Prose).update`: a widget that never reads markup, found by its type."""
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call)):
+        return False
+    query = func.value
+    return (isinstance(query.func, ast.Attribute) and query.func.attr == "query_one" and len(query.args) == 2
+            and isinstance(query.args[1], ast.Name) and query.args[1].id in PLAIN_WIDGETS)
 
 
 def _plain_makers(tree: ast.Module) -> set[str]:
@@ -88,7 +98,7 @@ def violations(root: Path = PACKAGE) -> list[str]:
                 if isinstance(node, ast.Call):
                     func = node.func
                     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-                    if name not in MARKUP_CALLS or _markup_off(node):
+                    if name not in MARKUP_CALLS or _markup_off(node) or _plain_widget(func):
                         continue
                     index, keyword = MARKUP_CALLS[name]
                     fed = [node.args[index]] if index is not None and len(node.args) > index else []
@@ -118,6 +128,8 @@ def test_no_markup_sink_is_fed_untrusted_text() -> None:
     ("line", "caught"),
     [
         ("self.notify(error)", True),
+        ("self.query_one('#about', Prose).update(label)", False),
+        ("self.query_one('#about', Static).update(label)", True),
         ("self.notify(error, markup=False)", False),
         ("self.notify('done')", False),
         ("self.notify(text('saved', lang))", False),
