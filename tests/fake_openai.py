@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from served import served
+
 GOOD_CHUNKS = 3
 SECRET = "sk-test-secret-0123456789"
 
@@ -140,11 +142,5 @@ def running_fake(mode: str = "ok") -> Iterator[FakeServer]:
     """A FakeServer on 127.0.0.1, served from a thread until the block ends."""
     server = FakeServer()
     server.mode = mode
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.release.set()
-        server.shutdown()
-        server.server_close()
+    with served(server, server.release) as running:
+        yield running

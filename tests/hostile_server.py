@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from served import served
+
 Event = dict[str, Any] | bytes | Callable[[], Iterable[bytes]]
 
 
@@ -71,14 +73,8 @@ class HostileServer(ThreadingHTTPServer):
 def hostile_server() -> Iterator[HostileServer]:
     """A running server in a thread, shut down (and every stalled stream released) at the end."""
     server = HostileServer()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.release.set()
-        server.shutdown()
-        server.server_close()
+    with served(server, server.release) as running:
+        yield running
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -15,6 +15,7 @@ from specview.core.explain.roofline import VERIFY_KS, verify_cost_numbers
 from specview.core.theory import expected_tau
 from specview.learn.registry import lesson
 from specview.learn.verify_screen import VerifyScreen
+from specview.tui.app import SpecviewApp
 from specview.tui.learn_app import LearnApp
 
 
@@ -83,21 +84,26 @@ def test_recomputed_rows_match_the_runs_own_p_and_q(tmp_path: Path) -> None:
     assert one_hot.q[one_hot.chosen] == 1.0 and one_hot.alpha == pytest.approx(one_hot.p[one_hot.chosen])
 
 
-async def test_i_opens_a_live_local_token_with_its_real_rows(tmp_path: Path) -> None:
-    from app_helpers import wait_finished, wait_until
-
+def live_local_app(tmp_path: Path) -> SpecviewApp:
+    """The live app on a tiny target with a noisy copy of it as the draft (sampling, γ 3)."""
     from specview.backends.factory import make_backend
-    from specview.core.events import TokenStatus
     from specview.core.runspec import RunSpec
-    from specview.learn.lossless_screen import LosslessScreen
-    from specview.tui.app import SpecviewApp
-    from specview.widgets.token_view import TokenView
 
     target = write_tiny_llama(tmp_path / "target.gguf", seed=0)
     draft = write_tiny_llama(tmp_path / "near.gguf", seed=0, noise=0.25)
     spec = RunSpec(target=str(target), draft=str(draft), prompt="the cat sat on the mat", temperature=0.8,
                    seed=1, max_tokens=20, gamma=3)
-    app = SpecviewApp(spec, make_backend(spec))
+    return SpecviewApp(spec, make_backend(spec))
+
+
+async def test_i_opens_a_live_local_token_with_its_real_rows(tmp_path: Path) -> None:
+    from app_helpers import wait_finished, wait_until
+
+    from specview.core.events import TokenStatus
+    from specview.learn.lossless_screen import LosslessScreen
+    from specview.widgets.token_view import TokenView
+
+    app = live_local_app(tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_finished(pilot)
         view = app.live.query_one(TokenView)
@@ -123,15 +129,7 @@ async def test_the_live_runs_own_verify_costs_reach_learn_2_and_10(tmp_path: Pat
     screen 2 and the v that screen 10's `f` takes: one measurement, not a second guess."""
     from app_helpers import wait_finished
 
-    from specview.backends.factory import make_backend
-    from specview.core.runspec import RunSpec
-    from specview.tui.app import SpecviewApp
-
-    target = write_tiny_llama(tmp_path / "target.gguf", seed=0)
-    draft = write_tiny_llama(tmp_path / "near.gguf", seed=0, noise=0.25)
-    spec = RunSpec(target=str(target), draft=str(draft), prompt="the cat sat on the mat", temperature=0.8,
-                   seed=1, max_tokens=20, gamma=3)
-    app = SpecviewApp(spec, make_backend(spec))
+    app = live_local_app(tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_finished(pilot)
         cal = app.live.session.metrics.snapshot().calibration
