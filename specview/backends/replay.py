@@ -16,13 +16,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from specview.core.backend import BackendInfo, Note, Pace
-from specview.core.bounds import MAX_ROUND_DRAFTS, Invalid, integer, mapping, real, sequence, string
+from specview.core.bounds import MAX_ROUND_DRAFTS, Invalid, integer, mapping, real, string
 from specview.core.errors import BackendError, RecordingError
 from specview.core.events import Calibration, Reconcile, Round, StreamItem
 from specview.core.provenance import checked_provenance
 from specview.core.recording import Header, read_recording, scan_headers
 from specview.core.runspec import RunSpec
-from specview.core.text import shown
 
 T = TypeVar("T")
 _SEGMENT = re.compile(r"(?P<path>.+)#(?P<n>[1-9]\d*)")
@@ -67,33 +66,13 @@ def recorded_info(header: Header, path: Path) -> BackendInfo:
             seed=_opt(settings, "settings.seed", lambda v, f: integer(v, f, 0, 2**64 - 1)),
             virtual_clock=virtual_clock,
             exact={str(k): bool(v) for k, v in list(exact.items())[:16]},
-            notes=_notes(backend.get("notes")),
+            notes=Note.read_all(backend.get("notes"), "backend.notes"),
             note=_opt(backend, "backend.note", string) or "",
             reconciles=reconciles,
             provenance=provenance,
         )
     except Invalid as exc:
         raise BackendError(f"{path} line {header.line}: the header is malformed ({exc})") from None
-
-
-MAX_NOTES = 8
-MAX_NOTE_VALUES = 8
-
-
-def _notes(value: Any) -> tuple[Note, ...]:
-    """The recorded notes: a short list of {"id": str, "values": {str: str}} (checked)."""
-    if value is None:
-        return ()
-    notes = []
-    for i, item in enumerate(sequence(value, "backend.notes", MAX_NOTES)):
-        field = f"backend.notes[{i}]"
-        item = mapping(item, field)
-        values = mapping(item.get("values", {}), f"{field}.values")
-        if len(values) > MAX_NOTE_VALUES:
-            raise Invalid(f"{field}.values has {len(values)} entries, at most {MAX_NOTE_VALUES} expected")
-        notes.append(Note(string(item.get("id"), f"{field}.id"),
-                          {str(k): string(v, f"{field}.values.{shown(k)}") for k, v in values.items()}))
-    return tuple(notes)
 
 
 def _opt(section: dict[str, Any], field: str, check: Callable[[Any, str], T]) -> T | None:

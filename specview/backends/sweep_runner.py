@@ -26,11 +26,11 @@ def run_point(spec: RunSpec) -> GammaPoint:
     from specview.core.session import Session
 
     session = Session(make_backend(spec))
-    drafted_rounds = longest = 0
-    for rnd in session.run_headless():
-        drafted_rounds += rnd.drafted > 0
-        longest = max(longest, rnd.drafted)
-    snap = session.metrics.snapshot()
+    for _ in session.run_headless():
+        pass
+    metrics = session.metrics  # after a reconcile: the exact rounds, not the streamed ones
+    drafted_rounds = metrics.drafting_rounds
+    snap = metrics.snapshot()
     return GammaPoint(
         gamma=0 if spec.plain else (spec.gamma or 0),
         tokens=snap.tokens,
@@ -44,7 +44,7 @@ def run_point(spec: RunSpec) -> GammaPoint:
         mean_drafted=snap.drafted / drafted_rounds if drafted_rounds else None,
         accepted=snap.accepted,
         verified=snap.verified,
-        max_drafted=longest,
+        max_drafted=metrics.max_drafted,
     )
 
 

@@ -46,8 +46,7 @@ RUN_WIDTH = 18
 
 def table_lines(readings: list[Reading], lang: str) -> list[str]:
     """A fixed-width table for people: the run, then the gauge table's bench columns."""
-    from rich.cells import cell_len
-
+    from specview.cli.table import right_aligned
     from specview.core.gauges import BENCH, gauges
     from specview.core.text import sanitize
     from specview.texts.catalog import text
@@ -56,10 +55,7 @@ def table_lines(readings: list[Reading], lang: str) -> list[str]:
     headers = [text("summary.run", lang), *(text(spec.short_id, lang) for spec in specs)]
     rows = [[sanitize(r.info.preset or r.info.model or r.info.backend, RUN_WIDTH, one_line=True)[:RUN_WIDTH],
              *(spec.shown(r, windowed=False) for spec in specs)] for r in readings]
-    widths = [max(cell_len(row[i]) for row in [headers, *rows]) for i in range(len(headers))]
-    widths[0] = max(widths[0], RUN_WIDTH)
-    return ["  ".join(" " * (w - cell_len(cell)) + cell for cell, w in zip(row, widths, strict=True))
-            for row in [headers, *rows]]
+    return right_aligned([headers, *rows], RUN_WIDTH)
 
 
 def paired_baseline(spec: RunSpec, url: str) -> RunSpec:

@@ -7,6 +7,7 @@ the best γ (or the crossover) marked with ★ / ✗ so it reads without colour.
 
 from __future__ import annotations
 
+from specview.cli.table import right_aligned
 from specview.core.sweep import GammaSweep, LoadSweep
 from specview.core.text import number, sanitize
 from specview.texts.catalog import fill, text
@@ -29,10 +30,7 @@ def bar(value: float | None, top: float, width: int = BAR_WIDTH, fill: str = "�
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-    lines = ["  ".join(h.rjust(w) for h, w in zip(header, widths, strict=True))]
-    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
-    return lines
+    return right_aligned([header, *rows])
 
 
 def gamma_header(lang: str) -> list[str]:

@@ -7,7 +7,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from specview.core.bounds import MAX_NOTE_VALUES, MAX_NOTES, Invalid, mapping, sequence, string
 from specview.core.events import StreamItem
+from specview.core.text import shown
 
 
 @dataclass(slots=True)
@@ -33,6 +35,26 @@ class Note:
 
     id: str
     values: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "values": dict(self.values)}
+
+    @classmethod
+    def read_all(cls, data: Any, where: str) -> tuple[Note, ...]:
+        """Notes read back from outside (a recording, a sweep file): a short list of
+        {"id": str, "values": {str: str}}, every part checked (bounds.Invalid names it)."""
+        if data is None:
+            return ()
+        notes = []
+        for i, item in enumerate(sequence(data, where, MAX_NOTES)):
+            at = f"{where}[{i}]"
+            entry = mapping(item, at)
+            values = mapping(entry.get("values", {}), f"{at}.values")
+            if len(values) > MAX_NOTE_VALUES:
+                raise Invalid(f"{at}.values has {len(values)} entries, at most {MAX_NOTE_VALUES} expected")
+            notes.append(cls(string(entry.get("id"), f"{at}.id"),
+                             {str(k): string(v, f"{at}.values.{shown(k)}") for k, v in values.items()}))
+        return tuple(notes)
 
 
 @dataclass(frozen=True, slots=True)

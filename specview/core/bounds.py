@@ -14,6 +14,9 @@ from typing import Any
 
 from specview.core.text import shown
 
+MAX_NOTES = 16  # notes about one run (a recording's header, a sweep file)
+MAX_NOTE_VALUES = 8  # values one note fills in
+
 MAX_ROUND_DRAFTS = 1024  # γ of one round (EAGLE trees draft ~60; no engine drafts thousands)
 MAX_ROUND_TOKENS = MAX_ROUND_DRAFTS + 2  # accepted…, rejected, corrected | bonus
 MAX_POSITION = MAX_ROUND_DRAFTS  # a draft position (also a /metrics `position` label)

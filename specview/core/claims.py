@@ -17,6 +17,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from specview.core.errors import PresetError
+from specview.core.theory import survival
 
 if TYPE_CHECKING:
     from specview.core.presets import Preset
@@ -150,11 +151,7 @@ def preset_value(preset: Preset, claim: Claim) -> float | tuple[float, ...] | No
     if q == "plain_tokens_per_second":
         return 1000.0 / preset.target_ms
     if q == "head_accuracy":
-        survive, out = 1.0, []
-        for a in preset.acceptance_at(temperature, len(claim.values)):
-            survive *= a
-            out.append(round(survive, 6))
-        return tuple(out)
+        return tuple(round(p, 6) for p in survival(preset.acceptance_at(temperature, len(claim.values))))
     return None  # a slowdown under load is beyond a batch-1 preset
 
 

@@ -37,7 +37,15 @@ class TokenStatus(Enum):
     UNDECIDED = "undecided"  # a draft shown before its verdict (step mode); never in a backend's Round
 
 
-_NOT_EMITTED = frozenset({TokenStatus.REJECTED, TokenStatus.DISCARDED, TokenStatus.UNDECIDED})
+NOT_EMITTED = frozenset({TokenStatus.REJECTED, TokenStatus.DISCARDED, TokenStatus.UNDECIDED})
+# The marks that tell statuses apart without colour (before, after the token's text); a rejected
+# draft is struck through instead, and accepted and plain tokens carry none.
+MARKS: dict[TokenStatus, tuple[str, str]] = {
+    TokenStatus.CORRECTED: ("▸", ""),
+    TokenStatus.BONUS: ("", "⁺"),
+    TokenStatus.DISCARDED: ("", "ˣ"),
+    TokenStatus.UNDECIDED: ("", "ˀ"),
+}
 
 
 _STATUSES = {status.value: status for status in TokenStatus}
@@ -68,7 +76,7 @@ class TokenEvent:
     @property
     def emitted(self) -> bool:
         """True when the token is part of the output (not a rejected, discarded or undecided draft)."""
-        return self.status not in _NOT_EMITTED
+        return self.status not in NOT_EMITTED
 
     def __reduce__(self) -> tuple[type[TokenEvent], tuple[Any, ...]]:
         # By position: about twice as fast to unpickle as the slots state (the flat-out producer).
@@ -248,10 +256,6 @@ class Calibration:
             raise ValueError(f"at most {MAX_VERIFY_COSTS} verify costs, got {len(self.verify_costs_s)}")
         if any(not cost > 0 for cost in self.verify_costs_s):
             raise ValueError("verify costs must be > 0")
-
-    @property
-    def plain_tokens_per_second(self) -> float | None:
-        return None if self.plain_s is None else 1.0 / self.plain_s
 
     def verify_ratio(self, gamma: int) -> float | None:
         """v(γ) = cost(γ+1) / cost(1), when both were measured (or assumed)."""

@@ -246,11 +246,6 @@ def gauges(view: str) -> tuple[GaugeSpec, ...]:
     return tuple(spec for spec in GAUGES if view in spec.views)
 
 
-def gauge(key: str) -> GaugeSpec:
-    """One gauge by key."""
-    return next(spec for spec in GAUGES if spec.key == key)
-
-
 def position_texts(values: Sequence[float | None]) -> list[tuple[float | None, str]]:
     """Per-position acceptance as the bars show it: (fraction to two places, its text)."""
     return [(None if v is None else round(v, 2), number(v, ".2f")) for v in values]

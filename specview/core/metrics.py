@@ -163,6 +163,7 @@ class Metrics:
         if token.status is TokenStatus.PLAIN and not token.inferred:
             self._plain_round_sum += max(0.0, rnd.t_wall - self._t_last)
             self._plain_rounds += 1
+
     @property
     def drafting_rounds(self) -> int:
         """Rounds that drafted at least one token (a server's `num_drafts`)."""

@@ -152,7 +152,7 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> dict[str, Any]:
             "virtual_clock": info.virtual_clock,
             "reconciles": info.reconciles,
             "exact": dict(info.exact),
-            "notes": [{"id": note.id, "values": dict(note.values)} for note in info.notes],
+            "notes": [note.to_dict() for note in info.notes],
             "note": info.note,
             "provenance": info.provenance,
         },

@@ -155,17 +155,8 @@ class Session:
             self._buffered -= sum(_tokens(item) for item in items)
             self._cond.notify_all()
             finished = self._finished and not self._buffer
-        taken: list[Round] = []
-        reconciled = False
-        for item in items:
-            if isinstance(item, Calibration):
-                self._calibrate(item)
-            elif isinstance(item, Reconcile):
-                self._reconcile(item)
-                reconciled = True
-            else:
-                self._fold(item)
-                taken.append(item)
+        taken = [rnd for item in items if (rnd := self._absorb(item)) is not None]
+        reconciled = any(isinstance(item, Reconcile) for item in items)
         return Drained(taken, self._error, finished, reconciled)
 
     def drawable(self, drained: Drained) -> tuple[bool, list[TokenEvent]]:
@@ -274,6 +265,11 @@ class Session:
         """Headless: hand `item` to the sinks and fold it; the round to yield, if it is one."""
         for sink in self._sinks:
             sink(item)
+        return self._absorb(item)
+
+    def _absorb(self, item: StreamItem) -> Round | None:
+        """Fold one item into the run: a calibration or a reconcile changes the metrics; a round
+        is folded in and returned (the consumer shows it)."""
         if isinstance(item, Calibration):
             self._calibrate(item)
             return None

@@ -113,8 +113,13 @@ class RoundMasker:
         """Length of the longest end of `text` that is a proper beginning of a secret (0: none)."""
         best = 0
         for secret in self.secrets:
-            for k in range(min(len(secret) - 1, len(text)), best, -1):
-                if text.endswith(secret[:k]):
-                    best = k
+            n = min(len(secret) - 1, len(text))
+            tail = text[len(text) - n:] if n > 0 else ""
+            # candidate starts are where the secret's first character stands: usually one find
+            i = tail.find(secret[0]) if tail else -1
+            while i != -1 and n - i > best:
+                if secret.startswith(tail[i:]):
+                    best = n - i
                     break
+                i = tail.find(secret[0], i + 1)
         return best

@@ -23,12 +23,11 @@ from typing import Any
 
 from specview.core.backend import Note
 from specview.core.bounds import MAX_SECONDS, integer, mapping, real, sequence, string
-from specview.core.theory import expected_tau, speedup, tau_from_positions
+from specview.core.theory import speedup, tau_from_positions
 
 SCHEMA = "specview.sweep/1"
 MAX_LEVELS = 64  # concurrency levels one load sweep may hold (the command line allows as many)
 MAX_CONCURRENCY = 256  # clients at one level
-MAX_NOTES = 16
 MAX_RATE = 1e9  # tokens per second: far beyond any engine
 
 
@@ -78,28 +77,12 @@ class GammaSweep:
     def to_dict(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA, "kind": "gamma", "alpha": self.alpha, "c": self.c, "best_gamma": self.best_gamma,
-            "curve": list(self.curve), "notes": notes_dict(self.notes),
+            "curve": list(self.curve), "notes": [note.to_dict() for note in self.notes],
             "rows": [{**asdict(r.point), "per_position": list(r.point.per_position), "speedup": r.speedup,
                       "verify_ratio": r.verify_ratio, "predicted_speedup": r.predicted_speedup,
                       "predicted_tokens_per_second": r.predicted_tokens_per_second,
                       "tau_from_curve": r.tau_from_curve, "best": r.best} for r in self.rows],
         }
-
-
-def notes_dict(notes: tuple[Note, ...]) -> list[dict[str, Any]]:
-    """Notes as JSON: their catalog ids and values."""
-    return [{"id": note.id, "values": dict(note.values)} for note in notes]
-
-
-def notes_from(data: Any, field: str) -> tuple[Note, ...]:
-    """`notes_dict`'s shape read back (Invalid naming the field when it is not one)."""
-    notes = []
-    for i, item in enumerate(sequence(data, field, MAX_NOTES)):
-        entry = mapping(item, f"{field}[{i}]")
-        values = mapping(entry.get("values", {}), f"{field}[{i}].values")
-        notes.append(Note(string(entry.get("id"), f"{field}[{i}].id"),
-                          {k: string(v, f"{field}[{i}].values.{k}") for k, v in values.items()}))
-    return tuple(notes)
 
 
 def analyse_gamma(points: list[GammaPoint], notes: tuple[Note, ...] = ()) -> GammaSweep:
@@ -145,11 +128,6 @@ def tau_if_gamma(curve: tuple[float | None, ...], gamma: int) -> float | None:
     return tau_from_positions([a for a in curve[:gamma] if a is not None])
 
 
-def theory_tau(alpha: float, gamma: int) -> float:
-    """Expected τ with i.i.d. acceptance α (Eq. 1)."""
-    return expected_tau(alpha, gamma)
-
-
 @dataclass(frozen=True, slots=True)
 class LoadPoint:
     """One concurrency of the load sweep: speculation on and off."""
@@ -188,7 +166,7 @@ class LoadSweep:
         """The JSON the Learn screen "When it fails" reads (see module docstring)."""
         return {
             "schema": SCHEMA, "kind": "load", "on_label": self.on_label, "off_label": self.off_label,
-            "crossover": self.crossover, "notes": notes_dict(self.notes),
+            "crossover": self.crossover, "notes": [note.to_dict() for note in self.notes],
             "points": [{**asdict(p), "gain": p.gain} for p in self.points],
         }
 
@@ -213,4 +191,4 @@ class LoadSweep:
                 integer(p.get("requests", 0), f"points[{i}].requests", 0, int(MAX_SECONDS)),
             ))
         return cls(tuple(points), string(data.get("on_label", ""), "on_label"),
-                   string(data.get("off_label", ""), "off_label"), notes_from(data.get("notes", []), "notes"))
+                   string(data.get("off_label", ""), "off_label"), Note.read_all(data.get("notes", []), "notes"))

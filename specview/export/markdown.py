@@ -1,6 +1,7 @@
 """A run as a Markdown report: settings, provenance, gauges, acceptance by position, the marked text.
 
-The text keeps the marks that do not need colour: ~~rejected~~, ▸corrected, bonus⁺. Everything
+The text keeps the marks that do not need colour (core.events.MARKS): ~~rejected~~, ▸corrected,
+bonus⁺, and the drafts after a rejection, never verified, as discardedˣ. Everything
 that came from outside (token text, model names, the prompt, header values) is sanitised and
 escaped, so a token cannot add a heading, a link, HTML or a table cell of its own.
 """
@@ -12,9 +13,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from specview.core.backend import BackendInfo
-from specview.core.events import Round, TokenEvent, TokenStatus
+from specview.core.events import MARKS, Round, TokenEvent, TokenStatus
 from specview.core.gauges import PANEL, Reading, gauges
 from specview.core.metrics import MetricsSnapshot
+from specview.core.session import display_order
 from specview.core.text import number, sanitize
 from specview.texts.catalog import catalog, fill, text
 
@@ -49,11 +51,8 @@ def marked_text(tokens: Iterable[TokenEvent]) -> str:
         lead, trail = body[: len(body) - len(body.lstrip())], body[len(body.rstrip()):]
         if token.status is TokenStatus.REJECTED:
             core = f"~~{core}~~"
-        elif token.status is TokenStatus.CORRECTED:
-            core = f"▸{core}"
-        elif token.status is TokenStatus.BONUS:
-            core = f"{core}⁺"
-        out.append(lead + core + trail)
+        pre, post = MARKS.get(token.status, ("", ""))
+        out.append(lead + pre + core + post + trail)
     return _block("".join(out))
 
 
@@ -113,5 +112,5 @@ def markdown_report(header: Mapping[str, Any], info: BackendInfo, snap: MetricsS
         lines.append(text("report_no_drafts", t))
 
     lines += ["", f"## {text('report_text', t)}", "", text("report_legend", t), "", "---", ""]
-    lines.append(marked_text(tok for rnd in rounds for tok in rnd.tokens))
+    lines.append(marked_text(tok for rnd in rounds for tok in display_order(rnd)))
     return "\n".join(lines).rstrip("\n") + "\n"

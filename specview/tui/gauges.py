@@ -13,8 +13,7 @@ from specview.core.gauges import PANE, PANEL, SUMMARY, WATCH, GaugeSpec, Reading
 from specview.core.summary import leaders
 from specview.core.watch import Violation, WatchSample
 from specview.texts.catalog import FALLBACK, catalog, fill, text
-
-NOTE_JOIN = " · "
+from specview.widgets.stat_gauge import NOTE_JOIN
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +21,6 @@ class GaugeText:
     """One gauge as the side panel shows it."""
 
     key: str
-    label: str
     value: str
     fraction: float | None  # for a bar
     note: str
@@ -38,17 +36,12 @@ def note_text(spec: GaugeSpec, reading: Reading, lang: str) -> str:
     return NOTE_JOIN.join(parts)
 
 
-def source_text(spec: GaugeSpec, reading: Reading, lang: str) -> str:
-    """Only where the number comes from (for one-line views: panes, the summary table)."""
-    return NOTE_JOIN.join(fill(tag, lang, **values) for tag, values in spec.tags(reading))
-
-
 def panel_texts(reading: Reading, lang: str) -> list[GaugeText]:
     """The live side panel: windowed values, their bars and notes."""
     out = []
     for spec in gauges(PANEL):
         value = spec.value(reading, windowed=True)
-        out.append(GaugeText(spec.key, text(spec.label_id, lang), spec.shown(reading, windowed=True),
+        out.append(GaugeText(spec.key, spec.shown(reading, windowed=True),
                              value if spec.bar else None, note_text(spec, reading, lang)))
     return out
 
@@ -63,7 +56,7 @@ def watch_texts(sample: WatchSample | None, lang: str) -> list[GaugeText]:
         # sets a whole-run value beside a windowed one
         own = f"gauge.{spec.key}.watch_note"
         note = fill(own if own in catalog(FALLBACK) else spec.note_id, lang, **values) if values is not None else ""
-        out.append(GaugeText(spec.key, text(spec.label_id, lang), spec.shown_watched(sample),
+        out.append(GaugeText(spec.key, spec.shown_watched(sample),
                              value if spec.bar else None, note))
     return out
 

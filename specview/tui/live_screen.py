@@ -158,12 +158,12 @@ class LiveScreen(Screen[None]):
     # the numbers -------------------------------------------------------------
     def _draw_numbers(self, pumps: Sequence[Pump]) -> None:
         reading = self.pump.reading()
-        panel = panel_texts(reading, self.lang)
-        if self.has_class("-narrow"):  # the side panel is folded into the strip
-            fraction = next((gauge.fraction for gauge in panel if gauge.fraction is not None), None)
+        if self.has_class("-narrow"):  # the side panel is folded into the strip: its first bar only
+            fraction = next((v for spec in gauges(PANEL) if spec.bar
+                             and (v := spec.value(reading, windowed=True)) is not None), None)
             self._strip.set(pane_texts(reading, self.lang, STRIP), fraction, origin_text(reading, self.lang))
         else:
-            for gauge in panel:
+            for gauge in panel_texts(reading, self.lang):
                 self._gauges[gauge.key].set(gauge.value, gauge.fraction, gauge.note)
             # slow-moving shapes: once a second, and whenever the run stops moving
             now = time.monotonic()
@@ -282,6 +282,7 @@ class LiveScreen(Screen[None]):
             return
         paths = text("term_exported", lang).format(recording=done.recording, report=done.report)
         self.app.call_from_thread(notify_safe, self, paths, title=text("term_exported_title", lang), timeout=15)
+
     def switch_preset(self, preset_id: str) -> None:
         """Run `preset_id` on the simulator from the start (the Learn screens' Enter)."""
         self._switch_preset(preset_id)

@@ -14,6 +14,7 @@ from textual.widget import Widget
 
 from specview.core.events import TokenStatus
 from specview.widgets.token_layout import MARKS, ROUND_SEPARATOR
+from specview.widgets.token_styles import status_classes, status_rules
 
 SEPARATOR = "separator"  # the round boundary's entry (not a token status)
 INFERRED = "inferred"  # a style, not a status: italic
@@ -32,22 +33,12 @@ def sample(kind: str, word: str) -> str:
 class Legend(Widget):
     """One sample per status, mark and style; `entries` are (kind, translated word)."""
 
-    DEFAULT_CSS = """
-    Legend { height: auto; padding: 0 1; color: $text-muted; }
-    Legend > .legend--accepted { color: $token-accepted; }
-    Legend > .legend--rejected { color: $token-rejected; text-style: strike dim; }
-    Legend > .legend--corrected { color: $token-corrected; text-style: bold; }
-    Legend > .legend--bonus { color: $token-bonus; text-style: bold; }
-    Legend > .legend--plain { color: $foreground; }
-    Legend > .legend--discarded { color: $text-muted; text-style: dim; }
-    Legend > .legend--undecided { color: $foreground; text-style: underline; }
-    Legend > .legend--separator { color: $text-muted; }
-    Legend > .legend--inferred { color: $foreground; text-style: italic; }
+    DEFAULT_CSS = f"""
+    Legend {{ height: auto; padding: 0 1; color: $text-muted; }}
+    {status_rules("Legend", "legend")}
+    Legend > .legend--inferred {{ color: $foreground; text-style: italic; }}
     """
-    COMPONENT_CLASSES = {
-        "legend--accepted", "legend--rejected", "legend--corrected", "legend--bonus", "legend--plain",
-        "legend--discarded", "legend--undecided", "legend--separator", "legend--inferred",
-    }
+    COMPONENT_CLASSES = status_classes("legend") | {"legend--inferred"}
 
     def __init__(self, entries: Sequence[tuple[str, str]], **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -60,7 +51,3 @@ class Legend(Widget):
                 out.append("  ")
             out.append(sample(kind, word), self.get_component_rich_style(f"legend--{kind}", partial=True))
         return out
-
-    def plain(self) -> str:
-        """The legend as text (marks included, styles left out)."""
-        return "  ".join(sample(kind, word) for kind, word in self.entries)

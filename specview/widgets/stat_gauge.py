@@ -40,10 +40,8 @@ class StatGauge(Widget):
         self.refresh(layout=relayout)
 
     def _rows(self, note: str) -> int:
-        if not note:
-            return 1
-        width = max(self.content_region.width, 1)
-        return 1 + -(-(14 + cell_len(note)) // width)
+        """Lines the gauge takes with `note`, as `render` lays them out."""
+        return 1 + len(note_lines(note, max(8, self.size.width - NOTE_INDENT)))
 
     def render(self) -> Text:
         style = self.get_component_rich_style

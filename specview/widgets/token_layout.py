@@ -19,15 +19,10 @@ from collections.abc import Iterable
 from rich.cells import cell_len
 
 from specview.core.bounds import MAX_TOKEN_SHOWN
-from specview.core.events import TokenEvent, TokenStatus
+from specview.core.events import MARKS, NOT_EMITTED, TokenEvent, TokenStatus
 from specview.core.text import sanitize
 
-MARKS = {
-    TokenStatus.CORRECTED: ("▸", ""),
-    TokenStatus.BONUS: ("", "⁺"),
-    TokenStatus.DISCARDED: ("", "ˣ"),
-    TokenStatus.UNDECIDED: ("", "ˀ"),
-}
+__all__ = ["MARKS", "ROUND_SEPARATOR", "TokenLayout", "display", "width_of"]
 ROUND_SEPARATOR = "│"
 ROUND_ENDS = frozenset({TokenStatus.CORRECTED, TokenStatus.BONUS, TokenStatus.PLAIN})
 Piece = tuple[int, int, int]  # absolute token index, [start, end) in its display text
@@ -48,14 +43,11 @@ def display(event: TokenEvent) -> str:
     return shown
 
 
-_NEVER_EMITTED = frozenset({TokenStatus.REJECTED, TokenStatus.DISCARDED, TokenStatus.UNDECIDED})
-
-
 def _display(text: str, status: TokenStatus) -> str:
     # A token from outside may be huge (a hostile server's 300 kB "token"): shown cut, with a
     # mark saying how much; the event (and so the recording) keeps all of it.
     body = sanitize(text, MAX_TOKEN_SHOWN)
-    if status in _NEVER_EMITTED:  # not part of the text: a line break in it would break the text's lines
+    if status in NOT_EMITTED:  # not part of the text: a line break in it would break the text's lines
         body = body.replace("\n", "⏎")
     pre, post = MARKS.get(status, ("", ""))
     if not pre and not post:

@@ -28,6 +28,7 @@ from textual.strip import Strip
 from specview.core.events import TokenEvent, TokenStatus
 from specview.widgets.bindings import bind
 from specview.widgets.token_layout import TokenLayout
+from specview.widgets.token_styles import status_classes, status_rules
 
 MIN_WRAP_WIDTH = 8  # narrower than this (a hidden or squeezed view) the text is not wrapped again
 DEFAULT_WRAP_WIDTH = 80
@@ -36,28 +37,11 @@ DEFAULT_WRAP_WIDTH = 80
 class TokenView(ScrollView, can_focus=True):
     """Coloured, marked tokens; follows the end unless the user scrolled up."""
 
-    COMPONENT_CLASSES = {
-        "token--accepted",
-        "token--rejected",
-        "token--corrected",
-        "token--bonus",
-        "token--plain",
-        "token--discarded",
-        "token--undecided",
-        "token--separator",
-        "token--selected",
-    }
-    DEFAULT_CSS = """
-    TokenView { background: $surface; padding: 0 1; scrollbar-gutter: stable; scrollbar-size-vertical: 1; }
-    TokenView > .token--accepted { color: $token-accepted; }
-    TokenView > .token--rejected { color: $token-rejected; text-style: strike dim; }
-    TokenView > .token--corrected { color: $token-corrected; text-style: bold; }
-    TokenView > .token--bonus { color: $token-bonus; text-style: bold; }
-    TokenView > .token--plain { color: $foreground; }
-    TokenView > .token--discarded { color: $text-muted; text-style: dim; }
-    TokenView > .token--undecided { color: $foreground; text-style: underline; }
-    TokenView > .token--separator { color: $text-muted; }
-    TokenView > .token--selected { background: $accent 60%; text-style: reverse; }
+    COMPONENT_CLASSES = status_classes("token") | {"token--selected"}
+    DEFAULT_CSS = f"""
+    TokenView {{ background: $surface; padding: 0 1; scrollbar-gutter: stable; scrollbar-size-vertical: 1; }}
+    {status_rules("TokenView", "token")}
+    TokenView > .token--selected {{ background: $accent 60%; text-style: reverse; }}
     """
     BINDINGS = [
         bind("left", "select(-1)", "token.prev", show=False),

@@ -58,3 +58,14 @@ def test_report_in_chinese() -> None:
     metrics = Metrics()
     report = markdown_report({}, BackendInfo("sim", "x", None, 0.0), metrics.snapshot(), [], lang="zh")
     assert "## 设置" in report and "本次运行没有草稿。" in report
+
+
+def test_the_report_marks_discarded_drafts_as_the_stream_does() -> None:
+    """Drafts after the first rejection are in the report, marked ˣ (core.events.MARKS), never as text."""
+    rnd = Round(0, 3, (tok("Hi", A, 0), tok(" there", R, 1), tok(" you", C, 1)), 0.01, 0.02, 1.0,
+                discarded=(tok(" all", TokenStatus.DISCARDED, 2),))
+    metrics = Metrics()
+    metrics.add(rnd)
+    report = markdown_report({}, BackendInfo("sim", "x", 3, 1.0), metrics.snapshot(), [rnd])
+    assert report.rstrip().endswith("Hi ~~there~~ allˣ ▸you")
+    assert "discardedˣ" in report

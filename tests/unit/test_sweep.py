@@ -101,3 +101,17 @@ def test_a_load_sweep_file_out_of_bounds_names_the_field(change: dict[str, objec
 def test_bars() -> None:
     assert bar(1.0, 1.0, 4) == "████" and bar(0.5, 1.0, 4) == "██  " and bar(None, 1.0, 3) == "   "
     assert bar(0.5, 1.0, 4, fill="░") == "░░  " and bar(1 / 16, 1.0, 4) == "▎   "  # 2 eighths of a cell
+
+
+
+def test_the_gamma_table_lines_up_in_chinese() -> None:
+    """Columns are aligned in terminal cells: a Chinese header takes two cells a character."""
+    from rich.cells import cell_len
+
+    from specview.cli.sweep_render import gamma_header, gamma_rows
+    from specview.cli.table import right_aligned
+
+    sweep = analyse_gamma(SWEEP)
+    lines = right_aligned([gamma_header("zh"), *gamma_rows(sweep, "zh")])
+    assert len({cell_len(line) for line in lines}) == 1, lines
+    assert all(line in gamma_text(sweep, "zh") for line in lines)

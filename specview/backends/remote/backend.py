@@ -222,9 +222,9 @@ class OpenAIBackend:
         if self.facts.method is not None or not self.facts.speculating:
             return
         with self._server_values("reading the speculative method"):
-            facts = self.kind.facts(self._conn, self.kind.identify(self._conn), self.spec.gamma)
-        if facts.method is not None:
-            self.facts = replace(self.facts, method=facts.method)
+            method = self.kind.learn_method(self._conn)
+        if method is not None:
+            self.facts = replace(self.facts, method=method)
             info = self._make_info()
             self._info = replace(self._info, label=info.label, notes=info.notes)
 

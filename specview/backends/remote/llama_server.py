@@ -137,6 +137,10 @@ class LlamaServerKind(ServerKind):
         method = method_label(types) or method_label(slot_types)
         return ServerFacts(self.id, build, gamma, speculating or method is not None, self.has_metrics(conn), method)
 
+    def learn_method(self, conn: Probe) -> str | None:
+        """/slots names the types once a slot has served a request (/props may not)."""
+        return method_label(_slots(conn)[1])
+
     def describe(self, facts: ServerFacts) -> tuple[dict[str, bool], Note]:
         # the catalog's note carries the caveat: models that cannot roll back partially make the
         # server replay accepted prefixes, and how that is counted depends on the build

@@ -14,6 +14,7 @@ import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from specview.core.bounds import MAX_COUNTER, MAX_POSITION, Invalid
 from specview.core.text import sanitize, shown
@@ -44,18 +45,21 @@ class DraftCounters:
         )
 
 
-def _samples(text: str) -> list[tuple[str, dict[str, str], float]]:
-    """Every sample of the text, or none when prometheus-client cannot parse it."""
+@lru_cache(maxsize=1)
+def _samples(text: str) -> tuple[tuple[str, dict[str, str], float], ...]:
+    """Every sample of the text, or none when prometheus-client cannot parse it. Parsed once per
+    text: a poll reads counters, sums and gauges from the same scrape (a vLLM /metrics carries
+    large histograms, and the parser is pure Python). Callers only read the labels."""
     from prometheus_client.parser import text_string_to_metric_families
 
     try:
-        return [
+        return tuple(
             (s.name, dict(s.labels), float(s.value))
             for family in text_string_to_metric_families(text)
             for s in family.samples
-        ]
+        )
     except Exception:  # noqa: BLE001 - any text a server sends: unreadable means no metrics
-        return []
+        return ()
 
 
 def _count(name: str, labels: dict[str, str], value: float) -> float:

@@ -63,6 +63,11 @@ class ServerKind:
         """Build, γ and whether it speculates, from what `identify` returned (or None)."""
         return ServerFacts(self.id, None, None, False, False)
 
+    def learn_method(self, conn: Probe) -> str | None:
+        """The speculative method, for a family that names it only once a request was served
+        (asked again while it is unknown); None where the family never names it."""
+        return None
+
     def describe(self, facts: ServerFacts) -> tuple[dict[str, bool], Note]:
         """Which numbers are exact, and the note the side panel and recordings show."""
         return {"tokens_per_second": False}, Note("no_spec")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
 from specview.backends.remote.client import Connection
 from specview.backends.remote.metrics import parse_draft_counters, parse_gauges, parse_sums
@@ -58,9 +59,9 @@ class ServerWatch:
         asked again until it does (a request: not from the UI thread)."""
         if learn and self.facts.method is None and self.facts.speculating:
             with self._server_values("reading the speculative method"):
-                facts = self.kind.facts(self._conn, self.kind.identify(self._conn), None)
-            if facts.method is not None:
-                self.facts = facts
+                method = self.kind.learn_method(self._conn)
+            if method is not None:
+                self.facts = replace(self.facts, method=method)
         parts = [self.kind.server_name(self.facts), self.facts.method, self._conn.root]
         return " · ".join(p for p in parts if p)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from specview.core.claims import load_claims, preset_value
-from specview.core.presets import Preset, get_preset
+from specview.core.presets import Preset, get_preset, load_presets
 from specview.core.theory import speedup, tau_from_positions
 
 COLUMNS = ("qwen3.6-mtp", "gemma4-drafter", "glm-5.2-mtp")
@@ -27,8 +27,9 @@ def case_numbers(selected: int = 0) -> dict[str, Any]:
     if not 0 <= selected < len(COLUMNS):
         raise ValueError(f"selected must be in [0, {len(COLUMNS)}), got {selected}")
     columns = []
+    presets = load_presets()  # once: it reads the user's preset files afresh
     for preset_id in COLUMNS:
-        p = get_preset(preset_id)
+        p = presets[preset_id] if preset_id in presets else get_preset(preset_id)
         acceptance = p.acceptance_at(p.temperature)
         tau = tau_from_positions(acceptance)
         columns.append({
