@@ -25,4 +25,5 @@ def test_live_screen_with_a_selected_token(snap_compare: object) -> None:
 
 def test_narrow_terminal_snapshot(snap_compare: object) -> None:
     assert callable(snap_compare)
-    assert snap_compare(sim_app(max_rounds=20, seed=1), terminal_size=(60, 16), run_before=wait_finished)
+    # a run whose text fits the view: where the follow-the-end jump lands can depend on load
+    assert snap_compare(sim_app(max_rounds=12, seed=1), terminal_size=(60, 16), run_before=wait_finished)
