@@ -76,4 +76,9 @@ class Gate:
         where = resource.canonical if resource is not None else shown(request.path)
         line = f"specview: serve: refused {request.method} {where} from {request.remote or '?'} ({status}): {reason}"
         print(sanitize(line, MAX_SHOWN, one_line=True), file=sys.stderr, flush=True)
-        raise web.HTTPForbidden() if status == 403 else web.HTTPTooManyRequests()
+        if status == 403:
+            raise web.HTTPForbidden(text="403: Forbidden. Open the address `specview serve` printed: it carries "
+                                         "the token.\n")
+        raise web.HTTPTooManyRequests(text=f"429: Too Many Requests. All {self.access.max_sessions} sessions are in "
+                                           "use: close a tab that shows specview, or restart `specview serve` with "
+                                           "a larger --max-sessions.\n")

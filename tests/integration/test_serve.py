@@ -62,7 +62,7 @@ def test_served_app_first_frame_in_chromium(tmp_path: Path) -> None:
     with serving(tmp_path, "--", "--preset", "glm-5.2-mtp") as served:
         refused, screen, shot, download = asyncio.run(look(served.base, served.url))
         log = served.stderr_lines()
-    assert refused.strip() == "403: Forbidden"
+    assert refused.startswith("403: Forbidden. Open the address `specview serve` printed")
     assert download == 404
     assert log == ["specview: serve: refused GET / from 127.0.0.1 (403): no token"], log
     text = str(screen["text"])
