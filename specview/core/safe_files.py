@@ -79,15 +79,10 @@ def _check_replaceable(path: Path, folder: int, name: str) -> bool:
 def check_new(path: str | os.PathLike[str], *, replace: bool = False) -> None:
     """Raise now what `open_new` / `write_new` would raise for the name (FileExistsError, Refused), so
     that a command can refuse before its work; the write checks again."""
-    try:
-        found = os.lstat(path)
-    except FileNotFoundError:
-        return
-    what = kind_of(found.st_mode)
-    if what is not None:
-        raise Refused(path, f"it is {what}; specview replaces only a regular file")
-    if not replace:
-        raise FileExistsError(errno.EEXIST, "it exists", str(path))
+    file = Path(path)
+    with _folder(file) as (folder, name):
+        if _check_replaceable(file, folder, name) and not replace:
+            raise FileExistsError(errno.EEXIST, "it exists", str(path))
 
 
 def _create(path: Path, folder: int, name: str) -> int:
