@@ -84,12 +84,16 @@ def _opt(section: dict[str, Any], field: str, check: Callable[[Any, str], T]) ->
 class ReplayBackend:
     """Rounds read from a recording, paced by their recorded times (speed 0 = no waiting)."""
 
-    def __init__(self, path: str | Path, *, segment: int = 1, speed: float = 1.0) -> None:
+    def __init__(self, path: str | Path, *, segment: int = 1, speed: float = 1.0,
+                 headers: list[Header] | None = None) -> None:
+        """`headers`: the file's `scan_headers`, when the caller has them (one scan for every segment)."""
         self.path = Path(path)
-        try:
-            headers = scan_headers(self.path)
-        except RecordingError as exc:
-            raise BackendError(f"cannot replay {exc}") from None
+        if headers is None:
+            try:
+                headers = scan_headers(self.path)
+            except RecordingError as exc:
+                raise BackendError(f"cannot replay {exc}") from None
+        self.headers = headers
         if not 1 <= segment <= len(headers):
             raise BackendError(f"cannot replay {self.path}#{segment}: the file holds {len(headers)} run(s)")
         self.segment = segment
@@ -118,7 +122,7 @@ class ReplayBackend:
         due = time.monotonic()
         calibrated = self.header.version >= 3
         try:
-            for item in read_recording(self.path, from_line=self.header.line):
+            for item in read_recording(self.path, start=self.header):
                 if isinstance(item, Header):
                     if item.line != self.header.line:  # the next segment begins
                         return

@@ -92,6 +92,10 @@ def run_bench(args: argparse.Namespace) -> int:
         from specview.cli.errors import CliError
 
         raise CliError("--record takes one run; give one selector")
+    if args.record:
+        from specview.core.recorder import check_record_path
+
+        check_record_path(args.record, force=args.force)
     if args.baseline_url:
         specs = [paired_baseline(spec, args.baseline_url) for spec in specs]
     results = []
@@ -117,6 +121,8 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     bench.add_argument("--json", action="store_true", help="print one JSON object per run")
     bench.add_argument("--table", action="store_true", help="print a table for people")
     bench.add_argument("--record", metavar="FILE", default=argparse.SUPPRESS, help="record the run as JSON Lines")
+    bench.add_argument("--force", action="store_true", default=argparse.SUPPRESS,
+                       help="let --record replace an existing file (never through a link)")
     bench.add_argument("--baseline-url", metavar="URL",
                        help="a server running the same model without speculation: its tokens/s for the same "
                             "request is the --url run's speedup baseline")

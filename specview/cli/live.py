@@ -15,7 +15,7 @@ def run_live(args: argparse.Namespace) -> int:
     if args.record:
         from specview.core.recorder import check_record_path
 
-        check_record_path(args.record)
+        check_record_path(args.record, force=args.force)
     spec = spec_from_args(args, speed=ui.speed, config=ui.config)
     backend = make_backend(spec)
     from specview.tui.app import SpecviewApp

@@ -83,6 +83,8 @@ def build_parser() -> Parser:
     fps_option(parser, default=None)
     parser.add_argument("--record", metavar="FILE",
                         help="record the run as JSON Lines (flushed every round)")
+    parser.add_argument("--force", action="store_true",
+                        help="let --record replace an existing file (never through a link)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in COMMANDS:
         import_module(f"specview.cli.{name}").register(sub, sub_sel)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from specview.cli.argtypes import Parser, SubParsers, int_in, lang_option
@@ -50,6 +51,8 @@ def int_list(name: str, low: int, high: int, most: int = MAX_LEVELS) -> Callable
 def _outputs(p: argparse.ArgumentParser, *, lang: bool = True) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     p.add_argument("--markdown", metavar="FILE", help="also write a Markdown report to FILE")
+    p.add_argument("--force", action="store_true", default=argparse.SUPPRESS,
+                   help="replace the --markdown FILE if it exists (never through a link)")
     if lang:  # the selectors already carry --lang
         lang_option(p, "language of the table", default=argparse.SUPPRESS)
 
@@ -86,20 +89,37 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     load.set_defaults(run=run_load)
 
 
-def _emit(result: GammaSweep | LoadSweep, as_json: bool, markdown: str | None, text_out: str,
-          md_out: str) -> int:
+def _emit(result: GammaSweep | LoadSweep, args: argparse.Namespace, text_out: str, md_out: str) -> int:
     from specview.core.jsonio import dumps
+    from specview.core.safe_files import write_new
 
-    print(dumps(result.to_dict()) if as_json else text_out, end="\n" if as_json else "")
-    if markdown:
-        try:
-            with open(markdown, "w", encoding="utf-8") as out:
-                out.write(md_out)
-        except OSError as exc:
-            from specview.cli.errors import CliError
-
-            raise CliError(f"cannot write the Markdown report {shown(markdown)}: {exc.strerror or exc}") from None
+    print(dumps(result.to_dict()) if args.json else text_out, end="\n" if args.json else "")
+    if args.markdown:
+        with _report_errors(args.markdown):
+            write_new(args.markdown, md_out, replace=args.force)
     return 0
+
+
+def _check_report(args: argparse.Namespace) -> None:
+    """Before a sweep, which may take minutes: refuse a --markdown FILE that exists (without --force)."""
+    from specview.core.safe_files import check_new
+
+    if args.markdown:
+        with _report_errors(args.markdown):
+            check_new(args.markdown, replace=args.force)
+
+
+@contextmanager
+def _report_errors(name: str) -> Iterator[None]:
+    """The report's write errors as one line naming the whole path (fail() sanitises the line)."""
+    from specview.cli.errors import CliError
+
+    try:
+        yield
+    except FileExistsError:
+        raise CliError(f"{name} exists; --force to overwrite") from None
+    except OSError as exc:
+        raise CliError(f"cannot write the Markdown report {name}: {exc.strerror or exc}") from None
 
 
 def _lang(args: argparse.Namespace) -> str:
@@ -109,6 +129,7 @@ def _lang(args: argparse.Namespace) -> str:
 
 
 def run_gamma(args: argparse.Namespace) -> int:
+    _check_report(args)
     from specview.backends.sweep_runner import gamma_points
     from specview.cli.runspec_args import spec_from_args
     from specview.cli.sweep_render import gamma_markdown, gamma_text
@@ -129,10 +150,11 @@ def run_gamma(args: argparse.Namespace) -> int:
 
     points, notes = gamma_points(base, args.gammas, plain=plain, progress=progress)
     sweep = analyse_gamma(points, notes)
-    return _emit(sweep, args.json, args.markdown, gamma_text(sweep, lang), gamma_markdown(sweep, lang))
+    return _emit(sweep, args, gamma_text(sweep, lang), gamma_markdown(sweep, lang))
 
 
 def run_load(args: argparse.Namespace) -> int:
+    _check_report(args)
     from specview.backends.remote.dialect import DEFAULT_PROMPT
     from specview.backends.remote.load import LoadClient
     from specview.cli.runspec_args import resolve_api_key
@@ -166,4 +188,4 @@ def run_load(args: argparse.Namespace) -> int:
         on.close()
         off.close()
     sweep = LoadSweep(tuple(points), on.root, off.root)
-    return _emit(sweep, args.json, args.markdown, load_text(sweep, lang), load_markdown(sweep, lang))
+    return _emit(sweep, args, load_text(sweep, lang), load_markdown(sweep, lang))

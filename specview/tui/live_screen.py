@@ -281,6 +281,9 @@ class LiveScreen(Screen[None]):
                                       severity="error")
             return
         paths = text("term_exported", lang).format(recording=done.recording, report=done.report)
+        if done.taken is not None:  # never overwritten: say which name was taken and what was written instead
+            written = done.report if done.taken.suffix == done.report.suffix else done.recording
+            paths += "\n" + fill("files.export_renamed", lang, taken=done.taken.name, written=written.name)
         self.app.call_from_thread(notify_safe, self, paths, title=text("term_exported_title", lang), timeout=15)
 
     def switch_preset(self, preset_id: str) -> None:
