@@ -152,7 +152,7 @@ class BaseApp(App[None]):
         self.run_preset(message.preset_id)
 
     def on_learn_screen_failed(self, message: LearnScreen.Failed) -> None:
-        notify_error(self, message.message)
+        notify_error(self, message.message, message.title)
 
     def run_preset(self, preset_id: str) -> None:
         """Watch a preset live: a simulator run on a new live screen over the Learn screens."""
