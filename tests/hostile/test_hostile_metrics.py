@@ -20,8 +20,11 @@ from hostile_checks import assert_no_secret, assert_terminal_clean, json_lines
 from hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
 from limited_run import Run, base_env, run_cli
 
+from specview.backends.factory import make_backend
 from specview.backends.remote.metrics import MAX_LINE_BYTES, MAX_READ_CHARS, draft_counters, read_samples
 from specview.backends.remote.watch_source import ServerWatch
+from specview.core.backend import Note
+from specview.core.runspec import RunSpec
 from specview.texts.catalog import fill
 from specview.tui.watch_app import WatchApp
 
@@ -160,6 +163,20 @@ def test_the_live_vllm_path_reads_an_8_mib_hostile_scrape_in_bounded_time(server
     post = next(i for i, r in enumerate(server.requests) if r.startswith("POST"))
     during_and_after = [r for r in server.requests[post:] if r.startswith("GET /metrics")]
     assert len(during_and_after) >= 2  # polled while the stream ran, and read after it
+
+
+def test_the_live_run_notes_the_skipped_lines(server: HostileServer) -> None:
+    """The side panel's notes (BackendInfo.notes) of a live vLLM run say how many lines were skipped."""
+    metrics, skipped = hostile_scrape("vllm")
+    server.scenario = vllm(metrics, [chat_chunk("a", usage={"completion_tokens": 1})])
+    backend = make_backend(RunSpec(url=server.url, max_tokens=8))
+    try:
+        list(backend.rounds(threading.Event()))
+        assert backend.server_counters() is not None  # the real counters were read
+        notes = [n for n in backend.info.notes if n.id.startswith("metrics_")]
+    finally:
+        backend.close()
+    assert notes == [Note("metrics_long_lines", {"lines": str(skipped), "bytes": str(MAX_LINE_BYTES)})]
 
 
 async def test_the_monitor_notifies_the_skipped_lines_once(server: HostileServer) -> None:
