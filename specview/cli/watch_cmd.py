@@ -74,6 +74,7 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
     from specview.core.watch import WatchModel
     from specview.texts.catalog import text
     from specview.tui.gauges import violation_text
+    from specview.tui.run_text import note_texts
 
     model = WatchModel()
     if not as_json:
@@ -84,12 +85,16 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
             sample = model.feed(source.scrape())
             if sample is not None:
                 printed += 1
-                if as_json:
-                    print(dumps(sample.to_dict()), flush=True)
+                if as_json:  # each note with its text, e.g. "/metrics: 2 lines skipped (over 4096 bytes)"
+                    record = sample.to_dict()
+                    record["notes"] = [{**n.to_dict(), "text": t} for n in sample.notes for t in note_texts((n,), lang)]
+                    print(dumps(record), flush=True)
                 else:
                     print(line(sample, lang), flush=True)
                     for v in sample.violations:
                         print(f"  ! {text('watch.invariant', lang)}: {violation_text(v, lang)}", flush=True)
+                    for note in note_texts(sample.notes, lang):
+                        print(f"  ! {note}", flush=True)
             if count is None or printed < count:
                 time.sleep(interval)
     finally:

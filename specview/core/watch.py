@@ -30,6 +30,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from specview.core.backend import Note
 from specview.core.bounds import MAX_POSITION
 
 MAX_POSITIONS = MAX_POSITION + 1  # position series 0 … MAX_POSITION (the /metrics parser refuses more)
@@ -48,6 +49,7 @@ class Scrape:
     in_flight: int | None = None  # tokens of requests still running, not in the counter yet
     active: float | None = None  # requests running now
     gauges: dict[str, float] = field(default_factory=dict)  # e.g. SGLang's accept length / rate
+    notes: tuple[Note, ...] = ()  # about the scrape itself, e.g. /metrics lines too long to read
 
 
 # The invariants, by id (texts: `watch.rule.<id>` names the rule, `watch.broken.<id>` says how
@@ -86,6 +88,7 @@ class WatchSample:
     reset: bool = False
     violations: tuple[Violation, ...] = ()
     gauges: dict[str, float] = field(default_factory=dict)  # the server's own gauges, as they are
+    notes: tuple[Note, ...] = ()  # the scrape's notes (catalog `note.<id>`), e.g. lines skipped
 
     def _rate(self, n: int | None) -> float | None:
         return None if n is None or self.dt <= 0 else n / self.dt
@@ -129,6 +132,7 @@ class WatchSample:
             "alpha": _r(self.alpha), "mean_accepted_length": _r(self.mean_accepted_length),
             "per_position_acceptance": [_r(a) for a in self.per_position_acceptance],
             "violations": [v.to_dict() for v in self.violations], "gauges": dict(self.gauges),
+            "notes": [n.to_dict() for n in self.notes],
         }
 
 
@@ -234,7 +238,7 @@ class WatchModel:
             self._high = max(high, now)
         broken += check_invariants(d_drafts, d_tokens, d_acc, d_pos, "delta")
         sample = WatchSample(scrape.t, scrape.t - last.t, d_drafts, d_tokens, d_acc, d_pos, generated,
-                             scrape.active, reset, tuple(broken), dict(scrape.gauges))
+                             scrape.active, reset, tuple(broken), dict(scrape.gauges), scrape.notes)
         self.resets += reset
         self.total_drafts += d_drafts
         self.total_draft_tokens += d_tokens

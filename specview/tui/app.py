@@ -26,7 +26,7 @@ from specview.tui.live_screen import LiveScreen
 from specview.tui.merge_runs import MergeRuns
 from specview.tui.notify import notify_error, user_action
 from specview.tui.pump import Throttle
-from specview.tui.terminal_driver import diffing
+from specview.tui.terminal_driver import terminal_driver
 from specview.widgets.bindings import bind, localize
 
 if TYPE_CHECKING:
@@ -118,8 +118,8 @@ class BaseApp(App[None]):
         return result
 
     def get_driver_class(self) -> type[Driver]:
-        # send the terminal only the cells (and colours) that changed: what a slow link pays for
-        return diffing(super().get_driver_class())
+        # end when the terminal goes away; send it only the cells (and colours) that changed
+        return terminal_driver(super().get_driver_class())
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         # after Textual's own (NO_COLOR, ANSI): merge equal-style runs so each is one SGR sequence
@@ -152,7 +152,7 @@ class BaseApp(App[None]):
         self.run_preset(message.preset_id)
 
     def on_learn_screen_failed(self, message: LearnScreen.Failed) -> None:
-        notify_error(self, message.message)
+        notify_error(self, message.message, message.title)
 
     def run_preset(self, preset_id: str) -> None:
         """Watch a preset live: a simulator run on a new live screen over the Learn screens."""
