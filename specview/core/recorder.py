@@ -19,7 +19,7 @@ from specview.core.errors import BackendError, RecordingError
 from specview.core.events import Calibration, Reconcile, StreamItem
 from specview.core.jsonio import dumps
 from specview.core.recording import FORMAT, VERSION
-from specview.core.runspec import DEFAULT_KEY_ENV, RunSpec
+from specview.core.runspec import DEFAULT_KEY_ENV, RunSpec, header_fields
 from specview.core.secrets import MASK, MIN_SECRET, known_secrets, public_url
 
 if TYPE_CHECKING:
@@ -144,6 +144,10 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> dict[str, Any]:
     value of a secret-looking environment variable found anywhere in the header is
     replaced by "***".
     """
+    spec_fields = header_fields(spec)
+    # what ran, where the spec leaves it to the backend (the preset's γ and T, the model a server names)
+    settings = {**spec_fields["settings"], "preset": info.preset, "gamma": info.gamma,
+                "temperature": info.temperature, "seed": info.seed, "url": public_url(spec.url)}
     header = header_record(
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         backend={
@@ -156,28 +160,9 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> dict[str, Any]:
             "note": info.note,
             "provenance": info.provenance,
         },
-        settings={
-            "preset": info.preset,
-            "gamma": info.gamma,
-            "temperature": info.temperature,
-            "seed": info.seed,
-            "lang": spec.lang,
-            "speed": spec.speed,
-            "max_rounds": spec.max_rounds,
-            "max_tokens": spec.max_tokens,
-            "gpu_layers": spec.gpu_layers,
-            "threads": spec.threads,
-            "plain": spec.plain,
-            "adaptive": spec.adaptive,
-            "demo": spec.demo,
-            "url": public_url(spec.url),
-            "server": spec.server,
-            "raw": spec.raw,
-            "api_key_env": spec.api_key_env,
-            "replay": spec.replay,
-        },
-        models={"model": info.model, "draft": info.draft, "target": spec.target, "draft_source": spec.draft},
-        prompt=spec.prompt,
+        settings=settings,
+        models={"model": info.model, "draft": info.draft, **spec_fields["models"]},
+        prompt=spec_fields["prompt"],
     )
     redacted: dict[str, Any] = _redact(header, _secret_values(spec))
     return redacted
