@@ -24,6 +24,7 @@ def _recorded(place: str) -> dict[str, str]:
 class RunSpec:
     """A backend selection plus its settings. The API key rides along but is never written anywhere."""
 
+    # the header writes preset, γ, T and seed as the backend ran them (BackendInfo's: a preset's γ)
     preset: str | None = field(default=None, metadata=_recorded("settings.preset"))
     gamma: int | None = field(default=None, metadata=_recorded("settings.gamma"))
     temperature: float | None = field(default=None, metadata=_recorded("settings.temperature"))
@@ -45,7 +46,8 @@ class RunSpec:
     # the key, resolved once by the CLI; never shown, logged or recorded (only the variable's name is)
     api_key_env: str | None = field(default=None, metadata=_recorded("settings.api_key_env"))
     api_key: str | None = field(default=None, repr=False, compare=False)
-    replay: str | None = field(default=None, metadata=_recorded("settings.replay"))
+    replay: str | None = field(default=None, metadata=_recorded("settings.replay"))  # the recording replayed
+    # the llama models as given (paths, `ngram`), beside the names the backend reads from them
     target: str | None = field(default=None, metadata=_recorded("models.target"))
     draft: str | None = field(default=None, metadata=_recorded("models.draft_source"))
     model: str | None = None  # recorded as the model the server named (BackendInfo.model)

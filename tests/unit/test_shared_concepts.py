@@ -97,10 +97,12 @@ def test_recorded_or_simulated_is_decided_once(kind: str, virtual: bool, origin:
 
 def test_the_enums_write_the_words_recordings_always_held() -> None:
     cal = Calibration(Basis.MEASURED, 0.01, (0.01, 0.02))
-    assert dumps(cal.to_dict()) == '{"basis": "measured", "plain_s": 0.01, "verify_costs_s": [0.01, 0.02], "context": null}'
+    assert dumps(cal.to_dict()) == ('{"basis": "measured", "plain_s": 0.01, "verify_costs_s": [0.01, 0.02], '
+                                    '"context": null}')
     assert Calibration.from_dict(json.loads(dumps(cal.to_dict()))) == cal
     assert Calibration("assumed", 0.01).basis is Basis.ASSUMED  # given as its word, kept as the member
-    assert dumps({Exact.TOKENS_PER_SECOND: True, "k": Basis.PLAIN_ROUNDS}) == '{"tokens_per_second": true, "k": "plain-rounds"}'
+    exact = {Exact.TOKENS_PER_SECOND: True, "basis": Basis.PLAIN_ROUNDS}
+    assert dumps(exact) == '{"tokens_per_second": true, "basis": "plain-rounds"}'
     assert info(BackendKind.SIM, True).run_label == "sim:x γ3 T1"
     assert RunSpec(url="http://127.0.0.1:1/v1").kind == "openai"
     with pytest.raises(ValueError):
