@@ -19,7 +19,7 @@ from specview.core.errors import BackendError, RecordingError
 from specview.core.events import Calibration, Reconcile, StreamItem
 from specview.core.jsonio import dumps
 from specview.core.recording import FORMAT, VERSION
-from specview.core.runspec import DEFAULT_KEY_ENV, RunSpec, header_fields
+from specview.core.runspec import DEFAULT_KEY_ENV, RunSpec
 from specview.core.secrets import MASK, MIN_SECRET, known_secrets, public_url
 
 if TYPE_CHECKING:
@@ -144,7 +144,7 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> dict[str, Any]:
     value of a secret-looking environment variable found anywhere in the header is
     replaced by "***".
     """
-    spec_fields = header_fields(spec)
+    spec_fields = spec.header_fields()
     # what ran, where the spec leaves it to the backend (the preset's γ and T, the model a server names)
     settings = {**spec_fields["settings"], "preset": info.preset, "gamma": info.gamma,
                 "temperature": info.temperature, "seed": info.seed, "url": public_url(spec.url)}

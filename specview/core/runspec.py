@@ -72,22 +72,21 @@ class RunSpec:
         """The same settings on another simulator preset (γ and T from the preset)."""
         return replace(self, preset=preset, gamma=None, temperature=None)
 
-
-def header_fields(spec: RunSpec) -> dict[str, Any]:
-    """The recorded fields as a header holds them, in declaration order:
-    {"settings": {...}, "models": {...}, "prompt": ...} (see HEADER)."""
-    out: dict[str, Any] = {}
-    for f in fields(spec):
-        place = f.metadata.get(HEADER)
-        if place is None:
-            continue
-        section, _, name = place.rpartition(".")
-        value = getattr(spec, f.name)
-        if section:
-            out.setdefault(section, {})[name] = value
-        else:
-            out[name] = value
-    return out
+    def header_fields(self) -> dict[str, Any]:
+        """The recorded fields as a header holds them, in declaration order:
+        {"settings": {...}, "models": {...}, "prompt": ...} (see HEADER)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            place = f.metadata.get(HEADER)
+            if place is None:
+                continue
+            section, _, name = place.rpartition(".")
+            value = getattr(self, f.name)
+            if section:
+                out.setdefault(section, {})[name] = value
+            else:
+                out[name] = value
+        return out
 
 
 def default_of(name: str) -> Any:

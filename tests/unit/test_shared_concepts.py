@@ -15,7 +15,7 @@ from specview.core.jsonio import dumps
 from specview.core.metrics import Metrics
 from specview.core.overlay import overlay
 from specview.core.recorder import recording_header
-from specview.core.runspec import HEADER, RunSpec, header_fields
+from specview.core.runspec import HEADER, RunSpec
 from specview.core.sweep import GammaPoint, analyse_gamma
 from specview.core.theory import conditional_from_marginal, survival, verify_ratio
 from specview.core.watch import Scrape, WatchModel
@@ -119,7 +119,7 @@ def test_the_header_records_runspec_fields_in_the_order_they_are_declared() -> N
                                         "server", "raw", "api_key_env", "replay"]
     assert header["models"] == {"model": None, "draft": None, "target": "t.gguf", "draft_source": "ngram"}
     assert header["prompt"] == "hello" and header["settings"]["url"] == "http://127.0.0.1:1/v1"
-    recorded = header_fields(spec)
+    recorded = spec.header_fields()
     assert recorded["settings"]["lang"] == "zh" and recorded["settings"]["replay"] == "r.jsonl"
     assert "api_key" not in recorded["settings"]  # the key's value is never a recorded field
 
@@ -129,7 +129,7 @@ def test_a_field_declared_recorded_reaches_the_header() -> None:
     from dataclasses import fields
 
     places = {f.name: f.metadata[HEADER] for f in fields(RunSpec) if HEADER in f.metadata}
-    recorded = header_fields(RunSpec(threads=7, max_tokens=9, draft="d.gguf"))
+    recorded = RunSpec(threads=7, max_tokens=9, draft="d.gguf").header_fields()
     for name, place in places.items():
         section, _, key = place.rpartition(".")
         assert key in (recorded[section] if section else recorded), name
