@@ -37,6 +37,7 @@ def ui_settings(args: argparse.Namespace) -> UiSettings:
     from specview.core.config import config_path, load_config
     from specview.core.langs import DEFAULT_LANG
     from specview.core.presets import load_presets
+    from specview.core.runspec import default_of
 
     config = load_config()
     problems = list(config.problems)
@@ -56,7 +57,7 @@ def ui_settings(args: argparse.Namespace) -> UiSettings:
             theme = config.theme
         else:
             problems.append(f"config: unknown theme {shown(config.theme)}; using the default")
-    speed = args.speed if args.speed is not None else (config.speed if config.speed is not None else 1.0)
+    speed = args.speed if args.speed is not None else config.speed if config.speed is not None else default_of("speed")
     lang = args.lang or config.lang or DEFAULT_LANG
     fps = getattr(args, "fps", None)
     return UiSettings(config, speed, lang, theme, tuple(problems), keymap, fps if fps is not None else config.fps)

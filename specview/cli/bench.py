@@ -54,7 +54,7 @@ def table_lines(readings: list[Reading], lang: str) -> list[str]:
     specs = gauges(BENCH)
     headers = [text("summary.run", lang), *(text(spec.short_id, lang) for spec in specs)]
     rows = [[sanitize(r.info.preset or r.info.model or r.info.backend, RUN_WIDTH, one_line=True)[:RUN_WIDTH],
-             *(spec.shown(r, windowed=False) for spec in specs)] for r in readings]
+             *(spec.formatted(r, windowed=False) for spec in specs)] for r in readings]
     return right_aligned([headers, *rows], RUN_WIDTH)
 
 
@@ -67,6 +67,7 @@ def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
     from dataclasses import replace
 
     from specview.core.errors import CliError
+    from specview.core.events import Basis
 
     if spec.kind != "openai":
         raise CliError("--baseline-url pairs a remote run (--url) with a plain one")
@@ -76,7 +77,7 @@ def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
     tps = plain["tokens_per_second"]
     if not tps:
         raise CliError(f"the baseline server {url} streamed too few tokens to time")
-    return replace(spec, baseline_tps=float(tps), baseline_basis="paired")
+    return replace(spec, baseline_tps=float(tps), baseline_basis=Basis.PAIRED)
 
 
 def run_bench(args: argparse.Namespace) -> int:

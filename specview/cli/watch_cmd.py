@@ -111,7 +111,7 @@ def line(sample: WatchSample, lang: str) -> str:
     from specview.core.text import number
     from specview.texts.catalog import text
 
-    parts = [f"{text(spec.short_id, lang)} {spec.shown_watched(sample)}" for spec in gauges(WATCH)]
+    parts = [f"{text(spec.short_id, lang)} {spec.formatted_watched(sample)}" for spec in gauges(WATCH)]
     pos = " ".join(number(a, ".2f") for a in sample.per_position_acceptance) or "—"
     parts.insert(4, f"{text('watch.by_position', lang)} {pos}")
     if sample.reset:

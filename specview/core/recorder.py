@@ -182,6 +182,10 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> dict[str, Any]:
     value of a secret-looking environment variable found anywhere in the header is
     replaced by "***".
     """
+    spec_fields = spec.header_fields()
+    # what ran, where the spec leaves it to the backend (the preset's γ and T, the model a server names)
+    settings = {**spec_fields["settings"], "preset": info.preset, "gamma": info.gamma,
+                "temperature": info.temperature, "seed": info.seed, "url": public_url(spec.url)}
     header = header_record(
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         backend={
@@ -194,28 +198,9 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> dict[str, Any]:
             "note": info.note,
             "provenance": info.provenance,
         },
-        settings={
-            "preset": info.preset,
-            "gamma": info.gamma,
-            "temperature": info.temperature,
-            "seed": info.seed,
-            "lang": spec.lang,
-            "speed": spec.speed,
-            "max_rounds": spec.max_rounds,
-            "max_tokens": spec.max_tokens,
-            "gpu_layers": spec.gpu_layers,
-            "threads": spec.threads,
-            "plain": spec.plain,
-            "adaptive": spec.adaptive,
-            "demo": spec.demo,
-            "url": public_url(spec.url),
-            "server": spec.server,
-            "raw": spec.raw,
-            "api_key_env": spec.api_key_env,
-            "replay": spec.replay,
-        },
-        models={"model": info.model, "draft": info.draft, "target": spec.target, "draft_source": spec.draft},
-        prompt=spec.prompt,
+        settings=settings,
+        models={"model": info.model, "draft": info.draft, **spec_fields["models"]},
+        prompt=spec_fields["prompt"],
     )
     redacted: dict[str, Any] = _redact(header, _secret_values(spec))
     return redacted

@@ -21,7 +21,8 @@ successive scrapes into a `WatchSample`: the deltas over the interval and their 
   verified) assumes every draft had as many tokens as there are position series, so a round
   with a accepted verified min(a + 1, γ) drafts; per-position acceptance is conditional,
   P(k accepted | k verified) = count[k] / count[k − 1] (count[−1] = drafts), converted from
-  the marginal counts servers publish; mean accepted length = 1 + accepted / drafts (vLLM's).
+  the marginal counts servers publish (`theory.conditional_from_marginal`); mean accepted
+  length = 1 + accepted / drafts (vLLM's).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from typing import Any
 
 from specview.core.backend import Note
 from specview.core.bounds import MAX_POSITION
+from specview.core.theory import conditional_from_marginal
 
 MAX_POSITIONS = MAX_POSITION + 1  # position series 0 … MAX_POSITION (the /metrics parser refuses more)
 
@@ -119,7 +121,7 @@ class WatchSample:
 
     @property
     def per_position_acceptance(self) -> tuple[float | None, ...]:
-        return conditional_per_position(self.drafts, self.per_position)
+        return tuple(conditional_from_marginal(self.per_position, self.drafts))
 
     def to_dict(self) -> dict[str, Any]:
         """One JSON-ready object (`specview watch --json` prints one per poll)."""
@@ -157,16 +159,6 @@ def leviathan_alpha(drafts: int, accepted: int, per_position: tuple[int, ...]) -
         return None
     verified = drafts + sum(per_position[:-1])
     return accepted / verified if verified > 0 else None
-
-
-def conditional_per_position(drafts: int, per_position: tuple[int, ...]) -> tuple[float | None, ...]:
-    """P(draft k accepted | draft k verified) from marginal counts: count[k] ÷ count[k − 1]."""
-    out: list[float | None] = []
-    before = drafts
-    for count in per_position:
-        out.append(count / before if before > 0 else None)
-        before = count
-    return tuple(out)
 
 
 def check_invariants(drafts: int, draft_tokens: int, accepted: int, per_position: tuple[int, ...],

@@ -61,9 +61,9 @@ class LearnScreen(Screen[None]):
         """A catalog text by its full key."""
         return text(key, self.lang)
 
-    def ts(self, name: str) -> str:
-        """A text of this lesson: `learn.<slug>.<name>`."""
-        return text(f"learn.{self.lesson.slug}.{name}", self.lang)
+    def ts(self, name: str, /, **values: object) -> str:
+        """A text of this lesson: `learn.<slug>.<name>`, its fields filled from `values` (catalog.fill)."""
+        return fill(f"learn.{self.lesson.slug}.{name}", self.lang, **values)
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")

@@ -81,7 +81,7 @@ class FusionScreen(LearnScreen):
         inputs = " ⊕ ".join(f"Norm({i['name']}) [{i['dim']}]" for i in n["inputs"])
         out.append(f"{self.ts('concat')}  {inputs} → z [{n['concat_dim']}]\n")
         if not n["projections"]:
-            out.append(self.ts("no_projection").format(d=n["d_model"]), style="bold")
+            out.append(self.ts("no_projection", d=n["d_model"]), style="bold")
             return out
         for proj in n["projections"]:
             rows, cols = proj["shape"]
@@ -115,8 +115,8 @@ class FusionScreen(LearnScreen):
             box.update(self.ts("press_g" if has_model else "no_model"))
             return
         g = self.gguf
-        lines = [self.ts("gguf_head").format(name=g["model"], arch=g["architecture"], d=g["n_embd"] or "?",
-                                             nextn=g["nextn_layers"])]
+        lines = [self.ts("gguf_head", name=g["model"], arch=g["architecture"], d=g["n_embd"] or "?",
+                         nextn=g["nextn_layers"])]
         if not g["tensors"]:
             lines.append(self.ts("gguf_none"))
         for t in g["tensors"]:

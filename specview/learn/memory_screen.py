@@ -113,7 +113,7 @@ class MemoryScreen(LearnScreen):
         if host is None:
             pairs.append((self.ts("host"), self.ts("press_b")))
         else:
-            pairs.append((self.ts("host"), show.rate(host["bandwidth"]) + " " + self.ts("copy").format(mb=COPY_MB)))
+            pairs.append((self.ts("host"), show.rate(host["bandwidth"]) + " " + self.ts("copy", mb=COPY_MB)))
             pairs.append((self.ts("host_ceiling"), f"{host['ceiling_tps']:.4g} tok/s"))
         if local is not None:
             pairs.append((self.ts("local_model"),

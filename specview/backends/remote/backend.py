@@ -32,7 +32,7 @@ from specview.backends.remote.metrics import (
     spec_family,
 )
 from specview.backends.remote.registry import checked_kind, detect, kind_by_owner
-from specview.core.backend import BackendInfo, Note
+from specview.core.backend import BackendInfo, BackendKind, Exact, Note
 from specview.core.bounds import Invalid
 from specview.core.errors import BackendError
 from specview.core.events import Calibration, Reconcile, Round, StreamItem
@@ -155,7 +155,7 @@ class OpenAIBackend:
         f = self.facts
         exact, note = self.kind.describe(f)
         return BackendInfo(
-            backend="openai",
+            backend=BackendKind.REMOTE,
             label=" · ".join(filter(None, (f.dialect, f.method, self.model.rstrip("/").rsplit("/", 1)[-1]))),
             gamma=f.gamma,
             temperature=self.settings.temperature,
@@ -252,7 +252,7 @@ class OpenAIBackend:
             self._metrics_after = self._metrics_text() or self._poller.latest
         missing = self.dialect.missing_statistics() if self.dialect is not None else None
         if missing is not None:
-            self._info = replace(self._info, exact={"tokens_per_second": True}, notes=(missing,))
+            self._info = replace(self._info, exact={Exact.TOKENS_PER_SECOND: True}, notes=(missing,))
         if not exact:
             return
         drafted = counted.metrics.max_drafted
