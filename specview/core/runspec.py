@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-DEFAULT_KEY_ENV = "OPENAI_API_KEY"  # the variable that holds the API key unless one is named
+from specview.core.api_key import DEFAULT_KEY_ENV, ApiKey
+
+__all__ = ["DEFAULT_KEY_ENV", "RunSpec"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,9 +33,10 @@ class RunSpec:
     plain: bool = False
     adaptive: bool = False
     demo: bool = False
-    # openai (remote server): the key, resolved once by the CLI; never shown, logged or recorded
+    # openai (remote server): the key, resolved once by the CLI; never shown, logged or recorded,
+    # and sent only where `ApiKey.for_url` allows (core/api_key.py)
     api_key_env: str | None = None
-    api_key: str | None = field(default=None, repr=False, compare=False)
+    api_key: ApiKey | None = field(default=None, repr=False, compare=False)
     server: str | None = None
     raw: bool = False
     read_timeout: float | None = None
