@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.widget import Widget
 
 from specview.core.text import sanitize
-from specview.widgets.bars import fit
 
 LEAD = " ▲"
 CELL_WIDTH = 11
@@ -65,19 +64,23 @@ class SummaryTable(Widget):
         out = Text(no_wrap=True, overflow="ellipsis")
         if not self._headers:
             return out
-        out.append(fit(self._headers[0], width), header)
+        out.append(_left(self._headers[0], width), header)
         for name in self._headers[1:]:
             out.append(_right(name, CELL_WIDTH - len(LEAD)) + "  ", header)
         for i, label in enumerate(self._labels):
             out.append("\n")
-            out.append(fit(label, width - 1) + " ")
+            out.append(set_cell_size(label, width - 1) + " ")
             for column, shown in enumerate(self._cells[i]):
                 led = self._lead[column] == i
                 out.append(_right(shown, CELL_WIDTH - len(LEAD)) + (LEAD if led else "  "), bold if led else "")
         return out
 
 
+def _left(text: str, width: int) -> str:
+    """`text` padded to `width` cells (str.ljust in cells)."""
+    return text + " " * max(0, width - cell_len(text))
+
+
 def _right(text: str, width: int) -> str:
-    """`text` right-aligned in exactly `width` cells (cut with … when wider)."""
-    room = width - cell_len(text)
-    return fit(text, width) if room < 0 else " " * room + text
+    """`text` right-aligned in `width` cells (str.rjust in cells)."""
+    return " " * max(0, width - cell_len(text)) + text

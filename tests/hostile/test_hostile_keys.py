@@ -104,6 +104,11 @@ def test_watch_sends_no_ambient_key_to_metrics_or_slots(server: HostileServer, t
     assert_never_sent(server)
     assert_one_notice(run, server)
     assert len(json_lines(run.stdout)) == 1
+    server.authorizations.clear()
+    named = run_cli(["watch", "--url", server.root, "--json", "--count", "1", "--api-key-env", "HOSTILE_KEY"],
+                    ambient_env(tmp_path, HOSTILE_KEY=SECRET))
+    assert named.returncode == 0 and named.err == "", named.err
+    assert set(server.authorizations) == {f"Bearer {SECRET}"}
 
 
 def test_sweep_load_sends_no_ambient_key_to_either_server(server: HostileServer, tmp_path: Path) -> None:
@@ -209,6 +214,7 @@ def test_a_disguised_reflection_never_shows_on_screen(server: HostileServer, tmp
     run = run_tty(["--url", server.url, "--api-key-env", "HOSTILE_KEY", "--record", str(record)],
                   base_env(tmp_path, {"HOSTILE_KEY": SECRET}), keys=[("■ finished", b"q")])
     assert not run.timed_out and run.returncode == 0
+    assert set(server.authorizations) == {f"Bearer {SECRET}"}  # named: sent with every request
     assert run.saw("***") and run.saw("key: ")
     assert not any(revealed(screen, SECRET) for screen in run.screens)
     assert not revealed(run.stdout.decode("utf-8", errors="replace"), SECRET)
