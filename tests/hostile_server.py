@@ -59,6 +59,7 @@ class HostileServer(ThreadingHTTPServer):
         self.scenario = Scenario()
         self.release = threading.Event()
         self.requests: list[str] = []
+        self.authorizations: list[str | None] = []  # each request's Authorization header (None: none sent)
 
     @property
     def url(self) -> str:
@@ -97,6 +98,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.server.requests.append(f"GET {self.path}")
+        self.server.authorizations.append(self.headers.get("Authorization"))
         scenario = self.server.scenario
         path = self.path.split("?", 1)[0]
         if path == "/v1/models":
@@ -109,6 +111,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         self.server.requests.append(f"POST {self.path}")
+        self.server.authorizations.append(self.headers.get("Authorization"))
         length = int(self.headers.get("Content-Length", "0"))
         self.rfile.read(length)
         scenario = self.server.scenario

@@ -15,9 +15,10 @@ from specview.cli.errors import CliError
 from specview.core.text import shown
 
 if TYPE_CHECKING:
-    from textual.app import App
+    from collections.abc import Iterable
 
     from specview.core.config import Config
+    from specview.tui.app import BaseApp
     from specview.tui.pump import Throttle
 
 
@@ -79,7 +80,8 @@ def theme_names() -> set[str]:
     return set(BUILTIN_THEMES) | {theme.name for theme in shipped_themes()}
 
 
-def run_app(app: App[None]) -> int:
-    """Run the UI to the end; its exit code."""
+def run_app(app: BaseApp, notices: Iterable[str | None] = ()) -> int:
+    """Run the UI to the end; its exit code. `notices` (None: nothing to say) are shown once at start."""
+    app.notices = tuple(notice for notice in notices if notice)
     app.run()
     return app.return_code or 0

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from specview.cli.argtypes import Parser, SubParsers, int_in
 from specview.cli.errors import warn
-from specview.cli.runspec_args import specs_from_args
+from specview.cli.runspec_args import specs_from_args, specs_key_notice, warn_notice
 from specview.core.runspec import RunSpec
 
 if TYPE_CHECKING:
@@ -82,6 +82,7 @@ def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
 
 def run_bench(args: argparse.Namespace) -> int:
     from specview.core.jsonio import dumps
+    from specview.core.langs import DEFAULT_LANG
     from specview.core.presets import load_presets
 
     problems: list[str] = []
@@ -97,6 +98,7 @@ def run_bench(args: argparse.Namespace) -> int:
         from specview.core.recorder import check_record_path
 
         check_record_path(args.record, force=args.force)
+    warn_notice(specs_key_notice(specs, args.lang or DEFAULT_LANG, [args.baseline_url]))
     if args.baseline_url:
         specs = [paired_baseline(spec, args.baseline_url) for spec in specs]
     results = []
@@ -106,8 +108,6 @@ def run_bench(args: argparse.Namespace) -> int:
         if args.json:
             print(dumps(result.stats), flush=True)
     if args.table or not args.json:
-        from specview.core.langs import DEFAULT_LANG
-
         for line in table_lines([r.reading for r in results], args.lang or DEFAULT_LANG):
             print(line)
     return 0

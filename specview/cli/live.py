@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from specview.cli.app_run import run_app, throttle_of, ui_settings
-from specview.cli.runspec_args import spec_from_args
+from specview.cli.runspec_args import spec_from_args, specs_key_notice
 
 
 def run_live(args: argparse.Namespace) -> int:
@@ -22,4 +22,4 @@ def run_live(args: argparse.Namespace) -> int:
 
     return run_app(SpecviewApp(spec, backend=backend, theme_name=ui.theme, lang=ui.lang, record=args.record,
                                problems=ui.problems, keymap=ui.keymap, export_dir=ui.config.export_dir,
-                               throttle=throttle_of(ui)))
+                               throttle=throttle_of(ui)), [specs_key_notice([spec], ui.lang)])

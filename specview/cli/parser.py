@@ -58,7 +58,8 @@ def _selectors(*, defaults: bool = True) -> Parser:
     rem.add_argument("--url", metavar="URL", help="server base URL, e.g. http://127.0.0.1:8080/v1")
     rem.add_argument("--model", metavar="M", help="model name (default: the first one /v1/models lists)")
     rem.add_argument("--api-key-env", metavar="NAME",
-                     help="environment variable holding the API key (default: OPENAI_API_KEY)")
+                     help="environment variable holding the API key to send (default: none; "
+                          "OPENAI_API_KEY goes only to https://api.openai.com)")
     rem.add_argument("--server", choices=("auto", *server_ids()),
                      help="server dialect (default: detect)")
     rem.add_argument("--raw", action="store_true", help="use /v1/completions (base models) instead of chat")

@@ -84,7 +84,8 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     load.add_argument("--prompt", metavar="TEXT", help="the prompt every request sends")
     load.add_argument("--model", metavar="M", help="model name (default: each server's first)")
     load.add_argument("--api-key-env", metavar="NAME", default=argparse.SUPPRESS,
-                      help="environment variable holding the API key (default: OPENAI_API_KEY)")
+                      help="environment variable holding the API key to send (default: none; "
+                           "OPENAI_API_KEY goes only to https://api.openai.com)")
     _outputs(load)
     load.set_defaults(run=run_load)
 
@@ -131,7 +132,7 @@ def _lang(args: argparse.Namespace) -> str:
 def run_gamma(args: argparse.Namespace) -> int:
     _check_report(args)
     from specview.backends.sweep_runner import gamma_points
-    from specview.cli.runspec_args import spec_from_args
+    from specview.cli.runspec_args import spec_from_args, specs_key_notice, warn_notice
     from specview.cli.sweep_render import gamma_markdown, gamma_text
     from specview.core.sweep import analyse_gamma
     from specview.texts.catalog import text
@@ -142,6 +143,7 @@ def run_gamma(args: argparse.Namespace) -> int:
         from specview.cli.errors import CliError
 
         raise CliError("sweep gamma needs a real engine: --target T.gguf [--draft …] or --url URL")
+    warn_notice(specs_key_notice([base], lang))
     plain = args.with_plain and base.kind == "llama"
 
     def progress(gamma: int) -> None:
@@ -157,15 +159,14 @@ def run_load(args: argparse.Namespace) -> int:
     _check_report(args)
     from specview.backends.remote.dialect import DEFAULT_PROMPT
     from specview.backends.remote.load import LoadClient
-    from specview.cli.runspec_args import resolve_api_key
+    from specview.cli.runspec_args import api_key_of, warn_notice, withheld_key_notice
     from specview.cli.sweep_render import load_markdown, load_text
     from specview.core.config import load_config
     from specview.core.sweep import LoadPoint, LoadSweep
 
     lang = _lang(args)
-    config = load_config()
-    key_env = getattr(args, "api_key_env", None) or config.api_key_env
-    key = resolve_api_key(key_env, config)
+    key, key_env = api_key_of(args, load_config())
+    warn_notice(withheld_key_notice(key, [args.on, args.off], lang))
     prompt = args.prompt or DEFAULT_PROMPT
     on = LoadClient(args.on, key, key_env, args.model)
     try:

@@ -35,35 +35,41 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     watch.add_argument("--server", choices=("auto", *server_ids()), default=argparse.SUPPRESS,
                        help="server family (default: detect)")
     watch.add_argument("--api-key-env", metavar="NAME", default=argparse.SUPPRESS,
-                       help="environment variable holding the API key (default: OPENAI_API_KEY)")
+                       help="environment variable holding the API key to send (default: none; "
+                            "OPENAI_API_KEY goes only to https://api.openai.com)")
     lang_option(watch, default=argparse.SUPPRESS)
     fps_option(watch)
     watch.set_defaults(run=run)
 
 
-def open_watch(args: argparse.Namespace) -> ServerWatch:
-    """The ServerWatch the options describe (BackendError, exit 2, when it cannot be watched)."""
+def open_watch(args: argparse.Namespace, lang: str) -> tuple[ServerWatch, str | None]:
+    """The ServerWatch the options describe (BackendError, exit 2, when it cannot be watched), and
+    the notice that OPENAI_API_KEY is not sent to it (None: nothing to say)."""
     from specview.backends.remote.watch_source import ServerWatch
-    from specview.cli.runspec_args import resolve_api_key
+    from specview.cli.runspec_args import api_key_of, withheld_key_notice
     from specview.core.config import load_config
 
-    config = load_config()
-    key_env = getattr(args, "api_key_env", None) or config.api_key_env
-    return ServerWatch(args.url, resolve_api_key(key_env, config), key_env, getattr(args, "server", None))
+    key, key_env = api_key_of(args, load_config())
+    notice = withheld_key_notice(key, [args.url], lang)
+    return ServerWatch(args.url, key, key_env, getattr(args, "server", None)), notice
 
 
 def run(args: argparse.Namespace) -> int:
     from specview.core.langs import DEFAULT_LANG
 
-    source = open_watch(args)
     if not args.json and sys.stdout.isatty() and args.count is None:
         from specview.cli.app_run import run_app, throttle_of, ui_settings
         from specview.tui.watch_app import WatchApp
 
         ui = ui_settings(args)
+        source, notice = open_watch(args, ui.lang)
         return run_app(WatchApp(source, interval=args.interval, theme_name=ui.theme, lang=ui.lang,
-                                problems=ui.problems, keymap=ui.keymap, throttle=throttle_of(ui)))
+                                problems=ui.problems, keymap=ui.keymap, throttle=throttle_of(ui)), [notice])
+    from specview.cli.runspec_args import warn_notice
+
     lang = getattr(args, "lang", None) or DEFAULT_LANG
+    source, notice = open_watch(args, lang)
+    warn_notice(notice)
     return run_headless(source, args.interval, args.count, as_json=args.json, lang=lang)
 
 

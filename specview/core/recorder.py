@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import re
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,7 +25,7 @@ from specview.core.jsonio import dumps
 from specview.core.recording import FORMAT, VERSION
 from specview.core.runspec import DEFAULT_KEY_ENV, RunSpec
 from specview.core.safe_files import check_new, open_append, open_new
-from specview.core.secrets import MASK, MIN_SECRET, known_secrets, public_url
+from specview.core.secrets import MASK, MIN_SECRET, known_secrets, public_url, secret_pattern
 
 if TYPE_CHECKING:
     from specview.core.session import Session
@@ -210,17 +211,21 @@ def _secret_values(spec: RunSpec) -> set[str]:
     names = {name for name in os.environ if any(word in name.upper() for word in _SECRET_WORDS)}
     names.add(spec.api_key_env or DEFAULT_KEY_ENV)
     from_env = {value for name in names if len(value := os.environ.get(name, "")) >= 8}
-    known = {value for value in {spec.api_key or "", *known_secrets()} if len(value) >= MIN_SECRET}
+    key = spec.api_key.value if spec.api_key else ""
+    known = {value for value in {key, *known_secrets()} if len(value) >= MIN_SECRET}
     return from_env | known
 
 
 def _redact(value: Any, secrets: set[str]) -> Any:
+    pattern = secret_pattern(secrets)  # found as `mask` finds them: any case, invisible characters between
+    return value if pattern is None else _redacted(value, pattern)
+
+
+def _redacted(value: Any, pattern: re.Pattern[str]) -> Any:
     if isinstance(value, str):
-        for secret in sorted(secrets, key=len, reverse=True):  # longest first: a key inside a key
-            value = value.replace(secret, MASK)
-        return value
+        return pattern.sub(MASK, value)
     if isinstance(value, dict):
-        return {key: _redact(item, secrets) for key, item in value.items()}
+        return {key: _redacted(item, pattern) for key, item in value.items()}
     if isinstance(value, list):
-        return [_redact(item, secrets) for item in value]
+        return [_redacted(item, pattern) for item in value]
     return value

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from specview.core.api_key import DEFAULT_KEY_ENV, ApiKey
 from specview.core.backend import BackendKind
 from specview.core.events import Basis
 
-DEFAULT_KEY_ENV = "OPENAI_API_KEY"  # the variable that holds the API key unless one is named
+__all__ = ["DEFAULT_KEY_ENV", "RunSpec"]
 
 # A field's place in a recording's header (core/recorder.py), in `metadata`: "settings.<name>",
 # "models.<name>" or a top-level name. The header writes the fields in the order declared here;
@@ -43,9 +44,10 @@ class RunSpec:
     url: str | None = field(default=None, metadata=_recorded("settings.url"))
     server: str | None = field(default=None, metadata=_recorded("settings.server"))
     raw: bool = field(default=False, metadata=_recorded("settings.raw"))
-    # the key, resolved once by the CLI; never shown, logged or recorded (only the variable's name is)
+    # the key, resolved once by the CLI; never shown, logged or recorded (only the variable's name is),
+    # and sent only where `ApiKey.for_url` allows (core/api_key.py)
     api_key_env: str | None = field(default=None, metadata=_recorded("settings.api_key_env"))
-    api_key: str | None = field(default=None, repr=False, compare=False)
+    api_key: ApiKey | None = field(default=None, repr=False, compare=False)
     replay: str | None = field(default=None, metadata=_recorded("settings.replay"))  # the recording replayed
     # the llama models as given (paths, `ngram`), beside the names the backend reads from them
     target: str | None = field(default=None, metadata=_recorded("models.target"))

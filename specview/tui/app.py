@@ -24,7 +24,7 @@ from specview.texts.catalog import catalog, fill, text
 from specview.themes.loader import TOKEN_DEFAULTS, shipped_themes
 from specview.tui.live_screen import LiveScreen
 from specview.tui.merge_runs import MergeRuns
-from specview.tui.notify import notify_error, user_action
+from specview.tui.notify import ERROR_SECONDS, notify_error, notify_safe, user_action
 from specview.tui.pump import Throttle
 from specview.tui.terminal_driver import terminal_driver
 from specview.widgets.bindings import bind, localize
@@ -68,6 +68,7 @@ class BaseApp(App[None]):
         super().__init__()
         localize(self, lang)
         self.problems = problems
+        self.notices: tuple[str, ...] = ()  # said once at start (the CLI's run_app sets them)
         self.lang = lang
         self.crash_line = ""
         self.throttle = throttle or Throttle.default()
@@ -88,6 +89,8 @@ class BaseApp(App[None]):
         self.app_resume_signal.subscribe(self, lambda _app: self.refresh(layout=True))
         for problem in self.problems:
             notify_error(self, problem, text("notice.config", self.lang))
+        for notice in self.notices:
+            notify_safe(self, notice, severity="warning", timeout=ERROR_SECONDS)
 
     def _catch_stop_signals(self) -> None:
         loop = asyncio.get_running_loop()

@@ -22,11 +22,11 @@ import httpx
 from httpx_sse import connect_sse
 
 from specview.backends.remote.sse import EventTooLarge, iter_event_data
+from specview.core.api_key import DEFAULT_KEY_ENV, ApiKey
 from specview.core.bounds import MAX_BODY_BYTES, MAX_EVENT_BYTES, MAX_MODELS
 from specview.core.errors import BackendError
 from specview.core.jsonio import JsonError, loads
-from specview.core.runspec import DEFAULT_KEY_ENV
-from specview.core.secrets import add_secret, add_url_secrets
+from specview.core.secrets import add_url_secrets
 from specview.core.text import sanitize, shown
 
 CONNECT_TIMEOUT_S = 5.0
@@ -83,12 +83,14 @@ def _without_credentials(text: str) -> str:
 class Connection:
     """An httpx client bound to one server, with the key in its headers and nowhere else."""
 
-    def __init__(self, url: str, api_key: str | None, key_env: str | None) -> None:
-        add_secret(api_key)
+    def __init__(self, url: str, api_key: ApiKey | None, key_env: str | None) -> None:
         base = parse_base_url(url)
         self.root, self.api = base.root, base.api
         self._key_env = key_env or DEFAULT_KEY_ENV
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._env_named = key_env is not None
+        sent = api_key.for_url(url) if api_key else None  # only where the user sent it (core/api_key.py)
+        self._sent_key = sent is not None
+        headers = {"Authorization": f"Bearer {sent}"} if sent else {}
         self._client = httpx.Client(
             headers=headers,
             auth=base.auth,
@@ -134,6 +136,10 @@ class Connection:
         code = response.status_code
         detail = self.scrub(_error_detail(_read_bounded(response)))
         suffix = f": {detail}" if detail else ""
+        if (code == 401 or code == 403) and not self._sent_key:
+            how = (f"put the key in ${self._key_env}" if self._env_named else
+                   f"name the variable that holds it with --api-key-env (e.g. --api-key-env {DEFAULT_KEY_ENV})")
+            return BackendError(f"the server wants an API key ({code}{suffix}) and specview sent none; {how}")
         if code == 401 or code == 403:
             return BackendError(
                 f"the server refused the API key ({code}{suffix}); put the right key in "

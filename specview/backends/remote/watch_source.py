@@ -26,6 +26,7 @@ from specview.backends.remote.metrics import (
     sum_families,
 )
 from specview.backends.remote.registry import checked_kind, detect
+from specview.core.api_key import ApiKey
 from specview.core.bounds import Invalid
 from specview.core.errors import BackendError
 from specview.core.watch import Scrape
@@ -36,7 +37,7 @@ METRICS_HINT = "there is no /metrics to watch: llama-server needs --metrics; vLL
 class ServerWatch:
     """One server, polled for /metrics."""
 
-    def __init__(self, url: str, api_key: str | None = None, key_env: str | None = None,
+    def __init__(self, url: str, api_key: ApiKey | None = None, key_env: str | None = None,
                  server: str | None = None) -> None:
         wanted = checked_kind(server)
         self._conn = Connection(url, api_key, key_env)
