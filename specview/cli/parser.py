@@ -10,8 +10,7 @@ import argparse
 from importlib import import_module
 
 from specview import __version__
-from specview.backends.remote.registry import server_ids
-from specview.cli.argtypes import Parser, float_in, fps_option, int_in, lang_option
+from specview.cli.argtypes import Parser, float_in, fps_option, int_in, lang_option, server_option
 from specview.core.theory import MAX_GAMMA
 
 # Subcommand modules, in --help order; each has register(sub, selectors) and run(args) -> int.
@@ -56,8 +55,7 @@ def _selectors(*, defaults: bool = True) -> Parser:
     rem.add_argument("--model", metavar="M", help="model name (default: the first one /v1/models lists)")
     rem.add_argument("--api-key-env", metavar="NAME",
                      help="environment variable holding the API key (default: OPENAI_API_KEY)")
-    rem.add_argument("--server", choices=("auto", *server_ids()),
-                     help="server dialect (default: detect)")
+    server_option(rem, "server dialect")
     rem.add_argument("--raw", action="store_true", help="use /v1/completions (base models) instead of chat")
     rem.add_argument("--read-timeout", type=float_in(0.1, 3600.0, "--read-timeout"), metavar="S",
                      help="give up on a stream silent for S seconds (default: 60)")

@@ -15,6 +15,7 @@ from catalog_walk import fields, strays, words
 from textual.pilot import Pilot
 
 from specview.backends.factory import make_backend
+from specview.backends.remote.registry import engines
 from specview.core.gauges import GAUGES
 from specview.core.hardware import ACCELERATORS, MODEL_SHAPES
 from specview.core.langs import LANGS
@@ -39,7 +40,8 @@ NOTATION = {"TB", "GB", "MB", "FLOP", "Norm"}
 
 def preset_words(preset: Preset) -> set[str]:
     texts = [preset.id, preset.label, preset.notes, preset.hardware, preset.method,
-             *preset.run.values(), *(r.watch for r in real_runs(preset)), *(s.title for s in preset.sources)]
+             *preset.run.values(), *(r.watch or "" for r in real_runs(preset, engines())),
+             *(s.title for s in preset.sources)]
     return words(" ".join(texts))
 
 
