@@ -23,6 +23,7 @@ from specview.core.explain.fusion import (
 )
 from specview.learn import show
 from specview.learn.base import LearnScreen
+from specview.learn.registry import Lesson
 from specview.widgets.bindings import bind
 from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
@@ -151,3 +152,6 @@ class FusionScreen(LearnScreen):
         if found["n_embd"] in D_MODELS:
             self.query_one("#d_model", Slider).select(found["n_embd"])
         self.refresh_numbers()
+
+
+LESSON = Lesson(8, "fusion", FusionScreen, lambda lang: fusion_numbers())

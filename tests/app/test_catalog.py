@@ -24,7 +24,7 @@ from specview.core.real_run import real_runs
 from specview.core.runspec import RunSpec
 from specview.learn.base import LearnScreen
 from specview.learn.index_screen import LearnIndex
-from specview.learn.registry import LESSONS
+from specview.learn.registry import lessons
 from specview.texts.catalog import catalog, languages
 from specview.tui.app import BaseApp, SpecviewApp
 from specview.tui.help_screen import HelpScreen
@@ -92,14 +92,14 @@ async def test_every_learn_screen_shows_only_catalog_texts_and_data(lang: str) -
         await wait_until(pilot, lambda: isinstance(alone.screen, LearnIndex))
         await _walk_learn(pilot, lang, found, "alone")
     assert {name: sorted(w) for name, w in found.items() if w} == {}
-    assert len(found) == 3 * len(LESSONS)
+    assert len(found) == 3 * len(lessons())
 
 
 async def _walk_learn(pilot: Pilot[None], lang: str, found: dict[str, set[str]], tag: str) -> None:
     app = pilot.app
     assert isinstance(app, BaseApp)
     extra, under = learn_data_words(), app.screen
-    for item in LESSONS:
+    for item in lessons():
         app.open_lesson(item)
         await wait_until(pilot, lambda: isinstance(app.screen, LearnScreen))
         await pilot.pause()
