@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from specview.cli.errors import fail
@@ -69,3 +69,25 @@ def speed_option(parser: argparse.ArgumentParser, what: str) -> None:
     """`--speed X` on a subcommand (no default: the top-level option or the config decides)."""
     parser.add_argument("--speed", type=float_in(0.0, 1000.0, "--speed"), default=argparse.SUPPRESS,
                         metavar="X", help=what)
+
+
+class ServerNames:
+    """`--server`'s choices, `auto` and every server kind's id, read from the registry only when
+    argparse looks (a value given, --help): finding the kinds imports each one and every plugin,
+    which a simulator run never needs."""
+
+    def __contains__(self, name: object) -> bool:
+        return name in tuple(self)
+
+    def __iter__(self) -> Iterator[str]:
+        from specview.backends.remote.registry import server_ids
+
+        return iter(("auto", *server_ids()))
+
+
+def server_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup, what: str,
+                  default: str | None = None) -> None:
+    """`--server KIND`: the family to speak to, or `auto` to detect it. (A metavar of its own, or
+    argparse would list the choices, and so find the kinds, as the option is added.)"""
+    parser.add_argument("--server", choices=ServerNames(), metavar="KIND", default=default,
+                        help=f"{what}: %(choices)s (default: auto, which detects it)")

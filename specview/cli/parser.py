@@ -10,8 +10,7 @@ import argparse
 from importlib import import_module
 
 from specview import __version__
-from specview.backends.remote.registry import server_ids
-from specview.cli.argtypes import Parser, float_in, fps_option, int_in, lang_option
+from specview.cli.argtypes import Parser, float_in, fps_option, int_in, lang_option, server_option
 from specview.core.presets import DEFAULT_PRESET
 from specview.core.runspec import default_of
 from specview.core.theory import MAX_GAMMA
@@ -60,8 +59,7 @@ def _selectors(*, defaults: bool = True) -> Parser:
     rem.add_argument("--api-key-env", metavar="NAME",
                      help="environment variable holding the API key to send (default: none; "
                           "OPENAI_API_KEY goes only to https://api.openai.com)")
-    rem.add_argument("--server", choices=("auto", *server_ids()),
-                     help="server dialect (default: detect)")
+    server_option(rem, "server dialect")
     rem.add_argument("--raw", action="store_true", help="use /v1/completions (base models) instead of chat")
     rem.add_argument("--read-timeout", type=float_in(0.1, 3600.0, "--read-timeout"), metavar="S",
                      help="give up on a stream silent for S seconds (default: 60)")

@@ -13,7 +13,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from specview.cli.argtypes import Parser, SubParsers, float_in, fps_option, int_in, lang_option
+from specview.cli.argtypes import Parser, SubParsers, float_in, fps_option, int_in, lang_option, server_option
 
 if TYPE_CHECKING:
     from specview.backends.remote.watch_source import ServerWatch
@@ -21,8 +21,6 @@ if TYPE_CHECKING:
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
-    from specview.backends.remote.registry import server_ids
-
     watch = sub.add_parser("watch", help="monitor a server's speculative decoding from its /metrics",
                            description="Poll a server's /metrics (llama-server with --metrics, vLLM, SGLang) "
                            "and show what speculation does across every request it serves.")
@@ -32,8 +30,7 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     watch.add_argument("--count", type=int_in(1, 10_000_000, "--count"), metavar="N",
                        help="stop after N polls (default: until q or Ctrl-C)")
     watch.add_argument("--json", action="store_true", help="print one JSON object per poll (no terminal UI)")
-    watch.add_argument("--server", choices=("auto", *server_ids()), default=argparse.SUPPRESS,
-                       help="server family (default: detect)")
+    server_option(watch, "server family", default=argparse.SUPPRESS)
     watch.add_argument("--api-key-env", metavar="NAME", default=argparse.SUPPRESS,
                        help="environment variable holding the API key to send (default: none; "
                             "OPENAI_API_KEY goes only to https://api.openai.com)")

@@ -1,1 +1,1 @@
-"""The explainer: one screen per idea (one file each), listed in `registry.py`."""
+"""The explainer: one screen per idea (one file each, declaring its `Lesson`; `registry.py` finds them)."""

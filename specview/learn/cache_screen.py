@@ -12,6 +12,7 @@ from specview.core.events import Round
 from specview.core.explain.cache import PHASES, rollback_numbers, round_rollback
 from specview.core.explain.rounds import label, round_drafts
 from specview.learn.base import LearnScreen
+from specview.learn.registry import Lesson
 from specview.learn.sim_round import sample_round
 from specview.widgets.bindings import bind
 from specview.widgets.grid import Cell, Grid
@@ -96,3 +97,12 @@ class CacheScreen(LearnScreen):
     def action_next_phase(self) -> None:
         self.phase = (self.phase + 1) % len(PHASES)
         self.refresh_numbers()
+
+
+def default_numbers(lang: str) -> dict[str, Any]:
+    """The screen's numbers for the sample round (what `specview learn 4 --json` prints)."""
+    before, rnd = sample_round(lang)
+    return round_rollback([label(t) for t in before], rnd)
+
+
+LESSON = Lesson(4, "cache", CacheScreen, default_numbers)

@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from specview.core.explain.cases import COLUMNS, ROWS, case_numbers
 from specview.core.text import sanitize
 from specview.learn.base import LearnScreen
+from specview.learn.registry import Lesson
 from specview.widgets.bindings import bind
 from specview.widgets.grid import Cell, Grid
 from specview.widgets.prose import Prose
@@ -88,3 +89,6 @@ class CasesScreen(LearnScreen):
 
     def action_real(self) -> None:
         self.post_message(self.RunPreset(self._preset(), real=True))
+
+
+LESSON = Lesson(9, "cases", CasesScreen, lambda lang: case_numbers())

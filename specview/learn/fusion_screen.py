@@ -24,6 +24,7 @@ from specview.core.explain.fusion import (
 from specview.core.text import sanitize
 from specview.learn import show
 from specview.learn.base import LearnScreen
+from specview.learn.registry import Lesson
 from specview.texts.catalog import fill
 from specview.widgets.bindings import bind
 from specview.widgets.prose import Prose
@@ -157,3 +158,6 @@ class FusionScreen(LearnScreen):
         said = fill("inputs.gguf.read", self.lang, name=found["model"], tensors=len(found["tensors"]),
                     d=found["n_embd"] or "?", nextn=found["nextn_layers"])
         self.notify(sanitize(said), timeout=8, markup=False)
+
+
+LESSON = Lesson(8, "fusion", FusionScreen, lambda lang: fusion_numbers())

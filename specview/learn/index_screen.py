@@ -8,7 +8,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from specview.learn.registry import LESSONS, Lesson
+from specview.learn.registry import Lesson, lessons
 from specview.texts.catalog import text
 from specview.widgets.bindings import bind, localize
 from specview.widgets.prose import Wrapped
@@ -28,7 +28,7 @@ class LearnIndex(ModalScreen[Lesson | None]):
         options = [
             Option(Wrapped(f"{item.number:>2}  {text(item.title_key, self.lang)} — {text(item.idea_key, self.lang)}"),
                    id=str(item.number))
-            for item in LESSONS
+            for item in lessons()
         ]
         with Vertical(id="learn-index", classes="modal-box") as box:
             box.border_title = text("learn.index_title", self.lang)
@@ -39,7 +39,7 @@ class LearnIndex(ModalScreen[Lesson | None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         number = int(event.option.id or 0)
-        self.dismiss(next(item for item in LESSONS if item.number == number))
+        self.dismiss(next(item for item in lessons() if item.number == number))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

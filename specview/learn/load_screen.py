@@ -19,6 +19,7 @@ from specview.core.explain.load import (
 from specview.core.hardware import ACCELERATORS, MODEL_SHAPES, accelerator, model_shape
 from specview.core.presets import load_presets
 from specview.learn.base import LearnScreen, preset_name
+from specview.learn.registry import Lesson
 from specview.widgets.column_chart import ColumnChart, Reference, Series
 from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
@@ -74,3 +75,6 @@ class LoadScreen(LearnScreen):
                                         mark=batches.index(n["batch"]), unit="×")
         measured = n["measured"]
         self.query_one("#measured", Static).update(self.ts("measured_none") if not measured else "")
+
+
+LESSON = Lesson(11, "load", LoadScreen, lambda lang: load_numbers())

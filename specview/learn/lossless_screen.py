@@ -13,6 +13,7 @@ from specview.core.explain.coupling import CLOSENESS_STEP, DEFAULT_CLOSENESS, DE
 from specview.core.explain.rounds import label
 from specview.core.text import number
 from specview.learn.base import LearnScreen
+from specview.learn.registry import Lesson
 from specview.widgets.bindings import bind
 from specview.widgets.dist_bars import COMPARE, SPLIT, DistributionBars
 from specview.widgets.prose import Prose
@@ -160,3 +161,6 @@ class LosslessScreen(LearnScreen):
         self.wrong = not self.wrong
         self.sampled = True
         self.refresh_numbers()
+
+
+LESSON = Lesson(6, "lossless", LosslessScreen, lambda lang: coupling_numbers())

@@ -11,6 +11,7 @@ from textual.widgets import Static
 from specview.core.explain.mask import mask_numbers
 from specview.core.explain.rounds import label, round_drafts
 from specview.learn.base import LearnScreen
+from specview.learn.registry import Lesson
 from specview.learn.sim_round import sample_round, split_context
 from specview.widgets.grid import Cell, Grid
 from specview.widgets.prose import Prose
@@ -95,3 +96,13 @@ class MaskScreen(LearnScreen):
         event.stop()
         self.row = event.row
         self.refresh_numbers()
+
+
+def default_numbers(lang: str) -> dict[str, Any]:
+    """The screen's numbers for the sample round (what `specview learn 3 --json` prints)."""
+    before, rnd = sample_round(lang)
+    context, pending = split_context(before)
+    return mask_numbers(context, pending, [d.text for d in round_drafts(rnd)])
+
+
+LESSON = Lesson(3, "mask", MaskScreen, default_numbers)

@@ -23,6 +23,7 @@ from specview.core.text import sanitize
 from specview.learn import show
 from specview.learn.base import LearnScreen
 from specview.learn.local_model import model_error, read_model_info
+from specview.learn.registry import Lesson
 from specview.widgets.bindings import bind
 from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
@@ -137,3 +138,6 @@ class MemoryScreen(LearnScreen):
     def _measured(self, bandwidth: float) -> None:
         self.host_bandwidth = bandwidth
         self.refresh_numbers()
+
+
+LESSON = Lesson(1, "memory", MemoryScreen, lambda lang: gpu_wait_numbers())

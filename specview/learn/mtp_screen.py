@@ -12,6 +12,7 @@ from textual.widgets import Static
 from specview.core.explain.mtp import DIAGRAM_STEPS, mtp_numbers
 from specview.core.presets import load_presets
 from specview.learn.base import LearnScreen, preset_name
+from specview.learn.registry import Lesson
 from specview.widgets.bindings import bind
 from specview.widgets.grid import Cell, Grid
 from specview.widgets.prose import Prose
@@ -109,3 +110,6 @@ class MtpScreen(LearnScreen):
     def action_next(self) -> None:
         self.step = (self.step + 1) % DIAGRAM_STEPS
         self.refresh_numbers()
+
+
+LESSON = Lesson(7, "mtp", MtpScreen, lambda lang: mtp_numbers())

@@ -1,15 +1,18 @@
 """Every Learn screen in order: read by the `l` key, the command palette and `specview learn N`.
 
-Importing this module stays light (no Textual): a lesson names its screen class by import
-path, and its numbers come from core functions, so `specview learn N --json` needs no terminal.
-Adding a screen = one file in this package, one `Lesson` here and its catalog lines
-(`learn.<slug>.title`, `learn.<slug>.idea`, …) in texts/learn.<lang>.toml.
+Each screen's module declares its `Lesson` (number, catalog slug, screen class, default numbers)
+next to the screen; `lessons()` finds every one in this package, so adding a screen = one module
+here and its catalog lines (`learn.<slug>.title`, `learn.<slug>.idea`, …) in texts/learn.<lang>.toml.
+Finding them imports the screens, and with them Textual (`specview learn N --json` needs no
+terminal all the same: the numbers come from core functions).
 """
 
 from __future__ import annotations
 
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +22,10 @@ from specview.core.explain.context import RunContext
 if TYPE_CHECKING:
     from textual.screen import Screen
 
+    from specview.learn.base import LearnScreen
+
+LESSONS_PACKAGE = "specview.learn"
+
 
 @dataclass(frozen=True, slots=True)
 class Lesson:
@@ -26,7 +33,7 @@ class Lesson:
 
     number: int
     slug: str
-    screen: str  # "module:Class" under specview.learn
+    screen: type[LearnScreen]
     numbers: Callable[[str], dict[str, Any]]  # the screen's numbers at its default controls, by language
 
     @property
@@ -38,106 +45,35 @@ class Lesson:
         return f"learn.{self.slug}.idea"
 
     def make_screen(self, lang: str, run: RunContext | None = None) -> Screen[None]:
-        """The screen, imported only now (Textual loads with it); `run` ties it to a live decoder."""
-        module, _, name = self.screen.partition(":")
-        cls = getattr(import_module(f"specview.learn.{module}"), name)
-        screen: Screen[None] = cls(self, lang, run)
-        return screen
+        """The screen; `run` ties it to a live decoder."""
+        return self.screen(self, lang, run)
 
 
-def _memory(lang: str) -> dict[str, Any]:
-    from specview.core.explain.roofline import gpu_wait_numbers
-
-    return gpu_wait_numbers()
-
-
-def _verify(lang: str) -> dict[str, Any]:
-    from specview.core.explain.roofline import verify_cost_numbers
-
-    return verify_cost_numbers()
+@cache
+def lessons() -> tuple[Lesson, ...]:
+    """Every Learn screen, by number (found once: they cannot change while specview runs)."""
+    return find_lessons(LESSONS_PACKAGE)
 
 
-def _mask(lang: str) -> dict[str, Any]:
-    from specview.core.explain.mask import mask_numbers
-    from specview.core.explain.rounds import round_drafts
-    from specview.learn.sim_round import sample_round, split_context
-
-    before, rnd = sample_round(lang)
-    context, pending = split_context(before)
-    return mask_numbers(context, pending, [d.text for d in round_drafts(rnd)])
-
-
-def _cache(lang: str) -> dict[str, Any]:
-    from specview.core.explain.cache import round_rollback
-    from specview.core.explain.rounds import label
-    from specview.learn.sim_round import sample_round
-
-    before, rnd = sample_round(lang)
-    return round_rollback([label(t) for t in before], rnd)
-
-
-def _round(lang: str) -> dict[str, Any]:
-    from specview.core.explain.rounds import round_numbers
-    from specview.learn.sim_round import sample_round
-
-    return round_numbers(sample_round(lang)[1])
-
-
-def _lossless(lang: str) -> dict[str, Any]:
-    from specview.core.explain.coupling import coupling_numbers
-
-    return coupling_numbers()
-
-
-def _mtp(lang: str) -> dict[str, Any]:
-    from specview.core.explain.mtp import mtp_numbers
-
-    return mtp_numbers()
-
-
-def _fusion(lang: str) -> dict[str, Any]:
-    from specview.core.explain.fusion import fusion_numbers
-
-    return fusion_numbers()
-
-
-def _cases(lang: str) -> dict[str, Any]:
-    from specview.core.explain.cases import case_numbers
-
-    return case_numbers()
-
-
-def _speedup(lang: str) -> dict[str, Any]:
-    from specview.core.explain.speedup import speedup_numbers
-
-    return speedup_numbers()
-
-
-def _load(lang: str) -> dict[str, Any]:
-    from specview.core.explain.load import load_numbers
-
-    return load_numbers()
-
-
-LESSONS: tuple[Lesson, ...] = (
-    Lesson(1, "memory", "memory_screen:MemoryScreen", _memory),
-    Lesson(2, "verify", "verify_screen:VerifyScreen", _verify),
-    Lesson(3, "mask", "mask_screen:MaskScreen", _mask),
-    Lesson(4, "cache", "cache_screen:CacheScreen", _cache),
-    Lesson(5, "round", "round_screen:RoundScreen", _round),
-    Lesson(6, "lossless", "lossless_screen:LosslessScreen", _lossless),
-    Lesson(7, "mtp", "mtp_screen:MtpScreen", _mtp),
-    Lesson(8, "fusion", "fusion_screen:FusionScreen", _fusion),
-    Lesson(9, "cases", "cases_screen:CasesScreen", _cases),
-    Lesson(10, "speedup", "speedup_screen:SpeedupScreen", _speedup),
-    Lesson(11, "load", "load_screen:LoadScreen", _load),
-)
+def find_lessons(package: str) -> tuple[Lesson, ...]:
+    """Every Lesson at the top level of a module of `package` (or of a package inside it), by
+    number; two with one number or one slug are a mistake named at once."""
+    found: dict[int, tuple[Lesson, str]] = {}
+    for info in pkgutil.walk_packages(import_module(package).__path__, f"{package}."):
+        for item in vars(import_module(info.name)).values():
+            if not isinstance(item, Lesson) or found.get(item.number, (None, ""))[0] is item:
+                continue
+            for other, where in found.values():
+                if item.number == other.number or item.slug == other.slug:
+                    raise ValueError(f"Learn screens {where} and {info.name} share a number or a slug")
+            found[item.number] = (item, info.name)
+    return tuple(item for _, (item, _) in sorted(found.items()))
 
 
 def lesson(number: int) -> Lesson:
     """The lesson with this number, or a CliError listing the numbers there are."""
-    for item in LESSONS:
+    for item in lessons():
         if item.number == number:
             return item
-    known = ", ".join(str(item.number) for item in LESSONS)
+    known = ", ".join(str(item.number) for item in lessons())
     raise CliError(f"there is no Learn screen {number}; screens: {known}")

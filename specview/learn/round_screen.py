@@ -17,6 +17,8 @@ from specview.core.metrics import Metrics
 from specview.core.presets import DEFAULT_PRESET, load_presets
 from specview.core.text import number
 from specview.learn.base import LearnScreen, preset_name
+from specview.learn.registry import Lesson
+from specview.learn.sim_round import sample_round
 from specview.widgets.bindings import bind
 from specview.widgets.grid import Cell, Grid
 from specview.widgets.prose import Prose
@@ -170,3 +172,6 @@ class RoundScreen(LearnScreen):
     def on_slider_changed(self, event: Slider.Changed) -> None:
         event.stop()
         self.action_restart()
+
+
+LESSON = Lesson(5, "round", RoundScreen, lambda lang: round_numbers(sample_round(lang)[1]))

@@ -18,6 +18,7 @@ from specview.core.explain.speedup import (
 from specview.core.gauges import position_texts
 from specview.core.text import number
 from specview.learn.base import LearnScreen
+from specview.learn.registry import Lesson
 from specview.widgets.bindings import bind
 from specview.widgets.column_chart import ColumnChart, Reference, Series
 from specview.widgets.position_bars import PositionBars
@@ -119,3 +120,6 @@ class SpeedupScreen(LearnScreen):
         if run.verify_ratio is not None:
             sliders["verify"].select(min(max(run.verify_ratio, 1.0), VERIFY_RATIOS[-1]))
         self.refresh_numbers()
+
+
+LESSON = Lesson(10, "speedup", SpeedupScreen, lambda lang: speedup_numbers())

@@ -18,6 +18,7 @@ from specview.core.hardware import ACCELERATORS, MODEL_SHAPES, accelerator, mode
 from specview.core.text import sanitize
 from specview.learn.base import LearnScreen
 from specview.learn.local_model import MEASURE_CONTEXT, MEASURE_REPEATS
+from specview.learn.registry import Lesson
 from specview.widgets.bindings import bind
 from specview.widgets.column_chart import ColumnChart, Reference, Series
 from specview.widgets.prose import Prose
@@ -125,3 +126,6 @@ class VerifyScreen(LearnScreen):
             model=sanitize(Path(self._model_path() or "").name, NAME_CHARS, one_line=True), t1=seconds[0] * 1e3,
             tk=seconds[-1] * 1e3, k=len(seconds), repeats=MEASURE_REPEATS, context=MEASURE_CONTEXT)))
         self.refresh_numbers()
+
+
+LESSON = Lesson(2, "verify", VerifyScreen, lambda lang: verify_cost_numbers())

@@ -172,12 +172,12 @@ class BaseApp(App[None]):
             self.push_screen(HelpScreen(self.lang, self.screen))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        from specview.learn.registry import LESSONS
+        from specview.learn.registry import lessons
 
         t = self.lang
         for command in super().get_system_commands(screen):
             yield translated_command(command, t)
-        for lesson in LESSONS:
+        for lesson in lessons():
             title = fill("palette.learn", t, number=lesson.number, title=text(lesson.title_key, t))
             yield SystemCommand(title, text(lesson.idea_key, t), partial(self.open_lesson, lesson))
 

@@ -1,52 +1,28 @@
 """The config's `[keymap]`: binding ids to keys, as posting does (`"live.pause" = "p"`).
 
-An id that no binding has is reported with the config file's name and ignored; Textual applies
-the rest (`App.set_keymap`), and the footer and help show the keys in effect.
+The ids a keymap may name are those of the keys catalog (texts/keys.<lang>.toml): every `bind()`
+takes its label and tooltip from there, and a test holds the two to each other (every binding
+of every screen has its entry, every entry is a binding), so no screen's module needs importing
+to know its keys and none can be left out. An id that no binding has is reported with the config
+file's name and ignored; Textual applies the rest (`App.set_keymap`), and the footer and help
+show the keys in effect.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from importlib import import_module
-
-from textual.binding import Binding
 
 from specview.core.text import shown
-
-# Every class whose BINDINGS a user may remap ("module:Class" under specview)
-BOUND = (
-    "tui.app:BaseApp",
-    "tui.live_screen:LiveScreen",
-    "tui.compare_screen:CompareScreen",
-    "tui.help_screen:HelpScreen",
-    "tui.preset_screen:PresetScreen",
-    "tui.real_run_screen:RealRunScreen",
-    "tui.watch_screen:WatchScreen",
-    "widgets.token_view:TokenView",
-    "learn.base:LearnScreen",
-    "learn.index_screen:LearnIndex",
-    "learn.memory_screen:MemoryScreen",
-    "learn.verify_screen:VerifyScreen",
-    "learn.cache_screen:CacheScreen",
-    "learn.round_screen:RoundScreen",
-    "learn.lossless_screen:LosslessScreen",
-    "learn.mtp_screen:MtpScreen",
-    "learn.fusion_screen:FusionScreen",
-    "learn.cases_screen:CasesScreen",
-    "learn.speedup_screen:SpeedupScreen",
-    "widgets.slider:Slider",
-    "widgets.grid:Grid",
-)
+from specview.texts.catalog import catalog
+from specview.widgets.bindings import TEXTUAL_IDS
 
 
 def bound_ids() -> set[str]:
-    """Every binding id a keymap may name."""
-    ids: set[str] = set()
-    for where in BOUND:
-        module, _, name = where.partition(":")
-        cls = getattr(import_module(f"specview.{module}"), name)
-        ids |= {b.id for b in cls.BINDINGS if isinstance(b, Binding) and b.id}
-    return ids
+    """Every binding id a keymap may name: the keys catalog's, less those it gives Textual's own
+    bindings (which have no id for Textual to remap them by)."""
+    labels = {key.removeprefix("keys.").removesuffix(".label") for key in catalog("en")
+              if key.startswith("keys.") and key.endswith(".label")}
+    return labels - set(TEXTUAL_IDS.values())
 
 
 def check_keymap(keymap: Mapping[str, str], where: str) -> tuple[dict[str, str], list[str]]:

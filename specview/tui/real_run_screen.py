@@ -9,9 +9,10 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 
+from specview.backends.remote.registry import engines
 from specview.core.bounds import MAX_SHOWN
 from specview.core.presets import Preset, get_preset
-from specview.core.real_run import real_runs
+from specview.core.real_run import RealRun, real_runs
 from specview.core.text import sanitize
 from specview.texts.catalog import fill, text
 from specview.tui.notify import user_action
@@ -23,9 +24,10 @@ def real_run_text(preset: Preset, lang: str = "en", footer: str = "") -> str:
     watches it, then what the keys do (a user preset's text sanitised)."""
     head = f"{preset.label}\nγ {preset.gamma} · T {preset.temperature:g} · {preset.hardware}"
     blocks = [sanitize(head, MAX_SHOWN)]
-    for run in real_runs(preset):
-        command, watch = sanitize(run.command, MAX_SHOWN), sanitize(run.watch, MAX_SHOWN)
-        blocks.append(f"{run.title}:\n  {command}\n  {fill('real.watch', lang, command=watch)}")
+    for run in real_runs(preset, engines()):
+        title, command = sanitize(run.title, MAX_SHOWN, one_line=True), sanitize(run.command, MAX_SHOWN)
+        watch = "" if run.watch is None else f"\n  {fill('real.watch', lang, command=sanitize(run.watch, MAX_SHOWN))}"
+        blocks.append(f"{title}:\n  {command}{watch}")
     if len(blocks) == 1:
         blocks.append(text("real.none", lang))
     if footer:
@@ -66,9 +68,14 @@ class RealRunScreen(ModalScreen[None]):
 
     def action_copy(self) -> None:
         # What is copied is what was shown: a command carrying an escape would reach the clipboard raw.
-        lines = [sanitize(line, MAX_SHOWN) for run in real_runs(self.preset) for line in (run.command, run.watch)]
+        lines = [sanitize(line, MAX_SHOWN) for run in real_runs(self.preset, engines()) for line in _lines(run)]
         self.app.copy_to_clipboard("\n".join(lines))
         self.notify(text("real.copied", self.lang), markup=False)
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)
+
+
+def _lines(run: RealRun) -> tuple[str, ...]:
+    """What `c` copies of one engine: its command, then the command that watches it when known."""
+    return (run.command,) if run.watch is None else (run.command, run.watch)

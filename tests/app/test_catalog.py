@@ -15,6 +15,7 @@ from catalog_walk import fields, strays, words
 from textual.pilot import Pilot
 
 from specview.backends.factory import make_backend
+from specview.backends.remote.registry import engines
 from specview.core.gauges import GAUGES
 from specview.core.hardware import ACCELERATORS, MODEL_SHAPES
 from specview.core.langs import LANGS
@@ -23,7 +24,7 @@ from specview.core.real_run import real_runs
 from specview.core.runspec import RunSpec
 from specview.learn.base import LearnScreen
 from specview.learn.index_screen import LearnIndex
-from specview.learn.registry import LESSONS
+from specview.learn.registry import lessons
 from specview.texts.catalog import catalog, languages
 from specview.tui.app import BaseApp, SpecviewApp
 from specview.tui.help_screen import HelpScreen
@@ -39,7 +40,8 @@ NOTATION = {"TB", "GB", "MB", "FLOP", "Norm"}
 
 def preset_words(preset: Preset) -> set[str]:
     texts = [preset.id, preset.label, preset.notes, preset.hardware, preset.method,
-             *preset.run.values(), *(r.watch for r in real_runs(preset)), *(s.title for s in preset.sources)]
+             *preset.run.values(), *(r.watch or "" for r in real_runs(preset, engines())),
+             *(s.title for s in preset.sources)]
     return words(" ".join(texts))
 
 
@@ -90,14 +92,14 @@ async def test_every_learn_screen_shows_only_catalog_texts_and_data(lang: str) -
         await wait_until(pilot, lambda: isinstance(alone.screen, LearnIndex))
         await _walk_learn(pilot, lang, found, "alone")
     assert {name: sorted(w) for name, w in found.items() if w} == {}
-    assert len(found) == 3 * len(LESSONS)
+    assert len(found) == 3 * len(lessons())
 
 
 async def _walk_learn(pilot: Pilot[None], lang: str, found: dict[str, set[str]], tag: str) -> None:
     app = pilot.app
     assert isinstance(app, BaseApp)
     extra, under = learn_data_words(), app.screen
-    for item in LESSONS:
+    for item in lessons():
         app.open_lesson(item)
         await wait_until(pilot, lambda: isinstance(app.screen, LearnScreen))
         await pilot.pause()

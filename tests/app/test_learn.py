@@ -11,7 +11,7 @@ import pytest
 from specview.core.explain.speedup import speedup_numbers
 from specview.learn.index_screen import LearnIndex
 from specview.learn.lossless_screen import LosslessScreen
-from specview.learn.registry import LESSONS, lesson
+from specview.learn.registry import lesson, lessons
 from specview.texts.catalog import text
 from specview.tui.learn_app import LearnApp
 from specview.widgets.bindings import key_lines
@@ -25,11 +25,11 @@ async def test_index_lists_every_lesson_and_opens_one(lang: str) -> None:
         await pilot.pause()
         assert isinstance(app.screen, LearnIndex)
         listing = app.screen.query_one("#learn-list")
-        assert listing.option_count == len(LESSONS)  # type: ignore[attr-defined]
+        assert listing.option_count == len(lessons())  # type: ignore[attr-defined]
         await pilot.press("enter")
         await pilot.pause()
-        first = LESSONS[0]
-        assert type(app.screen).__name__ == first.screen.split(":")[1]
+        first = lessons()[0]
+        assert type(app.screen) is first.screen
         shown = app.screen.query_one("#learn-idea", Prose).text
         assert shown == text(first.idea_key, lang)
         await pilot.press("escape")

@@ -22,7 +22,7 @@ from specview.core.explain.roofline import gpu_wait_numbers, verify_cost_numbers
 from specview.core.explain.rounds import round_numbers
 from specview.core.explain.speedup import speedup_numbers
 from specview.learn.base import LearnScreen
-from specview.learn.registry import LESSONS, lesson
+from specview.learn.registry import lesson, lessons
 from specview.texts.catalog import catalog, text
 from specview.tui.learn_app import LearnApp
 from specview.widgets.grid import Grid
@@ -119,7 +119,7 @@ async def open_screen(pilot: Pilot[None]) -> LearnScreen:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("number", [item.number for item in LESSONS])
+@pytest.mark.parametrize("number", [item.number for item in lessons()])
 async def test_screen_controls_move_the_core_numbers(number: int, lang: str) -> None:
     MISSING.clear()
     app = LearnApp(lesson(number), lang=lang)

@@ -105,7 +105,7 @@ def test_a_hostile_config_and_user_preset(tmp_path: Path) -> None:
     (presets / "evil.toml").write_text(
         f'id = "evil[/]"\nlabel = "{label}"\nmethod = "ngram"\ngamma = 2\ntemperature = 0\nc = 0.1\n'
         'target_ms = 10\nacceptance = {t0 = [0.5]}\nnotes = "[link=https://evil.example]x[/link]"\n'
-        '[run]\nllama_server = "llama-server \\u001b]0;PWNED-TITLE\\u0007"\n')
+        '[run]\nllama-server = "llama-server \\u001b]0;PWNED-TITLE\\u0007"\n')
     (presets / "broken.toml").write_text('id = "broken"\nmethod = "ngram"\ngamma = 2\ntemperature = 0\nc = 0.1\n'
                                          'target_ms = 10\nacceptance = {t0 = [0.5]}\nsources = 5\n')
     run = run_tty(["--speed", "0"], base_env(tmp_path), keys=[("sources' must be a list", b"p"),

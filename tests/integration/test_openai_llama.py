@@ -134,6 +134,7 @@ def test_the_ngram_presets_command_runs_as_shown_and_specview_watches_it() -> No
     import shlex
 
     from specview.backends.factory import make_backend
+    from specview.backends.remote.registry import engines
     from specview.cli.parser import build_parser
     from specview.cli.runspec_args import spec_from_args
     from specview.core.overlay import MIN_PLAIN_ROUNDS, PLAIN_ROUNDS, overlay
@@ -141,7 +142,7 @@ def test_the_ngram_presets_command_runs_as_shown_and_specview_watches_it() -> No
     from specview.core.real_run import real_runs
     from specview.core.session import Session
 
-    run = {r.engine: r for r in real_runs(get_preset("ngram"))}["llama_server"]
+    run = {r.engine: r for r in real_runs(get_preset("ngram"), engines())}["llama-server"]
     assert "--metrics" in run.command and "--spec-draft-n-max" not in run.command  # it does not bound ngram-simple
     assert run.watch == "specview --url http://127.0.0.1:8080/v1"
     port = free_port()

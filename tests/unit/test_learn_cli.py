@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from specview.cli import main
-from specview.learn.registry import LESSONS
+from specview.learn.registry import lessons
 
 # independent closed forms (Leviathan et al. 2022, Eq. 1 and Theorem 3.8 with a verify ratio v)
 
@@ -24,7 +24,7 @@ def gain(alpha: float, gamma: int, c: float, v: float) -> float:
     return tau(alpha, gamma) / (gamma * c + v)
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda item: str(item.number))
+@pytest.mark.parametrize("lesson", lessons(), ids=lambda item: str(item.number))
 def test_learn_json_prints_every_screens_numbers(lesson: object, capsys: pytest.CaptureFixture[str]) -> None:
     number = lesson.number  # type: ignore[attr-defined]
     assert main(["learn", str(number), "--json"]) == 0

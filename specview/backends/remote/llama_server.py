@@ -22,6 +22,7 @@ from specview.backends.remote.server_kind import EXACT, Probe, ServerFacts, Serv
 from specview.core.backend import Note
 from specview.core.bounds import MAX_SECONDS, MAX_SLOTS, mapping, optional_real, sequence
 from specview.core.events import Round
+from specview.core.real_run import Engine
 from specview.core.text import sanitize
 
 # llama-server's --spec-type names, and what people call them
@@ -114,6 +115,8 @@ class LlamaServerKind(ServerKind):
 
     id = "llama-server"
     title = "llama-server"
+    priority = 10
+    engine = Engine("llama.cpp llama-server", 8080)
     owners = ("llamacpp",)
     metrics_prefix = "llamacpp"
     tokens_counter = "llamacpp:tokens_predicted_total"

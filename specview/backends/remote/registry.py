@@ -1,29 +1,101 @@
-"""Every server family specview knows, in detection order; `generic` comes last."""
+"""Every server family specview knows, found rather than listed.
+
+The kinds are the ServerKind instances that the modules of the server-kinds package define, and
+those installed packages add through the entry-point group `specview.server_kinds` (an entry
+point names an instance: `tinyengine = "specview_tinyengine:KIND"`). Detection probes them by
+`priority`, lowest first; `generic`, which recognises every server, has the highest (LAST) and
+comes last. Two kinds with one id or one priority are refused, both named: detection order is
+never left to the order files happen to be found in.
+
+The package also holds the remote backend's client and stream readers, which are imported with
+the kinds: the registry is read where those are needed anyway (a remote run, `watch`) or where
+the names are listed (`--server`'s value and --help), never by a simulator run.
+"""
 
 from __future__ import annotations
 
-from specview.backends.remote.generic import GENERIC
-from specview.backends.remote.llama_server import LLAMA_SERVER
-from specview.backends.remote.server_kind import Probe, ServerFacts, ServerKind
-from specview.backends.remote.sglang import SGLANG
-from specview.backends.remote.vllm import VLLM
-from specview.core.errors import BackendError
+import pkgutil
+from collections.abc import Iterable
+from functools import cache
+from importlib import import_module
+from importlib.metadata import entry_points
 
-SERVER_KINDS: tuple[ServerKind, ...] = (LLAMA_SERVER, VLLM, SGLANG, GENERIC)
+from specview.backends.remote.server_kind import LAST, Probe, ServerFacts, ServerKind
+from specview.core.errors import BackendError, describe_error
+from specview.core.real_run import Engine
+
+KINDS_PACKAGE = "specview.backends.remote"
+PLUGIN_GROUP = "specview.server_kinds"
+
+
+@cache
+def server_kinds() -> tuple[ServerKind, ...]:
+    """Every kind in detection order (found once: the installed kinds cannot change while specview runs)."""
+    return ordered([*package_kinds(KINDS_PACKAGE), *plugin_kinds(PLUGIN_GROUP)])
+
+
+def package_kinds(package: str) -> list[tuple[ServerKind, str]]:
+    """(kind, module) for every ServerKind instance at the top level of a module of `package`."""
+    found: list[tuple[ServerKind, str]] = []
+    for info in pkgutil.iter_modules(import_module(package).__path__, f"{package}."):
+        module = import_module(info.name)
+        found += [(value, info.name) for value in vars(module).values() if isinstance(value, ServerKind)]
+    return found
+
+
+def plugin_kinds(group: str) -> list[tuple[ServerKind, str]]:
+    """(kind, entry point) for every entry point of `group`. One that fails to load or names no
+    ServerKind instance is a BackendError naming it: a broken plugin is never skipped unseen."""
+    found: list[tuple[ServerKind, str]] = []
+    for point in entry_points(group=group):
+        where = f"plugin {point.name} = {point.value}"
+        try:
+            value = point.load()
+        except Exception as exc:  # noqa: BLE001 - the plugin's own failure, named with its type
+            raise BackendError(f"server kind {where} failed to load: {describe_error(exc)}") from None
+        if not isinstance(value, ServerKind):
+            raise BackendError(f"server kind {where} names a {type(value).__name__}, not a ServerKind instance")
+        found.append((value, where))
+    return found
+
+
+def ordered(found: Iterable[tuple[ServerKind, str]]) -> tuple[ServerKind, ...]:
+    """The kinds (each once, however many modules import it) by priority; BackendError for two that
+    share an id or a priority, or one that would be probed after `generic` and so never."""
+    kinds: list[tuple[ServerKind, str]] = []
+    for kind, where in found:
+        if any(kind is seen for seen, _ in kinds):
+            continue
+        for other, there in kinds:
+            if other.id == kind.id:
+                raise BackendError(f"two server kinds are called {kind.id!r}: {there} and {where}")
+            if other.priority == kind.priority:
+                raise BackendError(f"server kinds {other.id!r} ({there}) and {kind.id!r} ({where}) both have "
+                                   f"priority {kind.priority}: give each its own, below {LAST} (lower probes first)")
+        if kind.priority > LAST:
+            raise BackendError(f"server kind {kind.id!r} ({where}) has priority {kind.priority}: above {LAST} it "
+                               "would be probed after generic, which recognises every server")
+        kinds.append((kind, where))
+    return tuple(kind for kind, _ in sorted(kinds, key=lambda item: item[0].priority))
 
 
 def server_ids() -> tuple[str, ...]:
-    """The names `--server` accepts (besides `auto`)."""
-    return tuple(kind.id for kind in SERVER_KINDS)
+    """The names `--server` accepts (besides `auto`), in detection order."""
+    return tuple(kind.id for kind in server_kinds())
+
+
+def engines() -> dict[str, Engine]:
+    """How presets run each family for real, by kind id (a preset's `[run]` key), in detection order."""
+    return {kind.id: kind.engine for kind in server_kinds() if kind.engine is not None}
 
 
 def kind_by_id(name: str) -> ServerKind | None:
-    return next((kind for kind in SERVER_KINDS if kind.id == name), None)
+    return next((kind for kind in server_kinds() if kind.id == name), None)
 
 
 def kind_by_owner(owned_by: str) -> ServerKind | None:
     """The family a /v1/models `owned_by` names, if any."""
-    return next((kind for kind in SERVER_KINDS if owned_by.lower() in kind.owners), None)
+    return next((kind for kind in server_kinds() if owned_by.lower() in kind.owners), None)
 
 
 def checked_kind(name: str | None) -> ServerKind | None:
@@ -37,9 +109,9 @@ def checked_kind(name: str | None) -> ServerKind | None:
 
 
 def detect(conn: Probe, wanted: ServerKind | None, gamma: int | None) -> tuple[ServerKind, ServerFacts]:
-    """The server family (`wanted`, or probed in registry order) and what it says about itself."""
-    for kind in [wanted] if wanted is not None else SERVER_KINDS:
+    """The server family (`wanted`, or probed in priority order) and what it says about itself."""
+    for kind in [wanted] if wanted is not None else server_kinds():
         identified = kind.identify(conn)
         if kind is wanted or kind.recognised(identified):
             return kind, kind.facts(conn, identified, gamma)
-    raise AssertionError("the registry ends with a family that recognises every server")
+    raise AssertionError("generic, probed last, recognises every server")

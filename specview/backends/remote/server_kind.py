@@ -1,7 +1,9 @@
-"""A server family described in one place: how to recognise it, what it reports, its dialect.
+"""A server family described in one place: how to recognise it, what it reports, its dialect,
+and how to run it for real.
 
-Adding an engine = one module with a ServerKind subclass and one line in `registry.py`;
-the remote backend and the command line (`--server`) read the registry.
+Adding an engine = one module that defines a ServerKind instance (`registry.py` finds it; an
+installed package adds one through the `specview.server_kinds` entry-point group); the remote
+backend, `watch`, the run-it-for-real screen and the command line (`--server`) read the registry.
 """
 
 from __future__ import annotations
@@ -11,6 +13,9 @@ from typing import Any, Protocol
 
 from specview.backends.remote.dialect import Dialect, RequestSettings
 from specview.core.backend import Exact, Note
+from specview.core.real_run import Engine
+
+LAST = 1000  # the priority of `generic`, which recognises every server: every other kind probes before it
 
 INFERRED: dict[str, bool] = {Exact.ACCEPTANCE: False, Exact.TAU: False, Exact.PER_POSITION: False,
                              Exact.TOKENS_PER_SECOND: True}
@@ -41,10 +46,16 @@ class Probe(Protocol):
 
 
 class ServerKind:
-    """One server family. Subclasses override what differs; the defaults describe `generic`."""
+    """One server family. Subclasses override what differs; the defaults describe `generic`.
+
+    `priority` orders detection (lower probes first; no two kinds share one), so a new kind must
+    set its own below LAST: one left at generic's is refused by the registry, never probed after it.
+    """
 
     id = "generic"
     title = "OpenAI-compatible server"
+    priority = LAST
+    engine: Engine | None = None  # how presets run it for real (their `[run]` key is `id`)
     owners: tuple[str, ...] = ()  # /v1/models `owned_by` values that name this family
     metrics_prefix: str | None = None  # `<prefix>:spec_decode_*` counters in /metrics
     tokens_counter: str | None = None  # /metrics counter of generated tokens (all requests)

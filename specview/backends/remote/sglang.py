@@ -40,6 +40,7 @@ from specview.backends.remote.vllm import grouped_note
 from specview.core.backend import Note
 from specview.core.bounds import MAX_POSITION, MAX_ROUND_DRAFTS, sequence
 from specview.core.events import Round
+from specview.core.real_run import Engine
 
 # current names first; older builds' names after (PR #13754 sample; the alias keys)
 _ACCEPTED_KEYS = ("spec_num_correct_drafts", "spec_accept_token_num", "spec_accepted_drafts")
@@ -178,6 +179,8 @@ class SglangKind(ServerKind):
 
     id = "sglang"
     title = "SGLang"
+    priority = 30
+    engine = Engine("SGLang", 30000)
     owners = ("sglang",)
     # python/sglang/srt/metrics/collector.py: no speculative counters, only batch-wide gauges
     tokens_counter = "sglang:generation_tokens_total"

@@ -33,6 +33,7 @@ from specview.backends.remote.server_kind import INFERRED, Probe, ServerFacts, S
 from specview.core.backend import Note
 from specview.core.bounds import MAX_CHUNK_TOKENS, MAX_ROUND_DRAFTS, Invalid, integer, sequence
 from specview.core.events import Round
+from specview.core.real_run import Engine
 
 MAX_STEPS = 1_000_000  # entries of per_step_accepted (one per verify step of one request)
 
@@ -272,6 +273,8 @@ class VllmKind(ServerKind):
 
     id = "vllm"
     title = "vLLM"
+    priority = 20
+    engine = Engine("vLLM", 8000)
     owners = ("vllm",)
     metrics_prefix = "vllm"
     tokens_counter = "vllm:generation_tokens_total"

@@ -1,0 +1,101 @@
+"""The server-kind registry finds the kinds itself and orders detection by their priority.
+
+Kinds planted in a package of their own (tmp_path on sys.path) show that the registry reads
+priorities, not file order, and refuses an order it would have to guess.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from specview.backends.remote.registry import KINDS_PACKAGE, engines, ordered, package_kinds, server_kinds
+from specview.backends.remote.server_kind import LAST, ServerKind
+from specview.core.errors import BackendError
+from specview.core.presets import get_preset, load_presets
+from specview.core.real_run import real_runs
+from specview.tui.real_run_screen import real_run_text
+
+
+def test_detection_goes_by_priority_and_generic_comes_last() -> None:
+    kinds = server_kinds()
+    assert [k.id for k in kinds] == ["llama-server", "vllm", "sglang", "generic"]
+    assert [k.priority for k in kinds] == sorted(k.priority for k in kinds) and kinds[-1].priority == LAST
+    subclasses, todo = set(), list(ServerKind.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        todo += cls.__subclasses__()
+        subclasses |= {cls} if cls.__module__.startswith("specview.") else set()
+    assert subclasses == {type(k) for k in kinds[:-1]}  # every family the package defines, found
+
+
+def _plant(root: Path, name: str, modules: dict[str, str]) -> str:
+    package = root / name
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for module, body in modules.items():
+        (package / f"{module}.py").write_text("from specview.backends.remote.server_kind import ServerKind\n" + body)
+    return name
+
+
+def _kind(cls: str, kind_id: str, priority: int) -> str:
+    return f"class {cls}(ServerKind):\n    id = {kind_id!r}\n    priority = {priority}\n\n\n{cls.upper()} = {cls}()\n"
+
+
+def test_planted_kinds_are_probed_by_their_priority_not_their_file(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    name = _plant(tmp_path, "planted_kinds", {
+        "a_late": _kind("Late", "late", 25),
+        "z_early": _kind("Early", "early", 5),
+        "again": "from planted_kinds.z_early import EARLY\n",  # imported elsewhere: still one kind
+    })
+    found = ordered([*package_kinds(KINDS_PACKAGE), *package_kinds(name)])
+    assert [k.id for k in found] == ["early", "llama-server", "vllm", "late", "sglang", "generic"]
+    for module in [m for m in sys.modules if m.startswith(name)]:
+        del sys.modules[module]
+
+
+@pytest.mark.parametrize(("body", "reason"), [
+    (_kind("Twin", "vllm", 15), "two server kinds are called 'vllm': specview.backends.remote.vllm and clash.bad"),
+    (_kind("Tie", "tie", 20), "server kinds 'vllm' (specview.backends.remote.vllm) and 'tie' (clash.bad) both "
+                              "have priority 20: give each its own, below 1000"),
+    ("class Lazy(ServerKind):\n    id = 'lazy'\n\n\nLAZY = Lazy()\n",  # priority left at generic's
+     "server kinds 'generic' (specview.backends.remote.generic) and 'lazy' (clash.bad) both have priority 1000"),
+    (_kind("Never", "never", 2000), "server kind 'never' (clash.bad) has priority 2000: above 1000 it would be "
+                                    "probed after generic"),
+])
+def test_an_order_the_registry_would_have_to_guess_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              body: str, reason: str) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    name = _plant(tmp_path, "clash", {"bad": body})
+    with pytest.raises(BackendError) as caught:
+        ordered([*package_kinds(KINDS_PACKAGE), *package_kinds(name)])
+    assert reason in str(caught.value)
+    for module in [m for m in sys.modules if m.startswith(name)]:
+        del sys.modules[module]
+
+
+def test_presets_key_their_commands_by_server_kind_and_each_kind_names_its_engine() -> None:
+    for preset in load_presets().values():
+        assert set(preset.run) <= set(engines()), preset.id  # no shipped command under an unknown engine
+    runs = real_runs(get_preset("qwen3.6-mtp"), engines())
+    assert [(r.engine, r.title, r.watch) for r in runs] == [
+        ("llama-server", "llama.cpp llama-server", "specview --url http://127.0.0.1:8080/v1"),  # its --port
+        ("vllm", "vLLM", "specview --url http://127.0.0.1:8000/v1"),  # the engines' default ports
+        ("sglang", "SGLang", "specview --url http://127.0.0.1:30000/v1"),
+    ]
+
+
+def test_a_user_presets_engine_no_kind_knows_is_shown_under_its_own_name_made_safe() -> None:
+    hostile = {"tabby\x1b]0;PWNED\x07": "tabby --serve \x1b[2J", "vllm": "vllm serve M"}
+    preset = replace(get_preset("ngram"), run=hostile)
+    runs = real_runs(preset, engines())
+    assert [(r.engine, r.watch) for r in runs] == [("vllm", "specview --url http://127.0.0.1:8000/v1"),
+                                                   ("tabby\x1b]0;PWNED\x07", None)]  # last: no port to watch
+    shown = real_run_text(preset)
+    assert "\x1b" not in shown and "\x07" not in shown
+    assert "tabby" in shown and "tabby --serve" in shown and shown.count("specview --url") == 1
