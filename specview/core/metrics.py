@@ -166,14 +166,8 @@ class Metrics:
     def add(self, rnd: Round | Calibration | Totals | CrossChecked) -> None:
         """Fold one round in (a calibration goes to `calibrate`, totals to `close_request`; the
         last cross-check is kept as it is)."""
-        if isinstance(rnd, Calibration):
-            self.calibrate(rnd)
-            return
-        if isinstance(rnd, Totals):
-            self.close_request(rnd)
-            return
-        if isinstance(rnd, CrossChecked):
-            self.cross_check = rnd
+        if not isinstance(rnd, Round):  # one test on the path every round takes
+            self._add_said(rnd)
             return
         emitted = accepted = 0
         for token in rnd.tokens:  # one pass (Round.emitted and .accepted would take two)
@@ -200,6 +194,15 @@ class Metrics:
         self._add_plain_round(rnd)
         self._add_timing(rnd, emitted)
         self._add_window(rnd.t_wall, emitted, verified, accepted)
+
+    def _add_said(self, item: Calibration | Totals | CrossChecked) -> None:
+        """What a backend says besides its rounds."""
+        if isinstance(item, Calibration):
+            self.calibrate(item)
+        elif isinstance(item, Totals):
+            self.close_request(item)
+        else:
+            self.cross_check = item
 
     def close_request(self, totals: Totals) -> None:
         """Replace the counts of the rounds since the last request closed by the server's totals
