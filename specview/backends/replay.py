@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from specview.core.backend import BackendInfo, BackendKind, Note, Pace
 from specview.core.bounds import MAX_ROUND_DRAFTS, Invalid, integer, mapping, real, string
 from specview.core.errors import BackendError, RecordingError
-from specview.core.events import Basis, Calibration, Reconcile, Round, StreamItem
+from specview.core.events import Basis, Calibration, Round, StreamItem
 from specview.core.provenance import checked_provenance
 from specview.core.recording import Header, read_recording, scan_headers
 from specview.core.runspec import RunSpec
@@ -117,7 +117,8 @@ class ReplayBackend:
         """Nothing to release: the file is opened afresh by every `rounds()`."""
 
     def rounds(self, stop: threading.Event) -> Iterator[StreamItem]:
-        """Yield this segment's rounds, reconciles and calibrations; a damaged line ends it with a BackendError."""
+        """Yield this segment's rounds and what its backend said besides (reconciles, calibrations,
+        totals, checks); a damaged line ends it with a BackendError."""
         last_wall: float | None = None
         due = time.monotonic()
         calibrated = self.header.version >= 3
@@ -127,7 +128,7 @@ class ReplayBackend:
                     if item.line != self.header.line:  # the next segment begins
                         return
                     continue
-                if isinstance(item, Reconcile | Calibration):  # no time of its own
+                if not isinstance(item, Round):  # no time of its own
                     yield item
                     continue
                 if not calibrated:

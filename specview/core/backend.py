@@ -133,7 +133,8 @@ class Backend(Protocol):
 
     A backend whose `info.reconciles` is set may also yield a Reconcile, which replaces the
     rounds it yielded from `first_index` on by exact ones. Any backend may yield a
-    Calibration: what plain decoding costs, the baseline of the measured speedup.
+    Calibration: what plain decoding costs, the baseline of the measured speedup. After a
+    request's rounds it may yield the server's Totals for it and a CrossChecked (core/totals.py).
     """
 
     @property

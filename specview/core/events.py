@@ -1,4 +1,4 @@
-"""The event model every backend yields: one Round per target forward."""
+"""The event model every backend yields: one Round per target forward, and what a run says besides."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from specview.core.bounds import (
     string,
 )
 from specview.core.text import shown
+from specview.core.totals import CrossChecked, Totals
 
 
 class TokenStatus(Enum):
@@ -296,9 +297,9 @@ class Calibration:
         )
 
 
-StreamItem = Round | Reconcile | Calibration  # what a backend yields
+StreamItem = Round | Reconcile | Calibration | Totals | CrossChecked  # what a backend yields
 
 
-def only_rounds(items: Iterable[Round | Calibration]) -> Iterator[Round]:
-    """The rounds of a backend's output, without its calibrations (a screen that shows rounds only)."""
+def only_rounds(items: Iterable[StreamItem]) -> Iterator[Round]:
+    """The rounds of a backend's output, without what it says besides (a screen that shows rounds only)."""
     return (item for item in items if isinstance(item, Round))

@@ -115,24 +115,31 @@ class GaugeSpec:
         value = self.watched(sample) if self.watched is not None and sample is not None else None
         return number(value, self.fmt) + (self.suffix if value is not None else "")
 
-    def tag_id(self, info: BackendInfo) -> str | None:
-        """Catalog id of where the number comes from (exact, inferred, simulated…), or None."""
+    def tag_id(self, info: BackendInfo, snap: MetricsSnapshot | None = None) -> str | None:
+        """Catalog id of where the number comes from (exact, inferred, simulated…), or None.
+
+        A number the backend does not report per round is "exact totals, rounds inferred" once
+        the server's end-of-request totals made the whole run's value exact (`snap.exact_totals`).
+        """
         if self.timed and info.origin is not Origin.MEASURED:
             return ORIGIN_TAGS[info.origin]
         if self.exact_key is None:
             return None
-        if self.exact_key not in info.exact:
-            return "tag.not_reported"
-        return "tag.exact" if info.exact[self.exact_key] else "tag.inferred"
+        reported = info.exact.get(self.exact_key)
+        if reported:
+            return "tag.exact"
+        if snap is not None and self.exact_key in snap.exact_totals:
+            return "tag.exact_totals"
+        return "tag.not_reported" if reported is None else "tag.inferred"
 
     def tags(self, reading: Reading) -> list[tuple[str, dict[str, str]]]:
         """Everything the note says about where the number comes from, as (catalog id, values):
-        exact / inferred / simulated / recorded, then "assumed" or "derived" when a simulator
+        exact / exact totals / inferred / simulated / recorded, then "assumed" or "derived" when a simulator
         preset's fields behind it are, then the value's own source (a baseline, a verify curve).
         The one place that decides a gauge's provenance: every view writes these in the same place.
         """
         out: list[tuple[str, dict[str, str]]] = []
-        tag = self.tag_id(reading.info)
+        tag = self.tag_id(reading.info, reading.snap)
         if tag is not None:
             out.append((tag, {}))
         outputs = reading.info.provenance.get("outputs") or {}

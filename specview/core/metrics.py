@@ -9,15 +9,30 @@ The baseline of a measured speedup comes from Calibration events (what plain dec
 measured by the local backend, assumed by the simulator, given on the command line) or,
 failing those, from this run's own plain rounds: a round that drafted nothing is one plain
 step, so their mean duration is plain decoding's time per token.
+
+Totals (a server's exact counts at the end of a request) close a request: they replace the
+counts of the rounds folded since the previous Totals (or the start), never add to them, so a
+request's drafts are counted once. Replaced: drafted and accepted (the server's); tokens (the
+server's where it counted them); rounds = tokens − accepted (every target forward emits its
+accepted drafts plus one token of its own); drafting rounds = the verify steps where given,
+else every forward after the prompt's; verified and per-position counts from the per-position
+accepted counts where given (position k is verified when all before it were accepted), else
+verified = accepted + drafting rounds, at most drafted (each step taken to end in a rejection:
+α then reads low when steps accept all their drafts) and the rounds' per-position counts stay.
+Not replaced: the window, the histories and the timing, which follow the rounds as streamed.
+`exact_totals` names the numbers (BackendInfo.exact keys) that rest on such totals for the
+whole run: the gauges say "exact totals, rounds inferred" for them.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from specview.core.bounds import MAX_ROUND_DRAFTS
 from specview.core.events import Basis, Calibration, Round, TokenStatus
 from specview.core.theory import expected_tau
+from specview.core.totals import CrossChecked, Totals
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,10 +65,33 @@ class MetricsSnapshot:
     plain_round_s: float | None = None  # mean duration of the run's timed plain rounds
     plain_rounds: int = 0
     gamma_counts: tuple[tuple[int, int], ...] = ()  # (γ, rounds that drafted γ), γ ascending
+    totals: Totals | None = None  # the servers' end-of-request totals, summed over the requests
+    totals_requests: int = 0
+    exact_totals: frozenset[str] = frozenset()  # BackendInfo.exact keys the totals make exact
+    cross_check: CrossChecked | None = None  # the last request's counts against the server's own
+
+
+@dataclass(slots=True)
+class _Counts:
+    """The counts a request's Totals replace, as they stood when the previous request closed."""
+
+    rounds: int = 0
+    tokens: int = 0
+    drafted: int = 0
+    accepted: int = 0
+    verified: int = 0
+    verified_at: list[int] = field(default_factory=list)
+    accepted_at: list[int] = field(default_factory=list)
+    gamma_counts: dict[int, int] = field(default_factory=dict)
 
 
 def _ratio(num: float, den: float) -> float | None:
     return num / den if den > 0 else None
+
+
+def _summed(before: list[int], request: list[int]) -> list[int]:
+    width = max(len(before), len(request))
+    return [(before[k] if k < len(before) else 0) + (request[k] if k < len(request) else 0) for k in range(width)]
 
 
 class Metrics:
@@ -91,6 +129,11 @@ class Metrics:
         self._cal_costs: list[list[float]] = []  # [sum, n] per k
         self._plain_round_sum = 0.0
         self._plain_rounds = 0
+        self._closed = _Counts()
+        self._totals: Totals | None = None
+        self._totals_requests = 0
+        self._totals_cover: frozenset[str] = frozenset()
+        self.cross_check: CrossChecked | None = None
 
     def calibrate(self, cal: Calibration) -> None:
         """Fold in what plain decoding costs (a later basis replaces an earlier one)."""
@@ -120,10 +163,11 @@ class Metrics:
             costs.append(total / n)
         return Calibration(self._cal_basis, plain_sum / plain_n if plain_n else None, tuple(costs), self._cal_context)
 
-    def add(self, rnd: Round | Calibration) -> None:
-        """Fold one round in (a calibration goes to `calibrate`)."""
-        if isinstance(rnd, Calibration):
-            self.calibrate(rnd)
+    def add(self, rnd: Round | Calibration | Totals | CrossChecked) -> None:
+        """Fold one round in (a calibration goes to `calibrate`, totals to `close_request`; the
+        last cross-check is kept as it is)."""
+        if not isinstance(rnd, Round):  # one test on the path every round takes
+            self._add_said(rnd)
             return
         emitted = accepted = 0
         for token in rnd.tokens:  # one pass (Round.emitted and .accepted would take two)
@@ -150,6 +194,56 @@ class Metrics:
         self._add_plain_round(rnd)
         self._add_timing(rnd, emitted)
         self._add_window(rnd.t_wall, emitted, verified, accepted)
+
+    def _add_said(self, item: Calibration | Totals | CrossChecked) -> None:
+        """What a backend says besides its rounds."""
+        if isinstance(item, Calibration):
+            self.calibrate(item)
+        elif isinstance(item, Totals):
+            self.close_request(item)
+        else:
+            self.cross_check = item
+
+    def close_request(self, totals: Totals) -> None:
+        """Replace the counts of the rounds since the last request closed by the server's totals
+        (the rule is in the module docstring)."""
+        before = self._closed
+        tokens = totals.tokens if totals.tokens is not None else self.tokens - before.tokens
+        rounds = max(0, tokens - totals.accepted)
+        steps = rounds - 1 if totals.verify_steps is None else totals.verify_steps
+        steps = max(0, min(steps, rounds))
+        positions = totals.per_position
+        if positions is not None:
+            verified_at = [max(steps, positions[0]), *positions[:-1]] if positions else []
+            self._verified_at = _summed(before.verified_at, verified_at)
+            self._accepted_at = _summed(before.accepted_at, list(positions))
+            verified = sum(verified_at)
+        else:
+            verified = min(totals.drafted, totals.accepted + steps)
+        self.rounds = before.rounds + rounds
+        self.tokens = before.tokens + tokens
+        self.drafted = before.drafted + totals.drafted
+        self.accepted = before.accepted + totals.accepted
+        self.verified = before.verified + max(verified, totals.accepted)
+        counts = dict(before.gamma_counts)
+        if steps:
+            gamma = min(MAX_ROUND_DRAFTS, max(1, round(totals.drafted / steps), len(positions or ())))
+            counts[gamma] = counts.get(gamma, 0) + steps
+        if rounds > steps:
+            counts[0] = counts.get(0, 0) + rounds - steps
+        self._gamma_counts = counts
+        cover = {"tau"} if totals.tokens is not None else set()
+        if positions is not None:
+            cover |= {"acceptance", "per_position"}
+        self._totals_cover = frozenset(cover) & (self._totals_cover if self._totals else frozenset(cover))
+        self._totals = totals if self._totals is None else self._totals.plus(totals)
+        self._totals_requests += 1
+        self._closed = _Counts(self.rounds, self.tokens, self.drafted, self.accepted, self.verified,
+                               list(self._verified_at), list(self._accepted_at), dict(counts))
+
+    def _exact_totals(self) -> frozenset[str]:
+        """What the totals make exact, while no round has come since the last request closed."""
+        return self._totals_cover if self._totals is not None and self.rounds == self._closed.rounds else frozenset()
 
     def _add_plain_round(self, rnd: Round) -> None:
         """A round that drafted nothing is one plain step: its duration is plain decoding's cost.
@@ -260,6 +354,10 @@ class Metrics:
             plain_round_s=_ratio(self._plain_round_sum, self._plain_rounds),
             plain_rounds=self._plain_rounds,
             gamma_counts=tuple(sorted(self._gamma_counts.items())),
+            totals=self._totals,
+            totals_requests=self._totals_requests,
+            exact_totals=self._exact_totals(),
+            cross_check=self.cross_check,
         )
 
     def _draft_cost(self, calibration: Calibration | None) -> float | None:

@@ -26,6 +26,7 @@ from specview.core.recording import FORMAT, VERSION
 from specview.core.runspec import DEFAULT_KEY_ENV, RunSpec
 from specview.core.safe_files import check_new, open_append, open_new
 from specview.core.secrets import MASK, MIN_SECRET, known_secrets, public_url, secret_pattern
+from specview.core.totals import CrossChecked, Totals
 
 if TYPE_CHECKING:
     from specview.core.session import Session
@@ -66,7 +67,8 @@ class Recorder:
         self._write(header)
 
     def __call__(self, item: StreamItem) -> None:
-        """Record one round, reconcile or calibration (called on the producer thread)."""
+        """Record one round, reconcile, calibration, request's totals or cross-check (called on the
+        producer thread)."""
         with self._lock:
             if self._file is None:
                 return  # closed: a late round from a stopped session must not interleave
@@ -75,6 +77,12 @@ class Recorder:
                 return
             if isinstance(item, Calibration):
                 self._write({"type": "calibration", **item.to_dict()})
+                return
+            if isinstance(item, Totals):
+                self._write({"type": "totals", **item.to_dict()})
+                return
+            if isinstance(item, CrossChecked):
+                self._write({"type": "check", **item.to_dict()})
                 return
             self._write({"type": "round", **item.to_dict()})
             self.rounds_written += 1

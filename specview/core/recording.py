@@ -4,12 +4,17 @@
     {"type": "calibration", "basis": "measured", "plain_s": ..., "verify_costs_s": [...], ...}
     {"type": "round", "index": 0, "drafted": 3, "tokens": [...], "discarded": [...], "t_wall": ...}
     {"type": "reconcile", "first_index": 0, "rounds": [...]}
+    {"type": "totals", "source": "sglext.spec_tokens_details", "drafted": 12, "accepted": 4, ...}
+    {"type": "check", "source": "/metrics", "agrees": true, "shown": {...}, "differs_by": {...}}
     ...
 
 A reconcile line (version 2) is what a server told at the end of a request: the exact rounds
 that replace the inferred ones from `first_index` on (vLLM's per_step_accepted). Version 3
 adds calibration lines (what plain decoding cost: the baseline of the measured speedup) and
-a round's discarded drafts. Versions 1 and 2 have neither and are still read.
+a round's discarded drafts. Versions 1 and 2 have neither and are still read. Version 4 adds
+totals lines (a server's exact counts at the end of a request, after its rounds) and check lines
+(how the server's own counters compared with the counts shown); a file of an earlier version
+holds neither, and is read as before.
 
 A file may hold several segments: each later run of the same program (a restart or a preset
 switch in the live view) appends a new header followed by its rounds. The reader yields what
@@ -31,11 +36,13 @@ from specview.core.events import Calibration, Reconcile, Round, StreamItem
 from specview.core.jsonio import JsonError, loads
 from specview.core.safe_files import Refused, open_regular
 from specview.core.text import shown
+from specview.core.totals import CrossChecked, Totals
 
 FORMAT = "specview-recording"
-VERSION = 3
-READABLE = (1, 2, 3)
-_SINCE = {"round": 1, "reconcile": 2, "calibration": 3}  # the version that introduced each line type
+VERSION = 4
+READABLE = (1, 2, 3, 4)
+# the version that introduced each line type
+_SINCE = {"round": 1, "reconcile": 2, "calibration": 3, "totals": 4, "check": 4}
 _HEADER_PREFIX = b'{"type": "header"'
 _TOO_LONG = f"the line is longer than {MAX_LINE_BYTES // 2**20} MiB (not a recording line)"
 
@@ -92,13 +99,17 @@ def _item(path: Path, number: int, record: dict[str, Any]) -> StreamItem:
             return Reconcile.from_dict(record)
         if kind == "calibration":
             return Calibration.from_dict(record)
+        if kind == "totals":
+            return Totals.from_dict(record)
+        if kind == "check":
+            return CrossChecked.from_dict(record)
         return Round.from_dict(record)
     except Invalid as exc:
         raise RecordingError(path, number, f"not a valid {kind}: {exc}") from None
 
 
 def read_recording(path: str | os.PathLike[str], start: Header | None = None) -> Iterator[Header | StreamItem]:
-    """Yield every segment's Header and its Rounds (Reconciles, Calibrations) in file order.
+    """Yield every segment's Header and its Rounds (Reconciles, Calibrations, Totals, checks) in file order.
 
     Raises RecordingError (file and line in the message) at the first line that cannot be read,
     after yielding everything before it. An empty line is skipped; a missing file, one that is not

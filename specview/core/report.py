@@ -29,9 +29,18 @@ def provenance(info: BackendInfo, speedup_basis: Basis | None) -> dict[str, Any]
     return out
 
 
+def totals_dict(snap: MetricsSnapshot) -> dict[str, Any] | None:
+    """The servers' end-of-request totals the run's counts rest on (null when none came): what
+    they said, over how many requests, and which numbers they make exact."""
+    if snap.totals is None:
+        return None
+    return {**snap.totals.to_dict(), "requests": snap.totals_requests, "exact": sorted(snap.exact_totals)}
+
+
 def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str, Any]:
     """One JSON-ready object with the keys DESIGN.md lists, plus seed, model names, the
-    verify-cost curve, the measured speedup with its baseline, and where every number comes from."""
+    verify-cost curve, the measured speedup with its baseline, where every number comes from,
+    the servers' totals and the /metrics cross-check's result."""
     over = overlay(snap)
     cal = snap.calibration
     return {
@@ -61,6 +70,8 @@ def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str,
         "speedup_theory": _round(over.speedup_theory),
         "best_gamma": over.best_gamma,
         "provenance": provenance(info, over.speedup_basis),
+        "totals": totals_dict(snap),
+        "cross_check": None if snap.cross_check is None else snap.cross_check.to_dict(),
         "elapsed_s": _round(snap.elapsed_s),
         "text": text,
     }

@@ -21,11 +21,13 @@ from specview.core.events import Calibration, Reconcile, Round, StreamItem, Toke
 from specview.core.metrics import Metrics
 from specview.core.secrets import known_secrets
 from specview.core.stream_mask import RoundMasker, mask_rounds
+from specview.core.totals import CrossChecked, Totals
 
 if TYPE_CHECKING:
     from specview.core.backend import Backend
 
 RoundSink = Callable[[StreamItem], None]
+NOT_ROUNDS = (Calibration, Totals, CrossChecked)  # what a backend says besides its rounds (no text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +52,9 @@ class Session:
         # rounds), and the last `keep_rounds` of any run (what an export of the run holds).
         self.history: list[Round] = []
         self._calibrations: list[Calibration] = []
+        # A request's totals, each after the index of the last round it closes (-1: none): a
+        # reconcile folds the metrics again and must close the same requests.
+        self._totals: list[tuple[int, Totals]] = []
         self.keep_rounds = keep_rounds
         self.dropped_rounds = 0  # rounds no longer in `history` because of keep_rounds
         self._capacity = buffer_tokens
@@ -92,7 +97,7 @@ class Session:
             rounds = iter(self.backend.rounds(self._stop))
             while self._gate():
                 rnd = next(rounds, None)
-                while isinstance(rnd, Calibration):  # not a round: a single step goes on to the next round
+                while isinstance(rnd, NOT_ROUNDS):  # not a round: a single step goes on to the next round
                     if not self._deliver([rnd]):
                         return
                     rnd = next(rounds, None)
@@ -186,14 +191,32 @@ class Session:
                 del self.history[:drop]
                 self.dropped_rounds += drop
 
+    def _close_request(self, totals: Totals) -> None:
+        self.metrics.close_request(totals)
+        self._totals.append((self.history[-1].index if self.history else -1, totals))
+
     def _reconcile(self, item: Reconcile) -> None:
-        """Replace the rounds from `first_index` on, and fold the metrics again."""
+        """Replace the rounds from `first_index` on, and fold the metrics again (the totals of
+        the requests before them too; totals of the replaced rounds come after the reconcile)."""
         kept = [r for r in self.history if r.index < item.first_index]
         self.history = [*kept, *item.rounds]
+        self._totals = [(after, totals) for after, totals in self._totals if after < item.first_index]
+        check = self.metrics.cross_check
         self.metrics = Metrics(window=self.metrics.window_size)
+        if check is not None:
+            self.metrics.add(check)
         for cal in self._calibrations:
             self.metrics.calibrate(cal)
-        for rnd in self.history:
+        pending = iter(self._totals)
+        closing = next(pending, None)
+        for rnd in kept:
+            while closing is not None and closing[0] < rnd.index:
+                self.metrics.close_request(closing[1])
+                closing = next(pending, None)
+            self.metrics.add(rnd)
+        for _, totals in [*([closing] if closing else []), *pending]:
+            self.metrics.close_request(totals)
+        for rnd in item.rounds:
             self.metrics.add(rnd)
 
     @property
@@ -276,6 +299,12 @@ class Session:
         if isinstance(item, Reconcile):
             self._reconcile(item)
             return None
+        if isinstance(item, Totals):
+            self._close_request(item)
+            return None
+        if isinstance(item, CrossChecked):
+            self.metrics.add(item)
+            return None
         self._fold(item)
         return item
 
@@ -287,12 +316,15 @@ def _masker() -> RoundMasker | None:
 
 
 def _masked(masker: RoundMasker | None, item: StreamItem) -> list[StreamItem]:
-    """What to deliver for one produced item: masked, with held rounds released before a reconcile.
+    """What to deliver for one produced item: masked, with held rounds released before a reconcile
+    or a request's totals (they close the rounds before them).
 
-    A calibration carries no text and goes through at once.
+    A calibration or a cross-check carries no text and goes through at once.
     """
-    if masker is None or isinstance(item, Calibration):
+    if masker is None or isinstance(item, Calibration | CrossChecked):
         return [item]
+    if isinstance(item, Totals):
+        return [*masker.flush(), item]
     if isinstance(item, Reconcile):
         rounds = tuple(mask_rounds(list(item.rounds), masker.pattern))
         return [*masker.flush(), Reconcile(item.first_index, rounds)]
@@ -313,7 +345,7 @@ def display_order(rnd: Round) -> list[TokenEvent]:
 
 
 def _tokens(item: StreamItem) -> int:
-    if isinstance(item, Calibration):
+    if isinstance(item, NOT_ROUNDS):
         return 0
     if isinstance(item, Reconcile):
         return sum(len(r.tokens) + len(r.discarded) for r in item.rounds)

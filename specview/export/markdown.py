@@ -81,7 +81,7 @@ def markdown_report(header: Mapping[str, Any], info: BackendInfo, snap: MetricsS
         lines.append(f"- {text('report_recording', t)}: `{sanitize(recording).replace('`', '')}` "
                      f"({escape(header.get('format', '?'))} v{escape(header.get('version', '?'))})")
     reading = Reading.of(snap, info)
-    tags = [(text(spec.short_id, t), spec.tag_id(info)) for spec in gauges(PANEL)]
+    tags = [(text(spec.short_id, t), spec.tag_id(info, snap)) for spec in gauges(PANEL)]
     lines.append(f"- {text('report_signals', t)}: " + escape(", ".join(f"{name} {text(tag, t)}"
                                                                         for name, tag in tags if tag)))
     known = catalog("en")

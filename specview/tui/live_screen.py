@@ -27,6 +27,7 @@ from specview.core.gauges import PANEL, STRIP, gauges, position_texts
 from specview.core.metrics import MetricsSnapshot
 from specview.core.runspec import RunSpec
 from specview.core.session import Session
+from specview.core.totals import CrossChecked
 from specview.texts.catalog import fill, text
 from specview.tui.gauges import legend_entries, origin_text, pane_texts, panel_texts, rises
 from specview.tui.inspector import describe
@@ -94,6 +95,7 @@ class LiveScreen(Screen[None]):
                          title=text("notice.run_stopped", lang))
         self._gamma_shown: int | None = None
         self._info_shown: BackendInfo | None = None
+        self._check_shown: CrossChecked | None = None
         self._rising_shown = False
 
     @property
@@ -177,8 +179,9 @@ class LiveScreen(Screen[None]):
                     self.query_one("#rising", Label).update(text("rising", self.lang) if rising else "")
                 self._history.show(reading.snap.tau_history)
         self._status.set(state=self.pump.state.text(self.lang))
-        # adaptive γ, or what the backend learned while running (e.g. a server's method)
-        if self.pump.gamma_now != self._gamma_shown or self.backend.info is not self._info_shown:
+        # adaptive γ, or what the backend learned while running (e.g. a server's method, a cross-check)
+        if (self.pump.gamma_now != self._gamma_shown or self.backend.info is not self._info_shown
+                or reading.snap.cross_check is not self._check_shown):
             self._describe()
 
     def _run_failed(self, message: str, title: str) -> None:
@@ -188,9 +191,10 @@ class LiveScreen(Screen[None]):
         """The status line's description of the run, and the backend's notes."""
         self._gamma_shown = self.pump.gamma_now
         self._info_shown = self.backend.info
+        self._check_shown = self.session.metrics.cross_check
         self._status.set(what=run_title(self.backend.info, self.lang, self._gamma_shown),
                          state=self.pump.state.text(self.lang))
-        self.query_one("#note", Static).update(Text(notes_text(self.backend.info, self.lang)))
+        self.query_one("#note", Static).update(Text(notes_text(self.backend.info, self.lang, self._check_shown)))
 
     # actions ---------------------------------------------------------------
     def action_toggle_pause(self) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from specview.core.backend import BackendInfo, Note, Pace
 from specview.core.bounds import MAX_SHOWN
 from specview.core.text import sanitize
+from specview.core.totals import CrossChecked
 from specview.texts.catalog import catalog, fill, text
 
 JOIN = " · "
@@ -48,9 +49,32 @@ def note_texts(notes: Iterable[Note], lang: str) -> list[str]:
             for note in notes if f"note.{note.id}" in known]
 
 
-def notes_text(info: BackendInfo, lang: str) -> str:
-    """The run's notes in `lang`, then any text from outside, made safe."""
+MAX_CHECK_POSITIONS = 8  # per-position differences a cross-check's sentence spells out
+
+
+def _signed(n: int) -> str:
+    return f"{n:+d}".replace("-", "−") if n else "0"
+
+
+def check_text(check: CrossChecked, lang: str) -> str:
+    """What the cross-check with the server's counters found: agrees (with the counts), or by
+    how much each count differs (server − shown)."""
+    if check.agrees:
+        return fill("note.cross_check_agrees", lang, drafted=check.drafted, accepted=check.accepted)
+    drafts, drafted, accepted = (_signed(d) for d in check.differs_by)
+    positions = " ".join(_signed(d) for d in check.per_position[:MAX_CHECK_POSITIONS])
+    if len(check.per_position) > MAX_CHECK_POSITIONS:
+        positions += " …"
+    return fill("note.cross_check_differs", lang, drafts=drafts, drafted=drafted, accepted=accepted,
+                positions=positions or "—")
+
+
+def notes_text(info: BackendInfo, lang: str, check: CrossChecked | None = None) -> str:
+    """The run's notes in `lang`, then any text from outside, made safe, then what the
+    cross-check of its last request found."""
     parts = note_texts(info.notes, lang)
     if info.note:
         parts.append(sanitize(info.note, MAX_SHOWN))
+    if check is not None:
+        parts.append(check_text(check, lang))
     return "; ".join(parts)

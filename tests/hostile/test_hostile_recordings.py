@@ -141,6 +141,44 @@ def test_a_hostile_version_3_line_ends_in_one_clean_line(tmp_path: Path, name: s
     assert stats["rounds"] == 1
 
 
+HEADER_4 = {**HEADER, "version": 4}
+TOTALS = {"type": "totals", "source": "sglext.spec_tokens_details", "drafted": 6, "accepted": 2,
+          "per_position": [2, 0], "verify_steps": 2, "tokens": 4}
+CHECK = {"type": "check", "source": "/metrics", "shown": {"drafted": 6, "accepted": 2},
+         "differs_by": {"drafts": 0, "drafted": 0, "accepted": 1, "per_position": [0, 1]}}
+# version 4 lines (a server's end-of-request totals, its cross-check): name -> (bad line, what the error says)
+BROKEN_4: dict[str, tuple[Any, str]] = {
+    "a million per-position counts": ({**TOTALS, "per_position": [0] * 1_000_000},
+                                      "totals.per_position has 1000000 items, at most 1024"),
+    "more accepted than drafted": ({**TOTALS, "accepted": 7}, "accepted 7 of 6 drafted tokens"),
+    "a count of 2**60": ({**TOTALS, "tokens": 2**60}, "totals.tokens is 1152921504606846976"),
+    "counts that rise with the position": ({**TOTALS, "per_position": [0, 2]}, "per_position[1] (2) is above"),
+    "a per-position count as a string": ({**TOTALS, "per_position": ["x"]}, "per_position[0] must be an integer"),
+    "a source of a megabyte with escapes": ({**TOTALS, "source": MARKUP * 30_000},
+                                            f"totals.source is {len(MARKUP) * 30_000} characters long"),
+    "a check that differs by 2**60": ({**CHECK, "differs_by": {**CHECK["differs_by"], "drafted": 2**60}},
+                                      "check.differs_by.drafted is 1152921504606846976"),
+    "a check of a million positions": ({**CHECK, "differs_by": {**CHECK["differs_by"], "per_position": [1] * 10**6}},
+                                       "check.differs_by.per_position has 1000000 items, at most 1024"),
+    "a check whose source is markup": ({**CHECK, "source": MARKUP}, f"check.source is {len(MARKUP)} characters long"),
+    "a check without its counts": ({"type": "check", "source": "/metrics"}, "check.shown must be an object"),
+}
+
+
+@pytest.mark.parametrize("name", list(BROKEN_4))
+def test_a_hostile_totals_line_ends_in_one_clean_line(tmp_path: Path, name: str) -> None:
+    bad, expected = BROKEN_4[name]
+    file = write(tmp_path / "hostile4.jsonl", bad, header=HEADER_4)
+    run = run_cli(["replay", str(file), "--json"], base_env(tmp_path))
+    assert not run.timed_out, f"{name}: still running after {run.elapsed:.0f} s"
+    line = one_error_line(run.err)
+    assert run.returncode == 2
+    assert f"{file} line 3: not a valid {bad['type']}: " in line and expected in line, line
+    (stats,) = json_lines(run.stdout)
+    assert stats["rounds"] == 1 and stats["totals"] is None and stats["cross_check"] is None
+    assert_terminal_clean(run.stderr)
+
+
 def test_a_hostile_recorded_provenance_is_refused(tmp_path: Path) -> None:
     bad = {**HEADER_3, "backend": {"name": "sim", "label": "x", "provenance": {"outputs": {"speedup": MARKUP}}}}
     run = run_cli(["replay", str(write(tmp_path / "p.jsonl", header=bad)), "--json"], base_env(tmp_path))

@@ -126,6 +126,21 @@ FAILURES: dict[str, tuple[Scenario, str]] = {
         sglang([chat_chunk("a", usage={"completion_tokens": 1}),
                 {"choices": [], "sglext": {"spec_tokens_details": {"spec_verify_ct": "x"}}}]),
         "sglext.spec_tokens_details.spec_verify_ct is 'x'"),
+    "SGLang sglext accepted more than proposed": (
+        sglang([chat_chunk("a", usage={"completion_tokens": 1}),
+                {"choices": [], "sglext": {"spec_tokens_details": {
+                    "spec_verify_ct": 1, "spec_num_correct_drafts": 99, "spec_num_proposed_drafts": 3}}}]),
+        "sglext.spec_tokens_details accepted 99 of 3 drafted tokens"),
+    "SGLang sglext histogram with more accepting steps than steps": (
+        sglang([chat_chunk("a", usage={"completion_tokens": 9}),
+                {"choices": [], "sglext": {"spec_tokens_details": {
+                    "spec_verify_ct": 1, "spec_num_correct_drafts": 5, "spec_num_proposed_drafts": 3000,
+                    "spec_correct_drafts_histogram": [0, 5]}}}]),
+        "per_position[0] (5) is above the 1 verify steps"),
+    "vLLM request totals with more accepted than drafted": (
+        vllm([chat_chunk("a", usage={"completion_tokens": 1}),
+              vllm_stats(num_spec_steps=1, num_draft_tokens=2, num_accepted_draft_tokens=9)]),
+        "speculative_decoding accepted 9 of 2 drafted tokens"),
     "llama-server /slots of 5000 slots": (
         llama([], get={"/slots": (200, "application/json", json.dumps([{}] * 5000).encode())}),
         "/slots has 5000 items, at most 4096"),

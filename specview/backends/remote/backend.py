@@ -39,6 +39,7 @@ from specview.core.events import Calibration, Reconcile, Round, StreamItem
 from specview.core.metrics import Metrics
 from specview.core.runspec import RunSpec
 from specview.core.text import shown
+from specview.core.totals import CrossChecked
 
 DEFAULT_READ_TIMEOUT_S = 60.0
 MAX_STREAM_S = 900.0
@@ -62,6 +63,15 @@ class CrossCheck:
     def matches(self) -> bool:
         """Equal totals and equal per-position counts (positions never accepted count 0)."""
         return self.totals_match and not any(self.server.minus(self.counted).per_position)
+
+    def result(self) -> CrossChecked:
+        """What the check found, as the stream item the side panel, recordings and `bench --json` read."""
+        diff = self.server.minus(self.counted)
+        return CrossChecked("/metrics", self.counted.draft_tokens, self.counted.accepted,
+                            (diff.drafts, diff.draft_tokens, diff.accepted), diff.per_position)
+
+
+CHECK_UNREAD = Note("cross_check_unread")
 
 
 def make_openai_backend(spec: RunSpec) -> OpenAIBackend:
@@ -178,6 +188,7 @@ class OpenAIBackend:
         """
         if self.spec.baseline_tps:
             yield Calibration(self.spec.baseline_basis, 1.0 / self.spec.baseline_tps)
+        self._forget_cross_check()
         dialect = self.dialect = self.kind.dialect(self.settings, self.facts)
         prefix = self.kind.metrics_prefix
         if self.facts.has_metrics and prefix is not None:
@@ -221,6 +232,7 @@ class OpenAIBackend:
         with self._server_values(f"ending the stream ({dialect.name})"):
             rest = dialect.finish(time.monotonic())
             exact = dialect.exact_rounds()
+            totals = dialect.request_totals()
         for rnd in rest:
             counted.add(rnd)
             yield rnd
@@ -229,8 +241,18 @@ class OpenAIBackend:
             counted = _Counted()
             for rnd in exact:
                 counted.add(rnd)
+        if totals is not None:  # after every round of the request: they close it
+            yield totals
         with self._server_values("reading /metrics after the stream"):
-            self._after_stream(counted, exact is not None or self.kind.exact_per_round)
+            check = self._after_stream(counted, exact is not None or self.kind.exact_per_round)
+        if check is not None:
+            yield check
+
+    def _forget_cross_check(self) -> None:
+        """A new request (a restart reuses the backend) is checked afresh."""
+        self.cross_check = None
+        if CHECK_UNREAD in self._info.notes:
+            self._info = replace(self._info, notes=tuple(n for n in self._info.notes if n != CHECK_UNREAD))
 
     def _learn_method(self) -> None:
         """Some servers name their speculative method only while or after serving a request
@@ -244,9 +266,10 @@ class OpenAIBackend:
             info = self._make_info()
             self._info = replace(self._info, label=info.label, notes=info.notes)
 
-    def _after_stream(self, counted: _Counted, exact: bool) -> None:
+    def _after_stream(self, counted: _Counted, exact: bool) -> CrossChecked | None:
         """Settle the note, γ and the cross-check with /metrics once a request ended; `exact`:
-        `counted` holds exact rounds (streamed exactly, or reconciled from the server's own)."""
+        `counted` holds exact rounds (streamed exactly, or reconciled from the server's own).
+        Returns what the cross-check found, when there was one."""
         self._learn_method()
         if self._poller is not None:
             self._metrics_after = self._metrics_text() or self._poller.latest
@@ -254,17 +277,20 @@ class OpenAIBackend:
         if missing is not None:
             self._info = replace(self._info, exact={Exact.TOKENS_PER_SECOND: True}, notes=(missing,))
         if not exact:
-            return
+            return None
         drafted = counted.metrics.max_drafted
         if drafted and drafted != self._info.gamma:
             # what the server drafted (builds may ignore the per-request speculative.n_max)
             self._info = replace(self._info, gamma=drafted)
         if self._metrics_before is None:
-            return
+            return None
         totals = counted.totals()
         server = self._settled_delta(totals)
-        if server is not None:
-            self.cross_check = CrossCheck(totals, server)
+        if server is None:  # the side panel says so: its note promised a check
+            self._info = replace(self._info, notes=(*self._info.notes, CHECK_UNREAD))
+            return None
+        self.cross_check = CrossCheck(totals, server)
+        return self.cross_check.result()
 
     def _settled_delta(self, expected: DraftCounters) -> DraftCounters | None:
         """The /metrics delta for this request; the server adds a slot's counts when it is

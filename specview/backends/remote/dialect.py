@@ -1,18 +1,20 @@
 """What every server dialect shares: request settings, round building, chunk text.
 
 A dialect turns decoded stream events into Rounds. `feed` returns the rounds an event
-completed (often none: a round is closed when the next one starts), `finish` the rest.
+completed (often none: a round is closed when the next one starts), `finish` the rest;
+`exact_rounds` and `request_totals` what the server told at the end of the request.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from specview.core.backend import Note
 from specview.core.bounds import MAX_CHUNK_TOKENS, MAX_COUNTER, MAX_ROUND_DRAFTS, Invalid, increase
 from specview.core.events import Round, TokenEvent, TokenStatus
 from specview.core.text import shown
+from specview.core.totals import Totals
 
 DEFAULT_PROMPT = "Write a short story about a lighthouse keeper who counts the ships that pass."
 DEFAULT_MAX_TOKENS = 128
@@ -31,31 +33,45 @@ class RequestSettings:
     gamma: int | None
 
 
-class Dialect(Protocol):
-    """One server family's request shape and stream reading."""
+class Dialect:
+    """One server family's request shape and stream reading.
 
-    name: str
+    The defaults are what a family without anything more to tell does: the OpenAI request,
+    nothing held at the end, no exact rounds, no totals, no missing statistics. A family
+    overrides `feed` and whatever else differs. An engine that reports only end-of-request
+    totals reads them in `feed` (its final chunk) and returns them from `request_totals`.
+    """
+
+    name = "openai"
+
+    def __init__(self, settings: RequestSettings) -> None:
+        self.settings = settings
 
     def request(self) -> tuple[str, dict[str, Any]]:
         """(path relative to the server root, JSON body) of the streaming request."""
-        ...
+        return openai_request(self.settings)
 
     def feed(self, event: dict[str, Any], t: float) -> list[Round]:
         """Rounds completed by this event (arrived at monotonic time `t`)."""
-        ...
+        raise NotImplementedError
 
     def finish(self, t: float) -> list[Round]:
         """Rounds still open when the stream ended."""
-        ...
+        return []
 
     def exact_rounds(self) -> list[Round] | None:
         """At the end of a request: exact rounds that replace the streamed ones, when the server
         told them and they differ from what was shown (else None)."""
-        ...
+        return None
+
+    def request_totals(self) -> Totals | None:
+        """At the end of a request: its exact totals, when the server told them (else None).
+        The backend yields them after the request's rounds (and its exact rounds, if any)."""
+        return None
 
     def missing_statistics(self) -> Note | None:
         """Why the stream lacked the statistics this dialect reads (None when it had them)."""
-        ...
+        return None
 
 
 def openai_request(s: RequestSettings, extra: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:

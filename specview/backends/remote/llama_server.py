@@ -53,13 +53,13 @@ def _ms(timings: dict[str, Any], key: str) -> float | None:
     return optional_real(timings.get(key), f"timings.{key}", 0.0, MAX_SECONDS * 1000)
 
 
-class LlamaServerDialect:
+class LlamaServerDialect(Dialect):
     """Round reconstruction for llama-server from cumulative counters."""
 
     name = "llama-server"
 
     def __init__(self, settings: RequestSettings) -> None:
-        self.settings = settings
+        super().__init__(settings)
         self.ledger = RoundLedger(settings.gamma)
         self._pending = ""
         self._counted = 0  # tokens counted by chunk when a build sends no predicted_n
@@ -101,10 +101,6 @@ class LlamaServerDialect:
             self.ledger.feed(self.ledger.n, self.ledger.draft_n, self.ledger.accepted, 0.0, self._pending, t)
             self._pending = ""
         return self.ledger.finish()
-
-    def exact_rounds(self) -> list[Round] | None:
-        """Every streamed round is already placed by the counters."""
-        return None
 
     def missing_statistics(self) -> Note | None:
         return None if self.saw_timings else Note("llama_server_no_timings")

@@ -12,8 +12,10 @@ chunk with `choices: []` and a response-level `sglext.spec_tokens_details` (a li
 read from the 0.5.23 wheel, sglang/srt/entrypoints/openai/protocol.py `SglExt` and utils.py
 `spec_tokens_details_from_meta_info`; the older `sglext_spec` and alias keys are gone).
 `spec_num_proposed_drafts` there is verify steps × (draft tokens − 1): an upper bound, not a
-count. Outputs that pile up while the client is slow are concatenated
-(`_coalesce_streaming_chunks`), so steps can merge as with vLLM.
+count (it is what SGLang's own accept rate divides by, and what specview's drafted then says).
+These totals end the request as a `Totals` (exact totals, rounds inferred). Outputs that pile
+up while the client is slow are concatenated (`_coalesce_streaming_chunks`), so steps can merge
+as with vLLM.
 
 SGLang cannot run on this machine (CUDA wheels; its CPU backend targets AMX Xeons and installs
 from source): this dialect is checked against recorded and published formats only.
@@ -41,6 +43,7 @@ from specview.core.backend import Note
 from specview.core.bounds import MAX_POSITION, MAX_ROUND_DRAFTS, sequence
 from specview.core.events import Round
 from specview.core.real_run import Engine
+from specview.core.totals import Totals
 
 # current names first; older builds' names after (PR #13754 sample; the alias keys)
 _ACCEPTED_KEYS = ("spec_num_correct_drafts", "spec_accept_token_num", "spec_accepted_drafts")
@@ -68,6 +71,20 @@ class SglangTotals:
     def accept_length(self) -> float | None:
         """Tokens per verify step, SGLang's own `completion_tokens / spec_verify_ct`."""
         return self.completion_tokens / self.verify_steps if self.verify_steps else None
+
+    def totals(self, gamma: int | None, source: str) -> Totals | None:
+        """As specview's Totals (checked: bounds.Invalid names `source`), or None when the
+        counts are too few: accepted drafts from the histogram where the count is missing,
+        drafted from verify steps × γ where the proposed count is."""
+        accepted = self.accepted
+        if accepted is None and self.histogram:
+            accepted = sum(a * steps for a, steps in enumerate(self.histogram))
+        drafted = self.proposed if self.proposed is not None else self.verify_steps * gamma if gamma else None
+        if accepted is None or drafted is None:
+            return None
+        # no completion count (0) is no count: the stream's own stands in for it
+        return Totals(drafted, accepted, self.per_position if self.histogram else None, self.verify_steps,
+                      self.completion_tokens or None, source)
 
 
 def _first_int(meta: dict[str, Any], keys: tuple[str, ...], where: str) -> int | None:
@@ -110,17 +127,18 @@ def spec_tokens_details(event: dict[str, Any]) -> dict[str, Any] | None:
     return details if isinstance(details, dict) else None
 
 
-class SglangDialect:
+class SglangDialect(Dialect):
     """Δcompletion_tokens grouping for /generate (raw) or chat completions."""
 
     name = "sglang"
 
     def __init__(self, settings: RequestSettings, gamma: int | None, speculating: bool) -> None:
-        self.settings = settings
+        super().__init__(settings)
         self.chunks = GroupedChunks(gamma, speculating)
         self._completion = 0
         self._text = ""
         self.totals: SglangTotals | None = None
+        self._exact: Totals | None = None
 
     def request(self) -> tuple[str, dict[str, Any]]:
         s = self.settings
@@ -137,11 +155,12 @@ class SglangDialect:
             done = counter(meta.get("completion_tokens"), "meta_info.completion_tokens")
             totals = parse_totals(meta)
             if totals is not None and meta.get("finish_reason") is not None:
-                self.totals = totals
+                self._told(totals, "meta_info")
         else:
             details = spec_tokens_details(event)
             if details is not None:
-                self.totals = parse_totals(details, self._completion, "sglext.spec_tokens_details")
+                self._told(parse_totals(details, self._completion, "sglext.spec_tokens_details"),
+                           "sglext.spec_tokens_details")
             text = chunk_text(event)
             done = usage_tokens(event)
         if done is not None:
@@ -153,6 +172,11 @@ class SglangDialect:
             self.chunks.late_text(text)
             return []
         return self.chunks.add(spread(text, n), t)
+
+    def _told(self, totals: SglangTotals | None, source: str) -> None:
+        """The request's final counts arrived: checked now, so an error names the chunk."""
+        self.totals = totals
+        self._exact = totals.totals(self.chunks.gamma, source) if totals is not None else None
 
     def _new_text(self, text: object) -> str:
         if not isinstance(text, str):
@@ -167,11 +191,8 @@ class SglangDialect:
         self.chunks.flush()
         return []
 
-    def exact_rounds(self) -> list[Round] | None:
-        return None
-
-    def missing_statistics(self) -> Note | None:
-        return None
+    def request_totals(self) -> Totals | None:
+        return self._exact
 
 
 class SglangKind(ServerKind):

@@ -8,7 +8,8 @@ promptly and over-long chunks are split. γ comes from `--gamma`, else from the 
 `position` series of `vllm:spec_decode_num_accepted_tokens_per_pos` (one per speculative
 token, vllm/v1/spec_decode/metrics.py). Servers started with
 `--per-request-spec-decode-metrics detailed` (PR #48915) end with `per_step_accepted`;
-`reconciled` then holds the exact rounds, regrouped from it.
+`reconciled` then holds the exact rounds, regrouped from it; servers that send only the
+request's counts (no per-step list) end it with those as Totals (exact totals, rounds inferred).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from specview.core.backend import Note
 from specview.core.bounds import MAX_CHUNK_TOKENS, MAX_ROUND_DRAFTS, Invalid, integer, sequence
 from specview.core.events import Round
 from specview.core.real_run import Engine
+from specview.core.totals import Totals
 
 MAX_STEPS = 1_000_000  # entries of per_step_accepted (one per verify step of one request)
 
@@ -191,13 +193,13 @@ def _walk(ok: list[int], sizes: list[int], chunk_end: list[int], total: int) -> 
     return plan
 
 
-class VllmDialect:
+class VllmDialect(Dialect):
     """Grouped chunks, with γ from the settings or from /metrics."""
 
     name = "vllm"
 
     def __init__(self, settings: RequestSettings, gamma: int | None, speculating: bool) -> None:
-        self.settings = settings
+        super().__init__(settings)
         self.chunks = GroupedChunks(gamma, speculating)
         self._usage = 0
         self.request_stats: VllmRequestStats | None = None
@@ -249,13 +251,18 @@ class VllmDialect:
             return None
         return self.reconciled if self.mismatched_steps() or self._drafted_differ() else None
 
+    def request_totals(self) -> Totals | None:
+        """The request's counts, when no per-step list already gave its exact rounds."""
+        stats = self.request_stats
+        if stats is None or stats.per_step_accepted is not None:
+            return None
+        return Totals(stats.num_draft_tokens, stats.num_accepted_draft_tokens, None, stats.num_spec_steps,
+                      self._usage or None, "speculative_decoding")
+
     def _drafted_differ(self) -> bool:
         stats = self.request_stats
         drafted = stats.per_step_drafted if stats is not None else None
         return drafted is not None and any(d != (self.chunks.gamma or d) for d in drafted)
-
-    def missing_statistics(self) -> Note | None:
-        return None
 
     def mismatched_steps(self) -> int | None:
         """How many inferred rounds disagree with `per_step_accepted` (None without it)."""
