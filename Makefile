@@ -6,7 +6,7 @@ PIP    := $(BIN)/python -m pip
 SERVER := build/bin/llama-server
 VLLM   := build/vllm-python
 
-.PHONY: run test install install-test lint llama-server vllm bench clean deps-debian
+.PHONY: run test test-fast install install-test lint llama-server vllm bench clean deps-debian
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,7 @@ $(VLLM): scripts/install-vllm.sh
 lint: install-test
 	$(BIN)/ruff check specview tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # Debian packages the tests use (sshd, ssh, tmux, headless Chromium): only what is missing.
 deps-debian:
@@ -51,6 +52,10 @@ deps-debian:
 
 test: deps-debian install-test llama-server vllm lint
 	SPECVIEW_LLAMA_SERVER=$(abspath $(SERVER)) SPECVIEW_VLLM_PYTHON=$$(cat $(VLLM)) $(BIN)/python -m pytest -q
+
+# The quick loop: lint and every test that needs neither the llama.cpp build nor the CPU vLLM.
+test-fast: install-test lint
+	$(BIN)/python -m pytest -q -m "not slow and not integration"
 
 bench: install-test llama-server
 	$(BIN)/python bench/ui_throughput.py

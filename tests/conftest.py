@@ -1,8 +1,47 @@
-"""Shared test helpers."""
+"""Shared test set-up: a quiet UI, and one marker per kind of test.
+
+Every test is marked by the folder it lives in (`unit`, `app`, `integration`, `hostile`), and
+`slow` when its module starts a real llama-server or vLLM (it imports their helpers), so
+`make test-fast` can leave out what needs the llama.cpp build or the CPU vLLM:
+`pytest -m "not slow and not integration"`. `make test` runs everything.
+"""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
+
+import pytest
 
 # Deterministic, quiet UI in tests: no animations, no cursor blink surprises.
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+
+KINDS = ("unit", "app", "integration", "hostile")
+# helper modules whose use means a real llama-server or vLLM process (built by `make test`)
+SERVER_HELPERS = ("llama_server", "vllm_server")
+
+
+def _starts_servers(module: object) -> bool:
+    """Whether a test module uses the llama-server or vLLM helpers (anything it imported from them)."""
+    for value in vars(module).values():
+        origin = getattr(value, "__module__", None) or getattr(value, "__name__", None)
+        if isinstance(origin, str) and origin.rsplit(".", 1)[-1] in SERVER_HELPERS:
+            return True
+    return False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = Path(__file__).resolve().parent
+    slow_modules: dict[str, bool] = {}
+    for item in items:
+        parts = Path(str(item.path)).resolve().relative_to(root).parts
+        if parts and parts[0] in KINDS:
+            item.add_marker(getattr(pytest.mark, parts[0]))
+        module = getattr(item, "module", None)
+        if module is None:
+            continue
+        name = module.__name__
+        if name not in slow_modules:
+            slow_modules[name] = _starts_servers(module)
+        if slow_modules[name]:
+            item.add_marker(pytest.mark.slow)
