@@ -80,5 +80,8 @@ def theme_names() -> set[str]:
 
 def run_app(app: App[None]) -> int:
     """Run the UI to the end; its exit code."""
+    from specview.cli.quick_exit import arm
+
     app.run()
+    arm()
     return app.return_code or 0

@@ -12,6 +12,7 @@ from importlib import import_module
 from specview import __version__
 from specview.backends.remote.registry import server_ids
 from specview.cli.argtypes import Parser, float_in, fps_option, int_in, lang_option
+from specview.cli.timeout_args import timeout_options
 from specview.core.theory import MAX_GAMMA
 
 # Subcommand modules, in --help order; each has register(sub, selectors) and run(args) -> int.
@@ -60,7 +61,9 @@ def _selectors(*, defaults: bool = True) -> Parser:
                      help="server dialect (default: detect)")
     rem.add_argument("--raw", action="store_true", help="use /v1/completions (base models) instead of chat")
     rem.add_argument("--read-timeout", type=float_in(0.1, 3600.0, "--read-timeout"), metavar="S",
-                     help="give up on a stream silent for S seconds (default: 60)")
+                     help="give up on a stream whose headers, or next event, have not come within S seconds "
+                          "(comments, keep-alives and trickles do not count; default: 60)")
+    timeout_options(rem, default=None if defaults else argparse.SUPPRESS)
     rem.add_argument("--baseline-tps", type=float_in(0.001, 1e6, "--baseline-tps"), metavar="X",
                      help="plain decoding's tokens/s on this server: the measured speedup's baseline "
                           "(without it the speedup comes from the run's plain rounds, or is not shown)")

@@ -137,6 +137,7 @@ def run_load(args: argparse.Namespace) -> int:
     from specview.backends.remote.load import LoadClient
     from specview.cli.runspec_args import resolve_api_key
     from specview.cli.sweep_render import load_markdown, load_text
+    from specview.cli.timeout_args import timeouts_of
     from specview.core.config import load_config
     from specview.core.sweep import LoadPoint, LoadSweep
 
@@ -145,9 +146,10 @@ def run_load(args: argparse.Namespace) -> int:
     key_env = getattr(args, "api_key_env", None) or config.api_key_env
     key = resolve_api_key(key_env, config)
     prompt = args.prompt or DEFAULT_PROMPT
-    on = LoadClient(args.on, key, key_env, args.model)
+    timeouts = timeouts_of(args, config)
+    on = LoadClient(args.on, key, key_env, args.model, timeouts)
     try:
-        off = LoadClient(args.off, key, key_env, args.model)
+        off = LoadClient(args.off, key, key_env, args.model, timeouts)
     except BaseException:
         on.close()
         raise

@@ -14,6 +14,7 @@ import time
 from typing import TYPE_CHECKING
 
 from specview.cli.argtypes import Parser, SubParsers, float_in, fps_option, int_in, lang_option
+from specview.cli.timeout_args import timeout_options
 
 if TYPE_CHECKING:
     from specview.backends.remote.watch_source import ServerWatch
@@ -38,6 +39,7 @@ def register(sub: SubParsers, selectors: Parser) -> None:
                        help="environment variable holding the API key (default: OPENAI_API_KEY)")
     lang_option(watch, default=argparse.SUPPRESS)
     fps_option(watch)
+    timeout_options(watch, streams=False, default=argparse.SUPPRESS)
     watch.set_defaults(run=run)
 
 
@@ -45,11 +47,16 @@ def open_watch(args: argparse.Namespace) -> ServerWatch:
     """The ServerWatch the options describe (BackendError, exit 2, when it cannot be watched)."""
     from specview.backends.remote.watch_source import ServerWatch
     from specview.cli.runspec_args import resolve_api_key
+    from specview.cli.timeout_args import timeouts_of
+    from specview.cli.waiting import announced_wait
     from specview.core.config import load_config
+    from specview.core.langs import DEFAULT_LANG
 
     config = load_config()
     key_env = getattr(args, "api_key_env", None) or config.api_key_env
-    return ServerWatch(args.url, resolve_api_key(key_env, config), key_env, getattr(args, "server", None))
+    with announced_wait(getattr(args, "lang", None) or config.lang or DEFAULT_LANG):  # the first /metrics, detection
+        return ServerWatch(args.url, resolve_api_key(key_env, config), key_env, getattr(args, "server", None),
+                           timeouts_of(args, config))
 
 
 def run(args: argparse.Namespace) -> int:

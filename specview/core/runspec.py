@@ -37,6 +37,10 @@ class RunSpec:
     server: str | None = None
     raw: bool = False
     read_timeout: float | None = None
+    # seconds to connect, for a whole plain request, for a whole stream (None: the defaults)
+    connect_timeout: float | None = None
+    request_timeout: float | None = None
+    stream_timeout: float | None = None
     # plain decoding's tokens/s on the remote side, the measured speedup's baseline:
     # "given" (--baseline-tps) or "paired" (measured by a plain run, bench --baseline-url)
     baseline_tps: float | None = None

@@ -19,6 +19,7 @@ from dataclasses import replace
 from specview.backends.remote.client import Connection
 from specview.backends.remote.metrics import parse_draft_counters, parse_gauges, parse_sums
 from specview.backends.remote.registry import checked_kind, detect
+from specview.backends.remote.timeouts import Timeouts
 from specview.core.bounds import Invalid
 from specview.core.errors import BackendError
 from specview.core.watch import Scrape
@@ -30,9 +31,9 @@ class ServerWatch:
     """One server, polled for /metrics."""
 
     def __init__(self, url: str, api_key: str | None = None, key_env: str | None = None,
-                 server: str | None = None) -> None:
+                 server: str | None = None, timeouts: Timeouts | None = None) -> None:
         wanted = checked_kind(server)
-        self._conn = Connection(url, api_key, key_env)
+        self._conn = Connection(url, api_key, key_env, timeouts)
         try:
             self._conn.get_text(f"{self._conn.root}/metrics", "reading /metrics", hint=METRICS_HINT)
             with self._server_values("detecting the server"):
@@ -66,8 +67,8 @@ class ServerWatch:
         return " · ".join(p for p in parts if p)
 
     def scrape(self) -> Scrape:
-        """One poll. Raises BackendError when the server stopped answering /metrics or sent a
-        count that is not one."""
+        """One poll, within the request timeout. Raises BackendError when the server stopped
+        answering /metrics (or did not finish in time) or sent a count that is not one."""
         t = time.monotonic()
         text = self._conn.get_text(f"{self._conn.root}/metrics", "watching /metrics")
         kind = self.kind
@@ -88,6 +89,10 @@ class ServerWatch:
             active=sums.get(kind.active_gauge or ""),
             gauges=parse_gauges(text, kind.watch_gauges) if kind.watch_gauges else {},
         )
+
+    def interrupt(self) -> None:
+        """End a scrape in flight at once (any thread): stopping never waits on a stuck server."""
+        self._conn.interrupt()
 
     def close(self) -> None:
         self._conn.close()
