@@ -19,10 +19,10 @@ from specview.core.langs import LANGS
 from specview.core.secrets import add_secret
 from specview.core.text import is_safe, shown
 
-MAX_CONFIG_BYTES = 1 * 2**20
-MAX_KEYS_CHARS = 100  # of one keymap entry (a few key names)
 TIMEOUT_KEYS = ("connect_timeout", "request_timeout", "read_timeout", "stream_timeout")
 MAX_TIMEOUT_S = 86_400.0
+MAX_CONFIG_BYTES = 1 * 2**20
+MAX_KEYS_CHARS = 100  # of one keymap entry (a few key names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,13 +36,13 @@ class Config:
     fps: float | None = None  # redraws per second of the live and compare views
     api_key_env: str | None = None
     api_key: str | None = field(default=None, repr=False)
-    export_dir: str | None = None  # where `e` writes a run's recording and report (default: the current folder)
-    keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (the UI checks the ids)
     # seconds a server may take (backends/remote/timeouts.py says what each bounds and its default)
     connect_timeout: float | None = None
     request_timeout: float | None = None
     read_timeout: float | None = None
     stream_timeout: float | None = None
+    export_dir: str | None = None  # where `e` writes a run's recording and report (default: the current folder)
+    keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (the UI checks the ids)
     problems: tuple[str, ...] = ()
 
 
