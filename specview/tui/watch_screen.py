@@ -64,6 +64,7 @@ class WatchScreen(Screen[None]):
         self._tps: deque[float] = deque(maxlen=HISTORY)
         self._described = source.describe(learn=False)  # the polling thread learns the method
         self._asking: tuple[float, float] | None = None  # (monotonic, wall clock) the scrape in flight began
+        self._failing = False  # the last poll failed (its error was notified)
         self.samples_shown = 0
         self.violations_shown = 0
 
@@ -134,6 +135,7 @@ class WatchScreen(Screen[None]):
             latest = item
             self._took(item)
         if latest is not None:
+            self._failing = False
             if self.state.kind in ("stopped", "stalled"):  # the server answers again
                 self._set_state("running")
             with self.app.batch_update():
@@ -158,8 +160,9 @@ class WatchScreen(Screen[None]):
 
     def _failed(self, message: str) -> None:
         """The first error of a run of failed polls is notified; the state says it until a poll works."""
-        if self.state.kind != "stopped":
+        if not self._failing:  # a late scrape's "stalled" in between is no new run of failures
             notify_error(self, message, text("watch.stopped", self.lang))
+        self._failing = True
         self.state = RunState("stopped", message)
         self._status.set(state=self.state.text(self.lang))
 

@@ -59,6 +59,8 @@ def transport_error(exc: httpx.HTTPError, root: str, what: str, flight: Flight, 
     """A failed request: `answered` once the status line and headers had come."""
     if flight.expired is not None:
         return expired_error(root, what, flight)
+    if flight.cancelled:
+        return BackendError(f"{what} at {root} was stopped")
     if isinstance(exc, httpx.ConnectError):
         reason = scrub(str(exc)) or "connection failed"
         return BackendError(f"cannot connect to {root} ({reason}); is the server running, and is the port right?")
