@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from specview.backends.remote.timeouts import Timeouts
+from specview.backends.remote.timeouts import PROBE_S, Timeouts
 from specview.cli.argtypes import float_in
 
 if TYPE_CHECKING:
@@ -23,8 +23,9 @@ def timeout_options(group: argparse._ArgumentGroup | argparse.ArgumentParser, *,
     group.add_argument("--connect-timeout", type=float_in(0.1, MAX_S, "--connect-timeout"), metavar="S",
                        default=default, help=f"give up connecting after S seconds (default: {_DEFAULT.connect:g})")
     group.add_argument("--request-timeout", type=float_in(0.1, MAX_S, "--request-timeout"), metavar="S",
-                       default=default, help="give up on a request that is not a stream (the model list, /metrics, "
-                       f"server info) not answered in full within S seconds (default: {_DEFAULT.request:g})")
+                       default=default, help="give up on a plain request (the model list, /metrics; server "
+                       f"info gets {PROBE_S:g} s of it) not answered in full within S seconds "
+                       f"(default: {_DEFAULT.request:g})")
     if streams:
         group.add_argument("--stream-timeout", type=float_in(1.0, MAX_S, "--stream-timeout"), metavar="S",
                            default=default, help="stop a completion still streaming after S seconds of waiting "
