@@ -79,12 +79,21 @@ class Page:
                 result: dict[str, Any] = message.get("result", {})
                 return result
 
-    async def evaluate(self, expression: str) -> Any:
-        """The value of a JavaScript expression in the page."""
-        result = await self.send("Runtime.evaluate", expression=expression, returnByValue=True)
+    async def evaluate(self, expression: str, *, wait: bool = False) -> Any:
+        """The value of a JavaScript expression in the page (a promise's once settled, when `wait`)."""
+        result = await self.send("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=wait)
         if "exceptionDetails" in result:
             raise RuntimeError(f"page script failed: {result['exceptionDetails']}")
         return result["result"].get("value")
+
+    async def wait_for(self, expression: str, timeout: float = 30.0) -> Any:
+        """The first truthy value of `expression`, polled in the page; fails after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while not (value := await self.evaluate(expression)):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the page never had {expression}")
+            await asyncio.sleep(0.1)
+        return value
 
     async def terminal(self) -> dict[str, Any] | None:
         """What the page's terminal shows: {text, cols, rows, struck}, or None before it exists."""

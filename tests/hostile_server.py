@@ -62,6 +62,7 @@ class HostileServer(ThreadingHTTPServer):
         self.release = threading.Event()
         self.requests: list[str] = []
         self.wire: dict[str, Callable[[BaseHTTPRequestHandler], None]] = {}  # see the module docstring
+        self.authorizations: list[str | None] = []  # each request's Authorization header (None: none sent)
 
     @property
     def url(self) -> str:
@@ -100,6 +101,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.server.requests.append(f"GET {self.path}")
+        self.server.authorizations.append(self.headers.get("Authorization"))
         scenario = self.server.scenario
         path = self.path.split("?", 1)[0]
         if path in self.server.wire:
@@ -114,6 +116,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         self.server.requests.append(f"POST {self.path}")
+        self.server.authorizations.append(self.headers.get("Authorization"))
         length = int(self.headers.get("Content-Length", "0"))
         self.rfile.read(length)
         scenario = self.server.scenario

@@ -79,9 +79,11 @@ def shows(screen: str, text: str) -> bool:
 
 
 
-def _limits(memory: int) -> None:
+def _limits(memory: int, file_size: int | None = None) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if file_size is not None:  # a full disk, for files only (Python ignores SIGXFSZ: a write fails with EFBIG)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
 
 
 def base_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -112,16 +114,17 @@ def run_cli(args: Sequence[str], env: Mapping[str, str], *, memory: int = MEMORY
 
 def run_tty(args: Sequence[str], env: Mapping[str, str], *, keys: Sequence[tuple[bytes | str, bytes]] = (),
             size: tuple[int, int] = (120, 36), memory: int = MEMORY_LIMIT, timeout: float = TIME_LIMIT,
-            settle: float = 0.5) -> Run:
+            settle: float = 0.5, file_size: int | None = None) -> Run:
     """Start `python -m specview ARGS` in a pty of `size` (columns, rows). For each (wait_for, key)
     in `keys`: once `wait_for` has appeared (bytes: in the output after the previous key; str: on
     the screen, see `shows`), wait `settle`
     seconds (and until the screen is quiet for 0.3 s, at most 3 s more) and type `key`. Returns
-    every byte the terminal received (as `stdout`) and the screen before each key (`screens`)."""
+    every byte the terminal received (as `stdout`) and the screen before each key (`screens`).
+    `file_size` caps the size of any file it writes (RLIMIT_FSIZE), as a full disk would."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: limits, then specview
         try:
-            _limits(memory)
+            _limits(memory, file_size)
             os.chdir(ROOT)
             os.execve(sys.executable, [sys.executable, "-m", "specview", *args], dict(env))
         finally:

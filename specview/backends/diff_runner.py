@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 
-from specview.core.backend import Backend
+from specview.core.backend import Backend, BackendKind
 from specview.core.diff import DiffResult, emitted, first_divergence
 from specview.core.events import Reconcile, Round
 
@@ -34,7 +34,7 @@ def compare_backends(reference: Backend, candidate: Backend) -> DiffResult:
         margin = None
         if divergence is not None and not divergence.by_text:
             a, b = divergence.reference, divergence.candidate
-            local = reference.info.backend == "llama"  # llama.cpp is imported only then
+            local = reference.info.backend == BackendKind.LLAMA  # llama.cpp is imported only then
             if local and a is not None and b is not None and a.token_id is not None and b.token_id is not None:
                 from specview.backends.local.backend import LlamaBackend
                 from specview.backends.local.margin import logit_margin

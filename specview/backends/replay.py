@@ -15,10 +15,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from specview.core.backend import BackendInfo, Note, Pace
+from specview.core.backend import BackendInfo, BackendKind, Note, Pace
 from specview.core.bounds import MAX_ROUND_DRAFTS, Invalid, integer, mapping, real, string
 from specview.core.errors import BackendError, RecordingError
-from specview.core.events import Calibration, Reconcile, Round, StreamItem
+from specview.core.events import Basis, Calibration, Reconcile, Round, StreamItem
 from specview.core.provenance import checked_provenance
 from specview.core.recording import Header, read_recording, scan_headers
 from specview.core.runspec import RunSpec
@@ -84,12 +84,16 @@ def _opt(section: dict[str, Any], field: str, check: Callable[[Any, str], T]) ->
 class ReplayBackend:
     """Rounds read from a recording, paced by their recorded times (speed 0 = no waiting)."""
 
-    def __init__(self, path: str | Path, *, segment: int = 1, speed: float = 1.0) -> None:
+    def __init__(self, path: str | Path, *, segment: int = 1, speed: float = 1.0,
+                 headers: list[Header] | None = None) -> None:
+        """`headers`: the file's `scan_headers`, when the caller has them (one scan for every segment)."""
         self.path = Path(path)
-        try:
-            headers = scan_headers(self.path)
-        except RecordingError as exc:
-            raise BackendError(f"cannot replay {exc}") from None
+        if headers is None:
+            try:
+                headers = scan_headers(self.path)
+            except RecordingError as exc:
+                raise BackendError(f"cannot replay {exc}") from None
+        self.headers = headers
         if not 1 <= segment <= len(headers):
             raise BackendError(f"cannot replay {self.path}#{segment}: the file holds {len(headers)} run(s)")
         self.segment = segment
@@ -102,7 +106,7 @@ class ReplayBackend:
                   "created": created if isinstance(created, str) and created else "?",
                   "run": str(segment), "runs": str(self.segments)}
         replayed = Note("replay_segment" if self.segments > 1 else "replay", values)
-        self._info = replace(self.recorded_info, backend="replay", virtual_clock=True,
+        self._info = replace(self.recorded_info, backend=BackendKind.REPLAY, virtual_clock=True,
                              notes=(replayed, *self.recorded_info.notes), pace=self.pace)
 
     @property
@@ -118,7 +122,7 @@ class ReplayBackend:
         due = time.monotonic()
         calibrated = self.header.version >= 3
         try:
-            for item in read_recording(self.path, from_line=self.header.line):
+            for item in read_recording(self.path, start=self.header):
                 if isinstance(item, Header):
                     if item.line != self.header.line:  # the next segment begins
                         return
@@ -147,10 +151,10 @@ class ReplayBackend:
     def _assumed_calibration(self, first: Round) -> Calibration | None:
         """An old (version 1–2) simulator recording has no calibration line: its cost model is
         the simulator's assumption, one target forward per round whatever its width."""
-        if self.recorded_info.backend != "sim" or not first.t_verify_s or first.t_verify_s <= 0:
+        if self.recorded_info.backend != BackendKind.SIM or not first.t_verify_s or first.t_verify_s <= 0:
             return None
         width = (self.recorded_info.gamma or first.drafted) + 1
-        return Calibration("assumed", first.t_verify_s, (first.t_verify_s,) * width)
+        return Calibration(Basis.ASSUMED, first.t_verify_s, (first.t_verify_s,) * width)
 
     def _pace(self, gap: float, due: float, stop: threading.Event) -> float | None:
         """Sleep until a round `gap` recorded seconds after the last is due; None once stopped."""

@@ -15,9 +15,10 @@ from specview.cli.errors import CliError
 from specview.core.text import shown
 
 if TYPE_CHECKING:
-    from textual.app import App
+    from collections.abc import Iterable
 
     from specview.core.config import Config
+    from specview.tui.app import BaseApp
     from specview.tui.pump import Throttle
 
 
@@ -37,6 +38,7 @@ def ui_settings(args: argparse.Namespace) -> UiSettings:
     from specview.core.config import config_path, load_config
     from specview.core.langs import DEFAULT_LANG
     from specview.core.presets import load_presets
+    from specview.core.runspec import default_of
 
     config = load_config()
     problems = list(config.problems)
@@ -56,7 +58,7 @@ def ui_settings(args: argparse.Namespace) -> UiSettings:
             theme = config.theme
         else:
             problems.append(f"config: unknown theme {shown(config.theme)}; using the default")
-    speed = args.speed if args.speed is not None else (config.speed if config.speed is not None else 1.0)
+    speed = args.speed if args.speed is not None else config.speed if config.speed is not None else default_of("speed")
     lang = args.lang or config.lang or DEFAULT_LANG
     fps = getattr(args, "fps", None)
     return UiSettings(config, speed, lang, theme, tuple(problems), keymap, fps if fps is not None else config.fps)
@@ -78,10 +80,11 @@ def theme_names() -> set[str]:
     return set(BUILTIN_THEMES) | {theme.name for theme in shipped_themes()}
 
 
-def run_app(app: App[None]) -> int:
-    """Run the UI to the end; its exit code."""
+def run_app(app: BaseApp, notices: Iterable[str | None] = ()) -> int:
+    """Run the UI to the end; its exit code. `notices` (None: nothing to say) are shown once at start."""
     from specview.cli.quick_exit import arm
 
+    app.notices = tuple(notice for notice in notices if notice)
     app.run()
     arm()
     return app.return_code or 0

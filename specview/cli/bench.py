@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from specview.cli.argtypes import Parser, SubParsers, int_in
 from specview.cli.errors import warn
-from specview.cli.runspec_args import specs_from_args
+from specview.cli.runspec_args import specs_from_args, specs_key_notice, warn_notice
 from specview.core.runspec import RunSpec
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def table_lines(readings: list[Reading], lang: str) -> list[str]:
     specs = gauges(BENCH)
     headers = [text("summary.run", lang), *(text(spec.short_id, lang) for spec in specs)]
     rows = [[sanitize(r.info.preset or r.info.model or r.info.backend, RUN_WIDTH, one_line=True)[:RUN_WIDTH],
-             *(spec.shown(r, windowed=False) for spec in specs)] for r in readings]
+             *(spec.formatted(r, windowed=False) for spec in specs)] for r in readings]
     return right_aligned([headers, *rows], RUN_WIDTH)
 
 
@@ -67,6 +67,7 @@ def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
     from dataclasses import replace
 
     from specview.core.errors import CliError
+    from specview.core.events import Basis
 
     if spec.kind != "openai":
         raise CliError("--baseline-url pairs a remote run (--url) with a plain one")
@@ -76,11 +77,12 @@ def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
     tps = plain["tokens_per_second"]
     if not tps:
         raise CliError(f"the baseline server {url} streamed too few tokens to time")
-    return replace(spec, baseline_tps=float(tps), baseline_basis="paired")
+    return replace(spec, baseline_tps=float(tps), baseline_basis=Basis.PAIRED)
 
 
 def run_bench(args: argparse.Namespace) -> int:
     from specview.core.jsonio import dumps
+    from specview.core.langs import DEFAULT_LANG
     from specview.core.presets import load_presets
 
     problems: list[str] = []
@@ -92,6 +94,11 @@ def run_bench(args: argparse.Namespace) -> int:
         from specview.cli.errors import CliError
 
         raise CliError("--record takes one run; give one selector")
+    if args.record:
+        from specview.core.recorder import check_record_path
+
+        check_record_path(args.record, force=args.force)
+    warn_notice(specs_key_notice(specs, args.lang or DEFAULT_LANG, [args.baseline_url]))
     if args.baseline_url:
         specs = [paired_baseline(spec, args.baseline_url) for spec in specs]
     results = []
@@ -101,8 +108,6 @@ def run_bench(args: argparse.Namespace) -> int:
         if args.json:
             print(dumps(result.stats), flush=True)
     if args.table or not args.json:
-        from specview.core.langs import DEFAULT_LANG
-
         for line in table_lines([r.reading for r in results], args.lang or DEFAULT_LANG):
             print(line)
     return 0
@@ -117,6 +122,8 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     bench.add_argument("--json", action="store_true", help="print one JSON object per run")
     bench.add_argument("--table", action="store_true", help="print a table for people")
     bench.add_argument("--record", metavar="FILE", default=argparse.SUPPRESS, help="record the run as JSON Lines")
+    bench.add_argument("--force", action="store_true", default=argparse.SUPPRESS,
+                       help="let --record replace an existing file (never through a link)")
     bench.add_argument("--baseline-url", metavar="URL",
                        help="a server running the same model without speculation: its tokens/s for the same "
                             "request is the --url run's speedup baseline")

@@ -28,7 +28,7 @@ def register(sub: SubParsers, selectors: Parser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from specview.core.explain.speedup import speedup_numbers
-    from specview.texts.catalog import text
+    from specview.texts.catalog import fill
 
     n = speedup_numbers(args.alpha, args.gamma, args.c, args.verify_ratio)
     if args.json:
@@ -38,11 +38,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     lang = getattr(args, "lang", None) or "en"
 
-    def t(key: str) -> str:
-        return text(f"learn.calc.{key}", lang)
+    def t(key: str, **values: object) -> str:
+        return fill(f"learn.calc.{key}", lang, **values)
 
     even = n["break_even"]
-    verdict = t("helps").format(bound=even["lower_bound"]) if even["alpha_beats_c"] else t("never")
+    verdict = t("helps", bound=even["lower_bound"]) if even["alpha_beats_c"] else t("never")
     rows = [
         ("", f"α {n['alpha']:g} · γ {n['gamma']} · c {n['c']:g} · v {n['verify_ratio']:g}"),
         (t("tau"), f"{n['expected_tau']:.4f}   (1 − α^(γ+1)) / (1 − α)"),

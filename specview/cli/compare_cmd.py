@@ -7,7 +7,7 @@ import argparse
 from specview.cli.app_run import run_app, throttle_of, ui_settings
 from specview.cli.argtypes import Parser, SubParsers, fps_option, speed_option
 from specview.cli.errors import CliError
-from specview.cli.runspec_args import specs_from_args
+from specview.cli.runspec_args import specs_from_args, specs_key_notice
 from specview.cli.waiting import waiting_on
 
 
@@ -30,7 +30,8 @@ def run_compare(args: argparse.Namespace) -> int:
     from specview.tui.app import SpecviewApp
 
     return run_app(SpecviewApp(specs[0], backends[0], theme_name=ui.theme, lang=ui.lang, compare=backends,
-                               compare_specs=specs, problems=ui.problems, keymap=ui.keymap, throttle=throttle_of(ui)))
+                               compare_specs=specs, problems=ui.problems, keymap=ui.keymap, throttle=throttle_of(ui)),
+                   [specs_key_notice(specs, ui.lang)])
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:

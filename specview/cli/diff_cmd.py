@@ -36,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
     from specview.backends.factory import make_backend
     from specview.backends.selector import parse_selector
     from specview.cli.errors import CliError
-    from specview.cli.runspec_args import spec_from_args
+    from specview.cli.runspec_args import spec_from_args, specs_key_notice, warn_notice
+    from specview.core.langs import DEFAULT_LANG
 
     base = replace(spec_from_args(args, speed=0.0), temperature=0.0)
     chosen = getattr(args, "selectors", None) or []
@@ -51,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
                        "configurations (specview diff url:A url:B): a server cannot turn speculation off per request")
     if "sim" in (ref_spec.kind, cand_spec.kind):
         raise CliError("diff compares real decoding; the simulator is exact by construction")
+    lang = getattr(args, "lang", None) or DEFAULT_LANG
+    warn_notice(specs_key_notice([ref_spec, cand_spec], lang))
     reference = make_backend(ref_spec)
     try:
         candidate = make_backend(cand_spec)
@@ -58,10 +61,9 @@ def run(args: argparse.Namespace) -> int:
         reference.close()
         raise
     from specview.core.jsonio import dumps
-    from specview.core.langs import DEFAULT_LANG
 
     result = compare_backends(reference, candidate)
-    print(dumps(result.to_dict()) if args.json else describe(result, getattr(args, "lang", None) or DEFAULT_LANG))
+    print(dumps(result.to_dict()) if args.json else describe(result, lang))
     return 0 if result.identical else 1
 
 

@@ -51,9 +51,19 @@ def run(args: argparse.Namespace) -> int:
             raise CliError("--json needs a screen number, e.g. specview learn 10 --json")
         from specview.core.jsonio import dumps
 
-        print(dumps(chosen.numbers(getattr(args, "lang", None) or "en")))
+        numbers = chosen.numbers(getattr(args, "lang", None) or "en")
+        target = target_path(args)
+        if target is not None:  # what the screens read of the model (Learn 8's g); BackendError if unusable
+            from specview.learn.local_model import gguf_facts
+
+            numbers["gguf"] = gguf_facts(target)
+        print(dumps(numbers))
         return 0
     target = target_path(args)
+    if target is not None and getattr(args, "target", None) is not None:  # the demo model is ours
+        from specview.backends.local.gguf_info import read_gguf_info
+
+        read_gguf_info(target)  # before any screen: a hostile header is one line, not a screen without its model
     from specview.cli.app_run import run_app, ui_settings
     from specview.core.explain.context import RunContext
     from specview.tui.learn_app import LearnApp

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from specview.cli.app_run import run_app, throttle_of, ui_settings
-from specview.cli.runspec_args import spec_from_args
+from specview.cli.runspec_args import spec_from_args, specs_key_notice
 from specview.cli.waiting import waiting_on
 
 
@@ -17,7 +17,7 @@ def run_live(args: argparse.Namespace) -> int:
     if args.record:
         from specview.core.recorder import check_record_path
 
-        check_record_path(args.record)
+        check_record_path(args.record, force=args.force)
     spec = spec_from_args(args, speed=ui.speed, config=ui.config)
     with waiting_on([spec], ui.lang):
         backend = make_backend(spec)
@@ -25,4 +25,4 @@ def run_live(args: argparse.Namespace) -> int:
 
     return run_app(SpecviewApp(spec, backend=backend, theme_name=ui.theme, lang=ui.lang, record=args.record,
                                problems=ui.problems, keymap=ui.keymap, export_dir=ui.config.export_dir,
-                               throttle=throttle_of(ui)))
+                               throttle=throttle_of(ui)), [specs_key_notice([spec], ui.lang)])

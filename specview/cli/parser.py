@@ -13,6 +13,8 @@ from specview import __version__
 from specview.backends.remote.registry import server_ids
 from specview.cli.argtypes import Parser, float_in, fps_option, int_in, lang_option
 from specview.cli.timeout_args import timeout_options
+from specview.core.presets import DEFAULT_PRESET
+from specview.core.runspec import default_of
 from specview.core.theory import MAX_GAMMA
 
 # Subcommand modules, in --help order; each has register(sub, selectors) and run(args) -> int.
@@ -28,15 +30,16 @@ def _selectors(*, defaults: bool = True) -> Parser:
     """
     p = Parser(add_help=False, argument_default=None if defaults else argparse.SUPPRESS)
     g = p.add_argument_group("what to run")
-    g.add_argument("--preset", metavar="ID", help="simulator preset (default: qwen3.6-mtp); see `specview presets`")
+    g.add_argument("--preset", metavar="ID",
+                   help=f"simulator preset (default: {DEFAULT_PRESET}); see `specview presets`")
     g.add_argument("--prompt", metavar="TEXT", help="prompt text (the simulator picks zh or en from it)")
     g.add_argument("--temperature", type=float_in(0.0, 5.0, "--temperature"), metavar="T",
                    help="sampling temperature; 0 = greedy (default: the preset's)")
     g.add_argument("--gamma", type=int_in(1, MAX_GAMMA, "--gamma"), metavar="N",
                    help=f"drafted tokens per round, 1..{MAX_GAMMA} (default: the preset's)")
     g.add_argument("--seed", type=int_in(0, 2**32 - 1, "--seed"), metavar="S",
-                   default=0 if defaults else argparse.SUPPRESS,
-                   help="random seed; the same seed gives the same run (default: 0)")
+                   default=default_of("seed") if defaults else argparse.SUPPRESS,
+                   help=f"random seed; the same seed gives the same run (default: {default_of('seed')})")
     lang_option(g, "interface and simulator text language")
     loc = p.add_argument_group("local llama.cpp (needs the llama extra)")
     loc.add_argument("--target", metavar="T.gguf", help="target model GGUF")
@@ -56,7 +59,8 @@ def _selectors(*, defaults: bool = True) -> Parser:
     rem.add_argument("--url", metavar="URL", help="server base URL, e.g. http://127.0.0.1:8080/v1")
     rem.add_argument("--model", metavar="M", help="model name (default: the first one /v1/models lists)")
     rem.add_argument("--api-key-env", metavar="NAME",
-                     help="environment variable holding the API key (default: OPENAI_API_KEY)")
+                     help="environment variable holding the API key to send (default: none; "
+                          "OPENAI_API_KEY goes only to https://api.openai.com)")
     rem.add_argument("--server", choices=("auto", *server_ids()),
                      help="server dialect (default: detect)")
     rem.add_argument("--raw", action="store_true", help="use /v1/completions (base models) instead of chat")
@@ -81,11 +85,14 @@ def build_parser() -> Parser:
     )
     parser.add_argument("--version", action="version", version=f"specview {__version__}")
     parser.add_argument("--speed", type=float_in(0.0, 1000.0, "--speed"), metavar="X",
-                        help="simulator pace relative to the preset's hardware (default: 1; 0 = flat out)")
+                        help=f"simulator pace relative to the preset's hardware (default: {default_of('speed'):g}; "
+                             "0 = flat out)")
     parser.add_argument("--theme", metavar="NAME", help="colour theme")
     fps_option(parser, default=None)
     parser.add_argument("--record", metavar="FILE",
                         help="record the run as JSON Lines (flushed every round)")
+    parser.add_argument("--force", action="store_true",
+                        help="let --record replace an existing file (never through a link)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in COMMANDS:
         import_module(f"specview.cli.{name}").register(sub, sub_sel)

@@ -3,7 +3,8 @@
 With --json every run in the file (or run N) prints the same stats object `bench --json`
 printed for it. A damaged line stops there: the statistics of what came before it are printed,
 then the error (file and line) goes to stderr and the exit code is 2. With --markdown the run's
-report (the one `e` writes in the live view) goes to OUT, by default next to the recording.
+report (the one `e` writes in the live view) goes to OUT, by default next to the recording; an
+existing OUT is replaced only with --force.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def run_replay(args: argparse.Namespace) -> int:
     if args.json:
         return print_stats(args.file)
     if args.markdown is not None:
-        return write_markdown(args.file, args.markdown or None, args.lang)
+        return write_markdown(args.file, args.markdown or None, args.lang, force=args.force)
     ui = ui_settings(args)
     # the pace of a replay is relative to the recording: the config's simulator pace does not apply
     spec = RunSpec(replay=args.file, speed=1.0 if args.speed is None else args.speed)
@@ -44,7 +45,8 @@ def print_stats(selector: str) -> int:
     first = ReplayBackend(path, segment=only or 1, speed=0.0)
     runs = [first.segment] if only else list(range(1, first.segments + 1))
     for run in runs:
-        backend = first if run == first.segment else ReplayBackend(path, segment=run, speed=0.0)
+        backend = first if run == first.segment else ReplayBackend(path, segment=run, speed=0.0,
+                                                                   headers=first.headers)
         session = Session(backend)
         pieces: list[str] = []
         try:
@@ -59,25 +61,29 @@ def print_stats(selector: str) -> int:
     return 0
 
 
-def write_markdown(selector: str, out: str | None, lang: str | None) -> int:
-    """Write the Markdown report of the run in `selector` (FILE or FILE#N) and print where."""
+def write_markdown(selector: str, out: str | None, lang: str | None, *, force: bool = False) -> int:
+    """Write the Markdown report of the run in `selector` (FILE or FILE#N) and print where; an
+    existing OUT is replaced only with `force`, and never through a link."""
     from pathlib import Path
 
     from specview.backends.replay import ReplayBackend, split_segment
     from specview.core.config import load_config
+    from specview.core.safe_files import write_new
     from specview.core.session import Session
     from specview.export.markdown import markdown_report
 
     path, only = split_segment(selector)
+    target = Path(out).expanduser() if out else path.with_name(f"{path.stem}{f'-run{only}' if only else ''}.md")
     backend = ReplayBackend(path, segment=only or 1, speed=0.0)
     session = Session(backend)
     rounds = list(session.run_headless())
     shown = session.history if backend.info.reconciles else rounds  # a reconcile replaced inferred rounds
     report = markdown_report(backend.header.data, backend.recorded_info, session.metrics.snapshot(), shown,
                              lang=lang or load_config().lang or "en", recording=path.name)
-    target = Path(out).expanduser() if out else path.with_name(f"{path.stem}{f'-run{only}' if only else ''}.md")
     try:
-        target.write_text(report, encoding="utf-8")
+        write_new(target, report, replace=force)
+    except FileExistsError:
+        raise CliError(f"{target} exists; --force to overwrite") from None
     except OSError as exc:
         raise CliError(f"cannot write {target}: {exc.strerror or exc}") from None
     print(target)
@@ -100,5 +106,7 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     output.add_argument("--markdown", nargs="?", const="", metavar="OUT",
                         help="write the run's Markdown report (settings, gauges, per-position table, marked text) "
                              "to OUT, by default FILE with .md; prints the path")
+    replay.add_argument("--force", action="store_true", default=argparse.SUPPRESS,
+                        help="with --markdown: replace OUT if it exists (never through a link)")
     lang_option(replay, default=argparse.SUPPRESS)
     replay.set_defaults(run=run_replay)

@@ -3,23 +3,50 @@
 from __future__ import annotations
 
 import argparse
-import os
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from specview.core.runspec import DEFAULT_KEY_ENV, RunSpec
-from specview.core.secrets import add_secret, add_url_secrets
+from specview.core.api_key import DEFAULT_KEY_ENV, ApiKey, resolve_api_key, withheld_from
+from specview.core.runspec import RunSpec
+from specview.core.secrets import add_url_secrets
 
 if TYPE_CHECKING:
     from specview.core.config import Config
 
 
-def resolve_api_key(env_name: str | None, config: Config) -> str | None:
-    """The key from the variable `--api-key-env` (or the config's `api_key_env`) names, else
-    OPENAI_API_KEY, else the config file's `api_key`; None when none is set."""
-    value = os.environ.get(env_name or DEFAULT_KEY_ENV, "").strip()
-    key = value or config.api_key or None
-    add_secret(key)  # masked wherever a server might echo it
-    return key
+def api_key_of(args: argparse.Namespace, config: Config) -> tuple[ApiKey | None, str | None]:
+    """The key the options and config give, and the variable the user named (None: none named)."""
+    key_env = getattr(args, "api_key_env", None) or config.api_key_env
+    return resolve_api_key(key_env, config.api_key), key_env
+
+
+def withheld_key_notice(key: ApiKey | None, urls: Iterable[str | None], lang: str) -> str | None:
+    """The one line saying OPENAI_API_KEY is set but not sent to these servers, and how to send it;
+    None when there is nothing to say. Shown once per command, before any request."""
+    from specview.core.secrets import public_url
+    from specview.texts.catalog import fill
+
+    withheld = withheld_from(key, urls)
+    if not withheld:
+        return None
+    servers = ", ".join(public_url(url) or "" for url in withheld)
+    return fill("auth.ambient_withheld", lang, env=DEFAULT_KEY_ENV, servers=servers)
+
+
+def specs_key_notice(specs: Iterable[RunSpec], lang: str, extra_urls: Iterable[str | None] = ()) -> str | None:
+    """`withheld_key_notice` for the servers these runs (and `extra_urls`) talk to; they share one key."""
+    specs = list(specs)
+    urls = [spec.url for spec in specs if spec.kind == "openai"]
+    key = next((spec.api_key for spec in specs if spec.api_key is not None), None)
+    return withheld_key_notice(key, [*urls, *extra_urls], lang)
+
+
+def warn_notice(notice: str | None) -> None:
+    """A headless command's notice: one line on stderr, before any request (nothing when None)."""
+    if notice:
+        from specview.cli.errors import warn
+
+        warn(notice)
 
 
 def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: int | None = None,
@@ -30,7 +57,7 @@ def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: 
 
     config = config or load_config()
     add_url_secrets(args.url)  # before anything could quote the URL
-    key_env = args.api_key_env or config.api_key_env
+    key, key_env = api_key_of(args, config)
     return RunSpec(
         preset=args.preset or config.preset,
         prompt=args.prompt,
@@ -51,7 +78,7 @@ def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: 
         url=args.url,
         model=args.model,
         api_key_env=key_env,
-        api_key=resolve_api_key(key_env, config),
+        api_key=key,
         server=None if args.server in (None, "auto") else args.server,
         raw=args.raw,
         read_timeout=chosen(args, config, "read_timeout"),

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from specview.cli.argtypes import Parser, SubParsers, int_in, lang_option
@@ -50,6 +51,8 @@ def int_list(name: str, low: int, high: int, most: int = MAX_LEVELS) -> Callable
 def _outputs(p: argparse.ArgumentParser, *, lang: bool = True) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     p.add_argument("--markdown", metavar="FILE", help="also write a Markdown report to FILE")
+    p.add_argument("--force", action="store_true", default=argparse.SUPPRESS,
+                   help="replace the --markdown FILE if it exists (never through a link)")
     if lang:  # the selectors already carry --lang
         lang_option(p, "language of the table", default=argparse.SUPPRESS)
 
@@ -81,25 +84,43 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     load.add_argument("--prompt", metavar="TEXT", help="the prompt every request sends")
     load.add_argument("--model", metavar="M", help="model name (default: each server's first)")
     load.add_argument("--api-key-env", metavar="NAME", default=argparse.SUPPRESS,
-                      help="environment variable holding the API key (default: OPENAI_API_KEY)")
+                      help="environment variable holding the API key to send (default: none; "
+                           "OPENAI_API_KEY goes only to https://api.openai.com)")
     _outputs(load)
     load.set_defaults(run=run_load)
 
 
-def _emit(result: GammaSweep | LoadSweep, as_json: bool, markdown: str | None, text_out: str,
-          md_out: str) -> int:
+def _emit(result: GammaSweep | LoadSweep, args: argparse.Namespace, text_out: str, md_out: str) -> int:
     from specview.core.jsonio import dumps
+    from specview.core.safe_files import write_new
 
-    print(dumps(result.to_dict()) if as_json else text_out, end="\n" if as_json else "")
-    if markdown:
-        try:
-            with open(markdown, "w", encoding="utf-8") as out:
-                out.write(md_out)
-        except OSError as exc:
-            from specview.cli.errors import CliError
-
-            raise CliError(f"cannot write the Markdown report {shown(markdown)}: {exc.strerror or exc}") from None
+    print(dumps(result.to_dict()) if args.json else text_out, end="\n" if args.json else "")
+    if args.markdown:
+        with _report_errors(args.markdown):
+            write_new(args.markdown, md_out, replace=args.force)
     return 0
+
+
+def _check_report(args: argparse.Namespace) -> None:
+    """Before a sweep, which may take minutes: refuse a --markdown FILE that exists (without --force)."""
+    from specview.core.safe_files import check_new
+
+    if args.markdown:
+        with _report_errors(args.markdown):
+            check_new(args.markdown, replace=args.force)
+
+
+@contextmanager
+def _report_errors(name: str) -> Iterator[None]:
+    """The report's write errors as one line naming the whole path (fail() sanitises the line)."""
+    from specview.cli.errors import CliError
+
+    try:
+        yield
+    except FileExistsError:
+        raise CliError(f"{name} exists; --force to overwrite") from None
+    except OSError as exc:
+        raise CliError(f"cannot write the Markdown report {name}: {exc.strerror or exc}") from None
 
 
 def _lang(args: argparse.Namespace) -> str:
@@ -109,8 +130,9 @@ def _lang(args: argparse.Namespace) -> str:
 
 
 def run_gamma(args: argparse.Namespace) -> int:
+    _check_report(args)
     from specview.backends.sweep_runner import gamma_points
-    from specview.cli.runspec_args import spec_from_args
+    from specview.cli.runspec_args import spec_from_args, specs_key_notice, warn_notice
     from specview.cli.sweep_render import gamma_markdown, gamma_text
     from specview.core.sweep import analyse_gamma
     from specview.texts.catalog import text
@@ -121,6 +143,7 @@ def run_gamma(args: argparse.Namespace) -> int:
         from specview.cli.errors import CliError
 
         raise CliError("sweep gamma needs a real engine: --target T.gguf [--draft …] or --url URL")
+    warn_notice(specs_key_notice([base], lang))
     plain = args.with_plain and base.kind == "llama"
 
     def progress(gamma: int) -> None:
@@ -129,13 +152,14 @@ def run_gamma(args: argparse.Namespace) -> int:
 
     points, notes = gamma_points(base, args.gammas, plain=plain, progress=progress)
     sweep = analyse_gamma(points, notes)
-    return _emit(sweep, args.json, args.markdown, gamma_text(sweep, lang), gamma_markdown(sweep, lang))
+    return _emit(sweep, args, gamma_text(sweep, lang), gamma_markdown(sweep, lang))
 
 
 def run_load(args: argparse.Namespace) -> int:
+    _check_report(args)
     from specview.backends.remote.dialect import DEFAULT_PROMPT
     from specview.backends.remote.load import LoadClient
-    from specview.cli.runspec_args import resolve_api_key
+    from specview.cli.runspec_args import api_key_of, warn_notice, withheld_key_notice
     from specview.cli.sweep_render import load_markdown, load_text
     from specview.cli.timeout_args import timeouts_of
     from specview.core.config import load_config
@@ -143,8 +167,8 @@ def run_load(args: argparse.Namespace) -> int:
 
     lang = _lang(args)
     config = load_config()
-    key_env = getattr(args, "api_key_env", None) or config.api_key_env
-    key = resolve_api_key(key_env, config)
+    key, key_env = api_key_of(args, config)
+    warn_notice(withheld_key_notice(key, [args.on, args.off], lang))
     prompt = args.prompt or DEFAULT_PROMPT
     timeouts = timeouts_of(args, config)
     on = LoadClient(args.on, key, key_env, args.model, timeouts)
@@ -168,4 +192,4 @@ def run_load(args: argparse.Namespace) -> int:
         on.close()
         off.close()
     sweep = LoadSweep(tuple(points), on.root, off.root)
-    return _emit(sweep, args.json, args.markdown, load_text(sweep, lang), load_markdown(sweep, lang))
+    return _emit(sweep, args, load_text(sweep, lang), load_markdown(sweep, lang))

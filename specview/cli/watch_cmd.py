@@ -36,41 +36,47 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     watch.add_argument("--server", choices=("auto", *server_ids()), default=argparse.SUPPRESS,
                        help="server family (default: detect)")
     watch.add_argument("--api-key-env", metavar="NAME", default=argparse.SUPPRESS,
-                       help="environment variable holding the API key (default: OPENAI_API_KEY)")
+                       help="environment variable holding the API key to send (default: none; "
+                            "OPENAI_API_KEY goes only to https://api.openai.com)")
     lang_option(watch, default=argparse.SUPPRESS)
     fps_option(watch)
     timeout_options(watch, streams=False, default=argparse.SUPPRESS)
     watch.set_defaults(run=run)
 
 
-def open_watch(args: argparse.Namespace) -> ServerWatch:
-    """The ServerWatch the options describe (BackendError, exit 2, when it cannot be watched)."""
+def open_watch(args: argparse.Namespace, lang: str) -> tuple[ServerWatch, str | None]:
+    """The ServerWatch the options describe (BackendError, exit 2, when it cannot be watched), and
+    the notice that OPENAI_API_KEY is not sent to it (None: nothing to say)."""
     from specview.backends.remote.watch_source import ServerWatch
-    from specview.cli.runspec_args import resolve_api_key
+    from specview.cli.runspec_args import api_key_of, withheld_key_notice
     from specview.cli.timeout_args import timeouts_of
     from specview.cli.waiting import announced_wait
     from specview.core.config import load_config
-    from specview.core.langs import DEFAULT_LANG
 
     config = load_config()
-    key_env = getattr(args, "api_key_env", None) or config.api_key_env
-    with announced_wait(getattr(args, "lang", None) or config.lang or DEFAULT_LANG):  # the first /metrics, detection
-        return ServerWatch(args.url, resolve_api_key(key_env, config), key_env, getattr(args, "server", None),
-                           timeouts_of(args, config))
+    key, key_env = api_key_of(args, config)
+    notice = withheld_key_notice(key, [args.url], lang)
+    with announced_wait(lang):  # the first /metrics, detection: said, and q ends it
+        source = ServerWatch(args.url, key, key_env, getattr(args, "server", None), timeouts_of(args, config))
+    return source, notice
 
 
 def run(args: argparse.Namespace) -> int:
     from specview.core.langs import DEFAULT_LANG
 
-    source = open_watch(args)
     if not args.json and sys.stdout.isatty() and args.count is None:
         from specview.cli.app_run import run_app, throttle_of, ui_settings
         from specview.tui.watch_app import WatchApp
 
         ui = ui_settings(args)
+        source, notice = open_watch(args, ui.lang)
         return run_app(WatchApp(source, interval=args.interval, theme_name=ui.theme, lang=ui.lang,
-                                problems=ui.problems, keymap=ui.keymap, throttle=throttle_of(ui)))
+                                problems=ui.problems, keymap=ui.keymap, throttle=throttle_of(ui)), [notice])
+    from specview.cli.runspec_args import warn_notice
+
     lang = getattr(args, "lang", None) or DEFAULT_LANG
+    source, notice = open_watch(args, lang)
+    warn_notice(notice)
     return run_headless(source, args.interval, args.count, as_json=args.json, lang=lang)
 
 
@@ -81,6 +87,7 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
     from specview.core.watch import WatchModel
     from specview.texts.catalog import text
     from specview.tui.gauges import violation_text
+    from specview.tui.run_text import note_texts
 
     model = WatchModel()
     if not as_json:
@@ -91,12 +98,16 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
             sample = model.feed(source.scrape())
             if sample is not None:
                 printed += 1
-                if as_json:
-                    print(dumps(sample.to_dict()), flush=True)
+                if as_json:  # each note with its text, e.g. "/metrics: 2 lines skipped (over 4096 bytes)"
+                    record = sample.to_dict()
+                    record["notes"] = [{**n.to_dict(), "text": t} for n in sample.notes for t in note_texts((n,), lang)]
+                    print(dumps(record), flush=True)
                 else:
                     print(line(sample, lang), flush=True)
                     for v in sample.violations:
                         print(f"  ! {text('watch.invariant', lang)}: {violation_text(v, lang)}", flush=True)
+                    for note in note_texts(sample.notes, lang):
+                        print(f"  ! {note}", flush=True)
             if count is None or printed < count:
                 time.sleep(interval)
     finally:
@@ -113,7 +124,7 @@ def line(sample: WatchSample, lang: str) -> str:
     from specview.core.text import number
     from specview.texts.catalog import text
 
-    parts = [f"{text(spec.short_id, lang)} {spec.shown_watched(sample)}" for spec in gauges(WATCH)]
+    parts = [f"{text(spec.short_id, lang)} {spec.formatted_watched(sample)}" for spec in gauges(WATCH)]
     pos = " ".join(number(a, ".2f") for a in sample.per_position_acceptance) or "—"
     parts.insert(4, f"{text('watch.by_position', lang)} {pos}")
     if sample.reset:

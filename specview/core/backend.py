@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 from specview.core.bounds import MAX_NOTE_VALUES, MAX_NOTES, Invalid, mapping, sequence, string
@@ -57,6 +58,37 @@ class Note:
         return tuple(notes)
 
 
+class BackendKind(StrEnum):
+    """The backends specview has: what `BackendInfo.backend` holds for a run of ours (a
+    recording's header keeps the name of the backend that made it, whatever it was)."""
+
+    SIM = "sim"
+    LLAMA = "llama"
+    REMOTE = "openai"
+    REPLAY = "replay"
+
+
+class Origin(StrEnum):
+    """Where a run's timed numbers come from: this machine's clock, or the virtual clock of a
+    simulator's cost model or of a recording."""
+
+    MEASURED = "measured"
+    SIMULATED = "simulated"
+    RECORDED = "recorded"
+
+
+class Exact(StrEnum):
+    """The keys of `BackendInfo.exact`: the numbers a backend either reports (True) or leaves
+    specview to infer (False); a key left out is a number the backend does not report. The
+    values are the words recordings write."""
+
+    ACCEPTANCE = "acceptance"
+    TAU = "tau"
+    PER_POSITION = "per_position"
+    TOKENS_PER_SECOND = "tokens_per_second"
+    DRAFT_COST = "draft_cost"
+
+
 @dataclass(frozen=True, slots=True)
 class BackendInfo:
     """What the status line and recordings say about a run (never secrets)."""
@@ -70,7 +102,7 @@ class BackendInfo:
     draft: str | None = None
     seed: int | None = None
     virtual_clock: bool = False
-    exact: dict[str, bool] = field(default_factory=dict)
+    exact: dict[str, bool] = field(default_factory=dict)  # keyed by `Exact` (a recording may hold others)
     notes: tuple[Note, ...] = ()  # what the side panel says about the run, in the user's language
     note: str = ""  # text from outside to show as is (a recording made before notes had ids)
     reconciles: bool = False  # may end a request with a Reconcile (keep the request's rounds)
@@ -86,6 +118,14 @@ class BackendInfo:
         `sim:qwen3.6-mtp γ3 T1`. Built from data (ids, model names): sanitize before showing."""
         gamma = "" if self.gamma is None else f" γ{self.gamma}"
         return f"{self.backend}:{self.label}{gamma} T{self.temperature:g}"
+
+    @property
+    def origin(self) -> Origin:
+        """Where the timed numbers come from (the one place that tells recorded from simulated):
+        a virtual clock is a replay's recorded one or else a simulator's."""
+        if not self.virtual_clock:
+            return Origin.MEASURED
+        return Origin.RECORDED if self.backend == BackendKind.REPLAY else Origin.SIMULATED
 
 
 class Backend(Protocol):

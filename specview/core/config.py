@@ -23,6 +23,8 @@ TIMEOUT_KEYS = ("connect_timeout", "request_timeout", "read_timeout", "stream_ti
 MAX_TIMEOUT_S = 86_400.0
 MAX_CONFIG_BYTES = 1 * 2**20
 MAX_KEYS_CHARS = 100  # of one keymap entry (a few key names)
+DEFAULT_SERVE_SESSIONS = 2  # browser tabs `specview serve` serves at once
+MAX_SERVE_SESSIONS = 64  # each is a specview process of its own (~100 MB): far more is a mistake
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +45,7 @@ class Config:
     stream_timeout: float | None = None
     export_dir: str | None = None  # where `e` writes a run's recording and report (default: the current folder)
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (the UI checks the ids)
+    serve_max_sessions: int | None = None  # browser tabs `specview serve` serves at once
     problems: tuple[str, ...] = ()
 
 
@@ -74,6 +77,9 @@ def _check(key: str, value: Any, where: str, problems: list[str]) -> Any:
     elif key == "fps":
         ok = isinstance(value, int | float) and not isinstance(value, bool) and 1 <= value <= 60
         reason = "must be a number of redraws per second between 1 and 60"
+    elif key == "serve_max_sessions":
+        ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_SERVE_SESSIONS
+        reason = f"must be a whole number of sessions between 1 and {MAX_SERVE_SESSIONS}"
     else:
         ok = isinstance(value, str) and bool(value.strip()) and len(value) <= 1000
         reason = "must be a non-empty string"

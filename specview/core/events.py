@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any
 
+from specview.core import theory
 from specview.core.bounds import (
     MAX_COUNTER,
     MAX_POSITION,
@@ -227,7 +228,18 @@ class Reconcile:
         )
 
 
-BASES = ("measured", "assumed", "given", "paired")
+class Basis(StrEnum):
+    """Where plain decoding's cost, the measured speedup's baseline, comes from. The values are
+    the words recordings, `bench --json` and the catalogs' `basis.*` ids use."""
+
+    MEASURED = "measured"  # timed here, inside llama_decode, at the live context
+    ASSUMED = "assumed"  # a model's assumption, e.g. the simulator's "verify ≈ 1 forward"
+    GIVEN = "given"  # --baseline-tps
+    PAIRED = "paired"  # a plain run on another server (bench --baseline-url)
+    PLAIN_ROUNDS = "plain-rounds"  # the run's own plain rounds (core/overlay.py; never a calibration's)
+
+
+BASES = (Basis.MEASURED, Basis.ASSUMED, Basis.GIVEN, Basis.PAIRED)  # what a Calibration may say
 MAX_VERIFY_COSTS = 64  # k-token costs kept per calibration (γ is at most 32)
 
 
@@ -235,21 +247,20 @@ MAX_VERIFY_COSTS = 64  # k-token costs kept per calibration (γ is at most 32)
 class Calibration:
     """What plain decoding costs on this backend: the baseline a measured speedup divides by.
 
-    `basis` says where the numbers come from: "measured" (timed here, inside llama_decode, at
-    the live context), "assumed" (a model's assumption, e.g. the simulator's "verify ≈ 1
-    forward"), "given" (`--baseline-tps`) or "paired" (a plain run on another server).
+    `basis` says where the numbers come from (one of BASES; see `Basis`).
     `plain_s` is one plain decoding step (seconds per token); `verify_costs_s[k-1]` the cost
     of one k-token target forward, k = 1 … len (empty when unknown).
     """
 
-    basis: str
+    basis: Basis
     plain_s: float | None
     verify_costs_s: tuple[float, ...] = ()
     context: int | None = None
 
     def __post_init__(self) -> None:
         if self.basis not in BASES:
-            raise ValueError(f"calibration basis must be one of {BASES}, got {self.basis!r}")
+            raise ValueError(f"calibration basis must be one of {', '.join(BASES)}, got {self.basis!r}")
+        object.__setattr__(self, "basis", Basis(self.basis))  # the member even when given its word
         if self.plain_s is not None and not self.plain_s > 0:
             raise ValueError(f"plain_s must be > 0, got {self.plain_s}")
         if len(self.verify_costs_s) > MAX_VERIFY_COSTS:
@@ -259,8 +270,7 @@ class Calibration:
 
     def verify_ratio(self, gamma: int) -> float | None:
         """v(γ) = cost(γ+1) / cost(1), when both were measured (or assumed)."""
-        costs = self.verify_costs_s
-        return costs[gamma] / costs[0] if 0 <= gamma < len(costs) else None
+        return theory.verify_ratio(self.verify_costs_s, gamma)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -279,7 +289,7 @@ class Calibration:
             raise Invalid(f"calibration.basis is {shown(basis)}, expected one of {', '.join(BASES)}")
         costs = sequence(data.get("verify_costs_s", []), "calibration.verify_costs_s", MAX_VERIFY_COSTS)
         return cls(
-            basis=basis,
+            basis=Basis(basis),
             plain_s=optional_real(data.get("plain_s"), "calibration.plain_s", 1e-12),
             verify_costs_s=tuple(real(c, f"calibration.verify_costs_s[{i}]", 1e-12) for i, c in enumerate(costs)),
             context=optional_integer(data.get("context"), "calibration.context", 0, MAX_COUNTER),

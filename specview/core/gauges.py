@@ -4,7 +4,7 @@ The live side panel, the compare panes and summary table, `bench --table`, the m
 `specview watch` and the help screen all read GAUGES: a view shows the gauges that name it in
 `views`, in table order. Adding a gauge = one entry here + one line per language in
 `texts/gauges.<lang>.toml` (its label, short label, help and, when it has one, the note
-template). Values come out formatted (`shown`), so widgets only draw text.
+template). Values come out formatted (`formatted`), so widgets only draw text.
 
 A gauge reads a `Reading`: one snapshot, the theory overlay for it and the run's BackendInfo.
 `window` is what the live views show (the last rounds), `run` the whole run (summary, bench).
@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from specview.core.backend import BackendInfo
+from specview.core.backend import BackendInfo, Exact, Origin
+from specview.core.events import Basis
 from specview.core.metrics import MetricsSnapshot
 from specview.core.overlay import Overlay, overlay
 from specview.core.text import number
@@ -45,10 +46,14 @@ class Reading:
 
 
 Value = Callable[[Reading], float | None]
-Note = Callable[[Reading], dict[str, str] | None]
+NoteFields = Callable[[Reading], dict[str, str] | None]  # the values of a gauge's note template
 Source = Callable[[Reading], tuple[str, dict[str, str]]]  # (catalog id, its values): where the value comes from
 Watched = Callable[[WatchSample], float | None]
-WatchedNote = Callable[[WatchSample], dict[str, str] | None]
+WatchedNoteFields = Callable[[WatchSample], dict[str, str] | None]
+
+
+# a timed number on a virtual clock: the tag that says whose
+ORIGIN_TAGS = {Origin.SIMULATED: "tag.simulated", Origin.RECORDED: "tag.recorded"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,13 +75,13 @@ class GaugeSpec:
     suffix: str = ""
     higher_is_better: bool | None = None  # None: no leader in the summary table
     bar: bool = False  # shown with a bar (the value is a fraction)
-    exact_key: str | None = None
+    exact_key: Exact | None = None
     timed: bool = False
-    note: Note | None = None
+    note: NoteFields | None = None
     provenance_key: str | None = None  # the simulator's `provenance.outputs` entry for this value
     source: Source | None = None  # a value-dependent origin (the speedup's baseline, the verify costs')
     watched: Watched | None = None  # its value in the monitor (view WATCH)
-    watched_note: WatchedNote | None = None  # values for its note template there
+    watched_note: WatchedNoteFields | None = None  # values for its note template there
 
     @property
     def label_id(self) -> str:
@@ -99,21 +104,21 @@ class GaugeSpec:
         read = self.window if windowed and self.window is not None else self.run
         return read(reading)
 
-    def shown(self, reading: Reading, *, windowed: bool) -> str:
+    def formatted(self, reading: Reading, *, windowed: bool) -> str:
         """The value as every view writes it (an em dash until there is one)."""
         value = self.value(reading, windowed=windowed)
         fmt = self.fmt if windowed else self.run_fmt or self.fmt
         return number(value, fmt) + (self.suffix if value is not None else "")
 
-    def shown_watched(self, sample: WatchSample | None) -> str:
+    def formatted_watched(self, sample: WatchSample | None) -> str:
         """The monitor's value for one poll interval (an em dash before the second poll)."""
         value = self.watched(sample) if self.watched is not None and sample is not None else None
         return number(value, self.fmt) + (self.suffix if value is not None else "")
 
     def tag_id(self, info: BackendInfo) -> str | None:
         """Catalog id of where the number comes from (exact, inferred, simulated…), or None."""
-        if self.timed and info.virtual_clock:
-            return "tag.recorded" if info.backend == "replay" else "tag.simulated"
+        if self.timed and info.origin is not Origin.MEASURED:
+            return ORIGIN_TAGS[info.origin]
         if self.exact_key is None:
             return None
         if self.exact_key not in info.exact:
@@ -160,8 +165,8 @@ def _tau_note(r: Reading) -> dict[str, str] | None:
     return {"run": f"{over.tau:.2f}", "theory": f"{over.expected_tau:.2f}", "gap": f"{over.tau_gap:+.2f}"}
 
 
-BASELINE_IDS = {"measured": "basis.measured", "assumed": "basis.assumed", "given": "basis.given",
-                "paired": "basis.paired", "plain-rounds": "basis.plain_rounds"}
+BASELINE_IDS = {Basis.MEASURED: "basis.measured", Basis.ASSUMED: "basis.assumed", Basis.GIVEN: "basis.given",
+                Basis.PAIRED: "basis.paired", Basis.PLAIN_ROUNDS: "basis.plain_rounds"}
 
 
 def _speedup_source(r: Reading) -> tuple[str, dict[str, str]]:
@@ -184,7 +189,7 @@ def _verify_source(r: Reading) -> tuple[str, dict[str, str]]:
     costs = cal.verify_costs_s
     top = max(costs)
     curve = "".join(SPARK[min(len(SPARK) - 1, int(c / top * (len(SPARK) - 1) + 0.5))] for c in costs)
-    kind = "verify.measured" if cal.basis == "measured" else "verify.assumed"
+    kind = "verify.measured" if cal.basis is Basis.MEASURED else "verify.assumed"
     return kind, {"curve": curve, "k": str(len(costs)), "ms": f"{1000 * costs[0]:.1f}"}
 
 
@@ -217,22 +222,22 @@ GAUGES: tuple[GaugeSpec, ...] = (
     GaugeSpec("accepted_per_second", _runs_only, ".1f", frozenset({WATCH}), watched=lambda s: s.accepted_per_s),
     GaugeSpec("alpha", lambda r: r.snap.acceptance_rate, ".2f",
               frozenset({PANEL, PANE, STRIP, SUMMARY, BENCH, WATCH}),
-              window=_window_alpha, run_fmt=".3f", higher_is_better=True, bar=True, exact_key="acceptance",
+              window=_window_alpha, run_fmt=".3f", higher_is_better=True, bar=True, exact_key=Exact.ACCEPTANCE,
               note=_alpha_note, watched=lambda s: s.alpha, watched_note=_watched_yield, provenance_key="acceptance"),
     GaugeSpec("mean_accepted_length", _runs_only, ".2f", frozenset({WATCH}),
               watched=lambda s: s.mean_accepted_length),
     GaugeSpec("tau", lambda r: r.snap.tau, ".2f", frozenset({PANEL, PANE, STRIP, SUMMARY, BENCH}),
-              window=lambda r: r.snap.window_tau, higher_is_better=True, exact_key="tau", note=_tau_note,
+              window=lambda r: r.snap.window_tau, higher_is_better=True, exact_key=Exact.TAU, note=_tau_note,
               provenance_key="tau"),
     GaugeSpec("expected_tau", lambda r: r.over.expected_tau, ".2f", frozenset({SUMMARY, BENCH}),
               higher_is_better=True),
     GaugeSpec("tokens_per_second", lambda r: r.snap.tokens_per_second, ".1f",
               frozenset({PANEL, PANE, STRIP, SUMMARY, BENCH, WATCH}), window=lambda r: r.snap.window_tokens_per_second,
-              higher_is_better=True, exact_key="tokens_per_second", timed=True, watched=lambda s: s.tokens_per_s,
+              higher_is_better=True, exact_key=Exact.TOKENS_PER_SECOND, timed=True, watched=lambda s: s.tokens_per_s,
               provenance_key="tokens_per_second"),
     GaugeSpec("running", _runs_only, "g", frozenset({WATCH}), watched=lambda s: s.active),
     GaugeSpec("draft_cost", lambda r: r.snap.draft_cost, ".3f", frozenset({PANEL, STRIP, SUMMARY, BENCH}),
-              higher_is_better=False, exact_key="draft_cost", timed=True, provenance_key="draft_cost"),
+              higher_is_better=False, exact_key=Exact.DRAFT_COST, timed=True, provenance_key="draft_cost"),
     GaugeSpec("speedup", lambda r: r.over.speedup_measured, ".2f", frozenset({PANEL, STRIP, SUMMARY, BENCH}),
               suffix="×", higher_is_better=True, note=_speedup_note, provenance_key="speedup",
               source=_speedup_source),

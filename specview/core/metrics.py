@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from specview.core.events import Calibration, Round, TokenStatus
+from specview.core.events import Basis, Calibration, Round, TokenStatus
 from specview.core.theory import expected_tau
 
 
@@ -85,7 +85,7 @@ class Metrics:
         self._verify_all_sum = 0.0
         self._verify_all_n = 0
         self.calibrations = 0
-        self._cal_basis: str | None = None
+        self._cal_basis: Basis | None = None
         self._cal_context: int | None = None
         self._cal_plain = [0.0, 0]
         self._cal_costs: list[list[float]] = []  # [sum, n] per k

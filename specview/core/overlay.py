@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from specview.core.events import Calibration
+from specview.core.events import Basis, Calibration
 from specview.core.metrics import MetricsSnapshot
-from specview.core.theory import MAX_GAMMA, VerifyRatio, best_gamma, expected_tau, ratios_from_costs
+from specview.core.theory import MAX_GAMMA, VerifyRatio, best_gamma, expected_tau
 
 MIN_PLAIN_ROUNDS = 8  # timed plain rounds needed before they stand in for a baseline
-PLAIN_ROUNDS = "plain-rounds"  # the basis name when the run's own plain rounds are the baseline
+PLAIN_ROUNDS = Basis.PLAIN_ROUNDS  # the basis when the run's own plain rounds are the baseline
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,13 +32,13 @@ class Overlay:
     speedup_theory: float | None
     best_gamma: int | None
     best_speedup: float | None
-    speedup_basis: str | None = None  # measured | assumed | given | paired | plain-rounds; None: no baseline
+    speedup_basis: Basis | None = None  # None: no baseline
     plain_tokens_per_second: float | None = None
     verify_ratio: float | None = None  # v(γ) = cost(γ+1) ÷ cost(1) at the run's γ (1 where assumed)
     gamma: int | None = None  # the γ of the drafting rounds (rounded mean)
 
 
-def baseline(snap: MetricsSnapshot) -> tuple[float | None, str | None]:
+def baseline(snap: MetricsSnapshot) -> tuple[float | None, Basis | None]:
     """Plain decoding's seconds per token for this run, and where it comes from (None: no baseline)."""
     cal = snap.calibration
     if cal is not None and cal.plain_s is not None:
@@ -60,11 +60,12 @@ def overlay(snap: MetricsSnapshot) -> Overlay:
     ratio = _verify_ratios(snap.calibration)
     theory = best_g = best_s = v = None
     if ratio is not None and gamma:
-        v = _ratio_at(ratio, gamma)
+        v = ratio(gamma)
     if alpha is not None and gamma and snap.draft_cost is not None and ratio is not None:
         bounded = min(alpha, 0.999999)
         theory = _mixture_speedup(bounded, snap.draft_cost, snap.gamma_counts, ratio)
-        best_g, best_s = best_gamma(bounded, snap.draft_cost, *_gamma_range(snap.calibration, ratio))
+        # best γ is searched only where v is known: up to the measured k, or everywhere when v ≡ 1
+        best_g, best_s = best_gamma(bounded, snap.draft_cost, MAX_GAMMA, ratio)
     plain_s, basis = baseline(snap)
     measured = None if plain_s is None or snap.tokens_per_second is None else snap.tokens_per_second * plain_s
     return Overlay(
@@ -85,27 +86,13 @@ def overlay(snap: MetricsSnapshot) -> Overlay:
 def _verify_ratios(cal: Calibration | None) -> VerifyRatio | None:
     """v(γ) for the theory: measured costs where the run timed them; 1 where it is assumed or
     given; unknown (None) before a local run's first calibration."""
-    if cal is not None and cal.basis == "measured":
-        return ratios_from_costs(cal.verify_costs_s) if cal.verify_costs_s else None
+    if cal is not None and cal.basis is Basis.MEASURED:
+        return cal.verify_ratio if cal.verify_costs_s else None
     return _one
 
 
 def _one(gamma: int) -> float:
     return 1.0
-
-
-def _ratio_at(ratio: VerifyRatio, gamma: int) -> float | None:
-    try:
-        return ratio(gamma)
-    except IndexError:
-        return None
-
-
-def _gamma_range(cal: Calibration | None, ratio: VerifyRatio) -> tuple[int, VerifyRatio | None]:
-    """Search best γ only where v is known: up to the measured k, or everywhere when v ≡ 1."""
-    if cal is not None and cal.basis == "measured":
-        return max(1, len(cal.verify_costs_s) - 1), ratio
-    return MAX_GAMMA, None
 
 
 def _mixture_speedup(
@@ -117,7 +104,7 @@ def _mixture_speedup(
     """
     tokens = cost = 0.0
     for gamma, n in gamma_counts:
-        v = 1.0 if gamma == 0 else _ratio_at(ratio, gamma)
+        v = 1.0 if gamma == 0 else ratio(gamma)
         if v is None:
             return None
         tokens += n * expected_tau(alpha, gamma)

@@ -338,7 +338,7 @@ def load_presets(user_dir: Path | None = None, problems: list[str] | None = None
     return presets
 
 
-DEFAULT_PRESET = "qwen3.6-mtp"
+DEFAULT_PRESET = "qwen3.6-mtp"  # the simulator's preset when none is named (CLI, live view, Learn)
 
 
 def get_preset(preset_id: str, user_dir: Path | None = None) -> Preset:

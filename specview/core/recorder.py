@@ -1,14 +1,18 @@
 """`--record FILE`: check the path before any UI, then attach a Recorder to each Session.
 
-The first session recorded to a path in a program truncates the file; every later session
-recorded to the same path by the same program (a restart or preset switch in the live view)
-closes the previous recorder and appends a new segment: a header line, then its rounds.
+The first session recorded to a path in a program creates the file (core/safe_files.py: never
+through a link, mode 0600); a file already there is refused unless the user gave `--force`, and
+then replaced by a new one. Every later session recorded to the same path by the same program (a
+restart or preset switch in the live view) closes the previous recorder and appends a new
+segment, a header line then its rounds, to the same file (refused if another file took its name).
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
+import re
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,13 +24,15 @@ from specview.core.events import Calibration, Reconcile, StreamItem
 from specview.core.jsonio import dumps
 from specview.core.recording import FORMAT, VERSION
 from specview.core.runspec import DEFAULT_KEY_ENV, RunSpec
-from specview.core.secrets import MASK, MIN_SECRET, known_secrets, public_url
+from specview.core.safe_files import check_new, open_append, open_new
+from specview.core.secrets import MASK, MIN_SECRET, known_secrets, public_url, secret_pattern
 
 if TYPE_CHECKING:
     from specview.core.session import Session
 
 _SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH")
 _active: dict[Path, Recorder] = {}
+_may_replace: set[Path] = set()  # paths whose file the user let the first recording replace (--force)
 _active_lock = threading.Lock()
 
 
@@ -47,15 +53,16 @@ class Recorder:
     which only matters if the machine itself goes down, and costs far more.
     """
 
-    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any], *,
-                 append: bool = False, durable: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any], *, durable: bool = False,
+                 file: IO[str] | None = None) -> None:
+        """Write to `file` (opened by the caller, see `start_recording`), else to a new file at `path`
+        (FileExistsError when the name is taken)."""
         self.path = Path(path)
         self.durable = durable
         self.rounds_written = 0
         self._lock = threading.Lock()
-        self._file: IO[str] | None = self.path.open(
-            "a" if append else "w", encoding="utf-8", errors="backslashreplace"  # a lone surrogate → JSON escape
-        )
+        self._file: IO[str] | None = file if file is not None else open_new(self.path)
+        self.identity = _identity(self._file)
         self._write(header)
 
     def __call__(self, item: StreamItem) -> None:
@@ -87,12 +94,14 @@ class Recorder:
         """Close the file; later rounds are ignored. Safe to call twice."""
         with self._lock:
             if self._file is not None:
-                self._file.close()
+                with contextlib.suppress(OSError):  # what it cannot flush is the failed write, already reported
+                    self._file.close()
                 self._file = None
 
 
-def check_record_path(path: str | os.PathLike[str]) -> Path:
-    """The path to record to; BackendError unless its folder exists and we may write there."""
+def check_record_path(path: str | os.PathLike[str], *, force: bool = False) -> Path:
+    """The path to record to; BackendError unless its folder exists and we may write there, and
+    nothing has the name (a regular file may, with `force`: the first recording replaces it)."""
     file = Path(path).expanduser()
     if file.is_dir():
         raise BackendError(f"cannot record to {path}: it is a folder")
@@ -101,8 +110,17 @@ def check_record_path(path: str | os.PathLike[str]) -> Path:
         raise BackendError(f"cannot record to {path}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise BackendError(f"cannot record to {path}: the folder {folder} is not writable")
-    if file.exists() and not os.access(file, os.W_OK):
-        raise BackendError(f"cannot record to {path}: the file is not writable")
+    key = _key(file)
+    if key in _active:
+        return file  # this program's own recording: the next run is appended
+    try:
+        check_new(file, replace=force or key in _may_replace)
+    except FileExistsError:
+        raise BackendError(f"{path} exists; --force to overwrite") from None
+    except OSError as exc:
+        raise BackendError(f"cannot record to {path}: {exc.strerror or exc}") from None
+    if force and os.path.lexists(file):
+        _may_replace.add(key)
     return file
 
 
@@ -110,13 +128,24 @@ def start_recording(session: Session, path: str | os.PathLike[str], spec: RunSpe
     """Record every round `session` produces to `path` (see the module docstring for segments)."""
     file = check_record_path(path)
     header = recording_header(session.backend.info, spec)
-    key = file.resolve()
+    key = _key(file)
     with _active_lock:
         previous = _active.pop(key, None)
         if previous is not None:
             previous.close()
         try:
-            recorder = Recorder(file, header, append=previous is not None)
+            if previous is None:
+                stream = open_new(file, replace=key in _may_replace)
+                _may_replace.discard(key)
+            else:
+                stream = open_append(file)
+                if _identity(stream) != previous.identity:
+                    stream.close()
+                    raise BackendError(f"cannot record to {path}: another file took its name since the "
+                                       "last run was recorded there (not appended)")
+            recorder = Recorder(file, header, file=stream)
+        except FileExistsError:
+            raise BackendError(f"{path} exists; --force to overwrite") from None
         except OSError as exc:
             raise BackendError(f"cannot record to {path}: {exc.strerror or exc}") from None
         except RecordingError as exc:
@@ -124,6 +153,16 @@ def start_recording(session: Session, path: str | os.PathLike[str], spec: RunSpe
         _active[key] = recorder
     session.add_sink(recorder)
     return recorder
+
+
+def _key(file: Path) -> Path:
+    # the folder resolved, the name not: a link at the name must not stand for its target
+    return file.parent.resolve() / file.name
+
+
+def _identity(stream: IO[str]) -> tuple[int, int]:
+    found = os.fstat(stream.fileno())
+    return found.st_dev, found.st_ino
 
 
 def close_recordings() -> None:
@@ -144,6 +183,10 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> dict[str, Any]:
     value of a secret-looking environment variable found anywhere in the header is
     replaced by "***".
     """
+    spec_fields = spec.header_fields()
+    # what ran, where the spec leaves it to the backend (the preset's γ and T, the model a server names)
+    settings = {**spec_fields["settings"], "preset": info.preset, "gamma": info.gamma,
+                "temperature": info.temperature, "seed": info.seed, "url": public_url(spec.url)}
     header = header_record(
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         backend={
@@ -156,28 +199,9 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> dict[str, Any]:
             "note": info.note,
             "provenance": info.provenance,
         },
-        settings={
-            "preset": info.preset,
-            "gamma": info.gamma,
-            "temperature": info.temperature,
-            "seed": info.seed,
-            "lang": spec.lang,
-            "speed": spec.speed,
-            "max_rounds": spec.max_rounds,
-            "max_tokens": spec.max_tokens,
-            "gpu_layers": spec.gpu_layers,
-            "threads": spec.threads,
-            "plain": spec.plain,
-            "adaptive": spec.adaptive,
-            "demo": spec.demo,
-            "url": public_url(spec.url),
-            "server": spec.server,
-            "raw": spec.raw,
-            "api_key_env": spec.api_key_env,
-            "replay": spec.replay,
-        },
-        models={"model": info.model, "draft": info.draft, "target": spec.target, "draft_source": spec.draft},
-        prompt=spec.prompt,
+        settings=settings,
+        models={"model": info.model, "draft": info.draft, **spec_fields["models"]},
+        prompt=spec_fields["prompt"],
     )
     redacted: dict[str, Any] = _redact(header, _secret_values(spec))
     return redacted
@@ -187,17 +211,21 @@ def _secret_values(spec: RunSpec) -> set[str]:
     names = {name for name in os.environ if any(word in name.upper() for word in _SECRET_WORDS)}
     names.add(spec.api_key_env or DEFAULT_KEY_ENV)
     from_env = {value for name in names if len(value := os.environ.get(name, "")) >= 8}
-    known = {value for value in {spec.api_key or "", *known_secrets()} if len(value) >= MIN_SECRET}
+    key = spec.api_key.value if spec.api_key else ""
+    known = {value for value in {key, *known_secrets()} if len(value) >= MIN_SECRET}
     return from_env | known
 
 
 def _redact(value: Any, secrets: set[str]) -> Any:
+    pattern = secret_pattern(secrets)  # found as `mask` finds them: any case, invisible characters between
+    return value if pattern is None else _redacted(value, pattern)
+
+
+def _redacted(value: Any, pattern: re.Pattern[str]) -> Any:
     if isinstance(value, str):
-        for secret in sorted(secrets, key=len, reverse=True):  # longest first: a key inside a key
-            value = value.replace(secret, MASK)
-        return value
+        return pattern.sub(MASK, value)
     if isinstance(value, dict):
-        return {key: _redact(item, secrets) for key, item in value.items()}
+        return {key: _redacted(item, pattern) for key, item in value.items()}
     if isinstance(value, list):
-        return [_redact(item, secrets) for item in value]
+        return [_redacted(item, pattern) for item in value]
     return value

@@ -29,21 +29,24 @@ from specview.core.bounds import MAX_LINE_BYTES, Invalid
 from specview.core.errors import RecordingError
 from specview.core.events import Calibration, Reconcile, Round, StreamItem
 from specview.core.jsonio import JsonError, loads
+from specview.core.safe_files import Refused, open_regular
 from specview.core.text import shown
 
 FORMAT = "specview-recording"
 VERSION = 3
 READABLE = (1, 2, 3)
 _SINCE = {"round": 1, "reconcile": 2, "calibration": 3}  # the version that introduced each line type
-_HEADER_PREFIX = '{"type": "header"'
+_HEADER_PREFIX = b'{"type": "header"'
+_TOO_LONG = f"the line is longer than {MAX_LINE_BYTES // 2**20} MiB (not a recording line)"
 
 
 @dataclass(frozen=True, slots=True)
 class Header:
-    """The header of one segment, as read (`line` is its 1-based line number)."""
+    """The header of one segment, as read (`line` is its 1-based line number, `offset` where it starts)."""
 
     data: dict[str, Any]
     line: int
+    offset: int = 0
 
     @property
     def version(self) -> int:
@@ -68,7 +71,7 @@ def _parse(path: Path, number: int, line: str) -> dict[str, Any]:
     return record
 
 
-def _header(path: Path, number: int, record: dict[str, Any]) -> Header:
+def _header(path: Path, number: int, record: dict[str, Any], offset: int = 0) -> Header:
     if record.get("format") != FORMAT:
         raise RecordingError(path, number, "not a specview recording (no specview-recording header)")
     version = record.get("version")
@@ -79,7 +82,7 @@ def _header(path: Path, number: int, record: dict[str, Any]) -> Header:
         readable = f"{READABLE[0]} to {READABLE[-1]}"
         raise RecordingError(path, number, f"recording format version {version} is not supported: this specview "
                                            f"reads versions {readable} (the file was made by specview {made_by})")
-    return Header(record, number)
+    return Header(record, number, offset)
 
 
 def _item(path: Path, number: int, record: dict[str, Any]) -> StreamItem:
@@ -94,23 +97,32 @@ def _item(path: Path, number: int, record: dict[str, Any]) -> StreamItem:
         raise RecordingError(path, number, f"not a valid {kind}: {exc}") from None
 
 
-def read_recording(path: str | os.PathLike[str], from_line: int = 1) -> Iterator[Header | StreamItem]:
+def read_recording(path: str | os.PathLike[str], start: Header | None = None) -> Iterator[Header | StreamItem]:
     """Yield every segment's Header and its Rounds (Reconciles, Calibrations) in file order.
 
     Raises RecordingError (file and line in the message) at the first line that cannot be read,
-    after yielding everything before it. An empty line is skipped; a missing file, an empty file
-    or a first line that is not a header of a known version fail before anything is yielded.
-    `from_line` (a header's line, from `scan_headers`) starts there without decoding what is before.
+    after yielding everything before it. An empty line is skipped; a missing file, one that is not
+    a regular file, an empty file or a first line that is not a header of a known version fail
+    before anything is yielded. `start` (a header from `scan_headers`) begins at that header,
+    without reading what is before it.
     """
     file = Path(path)
     started = False
-    for number, line in _lines(file, strict=True, start=from_line):
+    for number, offset, raw in _lines(file, start):
+        if raw is None:
+            raise RecordingError(file, number, _TOO_LONG)
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise RecordingError(file, number, "not UTF-8 text") from None
+        if not line.strip():
+            continue
         record = _parse(file, number, line)
         kind = record.get("type")
         if not started and kind != "header":
             raise RecordingError(file, number, "not a specview recording (the first line is not a header)")
         if kind == "header":
-            header = _header(file, number, record)
+            header = _header(file, number, record, offset)
             started = True
             yield header
         elif isinstance(kind, str) and header.version >= _SINCE.get(kind, VERSION + 1):
@@ -122,22 +134,28 @@ def read_recording(path: str | os.PathLike[str], from_line: int = 1) -> Iterator
 
 
 def scan_headers(path: str | os.PathLike[str]) -> list[Header]:
-    """Every segment's header, cheaply (round lines are not decoded).
+    """Every segment's header with where it starts, cheaply (round lines are not decoded).
 
-    The first line must be a valid header (else RecordingError); scanning stops quietly at a
-    later header line it cannot read, since playing that segment reports the error in place.
+    The first line must be a valid header (else RecordingError, a line over the bound included);
+    scanning stops quietly at a later header line it cannot read, since playing that segment
+    reports the error in place.
     """
     file = Path(path)
     headers: list[Header] = []
-    for number, line in _lines(file):
+    for number, offset, raw in _lines(file):
         if not headers:
+            if raw is None:
+                raise RecordingError(file, number, _TOO_LONG)
+            line = raw.decode("utf-8", errors="replace")
+            if not line.strip():
+                continue
             record = _parse(file, number, line)
             if record.get("type") != "header":
                 raise RecordingError(file, number, "not a specview recording (the first line is not a header)")
-            headers.append(_header(file, number, record))
-        elif line.startswith(_HEADER_PREFIX):
+            headers.append(_header(file, number, record, offset))
+        elif raw is not None and raw.startswith(_HEADER_PREFIX):
             try:
-                headers.append(_header(file, number, _parse(file, number, line)))
+                headers.append(_header(file, number, _parse(file, number, raw.decode("utf-8", "replace")), offset))
             except RecordingError:
                 break
     if not headers:
@@ -145,33 +163,29 @@ def scan_headers(path: str | os.PathLike[str]) -> list[Header]:
     return headers
 
 
-def _lines(file: Path, *, strict: bool = False, start: int = 1) -> Iterator[tuple[int, str]]:
-    """Non-blank lines with their numbers from line `start` on, decoded one by one so an error
-    names its own line. `strict`: a line too long or not UTF-8 is an error (else skipped or
-    decoded with replacement characters)."""
+def _lines(file: Path, start: Header | None = None) -> Iterator[tuple[int, int, bytes | None]]:
+    """(number, byte offset, bytes) of each line from `start` on (the file's beginning by default),
+    so an error names its own line; the bytes are None for a line over MAX_LINE_BYTES, whose rest
+    is skipped only if the reader asks for the next line. Only a regular file is opened."""
     try:
-        stream = file.open("rb")
+        stream = open_regular(file)
     except FileNotFoundError:
         raise RecordingError(file, None, "no such file") from None
+    except Refused as exc:
+        raise RecordingError(file, None, str(exc.strerror)) from None
     except OSError as exc:
         raise RecordingError(file, None, f"cannot open it ({exc.strerror or exc})") from None
     with stream:
-        number = 0
+        number, offset = (start.line - 1, start.offset) if start else (0, 0)
+        stream.seek(offset)
         while raw := stream.readline(MAX_LINE_BYTES + 1):
             number += 1
-            checked = strict and number >= start
             if len(raw) > MAX_LINE_BYTES:
-                if checked:
-                    reason = f"the line is longer than {MAX_LINE_BYTES // 2**20} MiB (not a recording line)"
-                    raise RecordingError(file, number, reason)
-                while raw and not raw.endswith(b"\n"):  # skip the rest; playing it reports it
+                yield number, offset, None
+                offset += len(raw)
+                while raw and not raw.endswith(b"\n"):
                     raw = stream.readline(MAX_LINE_BYTES)
+                    offset += len(raw)
                 continue
-            if number < start:
-                continue
-            try:
-                line = raw.decode("utf-8", errors="strict" if checked else "replace")
-            except UnicodeDecodeError:
-                raise RecordingError(file, number, "not UTF-8 text") from None
-            if line.strip():
-                yield number, line
+            yield number, offset, raw
+            offset += len(raw)

@@ -8,6 +8,7 @@ from specview.core.overlay import overlay
 
 if TYPE_CHECKING:
     from specview.core.backend import BackendInfo
+    from specview.core.events import Basis
     from specview.core.metrics import MetricsSnapshot
 
 MEASURED_OUTPUTS = ("acceptance", "tau", "tokens_per_second", "draft_cost")
@@ -17,7 +18,7 @@ def _round(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def provenance(info: BackendInfo, speedup_basis: str | None) -> dict[str, Any]:
+def provenance(info: BackendInfo, speedup_basis: Basis | None) -> dict[str, Any]:
     """Where each number comes from: a simulator preset's fields and outputs, else "measured";
     the speedup's baseline by name ("none" when the run has none)."""
     out: dict[str, Any] = {k: v for k, v in info.provenance.items() if k != "outputs"}

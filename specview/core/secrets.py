@@ -5,14 +5,20 @@ remote connection for the key and for what its URL carried (`user:password@`, qu
 `mask` then replaces every occurrence by `***` in any text, and `sanitize` (core/text.py) masks
 before it truncates, so a cut can never leave half a key on screen. A server that reflects the
 key back, in an error, a model id or the streamed tokens, is masked the same way; tokens that
-split a key across rounds are handled by `RoundMasker` (core/stream_mask.py).
+split a key across rounds are handled by `RoundMasker` (core/stream_mask.py). An occurrence is
+found in any letter case and with invisible characters (zero-width, joiners, soft hyphens,
+variation selectors, controls: core/invisible.py) anywhere between its characters, since the
+screen would show such a copy as the key with a few marks in it.
 """
 
 from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterable
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+from specview.core.invisible import GAP, without_invisible
 
 MASK = "***"
 # Shorter values are not masked: masking every "ab" in a stream would garble it, and a
@@ -25,24 +31,36 @@ _secrets: frozenset[str] = frozenset()
 _pattern: re.Pattern[str] | None = None
 
 
+def core_of(secret: str) -> str:
+    """What identifies `secret`: its characters without the invisible ones or surrounding whitespace."""
+    return without_invisible(secret).strip()
+
+
+def secret_pattern(secrets: Iterable[str]) -> re.Pattern[str] | None:
+    """One pattern that finds every secret of `secrets` (at least MIN_SECRET characters) in any
+    letter case, with invisible characters between its characters; None when there is none."""
+    cores = {core for secret in secrets if len(core := core_of(secret)) >= MIN_SECRET}
+    if not cores:
+        return None
+    # Longest first, so a secret that contains another is masked whole.
+    ordered = sorted(cores, key=len, reverse=True)
+    return re.compile("|".join(GAP.join(re.escape(ch) for ch in core) for core in ordered), re.IGNORECASE)
+
+
 def add_secret(value: str | None) -> None:
-    """Mask `value` (and its surrounding whitespace trimmed) from now on."""
+    """Mask `value` (see `secret_pattern`) from now on."""
     global _secrets, _pattern
-    if not value:
+    if not value or len(core := core_of(value)) < MIN_SECRET:
         return
-    values = {value, value.strip()}
     with _lock:
-        grown = _secrets | {v for v in values if len(v) >= MIN_SECRET}
-        if grown == _secrets:
+        if core in _secrets:
             return
-        _secrets = frozenset(grown)
-        # Longest first, so a secret that contains another is masked whole.
-        ordered = sorted(_secrets, key=len, reverse=True)
-        _pattern = re.compile("|".join(re.escape(s) for s in ordered))
+        _secrets = _secrets | {core}
+        _pattern = secret_pattern(_secrets)
 
 
 def known_secrets() -> frozenset[str]:
-    """Every registered secret (for the stream masker and the recorder's last guard)."""
+    """Every registered secret, as `core_of` gives it (for the stream masker and the recorder's last guard)."""
     return _secrets
 
 

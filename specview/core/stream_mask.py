@@ -4,7 +4,8 @@
 stream: it holds rounds back only while the text so far ends with the beginning of a secret
 (usually not at all), and rewrites the tokens a secret spans so that the first carries `***`
 and the rest lose their part of it. The Session applies it before any sink (screen,
-recording, bench) sees a round, whenever a secret is registered.
+recording, bench) sees a round, whenever a secret is registered. A secret is found as
+`mask` finds it: in any letter case, with invisible characters between its characters.
 """
 
 from __future__ import annotations
@@ -14,12 +15,18 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from specview.core.events import Round, TokenStatus
-from specview.core.secrets import MASK
+from specview.core.invisible import INVISIBLE, VISIBLE
+from specview.core.secrets import MASK, core_of, secret_pattern
+
+_NEVER = re.compile(r"(?!)")  # no secret long enough to mask: nothing matches
 
 
-def _pattern(secrets: Iterable[str]) -> re.Pattern[str]:
-    ordered = sorted(set(secrets), key=len, reverse=True)
-    return re.compile("|".join(re.escape(s) for s in ordered))
+def _fold(text: str) -> str:
+    """`text` in lower case, one character for one (a character whose lower case is longer stays)."""
+    lower = text.lower()
+    if len(lower) == len(text):  # no character grew, so none moved
+        return lower
+    return "".join(low if len(low := ch.lower()) == 1 else ch for ch in text)
 
 
 def mask_texts(texts: list[str], pattern: re.Pattern[str]) -> list[str]:
@@ -82,8 +89,9 @@ class RoundMasker:
     """Masks secrets in a stream of rounds, holding back only what may begin one."""
 
     def __init__(self, secrets: Iterable[str]) -> None:
-        self.secrets = sorted(set(secrets), key=len, reverse=True)
-        self.pattern = _pattern(self.secrets)
+        self.pattern = secret_pattern(secrets) or _NEVER
+        # compared with the stream's text folded the same way (invisible characters out, lower case)
+        self.secrets = sorted({_fold(core_of(s)) for s in secrets if core_of(s)}, key=len, reverse=True)
         self._held: list[Round] = []
 
     def feed(self, rnd: Round) -> list[Round]:
@@ -110,11 +118,27 @@ class RoundMasker:
         return held
 
     def _open_prefix(self, text: str) -> int:
-        """Length of the longest end of `text` that is a proper beginning of a secret (0: none)."""
-        best = 0
+        """Length of the longest end of `text` that may begin a secret (0: none): its visible
+        characters, in lower case, are a proper beginning of one."""
+        if not self.secrets or len(self.secrets[0]) < 2:
+            return 0
+        need = len(self.secrets[0]) - 1  # visible characters that can matter
+        window = need
+        while True:  # the end of `text` that holds them (usually just `need` characters)
+            piece = text[-window:]
+            starts = [m.start() for m in VISIBLE.finditer(piece)] if INVISIBLE.search(piece) else None
+            if starts is None or len(starts) >= need or window >= len(text):
+                break
+            window *= 4
+        if starts is None:
+            folded = _fold(piece)
+        else:
+            starts = starts[-need:]
+            folded = _fold("".join(piece[i] for i in starts))
+        best = 0  # in visible characters; the longest maps to the earliest start
         for secret in self.secrets:
-            n = min(len(secret) - 1, len(text))
-            tail = text[len(text) - n:] if n > 0 else ""
+            n = min(len(secret) - 1, len(folded))
+            tail = folded[len(folded) - n:] if n > 0 else ""
             # candidate starts are where the secret's first character stands: usually one find
             i = tail.find(secret[0]) if tail else -1
             while i != -1 and n - i > best:
@@ -122,4 +146,6 @@ class RoundMasker:
                     best = n - i
                     break
                 i = tail.find(secret[0], i + 1)
-        return best
+        if not best or starts is None:
+            return best
+        return len(piece) - starts[len(folded) - best]

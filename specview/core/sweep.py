@@ -3,7 +3,8 @@
 γ sweep: one `GammaPoint` per drafted length (γ = 0 is plain decoding), measured on the same
 prompt. Theory comes from the measured numbers: α pooled over the sweep's drafting runs, the
 draft cost c (local runs time drafting), and the verify-cost ratio v(γ) = mean verify time of a
-round at γ ÷ the plain run's 1-token forward (on a CPU verifying γ + 1 tokens is not free).
+round at γ ÷ the plain run's 1-token forward (`theory.verify_ratio`, the overlay's estimator;
+on a CPU verifying γ + 1 tokens is not free).
 Predicted speedup = τ(α, γ) / (γc + v(γ)) (`theory.speedup`); predicted tok/s = plain tok/s × it.
 "τ if γ were γ′" comes from the observed per-position curve of the run with the largest γ
 (`theory.tau_from_positions` on its first γ′ conditional acceptances).
@@ -23,7 +24,7 @@ from typing import Any
 
 from specview.core.backend import Note
 from specview.core.bounds import MAX_SECONDS, integer, mapping, real, sequence, string
-from specview.core.theory import speedup, tau_from_positions
+from specview.core.theory import speedup, tau_from_positions, verify_ratio
 
 SCHEMA = "specview.sweep/1"
 MAX_LEVELS = 64  # concurrency levels one load sweep may hold (the command line allows as many)
@@ -103,12 +104,14 @@ def analyse_gamma(points: list[GammaPoint], notes: tuple[Note, ...] = ()) -> Gam
     for p in sorted(points, key=lambda p: p.gamma):
         ratio = None
         if p.gamma > 0 and base_verify and p.mean_verify_s:
-            ratio = p.mean_verify_s / base_verify
+            # v(γ) with this run's mean round verify as cost(γ+1), the plain run's as cost(1)
+            ratio = verify_ratio({0: base_verify, p.gamma: p.mean_verify_s}, p.gamma)
         predicted = None
         if p.gamma == 0:
             predicted = 1.0
         elif alpha is not None:
-            predicted = speedup(min(1.0, max(0.0, alpha)), p.gamma, c, ratio if ratio and ratio > 0 else 1.0)
+            # v unknown (the run timed no verify): Theorem 3.8's v = 1
+            predicted = speedup(min(1.0, max(0.0, alpha)), p.gamma, c, 1.0 if ratio is None else ratio)
         measured = p.tokens_per_second / base_tps if p.tokens_per_second and base_tps else None
         rows.append(GammaRow(
             point=p, speedup=measured, verify_ratio=ratio, predicted_speedup=predicted,

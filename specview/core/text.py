@@ -2,29 +2,24 @@
 
 Token text, model ids, server errors, recording headers, config values, preset labels, GGUF
 metadata, environment values: before any widget, notification, title, log line or stderr
-message sees them, `sanitize` masks secrets, makes control characters visible and bounds the
-length with a visible mark. It never escapes Rich/Textual markup: its result is plain text,
-meant for `Text`/`Content` objects or `markup=False` (a test walks the UI code for that).
+message sees them, `sanitize` masks secrets, makes control and invisible characters visible and
+bounds the length with a visible mark. What it returns is as wide on a terminal as Rich counts
+it, character by character (core/invisible.py says where they disagreed), so every widget that
+lays text out in Rich's cell widths lines up. It never escapes Rich/Textual markup: its result is
+plain text, meant for `Text`/`Content` objects or `markup=False` (a test walks the UI code for that).
 """
 
 from __future__ import annotations
 
 import re
 import reprlib
+import unicodedata
 
+from specview.core.invisible import UNSAFE as _UNSAFE
+from specview.core.invisible import UNSAFE_OR_NEWLINE as _UNSAFE_OR_NEWLINE
+from specview.core.invisible import unassigned
 from specview.core.secrets import mask
 
-# C0 controls except newline (tab is expanded), DEL and the C1 controls (CSI 0x9b, OSC 0x9d,
-# ... which some terminals obey even when UTF-8 encoded); bidi marks, embeddings, overrides
-# and isolates; invisible characters that hide text (zero-width space, word joiner, invisible
-# operators, deprecated format characters, BOM, interlinear annotations, line/paragraph
-# separators, tag characters); lone surrogates (no encoding can write them). ZWJ and ZWNJ
-# (U+200C/D) stay: emoji sequences and several scripts need them.
-_UNSAFE = re.compile(
-    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b\u200e\u200f\u2028\u2029\u202a-\u202e"
-    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff\U000e0000-\U000e007f]"
-)
-_UNSAFE_OR_NEWLINE = re.compile(_UNSAFE.pattern[:-1] + "\n]")
 REPLACEMENT = "\ufffd"
 
 
@@ -46,7 +41,8 @@ def truncation_mark(cut: int) -> str:
 
 
 def sanitize(text: str, limit: int | None = None, *, one_line: bool = False) -> str:
-    """`text` safe to show: secrets masked, controls visible, at most about `limit` characters.
+    """`text` safe to show: secrets masked, controls and invisible characters visible, at most
+    about `limit` characters.
 
     Masking comes first, so truncating can never leave part of a secret; a text longer than
     `limit` keeps its first `limit` characters and ends with a mark saying how much was cut.
@@ -56,6 +52,8 @@ def sanitize(text: str, limit: int | None = None, *, one_line: bool = False) -> 
     pattern = _UNSAFE_OR_NEWLINE if one_line else _UNSAFE
     if pattern.search(text) is not None:
         text = pattern.sub(_visible, text)
+    if unassigned(text):
+        text = "".join(REPLACEMENT if unicodedata.category(ch) == "Cn" else ch for ch in text)
     if limit is not None and len(text) > limit:
         text = text[:limit] + truncation_mark(len(text) - limit)
     return text
@@ -63,7 +61,7 @@ def sanitize(text: str, limit: int | None = None, *, one_line: bool = False) -> 
 
 def is_safe(text: str) -> bool:
     """True when `sanitize` would leave `text` as it is (no controls, no secrets; any length)."""
-    return _UNSAFE.search(text) is None and mask(text) == text
+    return _UNSAFE.search(text) is None and not unassigned(text) and mask(text) == text
 
 
 def _short_repr() -> reprlib.Repr:

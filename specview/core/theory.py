@@ -12,11 +12,12 @@ the forward is compute-bound, has v rising with γ.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 MAX_GAMMA = 32  # the most drafts per round anything in specview accepts
 
-VerifyRatio = Callable[[int], float]  # γ → v(γ) = cost(γ+1) / cost(1)
+VerifyRatio = Callable[[int], float | None]  # γ → v(γ) = cost(γ+1) / cost(1); None where not measured
+VerifyCosts = Sequence[float] | Mapping[int, float]  # seconds of a verify forward, indexed by γ
 
 
 def expected_tau(alpha: float, gamma: float) -> float:
@@ -51,16 +52,24 @@ def speedup(alpha: float, gamma: int, c: float, verify_ratio: float = 1.0) -> fl
     return expected_tau(alpha, gamma) / (gamma * c + verify_ratio)
 
 
-def ratios_from_costs(costs: Sequence[float]) -> VerifyRatio:
-    """v(γ) from measured k-token forward times (costs[k-1] for k = 1, 2, …); γ must be < len(costs)."""
-    if not costs or costs[0] <= 0:
-        raise ValueError("verify costs need a positive 1-token cost first")
-    one = costs[0]
+def verify_ratio(costs: VerifyCosts, gamma: int) -> float | None:
+    """v(γ) = cost(γ+1 tokens) ÷ cost(1 token) = costs[γ] ÷ costs[0]; None where either was not timed.
 
-    def ratio(gamma: int) -> float:
-        return costs[gamma] / one
-
-    return ratio
+    `costs[γ]` is what verifying γ drafts cost, a (γ+1)-token forward; `costs[0]` a plain
+    1-token one. The one estimator every view uses: a calibration's k-token forwards
+    (`Calibration.verify_costs_s`, a sequence) for the overlay and Learn 2, and the γ sweep's
+    mean round verify per γ, each timed in a run of its own with the plain run as γ 0 (a
+    mapping, since a sweep need not time every γ). The sweep's rounds may verify fewer than γ
+    drafts (n-gram drafting finds fewer): its v is that of the rounds as they ran, which is the
+    ratio its predicted speedup needs, so the formula stays the same.
+    """
+    if gamma < 0:
+        return None
+    try:
+        one, at = costs[0], costs[gamma]
+    except (IndexError, KeyError):
+        return None
+    return at / one if one > 0 and at > 0 else None
 
 
 def best_gamma(
@@ -68,11 +77,14 @@ def best_gamma(
 ) -> tuple[int, float]:
     """The integer γ in [0, max_gamma] maximising τ / (γc + v(γ)), and that speedup.
 
-    Without `verify_ratio` v is 1 for every γ (Theorem 3.8). γ = 0 is plain decoding (speedup 1).
+    Without `verify_ratio` v is 1 for every γ (Theorem 3.8); with one, the search ends at the
+    first γ whose v was not measured. γ = 0 is plain decoding (speedup 1).
     """
     best = (0, 1.0)
     for gamma in range(1, max_gamma + 1):
         v = 1.0 if verify_ratio is None else verify_ratio(gamma)
+        if v is None:
+            break
         s = speedup(alpha, gamma, c, v)
         if s > best[1] + 1e-12:
             best = (gamma, s)
@@ -88,11 +100,19 @@ def survival(acceptance: Sequence[float]) -> list[float]:
     return out
 
 
-def conditional_from_marginal(marginal: Sequence[float]) -> list[float]:
-    """P(draft k accepted | drafts before it accepted) from the marginal P(draft k accepted)."""
-    out, before = [], 1.0
+def conditional_from_marginal(marginal: Sequence[float], total: float = 1.0) -> list[float | None]:
+    """P(draft k accepted | drafts before it accepted) from the marginal P(draft k accepted):
+    marginal[k] ÷ marginal[k − 1], the first ÷ `total`.
+
+    The marginals may be probabilities (`total` 1) or counts: a server's per-position accepted
+    counts with `total` its number of drafts (`specview watch`). None where the position before
+    was never reached (no draft got that far, so the conditional is undefined). The inverse is
+    `survival`.
+    """
+    out: list[float | None] = []
+    before = total
     for m in marginal:
-        out.append(m / before if before > 0 else 0.0)
+        out.append(m / before if before > 0 else None)
         before = m
     return out
 

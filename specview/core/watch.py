@@ -21,7 +21,8 @@ successive scrapes into a `WatchSample`: the deltas over the interval and their 
   verified) assumes every draft had as many tokens as there are position series, so a round
   with a accepted verified min(a + 1, γ) drafts; per-position acceptance is conditional,
   P(k accepted | k verified) = count[k] / count[k − 1] (count[−1] = drafts), converted from
-  the marginal counts servers publish; mean accepted length = 1 + accepted / drafts (vLLM's).
+  the marginal counts servers publish (`theory.conditional_from_marginal`); mean accepted
+  length = 1 + accepted / drafts (vLLM's).
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from specview.core.backend import Note
 from specview.core.bounds import MAX_POSITION
+from specview.core.theory import conditional_from_marginal
 
 MAX_POSITIONS = MAX_POSITION + 1  # position series 0 … MAX_POSITION (the /metrics parser refuses more)
 
@@ -48,6 +51,7 @@ class Scrape:
     in_flight: int | None = None  # tokens of requests still running, not in the counter yet
     active: float | None = None  # requests running now
     gauges: dict[str, float] = field(default_factory=dict)  # e.g. SGLang's accept length / rate
+    notes: tuple[Note, ...] = ()  # about the scrape itself, e.g. /metrics lines too long to read
 
 
 # The invariants, by id (texts: `watch.rule.<id>` names the rule, `watch.broken.<id>` says how
@@ -86,6 +90,7 @@ class WatchSample:
     reset: bool = False
     violations: tuple[Violation, ...] = ()
     gauges: dict[str, float] = field(default_factory=dict)  # the server's own gauges, as they are
+    notes: tuple[Note, ...] = ()  # the scrape's notes (catalog `note.<id>`), e.g. lines skipped
 
     def _rate(self, n: int | None) -> float | None:
         return None if n is None or self.dt <= 0 else n / self.dt
@@ -116,7 +121,7 @@ class WatchSample:
 
     @property
     def per_position_acceptance(self) -> tuple[float | None, ...]:
-        return conditional_per_position(self.drafts, self.per_position)
+        return tuple(conditional_from_marginal(self.per_position, self.drafts))
 
     def to_dict(self) -> dict[str, Any]:
         """One JSON-ready object (`specview watch --json` prints one per poll)."""
@@ -129,6 +134,7 @@ class WatchSample:
             "alpha": _r(self.alpha), "mean_accepted_length": _r(self.mean_accepted_length),
             "per_position_acceptance": [_r(a) for a in self.per_position_acceptance],
             "violations": [v.to_dict() for v in self.violations], "gauges": dict(self.gauges),
+            "notes": [n.to_dict() for n in self.notes],
         }
 
 
@@ -153,16 +159,6 @@ def leviathan_alpha(drafts: int, accepted: int, per_position: tuple[int, ...]) -
         return None
     verified = drafts + sum(per_position[:-1])
     return accepted / verified if verified > 0 else None
-
-
-def conditional_per_position(drafts: int, per_position: tuple[int, ...]) -> tuple[float | None, ...]:
-    """P(draft k accepted | draft k verified) from marginal counts: count[k] ÷ count[k − 1]."""
-    out: list[float | None] = []
-    before = drafts
-    for count in per_position:
-        out.append(count / before if before > 0 else None)
-        before = count
-    return tuple(out)
 
 
 def check_invariants(drafts: int, draft_tokens: int, accepted: int, per_position: tuple[int, ...],
@@ -234,7 +230,7 @@ class WatchModel:
             self._high = max(high, now)
         broken += check_invariants(d_drafts, d_tokens, d_acc, d_pos, "delta")
         sample = WatchSample(scrape.t, scrape.t - last.t, d_drafts, d_tokens, d_acc, d_pos, generated,
-                             scrape.active, reset, tuple(broken), dict(scrape.gauges))
+                             scrape.active, reset, tuple(broken), dict(scrape.gauges), scrape.notes)
         self.resets += reset
         self.total_drafts += d_drafts
         self.total_draft_tokens += d_tokens

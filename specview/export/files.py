@@ -2,27 +2,31 @@
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from specview.core.backend import BackendInfo
-from specview.core.errors import SpecviewError
+from specview.core.errors import RecordingError, SpecviewError
 from specview.core.events import Calibration, Round
 from specview.core.metrics import MetricsSnapshot
 from specview.core.recorder import Recorder
+from specview.core.safe_files import Refused, open_new
 from specview.export.markdown import markdown_report
 
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+MAX_TRIES = 1000  # names tried after the first is taken (exports of one run in one second)
 
 
 @dataclass(frozen=True, slots=True)
 class Exported:
     recording: Path
     report: Path
+    taken: Path | None = None  # the name first chosen, when a file already had it (a new one was used)
 
 
 def export_stem(info: BackendInfo, now: datetime | None = None) -> str:
@@ -31,33 +35,52 @@ def export_stem(info: BackendInfo, now: datetime | None = None) -> str:
     return f"specview-{what}-{(now or datetime.now()).strftime('%Y%m%d-%H%M%S')}"
 
 
-def free_stem(folder: Path, stem: str) -> str:
-    """`stem`, or `stem-2`, `stem-3`… so that neither of the two files exists yet."""
-    candidate, n = stem, 1
-    while (folder / f"{candidate}.jsonl").exists() or (folder / f"{candidate}.md").exists():
-        n += 1
-        candidate = f"{stem}-{n}"
-    return candidate
+def _stems(stem: str) -> Iterator[str]:
+    yield stem
+    for n in range(2, MAX_TRIES + 1):
+        yield f"{stem}-{n}"
+
+
+def _claim(folder: Path, stem: str, header: Mapping[str, Any]) -> tuple[str, Recorder, IO[str], Path | None]:
+    """The first free `stem`, `stem-2`, … with both files created (never through a link, 0600): the
+    recorder (its header written), the report's open file, and the first name that was taken."""
+    taken: Path | None = None
+    for candidate in _stems(stem):
+        recording, report = folder / f"{candidate}.jsonl", folder / f"{candidate}.md"
+        try:
+            out = open_new(report)
+        except (FileExistsError, Refused):  # a file, or a link planted at the name we would pick
+            taken = taken or report
+            continue
+        try:
+            return candidate, Recorder(recording, dict(header)), out, taken
+        except (FileExistsError, Refused):
+            out.close()
+            os.unlink(report)  # ours, just made empty; its twin's name is taken
+            taken = taken or recording
+    raise SpecviewError(f"cannot export to {folder}: {stem}.jsonl to {stem}-{MAX_TRIES}.jsonl all exist")
 
 
 def export_run(folder: Path, header: Mapping[str, Any], info: BackendInfo, snap: MetricsSnapshot,
                rounds: Sequence[Round], *, lang: str = "en", dropped_rounds: int = 0,
                calibrations: Sequence[Calibration] = ()) -> Exported:
     """Write `<stem>.jsonl` (header, the run's calibrations — its speedup's baseline — and rounds) and
-    `<stem>.md` into `folder`; SpecviewError if it cannot."""
+    `<stem>.md` into `folder`, under a new name when one is taken (nothing is overwritten, nothing is
+    written through a link); SpecviewError if it cannot."""
     try:
-        stem = free_stem(folder, export_stem(info))
-        recording, report = folder / f"{stem}.jsonl", folder / f"{stem}.md"
-        recorder = Recorder(recording, dict(header))
-        try:
-            for cal in calibrations:
-                recorder(cal)
-            for rnd in rounds:
-                recorder(rnd)
-        finally:
-            recorder.close()
-        report.write_text(markdown_report(header, info, snap, rounds, lang=lang, recording=recording.name,
-                                          dropped_rounds=dropped_rounds), encoding="utf-8")
+        stem, recorder, out, taken = _claim(folder, export_stem(info), header)
+        with out:
+            try:
+                for cal in calibrations:
+                    recorder(cal)
+                for rnd in rounds:
+                    recorder(rnd)
+            finally:
+                recorder.close()
+            out.write(markdown_report(header, info, snap, rounds, lang=lang, recording=recorder.path.name,
+                                      dropped_rounds=dropped_rounds))
     except OSError as exc:
         raise SpecviewError(f"cannot export to {folder}: {exc.strerror or exc}") from None
-    return Exported(recording, report)
+    except RecordingError as exc:
+        raise SpecviewError(f"cannot export to {folder}: {exc.reason}") from None
+    return Exported(recorder.path, folder / f"{stem}.md", taken)

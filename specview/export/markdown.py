@@ -74,8 +74,8 @@ def markdown_report(header: Mapping[str, Any], info: BackendInfo, snap: MetricsS
     lines += [f"| {_cell(k)} | {_cell(v)} |" for k, v in rows]
 
     lines += ["", f"## {text('report_provenance', t)}", ""]
-    made = text("report_made_by", t).format(version=escape(header.get("specview", "?")),
-                                            created=escape(header.get("created", "?")))
+    made = fill("report_made_by", t, version=escape(header.get("specview", "?")),
+                created=escape(header.get("created", "?")))
     lines.append(f"- {made}")
     if recording:
         lines.append(f"- {text('report_recording', t)}: `{sanitize(recording).replace('`', '')}` "
@@ -91,15 +91,16 @@ def markdown_report(header: Mapping[str, Any], info: BackendInfo, snap: MetricsS
     if info.note:
         lines.append(f"- {escape(info.note).replace(chr(10), ' ')}")
     if dropped_rounds:
-        lines.append(f"- {text('report_dropped', t).format(dropped=dropped_rounds, kept=len(rounds))}")
+        lines.append(f"- {fill('report_dropped', t, dropped=dropped_rounds, kept=len(rounds))}")
 
-    counts = text("report_counts", t).format(rounds=snap.rounds, tokens=snap.tokens, drafted=snap.drafted,
-                                             accepted=snap.accepted)
+    counts = fill("report_counts", t, rounds=snap.rounds, tokens=snap.tokens, drafted=snap.drafted,
+                  accepted=snap.accepted)
     lines += ["", f"## {text('report_gauges', t)}", "", counts, "", "| | | |", "|---|---:|---|"]
     for spec in gauges(PANEL):  # the side panel's gauges, over the whole run
         values = spec.note(reading) if spec.note is not None else None
         theory = fill(spec.note_id, t, **values) if values else ""
-        lines.append(f"| {_cell(text(spec.label_id, t))} | {spec.shown(reading, windowed=False)} | {escape(theory)} |")
+        value = spec.formatted(reading, windowed=False)
+        lines.append(f"| {_cell(text(spec.label_id, t))} | {value} | {escape(theory)} |")
 
     lines += ["", f"## {text('report_by_position', t)}", ""]
     if snap.per_position_acceptance:

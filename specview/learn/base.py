@@ -45,9 +45,10 @@ class LearnScreen(Screen[None]):
     class Failed(Message):
         """Something from outside failed (reading a model, measuring it): the app shows `message`."""
 
-        def __init__(self, message: str) -> None:
+        def __init__(self, message: str, title: str = "") -> None:
             super().__init__()
             self.message = message
+            self.title = title
 
     def __init__(self, lesson: Lesson, lang: str = "en", run: RunContext | None = None) -> None:
         super().__init__()
@@ -60,9 +61,9 @@ class LearnScreen(Screen[None]):
         """A catalog text by its full key."""
         return text(key, self.lang)
 
-    def ts(self, name: str) -> str:
-        """A text of this lesson: `learn.<slug>.<name>`."""
-        return text(f"learn.{self.lesson.slug}.{name}", self.lang)
+    def ts(self, name: str, /, **values: object) -> str:
+        """A text of this lesson: `learn.<slug>.<name>`, its fields filled from `values` (catalog.fill)."""
+        return fill(f"learn.{self.lesson.slug}.{name}", self.lang, **values)
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
@@ -101,9 +102,9 @@ class LearnScreen(Screen[None]):
         """Fill a Static with `label  value` lines (labels padded to one column), then plain notes."""
         self.query_one(f"#{widget_id}", Static).update(pairs_text(pairs, notes or []))
 
-    def failed(self, message: str) -> None:
+    def failed(self, message: str, title: str = "") -> None:
         """An error from outside (a model file, llama.cpp): the app notifies it (made safe there)."""
-        self.post_message(self.Failed(message))
+        self.post_message(self.Failed(message, title))
 
 
 def preset_name(preset_id: str) -> str:

@@ -47,7 +47,7 @@ class CacheScreen(LearnScreen):
     def body(self) -> ComposeResult:
         choices = [REAL, *range(len(self.drafts) + 1)]
         yield Slider(self.ts("round"), choices, 0,
-                     lambda v: self.ts("real") if v == REAL else self.ts("chosen").format(a=v), id="round")
+                     lambda v: self.ts("real") if v == REAL else self.ts("chosen", a=v), id="round")
         yield Prose(self.ts("live" if self.live else "simulated"), classes="learn-legend")
         yield Static(id="phases", classes="learn-numbers")
         yield Grid(cell_width=10, id="slots")
@@ -87,7 +87,7 @@ class CacheScreen(LearnScreen):
         key = step["phase"]
         if key in ("verdict", "rollback") and accepted == gamma:
             key += "_all"  # every draft passed: nothing is refused or dropped
-        text = self.ts(f"explain.{key}").format(**fields)
+        text = self.ts(f"explain.{key}", **fields)
         self.show_pairs("numbers", [
             (self.ts("cache_len"), str(step["cache_len"])),
             (self.ts("emitted"), f"{n['emitted']} = {accepted} + 1"),

@@ -55,7 +55,7 @@ class CasesScreen(LearnScreen):
         n = self.numbers()
         cols = n["columns"]
         rows = [self.ts(f"row.{r}") for r in ROWS]
-        cells = [[Cell(self.ts(f"cell.{c['preset']}.{r}").format(gamma=c["gamma"], **c["form"])) for c in cols]
+        cells = [[Cell(self.ts(f"cell.{c['preset']}.{r}", gamma=c["gamma"], **c["form"])) for c in cols]
                  for r in ROWS]
         numeric: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
             ("gamma", lambda c: f"γ {c['gamma']} · T {c['temperature']:g}"),
@@ -64,7 +64,7 @@ class CasesScreen(LearnScreen):
             ("c", lambda c: f"{c['c']:g}"),
             ("speedup", lambda c: f"{c['speedup']:.2f}×"),
             ("sources", lambda c: ", ".join(self.ts(f"tag.{t}") for t in c["sources"])),
-            ("claims", lambda c: self.ts("claims_count").format(
+            ("claims", lambda c: self.ts("claims_count",
                 agree=sum(1 for x in c["claims"] if x["agrees"]), total=len(c["claims"]))),
         ]
         for key, show in numeric:
@@ -74,7 +74,7 @@ class CasesScreen(LearnScreen):
         self.query_one(Grid).set(rows, [self.ts(f"name.{c['preset']}") for c in cols], cells,
                                  emphasise=[(r, chosen) for r in range(len(rows))])
         preset = cols[chosen]["preset"]
-        claims = [self.ts("claim_line").format(
+        claims = [self.ts("claim_line",
             mark="✓" if x["agrees"] else ("·" if x["agrees"] is None else "≠"),
             text=sanitize(x["text_zh"] if self.lang == "zh" and x["text_zh"] else x["text"]),
             value=_value(x["preset"])) for x in cols[chosen]["claims"]]

@@ -10,6 +10,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.widgets import Static
 
+from specview.core.crash_log import internal_error_line, write_crash_log
 from specview.core.errors import SpecviewError
 from specview.core.explain.fusion import (
     D_MODELS,
@@ -19,10 +20,11 @@ from specview.core.explain.fusion import (
     DRAFT_RATIOS,
     VARIANTS,
     fusion_numbers,
-    gguf_fusion_check,
 )
+from specview.core.text import sanitize
 from specview.learn import show
 from specview.learn.base import LearnScreen
+from specview.texts.catalog import fill
 from specview.widgets.bindings import bind
 from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
@@ -79,7 +81,7 @@ class FusionScreen(LearnScreen):
         inputs = " ⊕ ".join(f"Norm({i['name']}) [{i['dim']}]" for i in n["inputs"])
         out.append(f"{self.ts('concat')}  {inputs} → z [{n['concat_dim']}]\n")
         if not n["projections"]:
-            out.append(self.ts("no_projection").format(d=n["d_model"]), style="bold")
+            out.append(self.ts("no_projection", d=n["d_model"]), style="bold")
             return out
         for proj in n["projections"]:
             rows, cols = proj["shape"]
@@ -113,8 +115,8 @@ class FusionScreen(LearnScreen):
             box.update(self.ts("press_g" if has_model else "no_model"))
             return
         g = self.gguf
-        lines = [self.ts("gguf_head").format(name=g["model"], arch=g["architecture"], d=g["n_embd"] or "?",
-                                             nextn=g["nextn_layers"])]
+        lines = [self.ts("gguf_head", name=g["model"], arch=g["architecture"], d=g["n_embd"] or "?",
+                         nextn=g["nextn_layers"])]
         if not g["tensors"]:
             lines.append(self.ts("gguf_none"))
         for t in g["tensors"]:
@@ -132,22 +134,26 @@ class FusionScreen(LearnScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="gguf")
     def _read(self, path: str) -> None:
-        from specview.backends.local.gguf_info import read_gguf_info
+        """Read the GGUF off the UI thread; whatever happens, a notification says so."""
+        from specview.learn.local_model import gguf_facts
 
         try:
-            info = read_gguf_info(path)
+            found = gguf_facts(path)
         except SpecviewError as exc:
-            self.app.call_from_thread(self.failed, str(exc))
-            return
-        checked = gguf_fusion_check([(t.name, t.shape) for t in info.fusion], info.n_embd)
-        for item, tensor in zip(checked, info.fusion, strict=True):
-            item["type"] = tensor.kind
-        found = {"model": info.name, "architecture": info.architecture, "n_embd": info.n_embd,
-                 "nextn_layers": info.nextn_layers, "tensors": checked}
-        self.app.call_from_thread(self._got_gguf, found)
+            self.app.call_from_thread(self._not_read, str(exc))
+        except Exception as exc:  # noqa: BLE001 - a bug: named (traceback in the crash log), never silent
+            self.app.call_from_thread(self._not_read, internal_error_line(exc, write_crash_log(exc)))
+        else:
+            self.app.call_from_thread(self._got_gguf, found)
+
+    def _not_read(self, reason: str) -> None:
+        self.failed(reason, self.t("inputs.gguf.failed"))
 
     def _got_gguf(self, found: dict[str, Any]) -> None:
         self.gguf = found
         if found["n_embd"] in D_MODELS:
             self.query_one("#d_model", Slider).select(found["n_embd"])
         self.refresh_numbers()
+        said = fill("inputs.gguf.read", self.lang, name=found["model"], tensors=len(found["tensors"]),
+                    d=found["n_embd"] or "?", nextn=found["nextn_layers"])
+        self.notify(sanitize(said), timeout=8, markup=False)

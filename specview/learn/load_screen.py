@@ -44,7 +44,7 @@ class LoadScreen(LearnScreen):
         yield ColumnChart(id="chart", classes="-tall")
         yield Prose(self.ts("legend"), classes="learn-legend")
         yield Static(id="measured", classes="learn-note")
-        yield Prose(self.ts("note").format(slow=VLLM_SLOWDOWN), classes="learn-note")
+        yield Prose(self.ts("note", slow=VLLM_SLOWDOWN), classes="learn-note")
 
     def controls(self) -> dict[str, Any]:
         v = {s.id: s.value for s in self.query(Slider)}
@@ -57,11 +57,11 @@ class LoadScreen(LearnScreen):
         n = self.numbers()
         cross = n["crossover_batch"]
         self.show_pairs("numbers", [
-            (self.ts("speedup").format(b=n["batch"]), f"{n['speedup']:.3f}×"),
-            (self.ts("verify").format(k=n["gamma"] + 1), f"{n['verify_ratio']:.3f}"),
+            (self.ts("speedup", b=n["batch"]), f"{n['speedup']:.3f}×"),
+            (self.ts("verify", k=n["gamma"] + 1), f"{n['verify_ratio']:.3f}"),
             (self.ts("preset_values"), f"τ {n['tau']:.2f} · γ {n['gamma']} · c {n['c']:g}"),
-            (self.ts("crossover"), self.ts("crossover_at").format(b=cross) if cross is not None
-             else self.ts("crossover_none").format(b=MAX_BATCH)),
+            (self.ts("crossover"), self.ts("crossover_at", b=cross) if cross is not None
+             else self.ts("crossover_none", b=MAX_BATCH)),
         ])
         batches = n["batches"]
         series = [Series(tuple(n["curve"]))]

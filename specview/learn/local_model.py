@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 from specview.backends.local.gguf_info import ModelInfo, read_gguf_info
 from specview.core.errors import SpecviewError
@@ -26,6 +27,20 @@ def model_error(path: str) -> str | None:
     """Why `read_model_info(path)` returned None, if it did."""
     found = _read(path)
     return found if isinstance(found, str) else None
+
+
+def gguf_facts(path: str) -> dict[str, Any]:
+    """What Learn 8 (and `learn --json --target`) shows of a GGUF: its name, architecture, width,
+    MTP/NextN blocks and fusion tensors checked against the in-trunk (d, 2d) shape. Read afresh
+    (the file may have changed since); BackendError when it cannot be read."""
+    from specview.core.explain.fusion import gguf_fusion_check
+
+    info = read_gguf_info(path)
+    checked = gguf_fusion_check([(t.name, t.shape) for t in info.fusion], info.n_embd)
+    for item, tensor in zip(checked, info.fusion, strict=True):
+        item["type"] = tensor.kind
+    return {"model": info.name, "architecture": info.architecture, "n_embd": info.n_embd,
+            "nextn_layers": info.nextn_layers, "tensors": checked}
 
 
 MEASURE_CONTEXT = 64  # tokens already in the cache when the k-token forwards are timed

@@ -48,7 +48,7 @@ class LosslessScreen(LearnScreen):
         if self.rows is None:
             token = self.run.token if self.run is not None else None
             if token is not None:
-                yield Prose(self.ts("live_token").format(
+                yield Prose(self.ts("live_token",
                     token=label(token.text), p=number(token.p, ".3f"),
                     q=number(token.q, ".3f")), classes="learn-legend")
             yield Slider(self.ts("closeness"), CLOSENESS, CLOSENESS.index(DEFAULT_CLOSENESS), lambda v: f"{v:.2f}",
@@ -70,7 +70,7 @@ class LosslessScreen(LearnScreen):
         token = self.run.token
         shown = label(token.text) if token is not None else "?"
         position = "?" if token is None or token.position is None else str(token.position + 1)
-        return Text(self.ts("live").format(token=shown, position=position, alpha=self.rows.alpha, tv=self.rows.tv))
+        return Text(self.ts("live", token=shown, position=position, alpha=self.rows.alpha, tv=self.rows.tv))
 
     def controls(self) -> dict[str, Any]:
         values = {s.id: s.value for s in self.query(Slider)}
@@ -116,7 +116,7 @@ class LosslessScreen(LearnScreen):
             "alpha": n["alpha"],
         }
         for i in range(1, 6):
-            out.append(self.ts(f"proof.{i}").format(**values) + "\n")
+            out.append(self.ts(f"proof.{i}", **values) + "\n")
         return out
 
     def _show_sampling(self, sampling: dict[str, Any] | None, p: list[float]) -> None:
@@ -124,7 +124,7 @@ class LosslessScreen(LearnScreen):
         box = self.query_one("#sampling", Static)
         if sampling is None:
             histogram.display = False
-            box.update(Text(self.ts("press_s").format(n=DEFAULT_DRAWS)))
+            box.update(Text(self.ts("press_s", n=DEFAULT_DRAWS)))
             return
         histogram.display = True
         histogram.set(self.labels, sampling["frequencies"], p, mode=COMPARE,
@@ -135,9 +135,9 @@ class LosslessScreen(LearnScreen):
         verdict = self.ts("pass" if sampling["passes"] else "fail")
         sampler = self.ts("sampler_wrong" if sampling["wrong_sampler"] else "sampler_right")
         out = Text()
-        out.append(self.ts("drawn").format(n=sampling["draws"], ms=(self.sample_s or 0.0) * 1e3, sampler=sampler))
+        out.append(self.ts("drawn", n=sampling["draws"], ms=(self.sample_s or 0.0) * 1e3, sampler=sampler))
         out.append("\n")
-        out.append(self.ts("chi").format(chi=sampling["chi_square"], dof=sampling["dof"], p=sampling["p_value"],
+        out.append(self.ts("chi", chi=sampling["chi_square"], dof=sampling["dof"], p=sampling["p_value"],
                                          level=sampling["significance"]))
         out.append("  " + verdict, style="bold")
         return out

@@ -78,7 +78,7 @@ class MaskScreen(LearnScreen):
         who = n["labels"][row]
         seen = " ".join(n["selected_attends"])
         out = Text()
-        out.append(self.ts("row_sees").format(row=who, seen=seen))
+        out.append(self.ts("row_sees", row=who, seen=seen))
         scored = n["selected_scores"]
         out.append("\n")
         if scored is None:
@@ -87,8 +87,8 @@ class MaskScreen(LearnScreen):
             out.append(self.ts("scores_bonus"))
         else:
             draft = n["labels"][n["scored_column"]]
-            out.append(self.ts("scores_draft").format(j=scored, draft=draft, prev=scored - 1))
-            out.append("\n" + self.ts("never_sees").format(j=scored, draft=draft), style="bold")
+            out.append(self.ts("scores_draft", j=scored, draft=draft, prev=scored - 1))
+            out.append("\n" + self.ts("never_sees", j=scored, draft=draft), style="bold")
         return out
 
     def on_grid_row_selected(self, event: Grid.RowSelected) -> None:

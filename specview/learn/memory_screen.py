@@ -22,7 +22,7 @@ from specview.core.hardware import (
 from specview.core.text import sanitize
 from specview.learn import show
 from specview.learn.base import LearnScreen
-from specview.learn.local_model import read_model_info
+from specview.learn.local_model import model_error, read_model_info
 from specview.widgets.bindings import bind
 from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
@@ -43,6 +43,12 @@ class MemoryScreen(LearnScreen):
             info = read_model_info(self.run.target_path)
             if info is not None:
                 self.local = local_shape(info.name, info.params, info.weight_bytes)
+
+    def on_mount(self) -> None:
+        path = self.run.target_path if self.run is not None else None
+        error = model_error(path) if path else None
+        if error is not None:  # the screen still shows the shipped shapes: say why the model is missing
+            self.failed(error, self.t("inputs.gguf.failed"))
 
     def body(self) -> ComposeResult:
         chips = [a.id for a in ACCELERATORS]
@@ -107,7 +113,7 @@ class MemoryScreen(LearnScreen):
         if host is None:
             pairs.append((self.ts("host"), self.ts("press_b")))
         else:
-            pairs.append((self.ts("host"), show.rate(host["bandwidth"]) + " " + self.ts("copy").format(mb=COPY_MB)))
+            pairs.append((self.ts("host"), show.rate(host["bandwidth"]) + " " + self.ts("copy", mb=COPY_MB)))
             pairs.append((self.ts("host_ceiling"), f"{host['ceiling_tps']:.4g} tok/s"))
         if local is not None:
             pairs.append((self.ts("local_model"),

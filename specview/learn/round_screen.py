@@ -14,7 +14,7 @@ from specview.backends.sim.backend import SimBackend
 from specview.core.events import Round, only_rounds
 from specview.core.explain.rounds import round_numbers
 from specview.core.metrics import Metrics
-from specview.core.presets import load_presets
+from specview.core.presets import DEFAULT_PRESET, load_presets
 from specview.core.text import number
 from specview.learn.base import LearnScreen, preset_name
 from specview.widgets.bindings import bind
@@ -47,7 +47,7 @@ class RoundScreen(LearnScreen):
         self._rounds: Iterator[Round] | None = None
 
     def body(self) -> ComposeResult:
-        start = self.presets.index("qwen3.6-mtp") if "qwen3.6-mtp" in self.presets else 0
+        start = self.presets.index(DEFAULT_PRESET) if DEFAULT_PRESET in self.presets else 0
         yield Slider(self.ts("preset"), self.presets, start, preset_name, id="preset")
         yield Static(id="steps", classes="learn-numbers")
         yield Grid(cell_width=13, id="round")
@@ -130,9 +130,9 @@ class RoundScreen(LearnScreen):
                           Cell(number(final["p"], ".3f")), Cell("—"), Cell(f"{mark} {self.ts('emitted')}", "info")])
         columns = [self.ts("col.token"), "q(x)", "p(x)", "min(1,p/q)", self.ts("col.verdict")]
         self.query_one(Grid).set(rows, columns, cells)
-        pairs = [(self.ts("this_round"), self.ts("round_sum").format(a=n["accepted"], e=n["emitted"])
+        pairs = [(self.ts("this_round"), self.ts("round_sum", a=n["accepted"], e=n["emitted"])
                   if decided else self.ts("waiting"))]
-        pairs.append((self.ts("so_far"), self.ts("totals").format(
+        pairs.append((self.ts("so_far"), self.ts("totals",
             rounds=n["rounds"], tau=number(n["tau"], ".2f"), alpha=number(n["alpha"], ".2f"))))
         self.show_pairs("numbers", pairs)
 
@@ -147,7 +147,7 @@ class RoundScreen(LearnScreen):
             key = step
             if step == "finish":
                 key = "finish_bonus" if n["final"]["status"] == "bonus" else "finish_fix"
-            out.append(("▶ " if on else "  ") + f"{i + 1}. " + self.ts(f"step.{key}").format(gamma=n["gamma"]),
+            out.append(("▶ " if on else "  ") + f"{i + 1}. " + self.ts(f"step.{key}", gamma=n["gamma"]),
                        style="bold" if on else "dim")
         return out
 

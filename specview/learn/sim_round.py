@@ -8,9 +8,8 @@ from functools import cache
 from specview.backends.sim.backend import SimBackend
 from specview.core.events import Round, TokenStatus, only_rounds
 from specview.core.explain.rounds import label
-from specview.core.presets import get_preset
+from specview.core.presets import DEFAULT_PRESET, get_preset
 
-DEFAULT_PRESET = "qwen3.6-mtp"
 DEFAULT_SEED = 7
 CONTEXT = 3  # cached tokens shown before the pending one
 

@@ -68,9 +68,9 @@ class SpeedupScreen(LearnScreen):
         n = self.numbers()
         even = n["break_even"]
         if even["alpha_beats_c"]:
-            verdict = self.ts("helps").format(alpha=n["alpha"], c=n["c"], bound=even["lower_bound"])
+            verdict = self.ts("helps", alpha=n["alpha"], c=n["c"], bound=even["lower_bound"])
         else:
-            verdict = self.ts("never").format(alpha=n["alpha"], c=n["c"])
+            verdict = self.ts("never", alpha=n["alpha"], c=n["c"])
         self.show_pairs("numbers", [
             (self.ts("tau"), f"{n['expected_tau']:.3f}"),
             (self.ts("speedup"), f"{n['speedup']:.3f}×   = τ / (γc + v)"),

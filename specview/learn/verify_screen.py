@@ -65,19 +65,19 @@ class VerifyScreen(LearnScreen):
         bend = n["bend_tokens"]
         last = len(n["k"]) - 1
         pairs = [
-            (self.ts("v16").format(k=n["k"][last]), f"{n['verify_ratio'][last]:.3f}×"),
-            (self.ts("intensity").format(k=n["k"][last]), f"{n['intensity'][last]:.4g} FLOP/B"),
+            (self.ts("v16", k=n["k"][last]), f"{n['verify_ratio'][last]:.3f}×"),
+            (self.ts("intensity", k=n["k"][last]), f"{n['intensity'][last]:.4g} FLOP/B"),
         ]
         if bend is None:
             pairs.append((self.ts("bend"), self.ts("no_ridge")))
         else:
-            pairs.append((self.ts("bend"), self.ts("bend_at").format(tokens=bend, k=n["bend_k"])))
+            pairs.append((self.ts("bend"), self.ts("bend_at", tokens=bend, k=n["bend_k"])))
         if self.measured:
-            pairs.append((self.ts("measured_v16").format(k=len(n["measured_ratio"])),
+            pairs.append((self.ts("measured_v16", k=len(n["measured_ratio"])),
                           f"{n['measured_ratio'][-1]:.3f}×"))
         if "run" in n:
             r = n["run"]
-            pairs.append((self.ts("run_speedup").format(gamma=r["gamma"]), self.ts("run_speedup_values").format(
+            pairs.append((self.ts("run_speedup", gamma=r["gamma"]), self.ts("run_speedup_values",
                 v=r["verify_ratio"], with_v=r["speedup_measured_v"], v1=r["speedup_v1"])))
         self.show_pairs("numbers", pairs)
         series = [Series(tuple(n["verify_ratio"]))]
@@ -90,7 +90,7 @@ class VerifyScreen(LearnScreen):
             hint = "press_m" if self._model_path() else "no_model"
             self.query_one("#measured", Static).update(self.ts(hint))
         elif self.run is not None and self.measured == list(self.run.verify_costs_s[: len(VERIFY_KS)]):
-            self.query_one("#measured", Static).update(Text(self.ts("from_run").format(
+            self.query_one("#measured", Static).update(Text(self.ts("from_run",
                 k=len(self.measured), t1=self.measured[0] * 1e3, tk=self.measured[-1] * 1e3)))
 
     def _model_path(self) -> str | None:
@@ -121,7 +121,7 @@ class VerifyScreen(LearnScreen):
 
     def _measured(self, seconds: list[float]) -> None:
         self.measured = seconds
-        self.query_one("#measured", Static).update(Text(self.ts("measured_note").format(
+        self.query_one("#measured", Static).update(Text(self.ts("measured_note",
             model=sanitize(Path(self._model_path() or "").name, NAME_CHARS, one_line=True), t1=seconds[0] * 1e3,
             tk=seconds[-1] * 1e3, k=len(seconds), repeats=MEASURE_REPEATS, context=MEASURE_CONTEXT)))
         self.refresh_numbers()

@@ -9,8 +9,10 @@ The languages are the ones that have files (core/langs.py lists the same; a test
 from __future__ import annotations
 
 import tomllib
-from functools import cache
+from collections.abc import Mapping
+from functools import cache, lru_cache
 from importlib import resources
+from string import Formatter
 from typing import Any
 
 FALLBACK = "en"
@@ -58,7 +60,45 @@ class _Blanks(dict[str, object]):
         return "?"
 
 
-def fill(key: str, lang: str = FALLBACK, **values: object) -> str:
-    """A text with `{name}` fields filled in ("?" for a value not given; values are data the
-    caller made safe to show)."""
-    return text(key, lang).format_map(_Blanks(values))
+_FORMATTER = Formatter()
+
+
+def fill(key: str, lang: str = FALLBACK, /, **values: object) -> str:
+    """A text with `{name}` fields filled in; values are data the caller made safe to show.
+
+    Every template a user reads is filled here, so a translator's slip never crashes a view: a
+    field not given, one whose format does not fit its value (`{alpha:.2f}` given text) or one
+    that is not a plain name (`{alpha.real}`, `{0}`) reads "?"; a template whose braces do not
+    parse is shown as written.
+    """
+    return _filled(text(key, lang), values)
+
+
+@lru_cache(maxsize=4096)  # the catalogs' templates, parsed once (the side panel fills notes every frame)
+def _parsed(template: str) -> tuple[tuple[str, str | None, str | None, str | None], ...] | None:
+    try:
+        return tuple(_FORMATTER.parse(template))
+    except ValueError:  # an unbalanced brace
+        return None
+
+
+def _filled(template: str, values: Mapping[str, object]) -> str:
+    """`template` with its fields filled from `values` (see `fill`)."""
+    parts = _parsed(template)
+    if parts is None:
+        return template
+    blanks = _Blanks(values)
+    out = []
+    for literal, name, spec, conversion in parts:
+        out.append(literal)
+        if name is None:
+            continue
+        if not name.isidentifier():  # plain names only: a template never reaches into a value's attributes
+            out.append("?")
+            continue
+        try:
+            value = _FORMATTER.convert_field(blanks[name], conversion)
+            out.append(format(value, _filled(spec, values) if spec else ""))
+        except (ValueError, TypeError):  # an unknown conversion, a format that does not fit the value
+            out.append("?")
+    return "".join(out)

@@ -24,9 +24,9 @@ from specview.texts.catalog import catalog, fill, text
 from specview.themes.loader import TOKEN_DEFAULTS, shipped_themes
 from specview.tui.live_screen import LiveScreen
 from specview.tui.merge_runs import MergeRuns
-from specview.tui.notify import notify_error, user_action
+from specview.tui.notify import ERROR_SECONDS, notify_error, notify_safe, user_action
 from specview.tui.pump import Throttle
-from specview.tui.terminal_driver import diffing
+from specview.tui.terminal_driver import terminal_driver
 from specview.widgets.bindings import bind, localize
 
 if TYPE_CHECKING:
@@ -68,6 +68,7 @@ class BaseApp(App[None]):
         super().__init__()
         localize(self, lang)
         self.problems = problems
+        self.notices: tuple[str, ...] = ()  # said once at start (the CLI's run_app sets them)
         self.lang = lang
         self.crash_line = ""
         self.throttle = throttle or Throttle.default()
@@ -88,6 +89,8 @@ class BaseApp(App[None]):
         self.app_resume_signal.subscribe(self, lambda _app: self.refresh(layout=True))
         for problem in self.problems:
             notify_error(self, problem, text("notice.config", self.lang))
+        for notice in self.notices:
+            notify_safe(self, notice, severity="warning", timeout=ERROR_SECONDS)
 
     def _catch_stop_signals(self) -> None:
         loop = asyncio.get_running_loop()
@@ -118,8 +121,8 @@ class BaseApp(App[None]):
         return result
 
     def get_driver_class(self) -> type[Driver]:
-        # send the terminal only the cells (and colours) that changed: what a slow link pays for
-        return diffing(super().get_driver_class())
+        # end when the terminal goes away; send it only the cells (and colours) that changed
+        return terminal_driver(super().get_driver_class())
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         # after Textual's own (NO_COLOR, ANSI): merge equal-style runs so each is one SGR sequence
@@ -152,7 +155,7 @@ class BaseApp(App[None]):
         self.run_preset(message.preset_id)
 
     def on_learn_screen_failed(self, message: LearnScreen.Failed) -> None:
-        notify_error(self, message.message)
+        notify_error(self, message.message, message.title)
 
     def run_preset(self, preset_id: str) -> None:
         """Watch a preset live: a simulator run on a new live screen over the Learn screens."""

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from specview.core.backend import Origin
+from specview.core.events import Basis
 from specview.core.gauges import PANE, PANEL, SUMMARY, WATCH, GaugeSpec, Reading, gauges
 from specview.core.summary import leaders
 from specview.core.watch import Violation, WatchSample
@@ -41,7 +43,7 @@ def panel_texts(reading: Reading, lang: str) -> list[GaugeText]:
     out = []
     for spec in gauges(PANEL):
         value = spec.value(reading, windowed=True)
-        out.append(GaugeText(spec.key, spec.shown(reading, windowed=True),
+        out.append(GaugeText(spec.key, spec.formatted(reading, windowed=True),
                              value if spec.bar else None, note_text(spec, reading, lang)))
     return out
 
@@ -56,7 +58,7 @@ def watch_texts(sample: WatchSample | None, lang: str) -> list[GaugeText]:
         # sets a whole-run value beside a windowed one
         own = f"gauge.{spec.key}.watch_note"
         note = fill(own if own in catalog(FALLBACK) else spec.note_id, lang, **values) if values is not None else ""
-        out.append(GaugeText(spec.key, spec.shown_watched(sample),
+        out.append(GaugeText(spec.key, spec.formatted_watched(sample),
                              value if spec.bar else None, note))
     return out
 
@@ -69,7 +71,7 @@ def violation_text(v: Violation, lang: str) -> str:
 
 def pane_texts(reading: Reading, lang: str, view: str = PANE) -> list[tuple[str, str]]:
     """A compare pane's gauge line (or the live view's strip: `view=STRIP`): (short label, windowed value)."""
-    return [(text(spec.short_id, lang), spec.shown(reading, windowed=True)) for spec in gauges(view)]
+    return [(text(spec.short_id, lang), spec.formatted(reading, windowed=True)) for spec in gauges(view)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,25 +91,30 @@ def summary_texts(labels: Sequence[str], readings: Sequence[Reading], lang: str)
     return SummaryTexts(
         headers=[text("summary.run", lang), *(text(spec.short_id, lang) for spec in specs), text("origin.title", lang)],
         labels=list(labels),
-        cells=[[*(spec.shown(r, windowed=False) for spec in specs), origin_text(r, lang)] for r in readings],
+        cells=[[*(spec.formatted(r, windowed=False) for spec in specs), origin_text(r, lang)] for r in readings],
         lead=[*(lead[spec.key] for spec in specs), None],
     )
+
+
+ORIGIN_WORDS = {Origin.MEASURED: "origin.measured", Origin.SIMULATED: "origin.simulated",
+                Origin.RECORDED: "origin.recorded"}
+# a baseline that is not the run's own measurement or model is named in the summary's origin column
+BASIS_WORDS = {Basis.GIVEN: "origin.given", Basis.PAIRED: "origin.paired", Basis.PLAIN_ROUNDS: "origin.plain_rounds"}
 
 
 def origin_text(reading: Reading, lang: str) -> str:
     """A run's numbers in a few words: measured, simulated or recorded; assumed where a
     preset's assumptions are behind them; and the speedup's baseline when it is not the run's own."""
     info, over = reading.info, reading.over
-    words = ["origin.recorded" if info.backend == "replay" else "origin.simulated"] if info.virtual_clock \
-        else ["origin.measured"]
+    words = [ORIGIN_WORDS[info.origin]]
     outputs = info.provenance.get("outputs") or {}
     if "assumed" in outputs.values():
         words.append("origin.assumed")
     basis = over.speedup_basis
     if basis is None:
         words.append("origin.no_baseline")
-    elif basis in ("given", "paired", "plain-rounds"):
-        words.append(f"origin.{basis.replace('-', '_')}")
+    elif basis in BASIS_WORDS:
+        words.append(BASIS_WORDS[basis])
     return " · ".join(text(word, lang) for word in dict.fromkeys(words))
 
 

@@ -21,7 +21,7 @@ from specview.backends.factory import make_backend
 from specview.backends.process import offload
 from specview.core.backend import Backend, BackendInfo
 from specview.core.errors import SpecviewError
-from specview.core.events import Calibration, Round, TokenStatus
+from specview.core.events import Basis, Calibration, Round, TokenStatus
 from specview.core.explain.context import RunContext
 from specview.core.gauges import PANEL, STRIP, gauges, position_texts
 from specview.core.metrics import MetricsSnapshot
@@ -250,8 +250,8 @@ class LiveScreen(Screen[None]):
             self.notify(text("term_nothing_to_copy", self.lang), severity="warning")
             return
         self.app.copy_to_clipboard(content)
-        done = text("term_copied_token", self.lang) if token is not None else text("term_copied", self.lang)
-        self.notify(done.format(chars=len(content)), markup=False)
+        done = fill("term_copied_token" if token is not None else "term_copied", self.lang, chars=len(content))
+        self.notify(done, markup=False)
 
     def action_export(self) -> None:
         from specview.core.recorder import recording_header
@@ -280,7 +280,10 @@ class LiveScreen(Screen[None]):
             self.app.call_from_thread(notify_safe, self, str(exc), title=text("term_export_failed", lang),
                                       severity="error")
             return
-        paths = text("term_exported", lang).format(recording=done.recording, report=done.report)
+        paths = fill("term_exported", lang, recording=done.recording, report=done.report)
+        if done.taken is not None:  # never overwritten: say which name was taken and what was written instead
+            written = done.report if done.taken.suffix == done.report.suffix else done.recording
+            paths += "\n" + fill("files.export_renamed", lang, taken=done.taken.name, written=written.name)
         self.app.call_from_thread(notify_safe, self, paths, title=text("term_exported_title", lang), timeout=15)
 
     def switch_preset(self, preset_id: str) -> None:
@@ -302,7 +305,7 @@ class LiveScreen(Screen[None]):
         last = rounds[drafted[-1]] if drafted else None
         earlier = rounds[: drafted[-1]] if drafted else []
         before = tuple(t.text for r in earlier for t in r.tokens if t.emitted)
-        cal = snap.calibration if snap.calibration is not None and snap.calibration.basis == "measured" else None
+        cal = snap.calibration if snap.calibration is not None and snap.calibration.basis is Basis.MEASURED else None
         return RunContext(
             backend=info.backend,
             alpha=snap.acceptance_rate,

@@ -32,6 +32,7 @@ from specview.texts.catalog import fill, text
 from specview.tui.gauges import violation_text, watch_texts
 from specview.tui.notify import notify_error, notify_safe
 from specview.tui.pump import RunState, Throttle
+from specview.tui.run_text import note_texts
 from specview.widgets.bindings import bind, key_hint, localize
 from specview.widgets.history_chart import HistoryChart
 from specview.widgets.position_bars import PositionBars
@@ -67,6 +68,7 @@ class WatchScreen(Screen[None]):
         self._failing = False  # the last poll failed (its error was notified)
         self.samples_shown = 0
         self.violations_shown = 0
+        self.notes_shown: tuple[str, ...] = ()  # the scrape notes last notified (each told once, not every poll)
 
     def compose(self) -> ComposeResult:
         t = self.lang
@@ -174,6 +176,10 @@ class WatchScreen(Screen[None]):
             self._tps.append(sample.tokens_per_s)
         if sample.reset:
             notify_safe(self, text("watch.reset", self.lang), severity="warning", timeout=10)
+        notes = tuple(note_texts(sample.notes, self.lang))
+        if notes and notes != self.notes_shown:
+            notify_safe(self, "\n".join(notes), severity="warning", timeout=15)
+        self.notes_shown = notes
         for v in sample.violations:
             self.violations_shown += 1
             notify_safe(self, violation_text(v, self.lang), title=text("watch.invariant", self.lang),
@@ -197,7 +203,7 @@ class WatchScreen(Screen[None]):
             checks = fill("watch.invariants_broken", t, n=len(self.model.violations))
         else:
             checks = text("watch.invariants_ok", t)
-        self.query_one("#watch-checks", Static).update(Text(checks))
+        self.query_one("#watch-checks", Static).update(Text("\n".join((checks, *note_texts(s.notes, t)))))
         self._status.set(what=self._title(), extra=time.strftime("%H:%M:%S"))
 
     def _set_state(self, kind: str) -> None:

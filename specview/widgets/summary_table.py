@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.widget import Widget
 
@@ -57,17 +58,29 @@ class SummaryTable(Widget):
     def render(self) -> Text:
         header = self.get_component_rich_style("summary--header", partial=True)
         bold = self.get_component_rich_style("summary--lead", partial=True)
-        width = min(LABEL_WIDTH, max((len(label) for label in self._labels), default=3) + 1)
+        # Widths in terminal cells, not characters: a model id in Chinese takes two a character,
+        # and a label that is cut or padded by characters shifts every column after it.
+        width = min(LABEL_WIDTH, max((cell_len(label) for label in self._labels), default=3) + 1)
         out = Text(no_wrap=True, overflow="ellipsis")
         if not self._headers:
             return out
-        out.append(self._headers[0].ljust(width), header)
+        out.append(_left(self._headers[0], width), header)
         for name in self._headers[1:]:
-            out.append(name.rjust(CELL_WIDTH - len(LEAD)) + "  ", header)
+            out.append(_right(name, CELL_WIDTH - len(LEAD)) + "  ", header)
         for i, label in enumerate(self._labels):
             out.append("\n")
-            out.append(label[: width - 1].ljust(width))
+            out.append(set_cell_size(label, width - 1) + " ")
             for column, shown in enumerate(self._cells[i]):
                 led = self._lead[column] == i
-                out.append(shown.rjust(CELL_WIDTH - len(LEAD)) + (LEAD if led else "  "), bold if led else "")
+                out.append(_right(shown, CELL_WIDTH - len(LEAD)) + (LEAD if led else "  "), bold if led else "")
         return out
+
+
+def _left(text: str, width: int) -> str:
+    """`text` padded to `width` cells (str.ljust in cells)."""
+    return text + " " * max(0, width - cell_len(text))
+
+
+def _right(text: str, width: int) -> str:
+    """`text` right-aligned in `width` cells (str.rjust in cells)."""
+    return " " * max(0, width - cell_len(text)) + text

@@ -118,6 +118,9 @@ def test_a_hostile_config_and_user_preset(tmp_path: Path) -> None:
 
 
 def test_recording_to_a_full_disk_stops_the_run_with_a_reason(tmp_path: Path) -> None:
-    run = run_tty(["--speed", "0", "--record", "/dev/full"], base_env(tmp_path), keys=[("left on device)", b"q")])
+    # a disk that fills up after 64 KiB (specview records to a regular file only: /dev/full is refused)
+    record = tmp_path / "run.jsonl"
+    run = run_tty(["--speed", "0", "--record", str(record)], base_env(tmp_path), keys=[("too large)", b"q")],
+                  file_size=64 * 2**10)
     assert_quit_cleanly(run)
-    assert run.notified("run stopped cannot record to /dev/full: cannot write to it (No space left on device)")
+    assert run.notified(f"run stopped {record}: cannot write to it (File too large)")

@@ -1,5 +1,7 @@
 """Signals in a real terminal (tmux): SIGTERM and SIGHUP stop the app the way `q` does, and Ctrl-Z
-suspends and resumes it; afterwards the terminal's modes are what they were before.
+suspends and resumes it; afterwards the terminal's modes are what they were before. A terminal
+that goes away without a SIGHUP (the multiplexer killed) ends the app too, and so does SIGTERM
+once the terminal is gone.
 
 specview runs under a shell that prints its exit code and stays, so tmux's pane modes can be
 read after the exit while the pane is alive: the alternate screen off, the cursor visible, no
@@ -17,7 +19,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -73,7 +75,8 @@ def tmux_pane(tmp_path: Path, command: str, env: dict[str, str]) -> Iterator[Pan
     try:
         yield pane
     finally:
-        os.kill(server_pid, signal.SIGKILL)  # the server, and with it the pane's program
+        with suppress(ProcessLookupError):  # a test may have killed it already
+            os.kill(server_pid, signal.SIGKILL)  # the server, and with it the pane's program
 
 
 def specview_command(env: dict[str, str], *args: str) -> str:
@@ -131,3 +134,56 @@ def test_ctrl_z_suspends_and_fg_resumes(tmp_path: Path) -> None:
                   lambda: pane.value(MODES) == RESTORED and pane.screen().rstrip().endswith("sh$"))
         pane.tmux("send-keys", "-t", "0", "echo rc=$?", "Enter")
         pane.wait_text("rc=0")
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` still runs (an exited orphan may linger as a zombie until init reaps it)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def wait_gone(pid: int, timeout: float) -> float:
+    """Seconds until `pid` has ended; fails after `timeout`."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        if not alive(pid):
+            return time.monotonic() - started
+        time.sleep(0.05)
+    raise AssertionError(f"specview ({pid}) still runs {timeout:.0f} s after its terminal went away")
+
+
+@pytest.mark.parametrize("case", ["the shell dies of SIGHUP", "the shell ignores SIGHUP", "and SIGTERM"])
+def test_the_app_ends_when_its_terminal_goes_away(tmp_path: Path, case: str) -> None:
+    """`sh -c` in tmux, then the tmux server killed: only the shell (the session leader) is sent
+    SIGHUP; specview, orphaned (or left to a shell that ignores SIGHUP) with a hung-up terminal,
+    quits as on a hangup (129), its recording whole. With SIGTERM sent at once, it ends too."""
+    env = base_env(tmp_path)
+    record, status = tmp_path / "run.jsonl", tmp_path / "status"
+    run = specview_command(env, "--speed", "0", "--record", str(record))
+    trap = "trap '' HUP; " if case == "the shell ignores SIGHUP" else ""
+    script = f"{trap}{run}; echo $? > {shlex.quote(str(status))}"
+    with tmux_pane(tmp_path, f"cd {shlex.quote(str(ROOT))} && sh -c {shlex.quote(script)}", env) as pane:
+        pane.wait_text("▶ running")
+        pane.wait("rounds recorded", lambda: len(record.read_bytes().splitlines()) > 2)
+        shell = int(pane.value("#{pane_pid}"))
+        (app,) = [pid for pid in children(shell) if "specview" in Path(f"/proc/{pid}/cmdline").read_text()]
+        os.kill(int(pane.value("#{pid}")), signal.SIGKILL)  # the terminal's other end closes at once
+        try:
+            if case == "and SIGTERM":
+                os.kill(app, signal.SIGTERM)
+            wait_gone(app, timeout=20)
+        finally:
+            if alive(app):  # failed: no orphan is left behind
+                os.kill(app, signal.SIGKILL)
+    if case == "the shell ignores SIGHUP":  # the shell outlived its terminal: it says how specview ended
+        deadline = time.monotonic() + 10
+        while not status.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert status.read_text().strip() == "129"
+    data = record.read_bytes()
+    assert data.endswith(b"\n")  # flushed: no line cut off
+    lines = data.decode("utf-8").splitlines()
+    assert len(lines) > 2 and all(json.loads(line) for line in lines)

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from specview.backends.remote.backend import OpenAIBackend
+from specview.core.api_key import ApiKey
 from specview.core.backend import Note
 from specview.core.errors import BackendError
 from specview.core.events import Round, TokenStatus
@@ -123,12 +124,11 @@ def test_mid_stream_failures_keep_the_rounds_before_them(fake: FakeServer, mode:
         ("500", "HTTP 500: CUDA out of memory"),
     ],
 )
-def test_http_errors_before_any_token(
-    fake: FakeServer, monkeypatch: pytest.MonkeyPatch, mode: str, expected: str
-) -> None:
+def test_http_errors_before_any_token(fake: FakeServer, mode: str, expected: str) -> None:
     fake.mode = mode
-    monkeypatch.setenv("SPECVIEW_TEST_KEY", SECRET)
-    backend = OpenAIBackend(RunSpec(url=fake.url, api_key_env="SPECVIEW_TEST_KEY"))
+    # the key the user named (--api-key-env SPECVIEW_TEST_KEY): sent, and refused
+    key = ApiKey(SECRET, named=True)
+    backend = OpenAIBackend(RunSpec(url=fake.url, api_key_env="SPECVIEW_TEST_KEY", api_key=key))
     rounds, error = _run(backend)
     assert rounds == []
     assert error is not None and expected in error, error
@@ -137,14 +137,14 @@ def test_http_errors_before_any_token(
         assert "$SPECVIEW_TEST_KEY" in error
 
 
-def test_a_bad_key_on_the_model_list_fails_in_the_constructor(
-    fake: FakeServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_bad_key_on_the_model_list_fails_in_the_constructor(fake: FakeServer) -> None:
     fake.mode = "401-models"
-    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     with pytest.raises(BackendError, match=r"refused the API key \(401") as caught:
-        OpenAIBackend(RunSpec(url=fake.url))
+        OpenAIBackend(RunSpec(url=fake.url, api_key=ApiKey(SECRET, named=True)))
     assert SECRET not in str(caught.value)
+    # the ambient key is not sent to this server: the message says how to send one
+    with pytest.raises(BackendError, match=r"wants an API key \(401.*--api-key-env OPENAI_API_KEY"):
+        OpenAIBackend(RunSpec(url=fake.url, api_key=ApiKey(SECRET, named=False)))
 
 
 def test_an_unknown_model_fails_in_the_constructor(fake: FakeServer) -> None:

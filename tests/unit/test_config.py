@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from specview.cli.runspec_args import resolve_api_key
+from specview.core.api_key import ApiKey, resolve_api_key
 from specview.core.config import load_config
 
 
@@ -37,14 +37,17 @@ def test_broken_toml_is_reported_not_fatal(tmp_path: Path) -> None:
     assert config.theme is None and "cannot read the config" in config.problems[0]
 
 
-def test_api_key_from_config_when_no_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_config_key_is_named_and_comes_before_the_ambient_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The config's `api_key` is a key the user chose (sent to their --url); OPENAI_API_KEY is not."""
     path = tmp_path / "config.toml"
     path.write_text('api_key = "sk-conf-SECRET"\n')
     monkeypatch.setenv("SPECVIEW_CONFIG", str(path))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    assert resolve_api_key(None, load_config()) == "sk-conf-SECRET"
+    assert resolve_api_key(None, load_config().api_key) == ApiKey("sk-conf-SECRET", named=True)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
-    assert resolve_api_key(None, load_config()) == "sk-env"
+    assert resolve_api_key(None, load_config().api_key) == ApiKey("sk-conf-SECRET", named=True)
 
 
 def test_config_preset_is_the_default_for_bench(tmp_path: Path) -> None:

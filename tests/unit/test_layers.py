@@ -22,10 +22,11 @@ ALLOWED: dict[str, set[str]] = {
     "widgets": {"core", "texts"},
     "learn": {"core", "widgets", "texts", "backends"},
     "export": {"core", "texts"},
+    "serve": {"core"},
     "tui": {"core", "widgets", "backends", "texts", "themes", "learn", "export"},
-    "cli": {"core", "backends", "tui", "texts", "themes", "learn", "widgets", "export"},
+    "cli": {"core", "backends", "tui", "texts", "themes", "learn", "widgets", "export", "serve"},
 }
-NO_TEXTUAL = {"core", "backends", "texts", "export"}
+NO_TEXTUAL = {"core", "backends", "texts", "export", "serve"}
 # core modules that may import numpy when they are imported (everything else in core imports it lazily)
 NUMPY_AT_IMPORT = {"core/sampling.py"}
 

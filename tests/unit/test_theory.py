@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from specview.core.theory import (
     alpha_for_tau,
     best_gamma,
     expected_tau,
-    ratios_from_costs,
     speedup,
     tau_from_positions,
+    verify_ratio,
 )
 
 
@@ -68,12 +70,13 @@ def test_speedup_with_a_verify_ratio_is_the_general_form() -> None:
 def test_best_gamma_follows_the_measured_verify_curve() -> None:
     flat = best_gamma(0.8, 0.05)
     # cost(k) = k × cost(1): verifying is as dear as decoding, so no γ pays at all
-    linear = ratios_from_costs([0.01 * k for k in range(1, 34)])
+    linear = partial(verify_ratio, [0.01 * k for k in range(1, 34)])
     assert best_gamma(0.8, 0.05, verify_ratio=linear) == (0, 1.0)
     # a curve that stays flat to k = 4 and then doubles: the best γ stops at 3
-    bent = ratios_from_costs([0.01] * 4 + [0.02] * 29)
+    bent = partial(verify_ratio, [0.01] * 4 + [0.02] * 29)
     gamma, gain = best_gamma(0.8, 0.05, verify_ratio=bent)
     assert gamma == 3 and gain == pytest.approx(speedup(0.8, 3, 0.05))
     assert flat[0] == 8
-    with pytest.raises(IndexError):
-        ratios_from_costs([0.01, 0.02])(2)
+    # past the measured curve v is unknown, and the search stops there
+    assert verify_ratio([0.01, 0.02], 2) is None and verify_ratio([0.01, 0.02], -1) is None
+    assert best_gamma(0.99, 0.0, verify_ratio=partial(verify_ratio, [0.01, 0.01]))[0] == 1

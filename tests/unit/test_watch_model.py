@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from specview.core.theory import conditional_from_marginal
 from specview.core.watch import (
     ACCEPTED_LE_DRAFTED,
     POSITIONS_FALL,
@@ -13,7 +14,6 @@ from specview.core.watch import (
     Scrape,
     WatchModel,
     check_invariants,
-    conditional_per_position,
     leviathan_alpha,
 )
 from specview.tui.gauges import violation_text, watch_texts
@@ -90,7 +90,7 @@ def test_broken_invariants_are_reported() -> None:
 
 def test_derivations_without_data() -> None:
     assert leviathan_alpha(0, 0, ()) is None
-    assert conditional_per_position(0, (0, 0)) == (None, None)
+    assert conditional_from_marginal((0, 0), 0) == [None, None]
     model = WatchModel()
     model.feed(Scrape(0.0))
     sample = model.feed(Scrape(1.0, tokens=None, active=None))

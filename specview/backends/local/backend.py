@@ -18,7 +18,7 @@ from specview.backends.local.lib import llama_lib, supports_gpu_offload
 from specview.backends.local.log import LOG
 from specview.backends.local.model import ModelRunner, check_gguf_file
 from specview.backends.local.vocab import check_vocab
-from specview.core.backend import BackendInfo, Note
+from specview.core.backend import BackendInfo, BackendKind, Exact, Note
 from specview.core.errors import BackendError
 from specview.core.events import Calibration, Round
 from specview.core.runspec import RunSpec
@@ -28,7 +28,8 @@ DEFAULT_GAMMA = 4
 DEFAULT_MAX_TOKENS = 256
 ADAPTIVE_P_MIN = 0.5
 CHAT_TEMPLATES = {"gemma": b"gemma", "gemma2": b"gemma", "gemma3": b"gemma"}
-EXACT = {"acceptance": True, "tau": True, "per_position": True, "tokens_per_second": True, "draft_cost": True}
+EXACT: dict[str, bool] = {Exact.ACCEPTANCE: True, Exact.TAU: True, Exact.PER_POSITION: True,
+                          Exact.TOKENS_PER_SECOND: True, Exact.DRAFT_COST: True}
 
 
 def make_llama_backend(spec: RunSpec) -> LlamaBackend:
@@ -138,7 +139,7 @@ class LlamaBackend:
         mode = "plain" if drafter is None else f"{draft_name}{' adaptive γ' if adaptive else ''}"
         device, note = _device(LOG.lines_since(mark), layers, self.target)
         self._info = BackendInfo(
-            backend="llama",
+            backend=BackendKind.LLAMA,
             label=f"{target.name} · {mode} · {device}",
             gamma=None if drafter is None else gamma,
             temperature=temperature,

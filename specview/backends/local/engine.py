@@ -23,7 +23,7 @@ from specview.backends.local.drafters import EMPTY, AdaptiveGamma, Draft, Drafte
 from specview.backends.local.model import Logits, ModelRunner
 from specview.backends.local.verify import verify_greedy_logits, verify_sampled_logits
 from specview.backends.local.vocab import TextStream
-from specview.core.events import Calibration, Round, TokenEvent, TokenStatus
+from specview.core.events import Basis, Calibration, Round, TokenEvent, TokenStatus
 from specview.core.sampling import Decision, discarded_after
 
 RECALIBRATE_TOKENS = 256  # measure again once the context has grown this much (attention cost grows with it)
@@ -130,7 +130,7 @@ class Engine:
         self._calibrated_at = target.n_past
         self._rounds_since_calibration = 0
         self._excluded_s += time.monotonic() - start
-        return Calibration("measured", plain, tuple(costs), context=target.n_past)
+        return Calibration(Basis.MEASURED, plain, tuple(costs), context=target.n_past)
 
     def _plain_choice(self, rows: Logits) -> int:
         """What a plain round decides on its one row (the calibration's plain step runs it)."""

@@ -2,7 +2,9 @@
 
 Used by the Learn screens: the model's size (parameters, bytes of weights) and the real shapes of
 its feature–token fusion tensors (MTP/NextN `eh_proj`, EAGLE `fc`). A GGUF file is untrusted: its
-counts are checked before the reader allocates anything, and every name it holds is sanitised.
+counts are checked before the reader allocates anything, values are walked with an explicit
+stack (arrays of arrays nest at most MAX_DEPTH deep, never through Python's recursion), the
+model's shape keys must be integers in sane ranges, and every name it holds is sanitised.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from specview.core.bounds import Invalid, integer
 from specview.core.errors import BackendError
 from specview.core.text import sanitize
 
@@ -24,6 +27,22 @@ MAX_SHOWN = 16  # fusion tensors listed at most
 MAX_NAME_BYTES = 64 * 1024  # a key or tensor name (ggml's own limit is 64): longer is not a GGUF we read
 MAX_VALUE_BYTES = 64 * 1024  # a string value kept (a longer one, e.g. a chat template, is skipped)
 NAME_CHARS = 120  # of a name as the screens show it
+MAX_DEPTH = 4  # arrays of arrays (llama.cpp reads none; the format allows them)
+MAX_ITEMS = 2**24  # items of one array of strings or arrays (a 262k vocabulary is 2^18)
+MAX_LAYERS = 16_384
+# `<arch>.<key>`: what the model's shape may be (lowest, highest); a key that is absent, or an
+# array (per-layer values), is not checked. Far beyond any real model, far below a count that
+# would make the screens' numbers nonsense (2^64 − 1, negative, NaN).
+SHAPE_KEYS: dict[str, tuple[int, int]] = {
+    "embedding_length": (1, 2**20),
+    "block_count": (1, MAX_LAYERS),
+    "feed_forward_length": (0, 2**24),
+    "context_length": (1, 2**31),
+    "vocab_size": (1, 2**24),
+    "attention.head_count": (0, 2**16),  # 0 for attention-free blocks (Mamba)
+    "attention.head_count_kv": (0, 2**16),
+    "nextn_predict_layers": (0, MAX_LAYERS),
+}
 # Fusion tensors: NextN/MTP eh_proj and its norms (llama.cpp names), EAGLE-style fc layers.
 FUSION = re.compile(r"(nextn\.(eh_proj|enorm|hnorm)|(^|\.)fc)\.weight$")
 
@@ -76,7 +95,7 @@ class _Walk:
         self.pos += size
         return value
 
-    def string(self, keep: bool = True, *, name: bool = False) -> str:
+    def string(self, *, name: bool = False) -> str:
         """A string; a name longer than MAX_NAME_BYTES is refused, a value longer than
         MAX_VALUE_BYTES skipped (read as ""), so nothing large is copied out of the file."""
         n = self.take("<Q")
@@ -84,37 +103,65 @@ class _Walk:
             raise BackendError(f"{self.path}: the GGUF header is cut off")
         if name and n > MAX_NAME_BYTES:
             raise BackendError(f"{self.path}: a GGUF name of {n} bytes; not read")
-        keep = keep and n <= MAX_VALUE_BYTES
-        raw = self.data[self.pos : self.pos + n] if keep else b""
+        raw = self.data[self.pos : self.pos + n] if n <= MAX_VALUE_BYTES else b""
         self.pos += n
         return bytes(raw).decode("utf-8", errors="replace")
 
-    def value(self, kind: int, keep: bool = True) -> Any:
+    def value(self, kind: int, key: str) -> Any:
+        """One metadata value: a scalar, a string (see `string`), or None for an array, which is
+        skipped; `key` names it in an error."""
         if kind in _SCALAR:
             return self.take(_SCALAR[kind])
         if kind == _STRING:
-            return self.string(keep)
+            return self.string()
         if kind == _ARRAY:
+            self._skip_array(key)
+            return None
+        raise BackendError(f"{self.path}: key {_shown(key)!r} has unknown GGUF value type {kind}")
+
+    def _skip_array(self, key: str) -> None:
+        """Jump over an array (and the arrays inside it) with a stack instead of recursion: one
+        entry per array of arrays still open, the arrays it has left. Depth and item counts are
+        bounded, every length checked."""
+        stack: list[int] = []
+        while True:
             item, count = self.take("<I"), self.take("<Q")
             if item in _SCALAR:  # fixed-size items: jump over them
-                size = struct.calcsize(_SCALAR[item]) * count
-                if self.pos + size > len(self.data):
-                    raise BackendError(f"{self.path}: the GGUF header is cut off")
-                self.pos += size
-            elif item == _STRING:  # e.g. a tokenizer's pieces: jump from length to length
-                data, pos, end = self.data, self.pos, len(self.data)
-                for _ in range(count):
-                    if pos + 8 > end:
-                        raise BackendError(f"{self.path}: the GGUF header is cut off")
-                    pos += 8 + struct.unpack_from("<Q", data, pos)[0]
-                if pos > end:
-                    raise BackendError(f"{self.path}: the GGUF header is cut off")
-                self.pos = pos
+                self.skip(struct.calcsize(_SCALAR[item]) * count)
+            elif item in (_STRING, _ARRAY):
+                if count > MAX_ITEMS:
+                    raise BackendError(f"{self.path}: key {_shown(key)!r} has an array of {count} items "
+                                       f"(at most {MAX_ITEMS}); not read")
+                if item == _STRING:
+                    self._skip_strings(count)
+                elif count:
+                    if len(stack) + 1 >= MAX_DEPTH:
+                        raise BackendError(f"{self.path}: key {_shown(key)!r} nests arrays more than "
+                                           f"{MAX_DEPTH} deep; not read")
+                    stack.append(count)
             else:
-                for _ in range(count):
-                    self.value(item, keep=False)
-            return None
-        raise BackendError(f"{self.path}: unknown GGUF value type {kind}")
+                raise BackendError(f"{self.path}: key {_shown(key)!r} has an array of unknown GGUF type {item}")
+            while stack and stack[-1] == 0:
+                stack.pop()
+            if not stack:
+                return
+            stack[-1] -= 1  # the next value is the next array of the innermost one still open
+
+    def _skip_strings(self, count: int) -> None:
+        """Jump over `count` strings (e.g. a tokenizer's pieces), from length to length."""
+        data, pos, end = self.data, self.pos, len(self.data)
+        for _ in range(count):
+            if pos + 8 > end:
+                raise BackendError(f"{self.path}: the GGUF header is cut off")
+            pos += 8 + struct.unpack_from("<Q", data, pos)[0]
+        if pos > end:
+            raise BackendError(f"{self.path}: the GGUF header is cut off")
+        self.pos = pos
+
+    def skip(self, size: int) -> None:
+        if self.pos + size > len(self.data):
+            raise BackendError(f"{self.path}: the GGUF header is cut off")
+        self.pos += size
 
 
 def _shown(name: str) -> str:
@@ -138,6 +185,27 @@ def read_gguf_info(path: str | Path) -> ModelInfo:
         raise BackendError(f"{path} is not a GGUF file ({exc})") from None
 
 
+def _shape(meta: dict[str, Any], arch: str, path: Path) -> dict[str, int]:
+    """The model's shape keys that are present (SHAPE_KEYS, without the `<arch>.` prefix), each
+    an integer in its range; a bool, a float (NaN) or a count out of range is a BackendError
+    naming the key. An array (per-layer values) is not read, so not checked."""
+    found: dict[str, int] = {}
+    for name, (low, high) in SHAPE_KEYS.items():
+        key = f"{arch}.{name}"
+        value = meta.get(key)
+        if value is None:
+            continue
+        try:
+            found[name] = integer(value, _shown(key), low, high)
+        except Invalid as exc:
+            raise BackendError(f"{path}: {exc}; not read") from None
+    blocks, nextn = found.get("block_count"), found.get("nextn_predict_layers", 0)
+    if blocks is not None and nextn > blocks:
+        raise BackendError(f"{path}: {_shown(arch)}.nextn_predict_layers is {nextn}, more than the "
+                           f"{blocks} blocks of the model; not read")
+    return found
+
+
 def _read(walk: _Walk, path: Path, sizes: Any, types: Any) -> ModelInfo:
     if bytes(walk.data[:4]) != GGUF_MAGIC:
         raise BackendError(f"{path} is not a GGUF file")
@@ -150,11 +218,10 @@ def _read(walk: _Walk, path: Path, sizes: Any, types: Any) -> ModelInfo:
     for _ in range(n_keys):
         key = walk.string(name=True)
         kind = walk.take("<I")
-        meta[key] = walk.value(kind)
+        meta[key] = walk.value(kind, key)
     arch_raw = meta.get("general.architecture")
     arch = _shown(arch_raw) if isinstance(arch_raw, str) and arch_raw else "?"
-    width = meta.get(f"{arch_raw}.embedding_length")
-    nextn = meta.get(f"{arch_raw}.nextn_predict_layers")
+    shape = _shape(meta, arch_raw if isinstance(arch_raw, str) else "", path)
     params = weight_bytes = 0
     fusion: list[TensorShape] = []
     for _ in range(n_tensors):
@@ -168,6 +235,9 @@ def _read(walk: _Walk, path: Path, sizes: Any, types: Any) -> ModelInfo:
         elements = 1
         for d in dims:
             elements *= d
+        if elements > len(walk.data) * 8:  # no type packs more than 8 weights in a byte
+            raise BackendError(f"{path}: tensor {_shown(name)!r} of {elements} weights cannot be in a file "
+                               f"of {len(walk.data)} bytes; not read")
         try:
             type_name = types(kind).name
             block, type_size = sizes[types(kind)]
@@ -181,8 +251,8 @@ def _read(walk: _Walk, path: Path, sizes: Any, types: Any) -> ModelInfo:
     return ModelInfo(
         name=_shown(path.name),
         architecture=arch,
-        n_embd=width if isinstance(width, int) and not isinstance(width, bool) else None,
-        nextn_layers=nextn if isinstance(nextn, int) and not isinstance(nextn, bool) else 0,
+        n_embd=shape.get("embedding_length"),
+        nextn_layers=shape.get("nextn_predict_layers", 0),
         n_tensors=n_tensors,
         params=params,
         weight_bytes=weight_bytes,

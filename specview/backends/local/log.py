@@ -2,7 +2,8 @@
 
 llama-cpp-python's own answer (`verbose=False`) dup2's fds 1 and 2 to /dev/null while a
 model loads, which would swallow a running Textual app's output. Instead every line goes
-to a bounded deque (shown in the app, quoted in error messages) and to a log file.
+to a bounded deque (shown in the app, quoted in error messages) and to a log file, which each
+run replaces (core/safe_files.py: never through a link, mode 0600).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections import deque
 from pathlib import Path
 from typing import IO, Any
 
+from specview.core.safe_files import open_new
 from specview.core.text import sanitize
 
 LEVELS = {0: "none", 1: "debug", 2: "info", 3: "warn", 4: "error", 5: "cont"}  # enum ggml_log_level
@@ -60,10 +62,12 @@ class LlamaLog:
         lib.llama_log_set(self._callback, ctypes.c_void_p(0))
 
     def _open_file(self) -> None:
+        # the log of this run replaces the last run's, as a new file (0600) renamed over it: never
+        # written through a link planted at its name, nor into a FIFO or a device (then no log file)
         path = default_log_path()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = path.open("w", encoding="utf-8")
+            self._file = open_new(path, replace=True)
             self.path = path
         except OSError:
             self._file, self.path = None, None

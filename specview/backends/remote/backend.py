@@ -23,10 +23,17 @@ from specview.backends.remote.dialect import (
     Dialect,
     RequestSettings,
 )
-from specview.backends.remote.metrics import DraftCounters, MetricsPoller, parse_draft_counters, parse_gauges
+from specview.backends.remote.metrics import (
+    DraftCounters,
+    MetricsPoller,
+    draft_counters,
+    parse_gauges,
+    read_samples,
+    spec_family,
+)
 from specview.backends.remote.registry import checked_kind, detect, kind_by_owner
 from specview.backends.remote.timeouts import Timeouts
-from specview.core.backend import BackendInfo, Note
+from specview.core.backend import BackendInfo, BackendKind, Exact, Note
 from specview.core.bounds import Invalid
 from specview.core.errors import BackendError
 from specview.core.events import Calibration, Reconcile, Round, StreamItem
@@ -137,13 +144,22 @@ class OpenAIBackend:
 
     def _scrape(self, prefix: str) -> DraftCounters | None:
         text = self._metrics_text()
-        return parse_draft_counters(text, prefix) if text is not None else None
+        return self._counters(text, prefix) if text is not None else None
+
+    def _counters(self, text: str, prefix: str) -> DraftCounters | None:
+        """The counters in a scrape; lines skipped (too long, too many) become a note of the run."""
+        samples = read_samples(text, (spec_family(prefix),))
+        skipped = samples.notes()
+        if skipped:
+            kept = tuple(n for n in self._info.notes if not n.id.startswith("metrics_"))
+            self._info = replace(self._info, notes=kept + skipped)
+        return draft_counters(samples, prefix)
 
     def _make_info(self) -> BackendInfo:
         f = self.facts
         exact, note = self.kind.describe(f)
         return BackendInfo(
-            backend="openai",
+            backend=BackendKind.REMOTE,
             label=" · ".join(filter(None, (f.dialect, f.method, self.model.rstrip("/").rsplit("/", 1)[-1]))),
             gamma=f.gamma,
             temperature=self.settings.temperature,
@@ -244,7 +260,7 @@ class OpenAIBackend:
             self._metrics_after = self._metrics_text() or self._poller.latest
         missing = self.dialect.missing_statistics() if self.dialect is not None else None
         if missing is not None:
-            self._info = replace(self._info, exact={"tokens_per_second": True}, notes=(missing,))
+            self._info = replace(self._info, exact={Exact.TOKENS_PER_SECOND: True}, notes=(missing,))
         if not exact:
             return
         drafted = counted.metrics.max_drafted
@@ -282,7 +298,7 @@ class OpenAIBackend:
         text = self._metrics_after or (self._poller.latest if self._poller is not None else None)
         text = text or self._metrics_text()
         with self._server_values("reading /metrics"):
-            now = parse_draft_counters(text, prefix) if text else None
+            now = self._counters(text, prefix) if text else None
         return now.minus(self._metrics_before) if now else None
 
     def server_gauges(self) -> dict[str, float]:

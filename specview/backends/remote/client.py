@@ -29,6 +29,7 @@ from specview.backends.remote.deadline import Flight, cancel, in_flight
 from specview.backends.remote.decode import Damaged, Refused, body_encoding, inflated
 from specview.backends.remote.http_errors import (
     HostileAnswer,
+    KeyUse,
     error_detail,
     expired_error,
     redirect_error,
@@ -38,11 +39,11 @@ from specview.backends.remote.http_errors import (
 )
 from specview.backends.remote.sse import EventTooLarge, iter_event_data
 from specview.backends.remote.timeouts import Timeouts
+from specview.core.api_key import DEFAULT_KEY_ENV, ApiKey
 from specview.core.bounds import MAX_BODY_BYTES, MAX_EVENT_BYTES, MAX_MODELS
 from specview.core.errors import BackendError
 from specview.core.jsonio import JsonError, loads
-from specview.core.runspec import DEFAULT_KEY_ENV
-from specview.core.secrets import add_secret, add_url_secrets
+from specview.core.secrets import add_url_secrets
 from specview.core.text import shown
 
 _SLACK_S = 1.0  # httpx's per-read timeout, after the deadline it backs up
@@ -98,17 +99,19 @@ def _without_credentials(text: str) -> str:
 class Connection:
     """An httpx client bound to one server, with the key in its headers and nowhere else."""
 
-    def __init__(self, url: str, api_key: str | None, key_env: str | None,
+    def __init__(self, url: str, api_key: ApiKey | None, key_env: str | None,
                  timeouts: Timeouts | None = None) -> None:
-        add_secret(api_key)
         base = parse_base_url(url)
         self.root, self.api = base.root, base.api
         self.timeouts = timeouts or Timeouts()
         self._key_env = key_env or DEFAULT_KEY_ENV
+        self._env_named = key_env is not None
+        sent = api_key.for_url(url) if api_key else None  # only where the user sent it (core/api_key.py)
+        self._sent_key = sent is not None
         # identity: httpx would otherwise inflate every listed layer before any bound (decode.py)
         headers = {"Accept-Encoding": "identity"}
-        if api_key:
-            headers["Authorization"] = f"Bearer {api_key}"
+        if sent:
+            headers["Authorization"] = f"Bearer {sent}"
         self._client = httpx.Client(
             headers=headers,
             auth=base.auth,
@@ -174,7 +177,8 @@ class Connection:
             detail = f"its error body came with {exc.what}, not decoded"
         except (BackendError, httpx.HTTPError):
             detail = "its error body could not be read"
-        return status_error(self.root, self._key_env, code, detail, what, model)
+        return status_error(self.root, KeyUse(self._key_env, self._env_named, self._sent_key), code, detail, what,
+                            model)
 
     # -- plain requests -----------------------------------------------------------
     def _body(self, method: str, url: str, what: str, *, json: dict[str, Any] | None = None,

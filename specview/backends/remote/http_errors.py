@@ -7,11 +7,13 @@ server is scrubbed (secrets masked, controls visible, cut short) before it is qu
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 
 from specview.backends.remote.deadline import Flight
+from specview.core.api_key import DEFAULT_KEY_ENV
 from specview.core.errors import BackendError
 from specview.core.jsonio import JsonError, loads
 from specview.core.secrets import add_url_secrets
@@ -111,13 +113,26 @@ def _shown_url(url: str) -> str:
         return shown(url.split("?", 1)[0].rpartition("@")[2], 160)
 
 
-def status_error(root: str, key_env: str, code: int, detail: str, what: str, model: str | None) -> BackendError:
+@dataclass(frozen=True, slots=True)
+class KeyUse:
+    """What the connection did with the API key, for a 401/403 message."""
+
+    env: str  # the variable that holds it (or would)
+    env_named: bool  # --api-key-env (or the config) named that variable
+    sent: bool  # the key went with the requests (core/api_key.py: only where the user sent it)
+
+
+def status_error(root: str, key: KeyUse, code: int, detail: str, what: str, model: str | None) -> BackendError:
     """One clear message for an HTTP error status; `detail` is what its body says, scrubbed."""
     suffix = f": {detail}" if detail else ""
+    if (code == 401 or code == 403) and not key.sent:
+        how = (f"put the key in ${key.env}" if key.env_named else
+               f"name the variable that holds it with --api-key-env (e.g. --api-key-env {DEFAULT_KEY_ENV})")
+        return BackendError(f"the server wants an API key ({code}{suffix}) and specview sent none; {how}")
     if code == 401 or code == 403:
         return BackendError(
             f"the server refused the API key ({code}{suffix}); put the right key in "
-            f"${key_env} or name another variable with --api-key-env"
+            f"${key.env} or name another variable with --api-key-env"
         )
     if code == 404 and model is not None:
         return BackendError(

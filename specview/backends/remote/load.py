@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from specview.backends.remote.client import Connection
 from specview.backends.remote.dialect import counter
 from specview.backends.remote.timeouts import Timeouts
+from specview.core.api_key import ApiKey
 from specview.core.bounds import MAX_ROUND_TOKENS, Invalid
 from specview.core.errors import BackendError
 from specview.core.sweep import MAX_CONCURRENCY
@@ -43,7 +44,7 @@ class LoadResult:
 class LoadClient:
     """One server under test."""
 
-    def __init__(self, url: str, api_key: str | None = None, key_env: str | None = None,
+    def __init__(self, url: str, api_key: ApiKey | None = None, key_env: str | None = None,
                  model: str | None = None, timeouts: Timeouts | None = None) -> None:
         self._conn = Connection(url, api_key, key_env, timeouts)
         self._timeout = self._conn.timeouts.stream  # a whole completion, not streamed

@@ -10,10 +10,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from specview.backends.remote.dialect import Dialect, RequestSettings
-from specview.core.backend import Note
+from specview.core.backend import Exact, Note
 
-INFERRED = {"acceptance": False, "tau": False, "per_position": False, "tokens_per_second": True}
-EXACT = {"acceptance": True, "tau": True, "per_position": True, "tokens_per_second": True}
+INFERRED: dict[str, bool] = {Exact.ACCEPTANCE: False, Exact.TAU: False, Exact.PER_POSITION: False,
+                             Exact.TOKENS_PER_SECOND: True}
+EXACT: dict[str, bool] = {Exact.ACCEPTANCE: True, Exact.TAU: True, Exact.PER_POSITION: True,
+                          Exact.TOKENS_PER_SECOND: True}
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +72,7 @@ class ServerKind:
 
     def describe(self, facts: ServerFacts) -> tuple[dict[str, bool], Note]:
         """Which numbers are exact, and the note the side panel and recordings show."""
-        return {"tokens_per_second": False}, Note("no_spec")
+        return {Exact.TOKENS_PER_SECOND: False}, Note("no_spec")
 
     def dialect(self, settings: RequestSettings, facts: ServerFacts) -> Dialect:
         """The stream reader for one request."""

@@ -17,9 +17,17 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from specview.backends.remote.client import Connection
-from specview.backends.remote.metrics import parse_draft_counters, parse_gauges, parse_sums
+from specview.backends.remote.metrics import (
+    count_sums,
+    draft_counters,
+    gauge_means,
+    read_samples,
+    spec_family,
+    sum_families,
+)
 from specview.backends.remote.registry import checked_kind, detect
 from specview.backends.remote.timeouts import Timeouts
+from specview.core.api_key import ApiKey
 from specview.core.bounds import Invalid
 from specview.core.errors import BackendError
 from specview.core.watch import Scrape
@@ -30,7 +38,7 @@ METRICS_HINT = "there is no /metrics to watch: llama-server needs --metrics; vLL
 class ServerWatch:
     """One server, polled for /metrics."""
 
-    def __init__(self, url: str, api_key: str | None = None, key_env: str | None = None,
+    def __init__(self, url: str, api_key: ApiKey | None = None, key_env: str | None = None,
                  server: str | None = None, timeouts: Timeouts | None = None) -> None:
         wanted = checked_kind(server)
         self._conn = Connection(url, api_key, key_env, timeouts)
@@ -72,10 +80,14 @@ class ServerWatch:
         t = time.monotonic()
         text = self._conn.get_text(f"{self._conn.root}/metrics", "watching /metrics")
         kind = self.kind
+        prefix = kind.metrics_prefix
+        names = tuple(n for n in (kind.tokens_counter, kind.active_gauge) if n)
+        # one pass over the text for every family read (the other lines are never parsed)
+        samples = read_samples(text, ((spec_family(prefix),) if prefix else ()) + sum_families(names)
+                               + kind.watch_gauges)
         with self._server_values("watching /metrics"):
-            counters = parse_draft_counters(text, kind.metrics_prefix) if kind.metrics_prefix else None
-            names = tuple(n for n in (kind.tokens_counter, kind.active_gauge) if n)
-            sums = parse_sums(text, names) if names else {}
+            counters = draft_counters(samples, prefix) if prefix else None
+            sums = count_sums(samples, names) if names else {}
             in_flight = kind.in_flight_tokens(self._conn)
         tokens = sums.get(kind.tokens_counter or "")
         return Scrape(
@@ -87,7 +99,8 @@ class ServerWatch:
             tokens=round(tokens) if tokens is not None else None,
             in_flight=in_flight,
             active=sums.get(kind.active_gauge or ""),
-            gauges=parse_gauges(text, kind.watch_gauges) if kind.watch_gauges else {},
+            gauges=gauge_means(samples, kind.watch_gauges) if kind.watch_gauges else {},
+            notes=samples.notes(),
         )
 
     def interrupt(self) -> None:

@@ -18,9 +18,9 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from specview.core.backend import BackendInfo, Note, Pace
+from specview.core.backend import BackendInfo, BackendKind, Exact, Note, Pace
 from specview.core.errors import BackendError
-from specview.core.events import Calibration, Round, TokenEvent
+from specview.core.events import Basis, Calibration, Round, TokenEvent
 from specview.core.langs import LANGS, detect_lang
 from specview.core.presets import Preset
 from specview.core.theory import MAX_GAMMA
@@ -72,14 +72,14 @@ class SimBackend:
         self.max_rounds = max_rounds
         self.acceptance = preset.acceptance_at(self.temperature, self.gamma)
         self._info = BackendInfo(
-            backend="sim",
+            backend=BackendKind.SIM,
             label=preset.id,
             gamma=self.gamma,
             temperature=self.temperature,
             preset=preset.id,
             seed=seed,
             virtual_clock=True,
-            exact={"acceptance": True, "tau": True, "per_position": True},
+            exact={Exact.ACCEPTANCE: True, Exact.TAU: True, Exact.PER_POSITION: True},
             notes=(Note("sim"),),
             pace=self.pace,
             cpu_bound=speed <= 0,  # flat out it never waits: the UI runs it in a child process
@@ -105,7 +105,7 @@ class SimBackend:
         vocab, passage = _vocabulary(self.lang)
         model = SimModel(vocab, sorted(set(passage)), self.acceptance, self.temperature, self.seed)
         t_target = self.preset.target_ms / 1000.0
-        yield Calibration("assumed", t_target, (t_target,) * (self.gamma + 1))
+        yield Calibration(Basis.ASSUMED, t_target, (t_target,) * (self.gamma + 1))
         match_rate = self.preset.match_rate
         matches = random.Random(self.seed)  # its own stream: presets without a mixture draw exactly as before
         clock, position, index = 0.0, 0, 0

@@ -19,7 +19,7 @@ from specview.core.hardware import (
     model_shape,
     verify_cost_ratio,
 )
-from specview.core.theory import ratios_from_costs, speedup
+from specview.core.theory import speedup, verify_ratio
 
 DEFAULT_ACCELERATOR = "h100-sxm"
 DEFAULT_SHAPE = "dense-8b-bf16"
@@ -86,9 +86,11 @@ def gpu_wait_numbers(
 
 
 def measured_ratios(seconds: Sequence[float]) -> list[float]:
-    """Measured forward times for k = 1, 2, … as ratios to the 1-token forward."""
-    ratio = ratios_from_costs(seconds)
-    return [ratio(k) for k in range(len(seconds))]
+    """Measured forward times for k = 1, 2, … as ratios to the 1-token forward (`theory.verify_ratio`)."""
+    ratios = [verify_ratio(seconds, gamma) for gamma in range(len(seconds))]
+    if any(v is None for v in ratios):
+        raise ValueError("measured forward times must be positive")
+    return [v for v in ratios if v is not None]
 
 
 def verify_cost_numbers(
