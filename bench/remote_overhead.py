@@ -1,7 +1,7 @@
 """How much does specview's processing slow down the stream a client absorbs from llama-server?
 
 One llama-server (Gemma 3 270M, n-gram drafting, 127.0.0.1) and, alternating in the same run:
-  bare     — the same streaming request, events decoded and dropped (httpx + httpx-sse + json);
+  bare     — the same streaming request, events decoded and dropped (Connection.stream: httpx, the SSE reader, json);
   specview — OpenAIBackend through Session.run_headless (dialect rebuild + metrics fold).
 Tokens/s is measured from the first to the last event of each stream. The client-side cost is
 also timed directly: the captured events are replayed through the dialect and the metrics fold,

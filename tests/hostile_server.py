@@ -4,7 +4,9 @@ It serves one `Scenario` at a time on 127.0.0.1: what `/v1/models` lists, what `
 `/version` or `/metrics` answer, and what the completion endpoint streams (decoded events,
 raw bytes, or a generator of bytes for answers too large to hold), an error status instead,
 or a stream that stalls until released. `@KEY@` in any body is replaced by the bearer token
-the request carried, as a server that reflects the key back would do.
+the request carried, as a server that reflects the key back would do. Below HTTP's semantics,
+`server.wire` maps a path (or "POST") to a function that writes the whole answer byte by byte
+(hostile_wire.py: compression bombs, trickles, endless 100 Continue, broken framing…).
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ class HostileServer(ThreadingHTTPServer):
         self.scenario = Scenario()
         self.release = threading.Event()
         self.requests: list[str] = []
+        self.wire: dict[str, Callable[[BaseHTTPRequestHandler], None]] = {}  # see the module docstring
         self.authorizations: list[str | None] = []  # each request's Authorization header (None: none sent)
 
     @property
@@ -101,7 +104,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.authorizations.append(self.headers.get("Authorization"))
         scenario = self.server.scenario
         path = self.path.split("?", 1)[0]
-        if path == "/v1/models":
+        if path in self.server.wire:
+            self.server.wire[path](self)
+        elif path == "/v1/models":
             self._answer(200, "application/json", json.dumps({"object": "list", "data": scenario.models}).encode())
         elif path in scenario.get:
             code, kind, body = scenario.get[path]
@@ -115,6 +120,9 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length", "0"))
         self.rfile.read(length)
         scenario = self.server.scenario
+        if "POST" in self.server.wire:
+            self.server.wire["POST"](self)
+            return
         if scenario.post_status != 200:
             self._answer(scenario.post_status, "application/json", scenario.post_body)
             return

@@ -13,13 +13,28 @@ RECORDING_COMMANDS = (None, "bench")  # the live view (no command) and bench can
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command: bad input exits 2 with one line, a bug exits 1 with one line (the
-    traceback goes to the crash log), Ctrl-C exits 130."""
+    traceback goes to the crash log), Ctrl-C exits 130. Run as a program, the process ends
+    as soon as a UI is done (cli/quick_exit.py)."""
+    code = _main(argv)
+    if argv is None:
+        from specview.cli.quick_exit import end_after_ui
+
+        end_after_ui(code)
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         from specview.cli.parser import build_parser
 
         args = build_parser().parse_args(argv)
         return _dispatch(args)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        from specview.cli.quick_exit import Quit, arm
+
+        if isinstance(exc, Quit):  # q before the UI: as q in it
+            arm()
+            return 0
         return 130
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop quietly, as Unix tools do.

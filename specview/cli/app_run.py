@@ -82,6 +82,9 @@ def theme_names() -> set[str]:
 
 def run_app(app: BaseApp, notices: Iterable[str | None] = ()) -> int:
     """Run the UI to the end; its exit code. `notices` (None: nothing to say) are shown once at start."""
+    from specview.cli.quick_exit import arm
+
     app.notices = tuple(notice for notice in notices if notice)
     app.run()
+    arm()
     return app.return_code or 0

@@ -8,6 +8,7 @@ from specview.cli.app_run import run_app, throttle_of, ui_settings
 from specview.cli.argtypes import Parser, SubParsers, fps_option, speed_option
 from specview.cli.errors import CliError
 from specview.cli.runspec_args import specs_from_args, specs_key_notice
+from specview.cli.waiting import waiting_on
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -19,9 +20,10 @@ def run_compare(args: argparse.Namespace) -> int:
     specs = specs_from_args(args, speed=ui.speed, max_rounds=None, config=ui.config)
     backends = []
     try:
-        for spec in specs:
-            backends.append(make_backend(spec))
-    except Exception:
+        with waiting_on(specs, ui.lang):
+            for spec in specs:
+                backends.append(make_backend(spec))
+    except BaseException:  # q or Ctrl-C while waiting on a server too
         for backend in backends:
             backend.close()
         raise

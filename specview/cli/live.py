@@ -1,4 +1,5 @@
-"""The default command: build the backend (errors exit 2 before any UI), then run the app."""
+"""The default command: build the backend (errors exit 2 before any UI; a wait on a server is
+announced and `q` ends it, cli/waiting.py), then run the app."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 
 from specview.cli.app_run import run_app, throttle_of, ui_settings
 from specview.cli.runspec_args import spec_from_args, specs_key_notice
+from specview.cli.waiting import waiting_on
 
 
 def run_live(args: argparse.Namespace) -> int:
@@ -17,7 +19,8 @@ def run_live(args: argparse.Namespace) -> int:
 
         check_record_path(args.record, force=args.force)
     spec = spec_from_args(args, speed=ui.speed, config=ui.config)
-    backend = make_backend(spec)
+    with waiting_on([spec], ui.lang):
+        backend = make_backend(spec)
     from specview.tui.app import SpecviewApp
 
     return run_app(SpecviewApp(spec, backend=backend, theme_name=ui.theme, lang=ui.lang, record=args.record,

@@ -11,6 +11,7 @@ from importlib import import_module
 
 from specview import __version__
 from specview.cli.argtypes import Parser, float_in, fps_option, int_in, lang_option, server_option
+from specview.cli.timeout_args import timeout_options
 from specview.core.presets import DEFAULT_PRESET
 from specview.core.runspec import default_of
 from specview.core.theory import MAX_GAMMA
@@ -62,7 +63,9 @@ def _selectors(*, defaults: bool = True) -> Parser:
     server_option(rem, "server dialect")
     rem.add_argument("--raw", action="store_true", help="use /v1/completions (base models) instead of chat")
     rem.add_argument("--read-timeout", type=float_in(0.1, 3600.0, "--read-timeout"), metavar="S",
-                     help="give up on a stream silent for S seconds (default: 60)")
+                     help="give up on a stream whose headers, or next event, have not come within S seconds "
+                          "(comments, keep-alives and trickles do not count; default: 60)")
+    timeout_options(rem, default=None if defaults else argparse.SUPPRESS)
     rem.add_argument("--baseline-tps", type=float_in(0.001, 1e6, "--baseline-tps"), metavar="X",
                      help="plain decoding's tokens/s on this server: the measured speedup's baseline "
                           "(without it the speedup comes from the run's plain rounds, or is not shown)")

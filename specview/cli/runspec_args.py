@@ -52,6 +52,7 @@ def warn_notice(notice: str | None) -> None:
 def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: int | None = None,
                    config: Config | None = None) -> RunSpec:
     """The RunSpec the selector options describe (config-file defaults fill what is not given)."""
+    from specview.cli.timeout_args import chosen
     from specview.core.config import load_config
 
     config = config or load_config()
@@ -80,7 +81,10 @@ def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: 
         api_key=key,
         server=None if args.server in (None, "auto") else args.server,
         raw=args.raw,
-        read_timeout=args.read_timeout,
+        read_timeout=chosen(args, config, "read_timeout"),
+        connect_timeout=chosen(args, config, "connect_timeout"),
+        request_timeout=chosen(args, config, "request_timeout"),
+        stream_timeout=chosen(args, config, "stream_timeout"),
         baseline_tps=args.baseline_tps,
     )
 

@@ -161,16 +161,19 @@ def run_load(args: argparse.Namespace) -> int:
     from specview.backends.remote.load import LoadClient
     from specview.cli.runspec_args import api_key_of, warn_notice, withheld_key_notice
     from specview.cli.sweep_render import load_markdown, load_text
+    from specview.cli.timeout_args import timeouts_of
     from specview.core.config import load_config
     from specview.core.sweep import LoadPoint, LoadSweep
 
     lang = _lang(args)
-    key, key_env = api_key_of(args, load_config())
+    config = load_config()
+    key, key_env = api_key_of(args, config)
     warn_notice(withheld_key_notice(key, [args.on, args.off], lang))
     prompt = args.prompt or DEFAULT_PROMPT
-    on = LoadClient(args.on, key, key_env, args.model)
+    timeouts = timeouts_of(args, config)
+    on = LoadClient(args.on, key, key_env, args.model, timeouts)
     try:
-        off = LoadClient(args.off, key, key_env, args.model)
+        off = LoadClient(args.off, key, key_env, args.model, timeouts)
     except BaseException:
         on.close()
         raise

@@ -14,6 +14,7 @@ import time
 from typing import TYPE_CHECKING
 
 from specview.cli.argtypes import Parser, SubParsers, float_in, fps_option, int_in, lang_option, server_option
+from specview.cli.timeout_args import timeout_options
 
 if TYPE_CHECKING:
     from specview.backends.remote.watch_source import ServerWatch
@@ -36,6 +37,7 @@ def register(sub: SubParsers, selectors: Parser) -> None:
                             "OPENAI_API_KEY goes only to https://api.openai.com)")
     lang_option(watch, default=argparse.SUPPRESS)
     fps_option(watch)
+    timeout_options(watch, streams=False, default=argparse.SUPPRESS)
     watch.set_defaults(run=run)
 
 
@@ -44,11 +46,16 @@ def open_watch(args: argparse.Namespace, lang: str) -> tuple[ServerWatch, str | 
     the notice that OPENAI_API_KEY is not sent to it (None: nothing to say)."""
     from specview.backends.remote.watch_source import ServerWatch
     from specview.cli.runspec_args import api_key_of, withheld_key_notice
+    from specview.cli.timeout_args import timeouts_of
+    from specview.cli.waiting import announced_wait
     from specview.core.config import load_config
 
-    key, key_env = api_key_of(args, load_config())
+    config = load_config()
+    key, key_env = api_key_of(args, config)
     notice = withheld_key_notice(key, [args.url], lang)
-    return ServerWatch(args.url, key, key_env, getattr(args, "server", None)), notice
+    with announced_wait(lang):  # the first /metrics, detection: said, and q ends it
+        source = ServerWatch(args.url, key, key_env, getattr(args, "server", None), timeouts_of(args, config))
+    return source, notice
 
 
 def run(args: argparse.Namespace) -> int:

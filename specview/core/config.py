@@ -19,6 +19,8 @@ from specview.core.langs import LANGS
 from specview.core.secrets import add_secret
 from specview.core.text import is_safe, shown
 
+TIMEOUT_KEYS = ("connect_timeout", "request_timeout", "read_timeout", "stream_timeout")
+MAX_TIMEOUT_S = 86_400.0
 MAX_CONFIG_BYTES = 1 * 2**20
 MAX_KEYS_CHARS = 100  # of one keymap entry (a few key names)
 DEFAULT_SERVE_SESSIONS = 2  # browser tabs `specview serve` serves at once
@@ -36,6 +38,11 @@ class Config:
     fps: float | None = None  # redraws per second of the live and compare views
     api_key_env: str | None = None
     api_key: str | None = field(default=None, repr=False)
+    # seconds a server may take (backends/remote/timeouts.py says what each bounds and its default)
+    connect_timeout: float | None = None
+    request_timeout: float | None = None
+    read_timeout: float | None = None
+    stream_timeout: float | None = None
     export_dir: str | None = None  # where `e` writes a run's recording and report (default: the current folder)
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (the UI checks the ids)
     serve_max_sessions: int | None = None  # browser tabs `specview serve` serves at once
@@ -63,6 +70,10 @@ def _check(key: str, value: Any, where: str, problems: list[str]) -> Any:
         ok = (isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
               and 0 <= value <= 1000)
         reason = "must be a number between 0 (flat out) and 1000"
+    elif key in TIMEOUT_KEYS:
+        ok = (isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+              and 0.1 <= value <= MAX_TIMEOUT_S)
+        reason = f"must be a number of seconds between 0.1 and {MAX_TIMEOUT_S:g}"
     elif key == "fps":
         ok = isinstance(value, int | float) and not isinstance(value, bool) and 1 <= value <= 60
         reason = "must be a number of redraws per second between 1 and 60"
@@ -81,7 +92,7 @@ def _check(key: str, value: Any, where: str, problems: list[str]) -> Any:
         got = "(hidden)" if key == "api_key" else shown(value)
         problems.append(f"{where}: key '{key}' {reason}, got {got}; using the default")
         return None
-    return float(value) if key in ("speed", "fps") else value
+    return float(value) if key in ("speed", "fps", *TIMEOUT_KEYS) else value
 
 
 def _keymap(value: Any, where: str, problems: list[str]) -> dict[str, str] | None:

@@ -55,6 +55,10 @@ class RunSpec:
     model: str | None = None  # recorded as the model the server named (BackendInfo.model)
     prompt: str | None = field(default=None, metadata=_recorded("prompt"))
     read_timeout: float | None = None
+    # seconds to connect, for a whole plain request, for a whole stream (None: the defaults)
+    connect_timeout: float | None = None
+    request_timeout: float | None = None
+    stream_timeout: float | None = None
     # plain decoding's tokens/s on the remote side, the measured speedup's baseline:
     # given (--baseline-tps) or paired (measured by a plain run, bench --baseline-url)
     baseline_tps: float | None = None

@@ -6,8 +6,9 @@ other screen: at most `numbers_hz` times a second, in one batch. The gauges are 
 table's WATCH view (drafted/s, accepted/s, α, mean accepted length, tokens/s, running
 requests); below them the per-position acceptance of the last interval, and α and tokens/s
 over time. Counter resets and broken counter invariants are notified as they happen and
-counted. A server that stops answering shows as stopped (its error notified once) until a
-poll succeeds again (a restarted server is watched on).
+counted. A scrape that has not answered within STALL_S (or two intervals, if longer) shows as
+"stalled since …" while it waits; one that fails, or runs past the request timeout, shows as
+stopped (its error notified once) until a poll succeeds again (a restarted server is watched on).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from specview.widgets.stat_gauge import StatGauge
 from specview.widgets.status_line import StatusLine
 
 MAX_BUFFER = 1000  # polls the screen may lag behind (a frozen terminal never grows memory)
+STALL_S = 3.0  # a scrape waiting longer than this (or two intervals) is late: the state says so
 HISTORY = 240  # points of the α and tokens/s charts
 
 
@@ -62,6 +64,8 @@ class WatchScreen(Screen[None]):
         self._alpha: deque[float] = deque(maxlen=HISTORY)
         self._tps: deque[float] = deque(maxlen=HISTORY)
         self._described = source.describe(learn=False)  # the polling thread learns the method
+        self._asking: tuple[float, float] | None = None  # (monotonic, wall clock) the scrape in flight began
+        self._failing = False  # the last poll failed (its error was notified)
         self.samples_shown = 0
         self.violations_shown = 0
         self.notes_shown: tuple[str, ...] = ()  # the scrape notes last notified (each told once, not every poll)
@@ -96,6 +100,7 @@ class WatchScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self._stop.set()
+        self.source.interrupt()  # a scrape stuck on the server ends now, not at its deadline
         if self._thread is not None:
             self._thread.join(2.0)
         self.source.close()
@@ -107,14 +112,18 @@ class WatchScreen(Screen[None]):
         """The polling thread: scrapes into the buffer; errors are handed over as they are."""
         while not self._stop.is_set():
             if not self._paused.is_set():
+                self._asking = (time.monotonic(), time.time())
                 try:
                     sample = self.model.feed(self.source.scrape())
                     self._described = self.source.describe()
                 except SpecviewError as exc:
-                    self._buffer.append(exc)
+                    if not self._stop.is_set():  # not the scrape cut short by quitting
+                        self._buffer.append(exc)
                 else:
                     if sample is not None:
                         self._buffer.append(sample)
+                finally:
+                    self._asking = None
             self._stop.wait(self.interval)
 
     def pump(self) -> None:
@@ -128,15 +137,34 @@ class WatchScreen(Screen[None]):
             latest = item
             self._took(item)
         if latest is not None:
-            if self.state.kind == "stopped":  # the server answers again
+            self._failing = False
+            if self.state.kind in ("stopped", "stalled"):  # the server answers again
                 self._set_state("running")
             with self.app.batch_update():
                 self._show(latest)
+        self._check_stalled()
+
+    def _check_stalled(self) -> None:
+        """A scrape late past its due time: "stalled since HH:MM:SS (… for N s)" while it waits."""
+        asking = self._asking
+        if asking is None or self.state.kind == "paused":
+            if self.state.kind == "stalled":  # it answered (or failed: _failed has said so)
+                self._set_state("running")
+            return
+        waited = time.monotonic() - asking[0]
+        if waited < max(STALL_S, 2 * self.interval):
+            return
+        since = time.strftime("%H:%M:%S", time.localtime(asking[1]))
+        reason = fill("net.watch_stalled", self.lang, since=since, seconds=int(waited))
+        if self.state.kind != "stalled" or self.state.reason != reason:
+            self.state = RunState("stalled", reason)
+            self._status.set(state=self.state.text(self.lang))
 
     def _failed(self, message: str) -> None:
         """The first error of a run of failed polls is notified; the state says it until a poll works."""
-        if self.state.kind != "stopped":
+        if not self._failing:  # a late scrape's "stalled" in between is no new run of failures
             notify_error(self, message, text("watch.stopped", self.lang))
+        self._failing = True
         self.state = RunState("stopped", message)
         self._status.set(state=self.state.text(self.lang))
 

@@ -32,6 +32,7 @@ from specview.backends.remote.metrics import (
     spec_family,
 )
 from specview.backends.remote.registry import checked_kind, detect, kind_by_owner
+from specview.backends.remote.timeouts import Timeouts
 from specview.core.backend import BackendInfo, BackendKind, Exact, Note
 from specview.core.bounds import Invalid
 from specview.core.errors import BackendError
@@ -41,8 +42,6 @@ from specview.core.runspec import RunSpec
 from specview.core.text import shown
 from specview.core.totals import CrossChecked
 
-DEFAULT_READ_TIMEOUT_S = 60.0
-MAX_STREAM_S = 900.0
 SGLANG_GAUGES = ("sglang:spec_accept_length", "sglang:spec_accept_rate")
 
 
@@ -76,24 +75,29 @@ CHECK_UNREAD = Note("cross_check_unread")
 
 def make_openai_backend(spec: RunSpec) -> OpenAIBackend:
     """The remote backend for `--url` (raises BackendError with a clear message)."""
-    if spec.read_timeout is not None:
-        return OpenAIBackend(spec, read_timeout=spec.read_timeout)
     return OpenAIBackend(spec)
+
+
+def timeouts_of(spec: RunSpec, read_timeout: float | None = None) -> Timeouts:
+    """The spec's timeouts (the defaults where it sets none); `read_timeout` overrides its own."""
+    return Timeouts.given(connect=spec.connect_timeout, request=spec.request_timeout,
+                          read=read_timeout if read_timeout is not None else spec.read_timeout,
+                          stream=spec.stream_timeout)
 
 
 class OpenAIBackend:
     """Streams one completion from a remote server and yields its rounds."""
 
-    def __init__(self, spec: RunSpec, *, read_timeout: float = DEFAULT_READ_TIMEOUT_S) -> None:
+    def __init__(self, spec: RunSpec, *, read_timeout: float | None = None) -> None:
         if spec.url is None:
             raise BackendError("the remote backend needs --url")
         forced = checked_kind(spec.server)
-        self.read_timeout = read_timeout
+        self.timeouts = timeouts_of(spec, read_timeout)
         self.metrics_interval = 1.0
         # Called with every decoded stream event (tests and benchmarks tee the raw stream).
         self.event_hook: Callable[[dict[str, Any]], None] | None = None
         self.spec = spec
-        self._conn = Connection(spec.url, spec.api_key, spec.api_key_env)
+        self._conn = Connection(spec.url, spec.api_key, spec.api_key_env, self.timeouts)
         try:
             owners = self._pick_model()
             with self._server_values("detecting the server"):
@@ -201,9 +205,9 @@ class OpenAIBackend:
         counted = _Counted()
         events = self._conn.stream(
             f"{self._conn.root}{path}", body, stop,
-            read_timeout=self.read_timeout,
+            read_timeout=self.timeouts.read,
             max_events=4 * self.settings.max_tokens + 64,
-            max_seconds=MAX_STREAM_S,
+            max_seconds=self.timeouts.stream,
             model=self.model,
         )
         first = True
@@ -222,6 +226,8 @@ class OpenAIBackend:
                     yield rnd
                 if stop.is_set():
                     return
+                if self._poller is not None and self._poller.error is not None:
+                    raise self._poller.error  # /metrics answered what no server should (decode.py)
         except BackendError:
             with contextlib.suppress(Invalid):  # the rounds before the failure still stand
                 yield from dialect.finish(time.monotonic())
@@ -229,6 +235,8 @@ class OpenAIBackend:
         finally:
             if self._poller is not None:
                 self._poller.stop()
+        if stop.is_set():  # stopped (a stream cut before its headers ends quietly): ask the server nothing more
+            return
         with self._server_values(f"ending the stream ({dialect.name})"):
             rest = dialect.finish(time.monotonic())
             exact = dialect.exact_rounds()

@@ -4,34 +4,50 @@ Every failure becomes a BackendError whose message names what went wrong and wha
 The API key travels only in the Authorization header, and what the URL carried as
 credentials (`user:password@`, query values) only in the requests: both are registered as
 secrets (core/secrets.py), so any message, label or token that would echo them is masked.
-Every answer is read with a bound (MAX_BODY_BYTES, MAX_EVENT_BYTES) and decoded strictly.
+Every answer is read with a bound (MAX_BODY_BYTES, MAX_EVENT_BYTES), with at most one layer of
+compression undone under that bound (decode.py), and decoded strictly. Every request has a
+wall-clock deadline enforced by shutting its socket down (deadline.py, timeouts.py), and
+`interrupt` ends whatever is in flight at once, before the headers too. Redirects are not
+followed: a 3xx is an error that says where it pointed.
 """
 
 from __future__ import annotations
 
-import contextlib
-import socket
+import ssl
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx
-from httpx_sse import connect_sse
 
+from specview.backends.remote.deadline import Flight, cancel, in_flight
+from specview.backends.remote.decode import Damaged, Refused, body_encoding, inflated
+from specview.backends.remote.http_errors import (
+    HostileAnswer,
+    KeyUse,
+    error_detail,
+    expired_error,
+    redirect_error,
+    scrub,
+    status_error,
+    transport_error,
+)
 from specview.backends.remote.sse import EventTooLarge, iter_event_data
+from specview.backends.remote.timeouts import Timeouts
 from specview.core.api_key import DEFAULT_KEY_ENV, ApiKey
 from specview.core.bounds import MAX_BODY_BYTES, MAX_EVENT_BYTES, MAX_MODELS
 from specview.core.errors import BackendError
 from specview.core.jsonio import JsonError, loads
 from specview.core.secrets import add_url_secrets
-from specview.core.text import sanitize, shown
+from specview.core.text import shown
 
-CONNECT_TIMEOUT_S = 5.0
-PROBE_TIMEOUT_S = 5.0
-_MAX_DETAIL = 200
+_SLACK_S = 1.0  # httpx's per-read timeout, after the deadline it backs up
+_SSE_HEADERS = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,100 +99,98 @@ def _without_credentials(text: str) -> str:
 class Connection:
     """An httpx client bound to one server, with the key in its headers and nowhere else."""
 
-    def __init__(self, url: str, api_key: ApiKey | None, key_env: str | None) -> None:
+    def __init__(self, url: str, api_key: ApiKey | None, key_env: str | None,
+                 timeouts: Timeouts | None = None) -> None:
         base = parse_base_url(url)
         self.root, self.api = base.root, base.api
+        self.timeouts = timeouts or Timeouts()
         self._key_env = key_env or DEFAULT_KEY_ENV
         self._env_named = key_env is not None
         sent = api_key.for_url(url) if api_key else None  # only where the user sent it (core/api_key.py)
         self._sent_key = sent is not None
-        headers = {"Authorization": f"Bearer {sent}"} if sent else {}
+        # identity: httpx would otherwise inflate every listed layer before any bound (decode.py)
+        headers = {"Accept-Encoding": "identity"}
+        if sent:
+            headers["Authorization"] = f"Bearer {sent}"
         self._client = httpx.Client(
             headers=headers,
             auth=base.auth,
             params=list(base.params) or None,
-            timeout=httpx.Timeout(PROBE_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
             follow_redirects=False,
+            # every request connects anew, so deadline.py sees each socket before its headers
+            limits=httpx.Limits(max_keepalive_connections=0),
+            verify=_tls(),
         )
-        self._lock = threading.Lock()
-        self._active: httpx.Response | None = None
 
-    # -- messages ---------------------------------------------------------------
     @staticmethod
     def scrub(text: str) -> str:
-        """`text` from the server for a message: secrets masked first, controls visible, whitespace
-        collapsed, then cut to a readable length (never the other way round)."""
-        return sanitize(" ".join(text.split()), _MAX_DETAIL, one_line=True)
+        """`text` from the server for a message (see http_errors.scrub)."""
+        return scrub(text)
 
-    def _transport_error(self, exc: httpx.HTTPError, what: str, *, streaming: bool = False) -> BackendError:
-        where = self.root
-        if isinstance(exc, httpx.ConnectError):
-            reason = self.scrub(str(exc)) or "connection failed"
-            return BackendError(
-                f"cannot connect to {where} ({reason}); is the server running, and is the port right?"
-            )
-        if isinstance(exc, httpx.ConnectTimeout):
-            return BackendError(f"connecting to {where} timed out; check the host and port")
-        if isinstance(exc, httpx.ReadTimeout):
-            waited = exc.request.extensions.get("timeout", {}).get("read") if _has_request(exc) else None
-            span = f" for {waited:g} s" if isinstance(waited, int | float) else " for too long"
-            return BackendError(f"{where} sent nothing{span} while {what} (read timeout: the stream stalled)")
-        broken = httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError
-        if streaming and isinstance(exc, broken):
-            return BackendError(f"{where} closed the connection in the middle of the stream")
-        if isinstance(exc, broken):
-            return BackendError(
-                f"{where} closed the connection or did not speak HTTP while {what}; "
-                "is this the port of an OpenAI-compatible server?"
-            )
-        return BackendError(f"{what} at {where} failed: {type(exc).__name__}: {self.scrub(str(exc))}")
+    # -- one request ----------------------------------------------------------------
+    @contextmanager
+    def _request(self, method: str, url: str, what: str, seconds: float, *, kind: str = "request",
+                 first: float | None = None, json: dict[str, Any] | None = None,
+                 headers: dict[str, str] | None = None) -> Iterator[tuple[httpx.Response, Flight]]:
+        """Send a request inside a Flight (its deadline: `seconds` for the whole, `first` for the
+        headers); every transport failure inside the block is a BackendError."""
+        per_read = first if first is not None else seconds
+        # httpx's own per-read timeout only backs the deadline up: it comes a little after it
+        timeout = httpx.Timeout(per_read + _SLACK_S, connect=self.timeouts.connect)
+        with in_flight(self, self.root, what, seconds, kind) as flight:
+            if first is not None:
+                flight.expect(first, "headers")
+            answered = False
+            try:
+                with self._client.stream(method, url, json=json, headers=headers, timeout=timeout,
+                                         extensions={"trace": flight.trace}) as response:
+                    answered = True
+                    yield response, flight
+            except httpx.HTTPError as exc:
+                raise transport_error(exc, self.root, what, flight, answered=answered,
+                                      streaming=kind == "stream") from None
 
-    def status_error(self, response: httpx.Response, what: str, model: str | None = None) -> BackendError:
-        """One clear message for an HTTP error status (the body is read here, bounded)."""
+    def _chunks(self, response: httpx.Response, what: str, flight: Flight) -> Iterator[bytes]:
+        """The body's bytes, its one layer of compression (if any) undone under the bound."""
+        try:
+            encoding = body_encoding(response.headers.get_list("content-encoding", split_commas=True))
+        except Refused as exc:
+            raise HostileAnswer(f"{self.root} answered with {exc.what} while {what}; {exc.why}",
+                                exc.what) from None
+        try:
+            yield from inflated(_counted(response.iter_raw(), flight), encoding)
+        except Damaged as exc:
+            raise BackendError(f"{self.root} sent {exc} while {what}") from None
+        if flight.expired is not None:  # a body that ends at EOF ends early when its socket is shut
+            raise expired_error(self.root, what, flight)
+
+    def _status_error(self, response: httpx.Response, what: str, flight: Flight,
+                      model: str | None = None) -> BackendError:
+        """One clear message for a status that is not 200 (an error body is read here, bounded)."""
         code = response.status_code
-        detail = self.scrub(_error_detail(_read_bounded(response)))
-        suffix = f": {detail}" if detail else ""
-        if (code == 401 or code == 403) and not self._sent_key:
-            how = (f"put the key in ${self._key_env}" if self._env_named else
-                   f"name the variable that holds it with --api-key-env (e.g. --api-key-env {DEFAULT_KEY_ENV})")
-            return BackendError(f"the server wants an API key ({code}{suffix}) and specview sent none; {how}")
-        if code == 401 or code == 403:
-            return BackendError(
-                f"the server refused the API key ({code}{suffix}); put the right key in "
-                f"${self._key_env} or name another variable with --api-key-env"
-            )
-        if code == 404 and model is not None:
-            return BackendError(
-                f"the server answered 404 while {what} with model {shown(model)}"
-                f"{f' ({detail})' if detail else ''}; "
-                "check --model (GET /v1/models lists the served models)"
-            )
-        if code == 404:
-            return BackendError(
-                f"{self.root} answered 404 while {what}; is this an OpenAI-compatible server "
-                "(a base URL such as http://HOST:PORT/v1)?"
-            )
-        return BackendError(f"the server failed while {what} (HTTP {code}{suffix})")
+        if 300 <= code < 400:
+            return redirect_error(self.root, code, response.headers.get("location"), str(response.request.url),
+                                  what)
+        try:
+            detail = scrub(error_detail(_read_bounded(self._chunks(response, what, flight))))
+        except HostileAnswer as exc:
+            detail = f"its error body came with {exc.what}, not decoded"
+        except (BackendError, httpx.HTTPError):
+            detail = "its error body could not be read"
+        return status_error(self.root, KeyUse(self._key_env, self._env_named, self._sent_key), code, detail, what,
+                            model)
 
     # -- plain requests -----------------------------------------------------------
-    def _get(self, url: str) -> tuple[int, bytes | None]:
-        """GET `url`: (status, body), the body None when it was larger than MAX_BODY_BYTES."""
-        with self._client.stream("GET", url) as response:
-            return response.status_code, _read_bounded(response)
-
     def _body(self, method: str, url: str, what: str, *, json: dict[str, Any] | None = None,
-              timeout: float | None = None, model: str | None = None, hint: str = "") -> bytes:
-        """The body of a 200 answer, read with a bound; every failure (refused, timeout, non-200,
-        too large) is a BackendError, and a non-200 answer carries `hint` (what to do about it)."""
-        extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
-        try:
-            with self._client.stream(method, url, json=json, **extra) as response:
-                if response.status_code != 200:
-                    error = self.status_error(response, what, model)
-                    raise BackendError(f"{error}; {hint}") if hint else error
-                body = _read_bounded(response)
-        except httpx.HTTPError as exc:
-            raise self._transport_error(exc, what) from None
+              seconds: float | None = None, model: str | None = None, hint: str = "") -> bytes:
+        """The body of a 200 answer, read with a bound within `seconds` (default: the request
+        timeout); every failure (refused, deadline, non-200, too large) is a BackendError, and a
+        non-200 answer carries `hint` (what to do about it)."""
+        with self._request(method, url, what, seconds or self.timeouts.request, json=json) as (response, flight):
+            if response.status_code != 200:
+                error = self._status_error(response, what, flight, model)
+                raise BackendError(f"{error}; {hint}") if hint else error
+            body = _read_bounded(self._chunks(response, what, flight))
         if body is None:
             raise BackendError(f"{self.root} answered with more than {MAX_BODY_BYTES // 2**20} MiB while {what}")
         return body
@@ -212,25 +226,34 @@ class Connection:
 
     def post_json(self, url: str, body: dict[str, Any], what: str, *, timeout: float,
                   model: str | None = None) -> Any:
-        """POST JSON and decode the JSON answer (non-streamed, bounded); every failure is a
-        BackendError. Safe from several threads at once (httpx's client pools connections)."""
-        return self._json(self._body("POST", url, what, json=body, timeout=timeout, model=model), what)
+        """POST JSON and decode the JSON answer (non-streamed, bounded, the whole of it within
+        `timeout` s); every failure is a BackendError. Safe from several threads at once."""
+        return self._json(self._body("POST", url, what, json=body, seconds=timeout, model=model), what)
+
+    def _probe(self, url: str) -> bytes | None:
+        """GET an optional endpoint: its body, or None when it is absent, fails or is too large.
+        An answer no server should send (HostileAnswer) is still an error."""
+        what = f"asking {urlsplit(url).path or '/'}"
+        try:
+            with self._request("GET", url, what, self.timeouts.probe) as (response, flight):
+                return _read_bounded(self._chunks(response, what, flight)) if response.status_code == 200 else None
+        except HostileAnswer:
+            raise
+        except (BackendError, RuntimeError):  # RuntimeError: the client was closed
+            return None
 
     def probe_json(self, url: str) -> Any | None:
         """GET JSON or None, for optional endpoints (/props, /version, /server_info)."""
+        body = self._probe(url)
         try:
-            status, body = self._get(url)
-            return loads(body) if status == 200 and body is not None else None
-        except (httpx.HTTPError, JsonError, RuntimeError):  # RuntimeError: the client was closed
+            return loads(body) if body is not None else None
+        except JsonError:
             return None
 
     def probe_text(self, url: str) -> str | None:
-        """GET text (bounded) or None; never raises."""
-        try:
-            status, body = self._get(url)
-        except (httpx.HTTPError, RuntimeError):  # RuntimeError: the client was closed
-            return None
-        return body.decode("utf-8", errors="replace") if status == 200 and body is not None else None
+        """GET text (bounded) or None."""
+        body = self._probe(url)
+        return body.decode("utf-8", errors="replace") if body is not None else None
 
     # -- streaming ----------------------------------------------------------------
     def stream(
@@ -246,94 +269,84 @@ class Connection:
     ) -> Iterator[tuple[dict[str, Any], float]]:
         """POST `payload` and yield (decoded SSE data, arrival time) until `[DONE]` or stop.
 
-        Stops (closing the response) when `stop` is set, after `max_events` events or
-        `max_seconds`; raises BackendError for HTTP errors, malformed lines, stalls and a
-        stream that ends before the server said it was done.
+        The headers must come within `read_timeout`, then each event (comments and empty events
+        are no progress); the whole stream may take `max_seconds` of waiting on the server (the
+        time the caller holds an event, a paused view, does not count). Stops (closing the
+        response) when `stop` is set or after `max_events` events; raises BackendError for HTTP
+        errors, malformed lines, deadlines and a stream that ends before the server said it was done.
         """
-        timeout = httpx.Timeout(read_timeout, connect=CONNECT_TIMEOUT_S)
         what = "streaming the completion"
-        started = time.monotonic()
         finished = False
         try:
-            with connect_sse(self._client, "POST", url, json=payload, timeout=timeout) as source:
-                response = source.response
+            with self._request("POST", url, what, max_seconds, kind="stream", first=read_timeout, json=payload,
+                               headers=_SSE_HEADERS) as (response, flight):
                 if response.status_code != 200:
-                    raise self.status_error(response, what, model=model)
+                    raise self._status_error(response, what, flight, model=model)
                 kind = response.headers.get("content-type", "").partition(";")[0].strip()
                 if kind != "text/event-stream":
                     raise BackendError(
                         f"the server did not answer with an event stream (content type {shown(kind)})"
                     )
-                with self._lock:
-                    self._active = response
                 if stop.is_set():
                     return
+                flight.expect(read_timeout, "event")
                 count = 0
-                for text in iter_event_data(response.iter_bytes(), MAX_EVENT_BYTES):
+                for text in iter_event_data(self._chunks(response, what, flight), MAX_EVENT_BYTES):
                     arrived = time.monotonic()
                     if text.strip() == "[DONE]":
                         finished = True
                         break
                     if not text.strip():
                         continue
-                    data = _decode_event(text, self.scrub)
+                    data = _decode_event(text, scrub)
                     if _is_error_event(data):
-                        message = self.scrub(_message_of(data))
-                        raise BackendError(f"the server reported an error mid-stream: {message}")
+                        raise BackendError(f"the server reported an error mid-stream: {scrub(_message_of(data))}")
                     if _finish_reason(data) is not None:
                         finished = True
                     count += 1
+                    flight.hold()
                     yield data, arrived
-                    if stop.is_set() or count >= max_events or arrived - started > max_seconds:
+                    flight.resume(read_timeout, "event")
+                    if stop.is_set() or count >= max_events:
                         return
         except EventTooLarge as exc:
             raise BackendError(f"{self.root} sent a malformed stream: {exc}") from None
         except BackendError:
-            raise
-        except Exception as exc:
-            if stop.is_set():  # interrupted on purpose: whatever the closed socket raised
+            if stop.is_set():  # interrupted on purpose: whatever the shut socket raised
                 return
-            if isinstance(exc, httpx.HTTPError):
-                raise self._transport_error(exc, what, streaming=True) from None
             raise
-        finally:
-            with self._lock:
-                self._active = None
         if not finished and not stop.is_set():
             raise BackendError(f"{self.root} closed the stream before the completion finished")
 
     def interrupt(self) -> None:
-        """Unblock a stream being read (any thread): shut its socket down, then close it."""
-        with self._lock:
-            active = self._active
-        if active is None:
-            return
-        stream = active.extensions.get("network_stream")
-        sock = stream.get_extra_info("socket") if stream is not None else None
-        if isinstance(sock, socket.socket):
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)  # wakes a reader blocked in recv (close alone does not)
-        with contextlib.suppress(Exception):
-            active.close()
+        """Unblock every request of this connection in flight (any thread), the stream's too,
+        even before its headers came: their sockets are shut down."""
+        cancel(self)
 
     def close(self) -> None:
-        """Close a running stream (unblocking its reader) and the client."""
+        """Unblock what is in flight and close the client."""
         self.interrupt()
         self._client.close()
 
 
-def _has_request(exc: httpx.HTTPError) -> bool:
-    try:
-        exc.request  # noqa: B018 - raises RuntimeError when the error carries no request
-    except RuntimeError:
-        return False
-    return True
+@cache
+def _tls() -> ssl.SSLContext:
+    """One verifying TLS context for every client: building one reads the CA bundle, which
+    took a second per client under load (four of them for `compare`)."""
+    return httpx.create_ssl_context()
 
 
-def _read_bounded(response: httpx.Response, limit: int = MAX_BODY_BYTES) -> bytes | None:
-    """The body of a streamed response, or None once it passes `limit` bytes (reading stops)."""
+def _counted(raw: Iterator[bytes], flight: Flight) -> Iterator[bytes]:
+    """`raw`, each chunk's size added to the flight's count since its last progress."""
+    for chunk in raw:
+        flight.bytes_since_progress += len(chunk)
+        yield chunk
+
+
+def _read_bounded(chunks: Iterable[bytes], limit: int = MAX_BODY_BYTES) -> bytes | None:
+    """The body, or None once it passes `limit` bytes (reading stops)."""
     body = bytearray()
-    for chunk in response.iter_bytes():
+    for chunk in chunks:
         body += chunk
         if len(body) > limit:
             return None
@@ -371,20 +384,3 @@ def _finish_reason(data: dict[str, Any]) -> object | None:
     if data.get("stop") is True:
         return "stop"
     return None
-
-
-def _error_detail(raw: bytes | None) -> str:
-    """What an error body says (its message, or its text), unmasked and uncut: callers scrub it."""
-    if raw is None:
-        return "(an error body larger than the limit)"
-    try:
-        body = loads(raw)
-    except JsonError:
-        return raw.decode("utf-8", errors="replace")
-    if isinstance(body, dict):
-        err = body.get("error", body.get("detail", body.get("message")))
-        if isinstance(err, dict):
-            return str(err.get("message") or "")
-        if err is not None:
-            return str(err)
-    return ""

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from specview.backends.remote.client import Connection
 from specview.backends.remote.dialect import counter
+from specview.backends.remote.timeouts import Timeouts
 from specview.core.api_key import ApiKey
 from specview.core.bounds import MAX_ROUND_TOKENS, Invalid
 from specview.core.errors import BackendError
@@ -44,9 +45,9 @@ class LoadClient:
     """One server under test."""
 
     def __init__(self, url: str, api_key: ApiKey | None = None, key_env: str | None = None,
-                 model: str | None = None, timeout_s: float = 300.0) -> None:
-        self._conn = Connection(url, api_key, key_env)
-        self._timeout = timeout_s
+                 model: str | None = None, timeouts: Timeouts | None = None) -> None:
+        self._conn = Connection(url, api_key, key_env, timeouts)
+        self._timeout = self._conn.timeouts.stream  # a whole completion, not streamed
         try:
             served = self._conn.served_models()
             if model is None and not served:

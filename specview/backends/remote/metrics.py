@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from specview.core.backend import Note
 from specview.core.bounds import MAX_COUNTER, MAX_POSITION, Invalid
+from specview.core.errors import SpecviewError
 from specview.core.text import sanitize, shown
 
 _COUNTERS = ("num_drafts", "num_draft_tokens", "num_accepted_tokens")
@@ -245,7 +246,8 @@ class MetricsPoller:
     """Scrape `/metrics` on a small thread every `interval` s while a stream runs.
 
     `fetch` returns the text or None; `latest` holds the last text that arrived. The thread
-    ends on `stop()` or after `max_polls` scrapes, so it never outlives its stream by much.
+    ends on `stop()` or after `max_polls` scrapes, so it never outlives its stream by much, or
+    at the first scrape `fetch` refuses with an error (`error`: the stream's reader raises it).
     """
 
     def __init__(self, fetch: Callable[[], str | None], interval: float = 1.0, max_polls: int = 3600) -> None:
@@ -255,6 +257,7 @@ class MetricsPoller:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.latest: str | None = None
+        self.error: SpecviewError | None = None
         self.polls = 0
 
     def start(self) -> None:
@@ -264,7 +267,11 @@ class MetricsPoller:
     def _run(self) -> None:
         while self.polls < self._max_polls and not self._stop.wait(self._interval):
             self.polls += 1
-            text = self._fetch()
+            try:
+                text = self._fetch()
+            except SpecviewError as exc:
+                self.error = exc
+                return
             if text is not None:
                 self.latest = text
 

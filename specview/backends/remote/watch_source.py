@@ -26,6 +26,7 @@ from specview.backends.remote.metrics import (
     sum_families,
 )
 from specview.backends.remote.registry import checked_kind, detect
+from specview.backends.remote.timeouts import Timeouts
 from specview.core.api_key import ApiKey
 from specview.core.bounds import Invalid
 from specview.core.errors import BackendError
@@ -38,9 +39,9 @@ class ServerWatch:
     """One server, polled for /metrics."""
 
     def __init__(self, url: str, api_key: ApiKey | None = None, key_env: str | None = None,
-                 server: str | None = None) -> None:
+                 server: str | None = None, timeouts: Timeouts | None = None) -> None:
         wanted = checked_kind(server)
-        self._conn = Connection(url, api_key, key_env)
+        self._conn = Connection(url, api_key, key_env, timeouts)
         try:
             self._conn.get_text(f"{self._conn.root}/metrics", "reading /metrics", hint=METRICS_HINT)
             with self._server_values("detecting the server"):
@@ -74,8 +75,8 @@ class ServerWatch:
         return " · ".join(p for p in parts if p)
 
     def scrape(self) -> Scrape:
-        """One poll. Raises BackendError when the server stopped answering /metrics or sent a
-        count that is not one."""
+        """One poll, within the request timeout. Raises BackendError when the server stopped
+        answering /metrics (or did not finish in time) or sent a count that is not one."""
         t = time.monotonic()
         text = self._conn.get_text(f"{self._conn.root}/metrics", "watching /metrics")
         kind = self.kind
@@ -101,6 +102,10 @@ class ServerWatch:
             gauges=gauge_means(samples, kind.watch_gauges) if kind.watch_gauges else {},
             notes=samples.notes(),
         )
+
+    def interrupt(self) -> None:
+        """End a scrape in flight at once (any thread): stopping never waits on a stuck server."""
+        self._conn.interrupt()
 
     def close(self) -> None:
         self._conn.close()

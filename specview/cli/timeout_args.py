@@ -1,0 +1,46 @@
+"""`--connect-timeout`, `--request-timeout`, `--stream-timeout` (and `--read-timeout`, with the
+remote options): the command line first, then the config file's keys of the same names, then
+the defaults (backends/remote/timeouts.py says what each one bounds)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from specview.backends.remote.timeouts import PROBE_S, Timeouts
+from specview.cli.argtypes import float_in
+
+if TYPE_CHECKING:
+    from specview.core.config import Config
+
+MAX_S = 86_400.0
+_DEFAULT = Timeouts()
+
+
+def timeout_options(group: argparse._ArgumentGroup | argparse.ArgumentParser, *, streams: bool = True,
+                    default: object = None) -> None:
+    """Add the options; `streams`: the command streams completions (--stream-timeout)."""
+    group.add_argument("--connect-timeout", type=float_in(0.1, MAX_S, "--connect-timeout"), metavar="S",
+                       default=default, help=f"give up connecting after S seconds (default: {_DEFAULT.connect:g})")
+    group.add_argument("--request-timeout", type=float_in(0.1, MAX_S, "--request-timeout"), metavar="S",
+                       default=default, help="give up on a plain request (the model list, /metrics; server "
+                       f"info gets {PROBE_S:g} s of it) not answered in full within S seconds "
+                       f"(default: {_DEFAULT.request:g})")
+    if streams:
+        group.add_argument("--stream-timeout", type=float_in(1.0, MAX_S, "--stream-timeout"), metavar="S",
+                           default=default, help="stop a completion still streaming after S seconds of waiting "
+                           f"on the server (default: {_DEFAULT.stream:g})")
+
+
+def chosen(args: argparse.Namespace, config: Config, name: str) -> float | None:
+    """`--NAME` if given, else the config's `NAME` (None: the default applies)."""
+    given = getattr(args, name, None)
+    value = given if given is not None else getattr(config, name)
+    return float(value) if value is not None else None
+
+
+def timeouts_of(args: argparse.Namespace, config: Config) -> Timeouts:
+    """Every timeout the command line and the config set, the defaults for the rest."""
+    return Timeouts.given(connect=chosen(args, config, "connect_timeout"),
+                          request=chosen(args, config, "request_timeout"),
+                          read=chosen(args, config, "read_timeout"), stream=chosen(args, config, "stream_timeout"))
