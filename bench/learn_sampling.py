@@ -20,8 +20,8 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from specview.core.explain.coupling import TARGET_P, draft_between, sample_check  # noqa: E402
-from specview.core.sampling import verify_sampling  # noqa: E402
+from specview.features.learn.explain.coupling import TARGET_P, draft_between, sample_check  # noqa: E402
+from specview.kernel.sampling import verify_sampling  # noqa: E402
 
 
 def main() -> None:

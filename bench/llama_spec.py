@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT))
 
 from specview.backends.local.backend import LlamaBackend  # noqa: E402
 from specview.backends.local.demo import demo_model_path, demo_prompt  # noqa: E402
-from specview.core.events import Round  # noqa: E402
-from specview.core.metrics import Metrics  # noqa: E402
-from tests.llama_server import llama_server  # noqa: E402
+from specview.kernel.events import Round  # noqa: E402
+from specview.kernel.metrics import Metrics  # noqa: E402
+from tests.support.llama_server import llama_server  # noqa: E402
 
 WALL_CAP_S = 600.0
 TARGET_RATIO = 0.9

@@ -28,11 +28,11 @@ sys.path.insert(0, str(ROOT))
 from specview.backends.remote.backend import OpenAIBackend  # noqa: E402
 from specview.backends.remote.client import Connection  # noqa: E402
 from specview.backends.remote.dialect import RequestSettings  # noqa: E402
-from specview.backends.remote.llama_server import LlamaServerDialect  # noqa: E402
-from specview.core.metrics import Metrics  # noqa: E402
-from specview.core.runspec import RunSpec  # noqa: E402
-from specview.core.session import Session  # noqa: E402
-from tests.llama_server import NGRAM_ARGS, llama_server  # noqa: E402
+from specview.backends.remote.kinds.llama_server import LlamaServerDialect  # noqa: E402
+from specview.kernel.metrics import Metrics  # noqa: E402
+from specview.kernel.runspec import RunSpec  # noqa: E402
+from specview.kernel.session import Session  # noqa: E402
+from tests.support.llama_server import NGRAM_ARGS, llama_server  # noqa: E402
 
 PROMPT = "Count from 1 to 60, separated by commas: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,"
 WALL_CAP_S = 300.0

@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))  # the tests' helpers, as pytest sees them
+sys.path.insert(0, str(ROOT))
 
-from pty_run import pty_process  # noqa: E402
+from tests.support.pty_run import pty_process  # noqa: E402
 
 SPECVIEW = Path(sys.executable).parent / "specview"
 TARGETS_KB = {"default": 30.0, "5": 10.0}

@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from specview.core.events import TokenEvent, TokenStatus  # noqa: E402
+from specview.kernel.events import TokenEvent, TokenStatus  # noqa: E402
 from specview.widgets.token_layout import TokenLayout  # noqa: E402
 
 

@@ -37,9 +37,9 @@ def rss_mib() -> float:
 async def pump_throughput(presets: list[str], duration: float, size: tuple[int, int]) -> dict[str, float]:
     """Run the live screen (one preset) or the compare screen (several) flat out, headless."""
     from specview.backends.factory import make_backend
-    from specview.core.events import Round
-    from specview.core.runspec import RunSpec
-    from specview.tui.app import SpecviewApp
+    from specview.features.live.app import SpecviewApp
+    from specview.kernel.events import Round
+    from specview.kernel.runspec import RunSpec
     from specview.tui.pump import Pumps
 
     specs = [RunSpec(preset=p, seed=1, speed=0.0) for p in presets]

@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT))
 
 from specview.backends.local.backend import LlamaBackend  # noqa: E402
 from specview.backends.local.demo import demo_model_path, demo_prompt  # noqa: E402
-from specview.core.overlay import overlay  # noqa: E402
-from specview.core.session import Session  # noqa: E402
+from specview.kernel.overlay import overlay  # noqa: E402
+from specview.kernel.session import Session  # noqa: E402
 
 
 def run(draft: str, gamma: int, max_tokens: int, threads: int) -> dict[str, Any]:

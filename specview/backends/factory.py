@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from specview.core.errors import BackendError
-from specview.core.runspec import RunSpec
+from specview.kernel.errors import BackendError
+from specview.kernel.runspec import RunSpec
 
 if TYPE_CHECKING:
-    from specview.core.backend import Backend
+    from specview.kernel.backend import Backend
 
 
 def make_backend(spec: RunSpec) -> Backend:
     """The backend `spec` selects. Raises BackendError or PresetError with a clear message."""
     if spec.kind == "sim":
         from specview.backends.sim.backend import SimBackend
-        from specview.core.presets import DEFAULT_PRESET, get_preset
+        from specview.catalog.presets import DEFAULT_PRESET, get_preset
 
         return SimBackend(
             get_preset(spec.preset or DEFAULT_PRESET),

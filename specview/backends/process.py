@@ -23,10 +23,10 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import IO, Any
 
-from specview.core.backend import Backend, BackendInfo
-from specview.core.errors import BackendError, describe_error
-from specview.core.events import StreamItem
-from specview.core.text import sanitize
+from specview.boundary.text import sanitize
+from specview.kernel.backend import Backend, BackendInfo
+from specview.kernel.errors import BackendError, describe_error
+from specview.kernel.events import StreamItem
 
 BATCH_ROUNDS = 64  # rounds per message
 BATCH_SECONDS = 0.02  # or whatever was produced in this long

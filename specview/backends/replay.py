@@ -15,13 +15,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from specview.core.backend import BackendInfo, BackendKind, Note, Pace
-from specview.core.bounds import MAX_ROUND_DRAFTS, Invalid, integer, mapping, real, string
-from specview.core.errors import BackendError, RecordingError
-from specview.core.events import Basis, Calibration, Round, StreamItem
-from specview.core.provenance import checked_provenance
-from specview.core.recording import Header, read_recording, scan_headers
-from specview.core.runspec import RunSpec
+from specview.boundary.bounds import MAX_ROUND_DRAFTS, Invalid, integer, mapping, real, string
+from specview.catalog.provenance import checked_provenance
+from specview.features.record.recording import Header, read_recording, scan_headers
+from specview.kernel.backend import BackendInfo, BackendKind, Note, Pace
+from specview.kernel.errors import BackendError, RecordingError
+from specview.kernel.events import Basis, Calibration, Round, StreamItem
+from specview.kernel.runspec import RunSpec
 
 T = TypeVar("T")
 _SEGMENT = re.compile(r"(?P<path>.+)#(?P<n>[1-9]\d*)")

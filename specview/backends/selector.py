@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from specview.core.errors import BackendError
-from specview.core.runspec import RunSpec
+from specview.kernel.errors import BackendError
+from specview.kernel.runspec import RunSpec
 
 
 def parse_selector(selector: str, base: RunSpec) -> RunSpec:

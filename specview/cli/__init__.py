@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 
 from specview.cli.errors import fail, internal_error
-from specview.core.errors import CliError, SpecviewError
+from specview.kernel.errors import CliError, SpecviewError
 
 RECORDING_COMMANDS = (None, "bench")  # the live view (no command) and bench can record
 
@@ -60,7 +60,7 @@ def _dispatch(args: object) -> int:
     if run is not None:
         code: int = run(args)
         return code
-    from specview.cli.live import run_live
+    from specview.features.live.command import run_live
 
     return run_live(args)
 

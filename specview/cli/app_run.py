@@ -11,13 +11,13 @@ import argparse
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from specview.boundary.text import shown
 from specview.cli.errors import CliError
-from specview.core.text import shown
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from specview.core.config import Config
+    from specview.catalog.config import Config
     from specview.tui.app import BaseApp
     from specview.tui.pump import Throttle
 
@@ -35,10 +35,10 @@ class UiSettings:
 
 def ui_settings(args: argparse.Namespace) -> UiSettings:
     """What the command line and the config file say about the UI; CliError for a bad --theme."""
-    from specview.core.config import config_path, load_config
-    from specview.core.langs import DEFAULT_LANG
-    from specview.core.presets import load_presets
-    from specview.core.runspec import default_of
+    from specview.catalog.config import config_path, load_config
+    from specview.catalog.presets import load_presets
+    from specview.kernel.langs import DEFAULT_LANG
+    from specview.kernel.runspec import default_of
 
     config = load_config()
     problems = list(config.problems)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from specview.cli.errors import fail
-from specview.core.langs import LANGS
+from specview.kernel.langs import LANGS
 
 Number = TypeVar("Number", int, float)
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import sys
 from typing import NoReturn
 
-from specview.core.bounds import MAX_SHOWN
-from specview.core.crash_log import internal_error_line, write_crash_log
-from specview.core.errors import CliError
-from specview.core.text import sanitize
+from specview.boundary.bounds import MAX_SHOWN
+from specview.boundary.crash_log import internal_error_line, write_crash_log
+from specview.boundary.text import sanitize
+from specview.kernel.errors import CliError
 
 __all__ = ["CliError", "fail", "internal_error", "warn"]
 

@@ -10,15 +10,25 @@ import argparse
 from importlib import import_module
 
 from specview import __version__
+from specview.catalog.presets import DEFAULT_PRESET
 from specview.cli.argtypes import Parser, float_in, fps_option, int_in, lang_option, server_option
 from specview.cli.timeout_args import timeout_options
-from specview.core.presets import DEFAULT_PRESET
-from specview.core.runspec import default_of
-from specview.core.theory import MAX_GAMMA
+from specview.kernel.runspec import default_of
+from specview.kernel.theory import MAX_GAMMA
 
 # Subcommand modules, in --help order; each has register(sub, selectors) and run(args) -> int.
-COMMANDS = ("presets_cmd", "bench", "compare_cmd", "replay_cmd", "learn_cmd", "calc_cmd", "serve_cmd", "watch_cmd",
-            "sweep_cmd", "diff_cmd")
+COMMANDS = (
+    "specview.cli.presets_cmd",
+    "specview.features.live.bench_command",
+    "specview.features.live.compare_command",
+    "specview.features.record.command",
+    "specview.features.learn.command",
+    "specview.features.learn.calc_command",
+    "specview.features.serve.command",
+    "specview.features.watch.command",
+    "specview.features.sweep.command",
+    "specview.features.diff.command",
+)
 
 
 def _selectors(*, defaults: bool = True) -> Parser:
@@ -93,5 +103,5 @@ def build_parser() -> Parser:
                         help="let --record replace an existing file (never through a link)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in COMMANDS:
-        import_module(f"specview.cli.{name}").register(sub, sub_sel)
+        import_module(name).register(sub, sub_sel)
     return parser

@@ -8,10 +8,10 @@ from specview.cli.argtypes import Parser, SubParsers
 
 
 def run_presets(as_json: bool) -> int:
+    from specview.boundary.jsonio import dumps
+    from specview.boundary.text import sanitize
+    from specview.catalog.presets import load_presets
     from specview.cli.errors import warn
-    from specview.core.jsonio import dumps
-    from specview.core.presets import load_presets
-    from specview.core.text import sanitize
 
     problems: list[str] = []
     presets = load_presets(problems=problems)

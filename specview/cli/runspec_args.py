@@ -6,12 +6,12 @@ import argparse
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from specview.core.api_key import DEFAULT_KEY_ENV, ApiKey, resolve_api_key, withheld_from
-from specview.core.runspec import RunSpec
-from specview.core.secrets import add_url_secrets
+from specview.boundary.api_key import DEFAULT_KEY_ENV, ApiKey, resolve_api_key, withheld_from
+from specview.boundary.secrets import add_url_secrets
+from specview.kernel.runspec import RunSpec
 
 if TYPE_CHECKING:
-    from specview.core.config import Config
+    from specview.catalog.config import Config
 
 
 def api_key_of(args: argparse.Namespace, config: Config) -> tuple[ApiKey | None, str | None]:
@@ -23,7 +23,7 @@ def api_key_of(args: argparse.Namespace, config: Config) -> tuple[ApiKey | None,
 def withheld_key_notice(key: ApiKey | None, urls: Iterable[str | None], lang: str) -> str | None:
     """The one line saying OPENAI_API_KEY is set but not sent to these servers, and how to send it;
     None when there is nothing to say. Shown once per command, before any request."""
-    from specview.core.secrets import public_url
+    from specview.boundary.secrets import public_url
     from specview.texts.catalog import fill
 
     withheld = withheld_from(key, urls)
@@ -52,8 +52,8 @@ def warn_notice(notice: str | None) -> None:
 def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: int | None = None,
                    config: Config | None = None) -> RunSpec:
     """The RunSpec the selector options describe (config-file defaults fill what is not given)."""
+    from specview.catalog.config import load_config
     from specview.cli.timeout_args import chosen
-    from specview.core.config import load_config
 
     config = config or load_config()
     add_url_secrets(args.url)  # before anything could quote the URL

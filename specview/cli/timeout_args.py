@@ -11,7 +11,7 @@ from specview.backends.remote.timeouts import PROBE_S, Timeouts
 from specview.cli.argtypes import float_in
 
 if TYPE_CHECKING:
-    from specview.core.config import Config
+    from specview.catalog.config import Config
 
 MAX_S = 86_400.0
 _DEFAULT = Timeouts()

@@ -27,9 +27,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from specview.backends.remote import deadline
+from specview.boundary.text import sanitize
 from specview.cli.quick_exit import Quit, arm
-from specview.core.runspec import RunSpec
-from specview.core.text import sanitize
+from specview.kernel.runspec import RunSpec
 from specview.texts.catalog import fill
 
 ANNOUNCE_S = 0.3  # a wait shorter than this is not worth a line

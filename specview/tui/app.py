@@ -1,4 +1,4 @@
-"""The Textual app: themes, app-wide keys, and the live screen as the default screen."""
+"""The shell every specview app shares: themes, app-wide keys, help, the Learn index."""
 
 from __future__ import annotations
 
@@ -16,22 +16,20 @@ from textual.driver import Driver
 from textual.filter import LineFilter
 from textual.screen import Screen
 
-from specview.core.backend import Backend
-from specview.core.crash_log import internal_error_line, write_crash_log
-from specview.core.explain.context import RunContext
-from specview.core.runspec import RunSpec
+from specview.boundary.crash_log import internal_error_line, write_crash_log
+from specview.features.learn.explain.context import RunContext
+from specview.kernel.runspec import RunSpec
 from specview.texts.catalog import catalog, fill, text
 from specview.themes.loader import TOKEN_DEFAULTS, shipped_themes
-from specview.tui.live_screen import LiveScreen
-from specview.tui.merge_runs import MergeRuns
 from specview.tui.notify import ERROR_SECONDS, notify_error, notify_safe, user_action
 from specview.tui.pump import Throttle
-from specview.tui.terminal_driver import terminal_driver
+from specview.tui.terminal.driver import terminal_driver
+from specview.tui.terminal.style_runs import MergeRuns
 from specview.widgets.bindings import bind, localize
 
 if TYPE_CHECKING:
-    from specview.learn.base import LearnScreen
-    from specview.learn.registry import Lesson
+    from specview.features.learn.base import LearnScreen
+    from specview.features.learn.registry import Lesson
 
 DEFAULT_THEME = "specview"
 MERGE_RUNS = MergeRuns()
@@ -132,7 +130,7 @@ class BaseApp(App[None]):
         return dict(TOKEN_DEFAULTS)
 
     def action_learn(self) -> None:
-        from specview.learn.index_screen import LearnIndex
+        from specview.features.learn.index_screen import LearnIndex
 
         if not isinstance(self.screen, LearnIndex):
             self.push_screen(LearnIndex(self.lang), self.open_lesson)
@@ -148,7 +146,7 @@ class BaseApp(App[None]):
     def on_learn_screen_run_preset(self, message: LearnScreen.RunPreset) -> None:
         """A Learn screen asked to run a preset live, or to show how to run it on an engine."""
         if message.real:
-            from specview.tui.real_run_screen import show_real_run
+            from specview.features.live.real_run_screen import show_real_run
 
             show_real_run(self.screen, message.preset_id, self.lang)
             return
@@ -160,6 +158,7 @@ class BaseApp(App[None]):
     def run_preset(self, preset_id: str) -> None:
         """Watch a preset live: a simulator run on a new live screen over the Learn screens."""
         from specview.backends.factory import make_backend
+        from specview.features.live.screen import LiveScreen
 
         spec = RunSpec(preset=preset_id, lang=self.lang)
         with user_action(self):
@@ -172,7 +171,7 @@ class BaseApp(App[None]):
             self.push_screen(HelpScreen(self.lang, self.screen))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        from specview.learn.registry import lessons
+        from specview.features.learn.registry import lessons
 
         t = self.lang
         for command in super().get_system_commands(screen):
@@ -191,60 +190,3 @@ def translated_command(command: SystemCommand, lang: str) -> SystemCommand:
         return command
     return command._replace(title=text(f"{key}.title", lang), help=text(f"{key}.help", lang))
 
-
-class SpecviewApp(BaseApp):
-    """The live view (or compare) of runs."""
-
-    def __init__(self, spec: RunSpec, backend: Backend, theme_name: str | None = None,
-                 lang: str = "en", record: str | None = None,
-                 compare: list[Backend] | None = None, problems: tuple[str, ...] = (),
-                 compare_specs: list[RunSpec] | None = None, keymap: Mapping[str, str] | None = None,
-                 throttle: Throttle | None = None, export_dir: str | None = None) -> None:
-        super().__init__(theme_name, lang, problems, keymap, throttle)
-        self.compare = compare
-        self.compare_specs = compare_specs
-        self.spec = spec
-        self.record = record
-        self.export_dir = export_dir
-        self.initial_backend = backend
-
-    def get_default_screen(self) -> Screen[None]:
-        if self.compare:
-            from specview.tui.compare_screen import CompareScreen
-
-            return CompareScreen(self.compare, self.lang, self.throttle, self.compare_specs)
-        return LiveScreen(self.spec, self.initial_backend, self.lang, record=self.record, throttle=self.throttle,
-                          export_dir=self.export_dir)
-
-    def run_preset(self, preset_id: str) -> None:
-        """Switch the live run to `preset_id` and show it (the Learn screens close)."""
-        if isinstance(self.screen_stack[0], LiveScreen):
-            while len(self.screen_stack) > 1:
-                self.pop_screen()
-            self.live.switch_preset(preset_id)
-        else:
-            super().run_preset(preset_id)
-
-    def learn_context(self) -> RunContext | None:
-        """The live run's measured numbers and model, for the Learn screens."""
-        if not isinstance(self.screen_stack[0], LiveScreen):
-            return None
-        return self.live.learn_context()
-
-    @property
-    def live(self) -> LiveScreen:
-        screen = self.screen_stack[0]
-        assert isinstance(screen, LiveScreen)
-        return screen
-
-    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        if not isinstance(self.screen_stack[0], LiveScreen):
-            return
-        live, t = self.live, self.lang
-        for name, action in (("pause", live.action_toggle_pause), ("step", live.action_step),
-                             ("restart", live.action_restart), ("preset", live.action_choose_preset),
-                             ("copy", live.action_copy), ("export", live.action_export),
-                             ("help", self.action_help), ("learn_token", live.action_learn_token),
-                             ("learn_speedup", live.action_learn_speedup)):
-            yield SystemCommand(text(f"palette.{name}.title", t), text(f"palette.{name}.help", t), action)

@@ -9,11 +9,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from specview.core.backend import Origin
-from specview.core.events import Basis
-from specview.core.gauges import PANE, PANEL, SUMMARY, WATCH, GaugeSpec, Reading, gauges
-from specview.core.summary import leaders
-from specview.core.watch import Violation, WatchSample
+from specview.features.watch.model import Violation, WatchSample
+from specview.kernel.backend import Origin
+from specview.kernel.events import Basis
+from specview.kernel.gauges import PANE, PANEL, SUMMARY, WATCH, GaugeSpec, Reading, gauges
+from specview.kernel.leaders import leaders
 from specview.texts.catalog import FALLBACK, catalog, fill, text
 from specview.widgets.stat_gauge import NOTE_JOIN
 

@@ -12,7 +12,7 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from specview.core.gauges import GAUGES
+from specview.kernel.gauges import GAUGES
 from specview.texts.catalog import text
 from specview.widgets.bindings import TEXTUAL_IDS, bind, key_lines, localize
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from specview.core.text import shown
+from specview.boundary.text import shown
 from specview.texts.catalog import catalog
 from specview.widgets.bindings import TEXTUAL_IDS
 

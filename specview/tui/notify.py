@@ -16,9 +16,9 @@ from textual.app import App
 from textual.notifications import SeverityLevel
 from textual.widget import Widget
 
-from specview.core.bounds import MAX_SHOWN
-from specview.core.errors import SpecviewError
-from specview.core.text import sanitize
+from specview.boundary.bounds import MAX_SHOWN
+from specview.boundary.text import sanitize
+from specview.kernel.errors import SpecviewError
 
 Notifier = Widget | App[Any]
 ERROR_SECONDS = 30

@@ -19,10 +19,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from specview.core.events import Round, TokenEvent, TokenStatus
-from specview.core.gauges import Reading
-from specview.core.session import Session
-from specview.core.text import sanitize
+from specview.boundary.text import sanitize
+from specview.kernel.events import Round, TokenEvent, TokenStatus
+from specview.kernel.gauges import Reading
+from specview.kernel.session import Session
 from specview.texts.catalog import fill, text
 
 if TYPE_CHECKING:

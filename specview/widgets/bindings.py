@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from textual.binding import Binding, BindingsMap
 from textual.dom import DOMNode
 
-from specview.core.text import sanitize
+from specview.boundary.text import sanitize
 from specview.texts.catalog import catalog, text
 
 # Textual's bindings, named by action, so they are translated like ours

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual.widget import Widget
 
-from specview.core.events import TokenStatus
+from specview.kernel.events import TokenStatus
 from specview.widgets.token_layout import MARKS, ROUND_SEPARATOR
 from specview.widgets.token_styles import status_classes, status_rules
 

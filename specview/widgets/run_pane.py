@@ -8,8 +8,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
-from specview.core.events import TokenEvent
-from specview.core.text import sanitize
+from specview.boundary.text import sanitize
+from specview.kernel.events import TokenEvent
 from specview.widgets.position_bars import Position, PositionBars
 from specview.widgets.text_line import TextLine
 from specview.widgets.token_view import TokenView

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.text import Text
 
-from specview.core.bounds import MAX_SHOWN
-from specview.core.text import sanitize
+from specview.boundary.bounds import MAX_SHOWN
+from specview.boundary.text import sanitize
 from specview.widgets.text_line import TextLine
 
 

@@ -13,7 +13,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.widget import Widget
 
-from specview.core.text import sanitize
+from specview.boundary.text import sanitize
 
 LEAD = " ▲"
 CELL_WIDTH = 11

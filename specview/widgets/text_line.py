@@ -9,8 +9,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widget import Widget
 
-from specview.core.bounds import MAX_SHOWN
-from specview.core.text import sanitize
+from specview.boundary.bounds import MAX_SHOWN
+from specview.boundary.text import sanitize
 
 
 def _line(text: str) -> Text:

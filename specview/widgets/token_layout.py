@@ -18,9 +18,9 @@ from collections.abc import Iterable
 
 from rich.cells import cell_len
 
-from specview.core.bounds import MAX_TOKEN_SHOWN
-from specview.core.events import MARKS, NOT_EMITTED, TokenEvent, TokenStatus
-from specview.core.text import sanitize
+from specview.boundary.bounds import MAX_TOKEN_SHOWN
+from specview.boundary.text import sanitize
+from specview.kernel.events import MARKS, NOT_EMITTED, TokenEvent, TokenStatus
 
 __all__ = ["MARKS", "ROUND_SEPARATOR", "TokenLayout", "display", "width_of"]
 ROUND_SEPARATOR = "│"

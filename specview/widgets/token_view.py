@@ -25,7 +25,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from specview.core.events import TokenEvent, TokenStatus
+from specview.kernel.events import TokenEvent, TokenStatus
 from specview.widgets.bindings import bind
 from specview.widgets.token_layout import TokenLayout
 from specview.widgets.token_styles import status_classes, status_rules

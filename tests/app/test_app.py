@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from app_helpers import sim_app, token_view, wait_finished, wait_until
-
-from specview.core.events import TokenStatus
+from specview.features.live.inspector import describe
+from specview.features.live.preset_screen import PresetScreen
+from specview.kernel.events import TokenStatus
 from specview.tui.help_screen import HelpScreen
-from specview.tui.inspector import describe
-from specview.tui.preset_screen import PresetScreen
 from specview.widgets.gauge_strip import GaugeStrip
 from specview.widgets.stat_gauge import StatGauge
 from specview.widgets.status_line import StatusLine
 from specview.widgets.token_info import TokenInfo
+from tests.support.app_helpers import sim_app, token_view, wait_finished, wait_until
 
 
 async def test_starts_and_streams() -> None:
@@ -133,11 +132,11 @@ async def test_adaptive_gamma_is_shown(tmp_path: object) -> None:
     from pathlib import Path
 
     from specview.backends.factory import make_backend
-    from specview.core.backend import BackendInfo
-    from specview.core.events import Round, TokenEvent, TokenStatus
-    from specview.core.recorder import Recorder, recording_header
-    from specview.core.runspec import RunSpec
-    from specview.tui.app import SpecviewApp
+    from specview.features.live.app import SpecviewApp
+    from specview.features.record.recorder import Recorder, recording_header
+    from specview.kernel.backend import BackendInfo
+    from specview.kernel.events import Round, TokenEvent, TokenStatus
+    from specview.kernel.runspec import RunSpec
 
     assert isinstance(tmp_path, Path)
     path = tmp_path / "adaptive.jsonl"
@@ -158,7 +157,7 @@ async def test_adaptive_gamma_is_shown(tmp_path: object) -> None:
 async def test_run_it_for_real_shows_the_engine_commands() -> None:
     from textual.widgets import Static
 
-    from specview.tui.real_run_screen import RealRunScreen
+    from specview.features.live.real_run_screen import RealRunScreen
 
     app = sim_app(max_rounds=5)
     async with app.run_test(size=(120, 36)) as pilot:

@@ -10,29 +10,30 @@ names, notation). In zh a hard-coded English string stands out at once.
 from __future__ import annotations
 
 import pytest
-from app_helpers import sim_app, wait_finished, wait_until
-from catalog_walk import fields, strays, words
 from textual.pilot import Pilot
 
 from specview.backends.factory import make_backend
 from specview.backends.remote.registry import engines
-from specview.core.gauges import GAUGES
-from specview.core.hardware import ACCELERATORS, MODEL_SHAPES
-from specview.core.langs import LANGS
-from specview.core.presets import Preset, load_presets
-from specview.core.real_run import real_runs
-from specview.core.runspec import RunSpec
-from specview.learn.base import LearnScreen
-from specview.learn.index_screen import LearnIndex
-from specview.learn.registry import lessons
+from specview.catalog.hardware import ACCELERATORS, MODEL_SHAPES
+from specview.catalog.presets import Preset, load_presets
+from specview.features.learn.app import LearnApp
+from specview.features.learn.base import LearnScreen
+from specview.features.learn.index_screen import LearnIndex
+from specview.features.learn.registry import lessons
+from specview.features.live.app import SpecviewApp
+from specview.features.live.preset_screen import PresetScreen
+from specview.features.live.real_run import real_runs
+from specview.features.live.real_run_screen import RealRunScreen
+from specview.kernel.gauges import GAUGES
+from specview.kernel.langs import LANGS
+from specview.kernel.runspec import RunSpec
 from specview.texts.catalog import catalog, languages
-from specview.tui.app import BaseApp, SpecviewApp
+from specview.tui.app import BaseApp
 from specview.tui.help_screen import HelpScreen
 from specview.tui.keymap import bound_ids
-from specview.tui.learn_app import LearnApp
-from specview.tui.preset_screen import PresetScreen
-from specview.tui.real_run_screen import RealRunScreen
 from specview.widgets.status_line import StatusLine
+from tests.support.app_helpers import sim_app, wait_finished, wait_until
+from tests.support.catalog_walk import fields, strays, words
 
 # Units and symbols of the formulas and shapes the Learn screens draw (the same in every language)
 NOTATION = {"TB", "GB", "MB", "FLOP", "Norm"}

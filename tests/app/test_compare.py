@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import pytest
-from app_helpers import wait_until
 from textual.pilot import Pilot
 
 from specview.backends.factory import make_backend
-from specview.core.gauges import SUMMARY, Reading, gauges
-from specview.core.overlay import overlay
-from specview.core.runspec import RunSpec
-from specview.core.summary import leaders
-from specview.core.theory import best_gamma, expected_tau, speedup
+from specview.features.live.app import SpecviewApp
+from specview.features.live.compare_screen import CompareScreen
+from specview.kernel.gauges import SUMMARY, Reading, gauges
+from specview.kernel.leaders import leaders
+from specview.kernel.overlay import overlay
+from specview.kernel.runspec import RunSpec
+from specview.kernel.theory import best_gamma, expected_tau, speedup
 from specview.texts.catalog import text
-from specview.tui.app import SpecviewApp
-from specview.tui.compare_screen import CompareScreen
 from specview.widgets.run_pane import RunPane
 from specview.widgets.status_line import StatusLine
 from specview.widgets.summary_table import SummaryTable
+from tests.support.app_helpers import wait_until
 
 
 def compare_app(*presets: str, max_rounds: int | None = None, speed: float = 0.0) -> SpecviewApp:
@@ -101,7 +101,7 @@ async def test_summary_numbers_equal_each_runs_metrics() -> None:
 def test_theory_overlay_matches_core_theory() -> None:
     import threading
 
-    from specview.core.metrics import Metrics
+    from specview.kernel.metrics import Metrics
 
     backend = make_backend(RunSpec(preset="qwen3.6-mtp", seed=2, speed=0, max_rounds=3000))
     metrics = Metrics()
@@ -118,7 +118,7 @@ def test_theory_overlay_matches_core_theory() -> None:
         pytest.approx(best_gamma(snap.acceptance_rate, snap.draft_cost)[1]),
     )
     # measured speedup: tokens/s × the assumed plain step = τ / (γc + 1) exactly on the simulator's clock
-    from specview.core.presets import get_preset
+    from specview.catalog.presets import get_preset
 
     assert over.speedup_basis == "assumed"
     assert over.speedup_measured == pytest.approx(snap.tau / (3 * get_preset("qwen3.6-mtp").c + 1), rel=1e-6)
@@ -157,8 +157,8 @@ async def test_compare_a_preset_with_a_replay(tmp_path: object) -> None:
 
 
 async def test_each_pane_has_its_inspector_and_its_engine_commands() -> None:
-    from specview.tui.inspector import describe
-    from specview.tui.real_run_screen import RealRunScreen
+    from specview.features.live.inspector import describe
+    from specview.features.live.real_run_screen import RealRunScreen
     from specview.widgets.token_info import TokenInfo
 
     app = compare_app("qwen3.6-mtp", "glm-5.2-mtp", max_rounds=30)

@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app_helpers import token_view, wait_finished, wait_until
-
 from specview.backends.factory import make_backend
 from specview.cli import main
-from specview.core.recording import Header, read_recording
-from specview.core.runspec import RunSpec
-from specview.tui.app import SpecviewApp
-from specview.tui.inspector import describe
+from specview.features.live.app import SpecviewApp
+from specview.features.live.inspector import describe
+from specview.features.record.recording import Header, read_recording
+from specview.kernel.runspec import RunSpec
+from tests.support.app_helpers import token_view, wait_finished, wait_until
 
 STRUCK = "\u0336"
 

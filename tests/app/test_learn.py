@@ -8,12 +8,12 @@ import sys
 
 import pytest
 
-from specview.core.explain.speedup import speedup_numbers
-from specview.learn.index_screen import LearnIndex
-from specview.learn.lossless_screen import LosslessScreen
-from specview.learn.registry import lesson, lessons
+from specview.features.learn.app import LearnApp
+from specview.features.learn.explain.speedup import speedup_numbers
+from specview.features.learn.index_screen import LearnIndex
+from specview.features.learn.lossless_screen import LosslessScreen
+from specview.features.learn.registry import lesson, lessons
 from specview.texts.catalog import text
-from specview.tui.learn_app import LearnApp
 from specview.widgets.bindings import key_lines
 from specview.widgets.prose import Prose
 

@@ -4,26 +4,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app_helpers import sim_app, wait_finished
-from gguf_factory import write_fusion_gguf
 from textual.widgets import OptionList, Static
 
-from specview.core.explain.context import RunContext
-from specview.core.explain.roofline import gpu_wait_numbers
-from specview.core.explain.rounds import label, round_drafts
-from specview.learn.cache_screen import CacheScreen
-from specview.learn.fusion_screen import FusionScreen
-from specview.learn.index_screen import LearnIndex
-from specview.learn.lossless_screen import LosslessScreen
-from specview.learn.mask_screen import MaskScreen
-from specview.learn.memory_screen import MemoryScreen
-from specview.learn.registry import lesson
-from specview.learn.speedup_screen import SpeedupScreen
-from specview.tui.learn_app import LearnApp
-from specview.tui.live_screen import LiveScreen
-from specview.tui.real_run_screen import RealRunScreen
+from specview.features.learn.app import LearnApp
+from specview.features.learn.cache_screen import CacheScreen
+from specview.features.learn.explain.context import RunContext
+from specview.features.learn.explain.roofline import gpu_wait_numbers
+from specview.features.learn.explain.rounds import label, round_drafts
+from specview.features.learn.fusion_screen import FusionScreen
+from specview.features.learn.index_screen import LearnIndex
+from specview.features.learn.lossless_screen import LosslessScreen
+from specview.features.learn.mask_screen import MaskScreen
+from specview.features.learn.memory_screen import MemoryScreen
+from specview.features.learn.registry import lesson
+from specview.features.learn.speedup_screen import SpeedupScreen
+from specview.features.live.real_run_screen import RealRunScreen
+from specview.features.live.screen import LiveScreen
 from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
+from tests.support.app_helpers import sim_app, wait_finished
+from tests.support.gguf_factory import write_fusion_gguf
 
 
 async def test_f_fills_the_calculator_with_the_live_runs_numbers() -> None:

@@ -11,13 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from app_helpers import wait_until
 
-from specview.learn.base import LearnScreen
-from specview.learn.index_screen import LearnIndex
-from specview.learn.registry import find_lessons, lessons
+from specview.features.learn.app import LearnApp
+from specview.features.learn.base import LearnScreen
+from specview.features.learn.index_screen import LearnIndex
+from specview.features.learn.registry import find_lessons, lessons
 from specview.texts.catalog import fill, text
-from specview.tui.learn_app import LearnApp
+from tests.support.app_helpers import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,7 +28,7 @@ def test_every_learn_screen_declares_its_lesson_numbered_one_to_n() -> None:
     while todo:
         cls = todo.pop()
         todo += cls.__subclasses__()
-        screens |= {cls} if cls.__module__.startswith("specview.learn.") else set()
+        screens |= {cls} if cls.__module__.startswith("specview.features.learn.") else set()
     assert {item.screen for item in found} == screens  # no screen without its lesson, none twice
     assert [item.number for item in found] == list(range(1, len(found) + 1))
     assert len(found) >= 11 and found[0].slug == "memory"  # the eleven screens there were, at least
@@ -40,7 +40,8 @@ def _plant(root: Path, modules: dict[str, str]) -> str:
     (package / "__init__.py").write_text("")
     for name, body in modules.items():
         (package / f"{name}.py").write_text(
-            "from specview.learn.base import LearnScreen\nfrom specview.learn.registry import Lesson\n\n\n" + body)
+            "from specview.features.learn.base import LearnScreen\n"
+            "from specview.features.learn.registry import Lesson\n\n\n" + body)
     return package.name
 
 

@@ -10,21 +10,21 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-import specview.learn.base as learn_base
-from specview.core.explain.cache import rollback_numbers, round_rollback
-from specview.core.explain.cases import case_numbers
-from specview.core.explain.coupling import coupling_numbers
-from specview.core.explain.fusion import fusion_numbers
-from specview.core.explain.load import load_numbers
-from specview.core.explain.mask import mask_numbers
-from specview.core.explain.mtp import mtp_numbers
-from specview.core.explain.roofline import gpu_wait_numbers, verify_cost_numbers
-from specview.core.explain.rounds import round_numbers
-from specview.core.explain.speedup import speedup_numbers
-from specview.learn.base import LearnScreen
-from specview.learn.registry import lesson, lessons
+import specview.features.learn.base as learn_base
+from specview.features.learn.app import LearnApp
+from specview.features.learn.base import LearnScreen
+from specview.features.learn.explain.cache import rollback_numbers, round_rollback
+from specview.features.learn.explain.cases import case_numbers
+from specview.features.learn.explain.coupling import coupling_numbers
+from specview.features.learn.explain.fusion import fusion_numbers
+from specview.features.learn.explain.load import load_numbers
+from specview.features.learn.explain.mask import mask_numbers
+from specview.features.learn.explain.mtp import mtp_numbers
+from specview.features.learn.explain.roofline import gpu_wait_numbers, verify_cost_numbers
+from specview.features.learn.explain.rounds import round_numbers
+from specview.features.learn.explain.speedup import speedup_numbers
+from specview.features.learn.registry import lesson, lessons
 from specview.texts.catalog import catalog, text
-from specview.tui.learn_app import LearnApp
 from specview.widgets.grid import Grid
 from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from specview.learn.registry import lesson
-from specview.tui.learn_app import LearnApp
+from specview.features.learn.app import LearnApp
+from specview.features.learn.registry import lesson
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])

@@ -4,17 +4,17 @@ explains every mark, and gauges that say where each number comes from and which 
 from __future__ import annotations
 
 import pytest
-from app_helpers import sim_app, token_view, wait_finished, wait_until
-from catalog_walk import screen_text
 
-from specview.core.events import TokenStatus
-from specview.core.langs import LANGS
+from specview.kernel.events import TokenStatus
+from specview.kernel.langs import LANGS
 from specview.texts.catalog import fill, text
 from specview.tui.gauges import LEGEND
 from specview.widgets.gauge_strip import GaugeStrip
 from specview.widgets.legend import Legend, sample
 from specview.widgets.stat_gauge import StatGauge
 from specview.widgets.token_layout import MARKS, ROUND_SEPARATOR
+from tests.support.app_helpers import sim_app, token_view, wait_finished, wait_until
+from tests.support.catalog_walk import screen_text
 
 D, U = TokenStatus.DISCARDED, TokenStatus.UNDECIDED
 

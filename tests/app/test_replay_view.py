@@ -4,20 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app_helpers import token_view, wait_finished, wait_until
-from recordings import record_sim, recorded_rounds
-
 from specview.backends.factory import make_backend
 from specview.backends.replay import make_replay_backend
-from specview.core.events import Round
-from specview.core.recording import read_recording, scan_headers
-from specview.core.runspec import RunSpec
-from specview.core.session import display_order
-from specview.core.text import sanitize
+from specview.boundary.text import sanitize
+from specview.features.live.app import SpecviewApp
+from specview.features.record.recording import read_recording, scan_headers
+from specview.kernel.events import Round
+from specview.kernel.runspec import RunSpec
+from specview.kernel.session import display_order
 from specview.texts.catalog import fill, text
-from specview.tui.app import SpecviewApp
 from specview.tui.pump import RunState
 from specview.widgets.status_line import StatusLine
+from tests.support.app_helpers import token_view, wait_finished, wait_until
+from tests.support.recordings import record_sim, recorded_rounds
 
 
 async def test_replay_streams_the_recorded_tokens_in_the_live_view(tmp_path: Path) -> None:

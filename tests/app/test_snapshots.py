@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from app_helpers import sim_app, wait_finished
 from textual.pilot import Pilot
+
+from tests.support.app_helpers import sim_app, wait_finished
 
 
 def test_live_screen_snapshot(snap_compare: object) -> None:

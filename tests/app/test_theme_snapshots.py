@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from app_helpers import wait_finished
 
 from specview.backends.factory import make_backend
-from specview.core.runspec import RunSpec
+from specview.features.live.app import SpecviewApp
+from specview.kernel.runspec import RunSpec
 from specview.themes.loader import shipped_themes
-from specview.tui.app import SpecviewApp
+from tests.support.app_helpers import wait_finished
 
 THEMES = sorted(theme.name for theme in shipped_themes())
 

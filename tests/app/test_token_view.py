@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from specview.core.events import TokenEvent, TokenStatus
+from specview.kernel.events import TokenEvent, TokenStatus
 from specview.themes.loader import TOKEN_DEFAULTS
 from specview.widgets.token_view import TokenView
 

@@ -1,19 +1,19 @@
-"""The live view on servers that tell their counts at the end of a request (tests/fake_engines.py):
+"""The live view on servers that tell their counts at the end of a request (tests/support/fake_engines.py):
 the gauges say "exact totals, rounds inferred" once SGLang's totals came, and the side panel's note
 says whether llama-server's /metrics agrees with the counts shown, or by how much it differs."""
 
 from __future__ import annotations
 
 import pytest
-from app_helpers import wait_finished
-from fake_engines import running_engine
 from textual.widgets import Static
 
 from specview.backends.factory import make_backend
-from specview.core.runspec import RunSpec
+from specview.features.live.app import SpecviewApp
+from specview.kernel.runspec import RunSpec
 from specview.texts.catalog import fill, text
-from specview.tui.app import SpecviewApp
 from specview.widgets.stat_gauge import StatGauge
+from tests.support.app_helpers import wait_finished
+from tests.support.fake_engines import running_engine
 
 
 def remote_app(url: str, lang: str = "en") -> SpecviewApp:

@@ -5,19 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from app_helpers import sim_app, token_view, wait_until
 from textual.pilot import Pilot
 
 from specview.backends.factory import make_backend
 from specview.cli.app_run import ui_settings
 from specview.cli.parser import build_parser
-from specview.core.runspec import RunSpec
+from specview.features.live.app import SpecviewApp
+from specview.features.live.compare_screen import CompareScreen
+from specview.features.live.preset_screen import PresetScreen
+from specview.kernel.runspec import RunSpec
 from specview.texts.catalog import text
-from specview.tui.app import SpecviewApp
-from specview.tui.compare_screen import CompareScreen
 from specview.tui.help_screen import HelpScreen
-from specview.tui.preset_screen import PresetScreen
 from specview.widgets.status_line import StatusLine
+from tests.support.app_helpers import sim_app, token_view, wait_until
 
 HOT = """
 id = "too-hot"

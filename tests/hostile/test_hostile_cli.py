@@ -9,8 +9,16 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from hostile_checks import HOSTILE, SECRET, assert_no_secret, assert_terminal_clean, json_lines, one_error_line
-from limited_run import ROOT, base_env, run_cli
+
+from tests.support.hostile_checks import (
+    HOSTILE,
+    SECRET,
+    assert_no_secret,
+    assert_terminal_clean,
+    json_lines,
+    one_error_line,
+)
+from tests.support.limited_run import ROOT, base_env, run_cli
 
 PRESET = ('method = "ngram"\ngamma = 2\ntemperature = 0\nc = 0.1\ntarget_ms = 10\nacceptance = {t0 = [0.5]}\n')
 
@@ -36,7 +44,7 @@ def test_a_bug_in_a_command_is_one_line_and_a_logged_traceback(tmp_path: Path) -
     script = textwrap.dedent(f"""
         import sys
         from specview.cli import main, presets_cmd
-        from specview.core.secrets import add_secret
+        from specview.boundary.secrets import add_secret
         add_secret({SECRET!r})
         def broken(as_json):
             key = {SECRET!r}
@@ -60,9 +68,9 @@ def test_a_bug_inside_the_app_is_one_line_too(tmp_path: Path) -> None:
     script = textwrap.dedent(f"""
         import sys
         from specview.backends.factory import make_backend
-        from specview.core.runspec import RunSpec
-        from specview.core.secrets import add_secret
-        from specview.tui.app import SpecviewApp
+        from specview.kernel.runspec import RunSpec
+        from specview.boundary.secrets import add_secret
+        from specview.features.live.app import SpecviewApp
         add_secret({SECRET!r})
         class Broken(SpecviewApp):
             def on_mount(self):

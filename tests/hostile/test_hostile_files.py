@@ -1,7 +1,7 @@
 """The files specview writes, and the files replay reads, in a hostile folder: a link planted at
 the name a report or an export would get, a file already there, a hard link to someone's file, a
 FIFO, a device or a folder given as a recording, a 2 GiB first line, 4000 segments. Each case runs
-specview in a child process under an address-space and a time limit (tests/limited_run.py): one
+specview in a child process under an address-space and a time limit (tests/support/limited_run.py): one
 clean line and exit 2, or the file written where the user asked, mode 0600, and nothing written
 anywhere else — never through a link."""
 
@@ -18,9 +18,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from hostile_checks import SECRET, assert_no_secret, assert_terminal_clean, json_lines, one_error_line
-from hostile_server import Scenario, hostile_server
-from limited_run import ROOT, base_env, run_cli, run_tty
+
+from tests.support.hostile_checks import SECRET, assert_no_secret, assert_terminal_clean, json_lines, one_error_line
+from tests.support.hostile_server import Scenario, hostile_server
+from tests.support.limited_run import ROOT, base_env, run_cli, run_tty
 
 KEY_LINE = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHostileHostileHostileHostileHostile attacker@evil"
 VICTIM = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOwnerOwnerOwnerOwnerOwnerOwnerOwner owner@home\n"

@@ -11,20 +11,28 @@ from pathlib import Path
 import gguf
 import numpy as np
 import pytest
-from gguf_factory import write_fusion_gguf, write_tiny_llama
-from hostile_checks import HOSTILE, MARKUP, OSC52, TITLE, assert_terminal_clean, json_lines, one_error_line
-from limited_run import base_env, run_cli
 from textual.pilot import Pilot
 from textual.widgets import Static
 
 from specview.backends.local.gguf_info import MAX_DEPTH, read_gguf_info
-from specview.core.errors import BackendError
-from specview.core.explain.context import RunContext
-from specview.core.text import sanitize
-from specview.learn.fusion_screen import FusionScreen
-from specview.learn.registry import lesson
+from specview.boundary.text import sanitize
+from specview.features.learn.app import LearnApp
+from specview.features.learn.explain.context import RunContext
+from specview.features.learn.fusion_screen import FusionScreen
+from specview.features.learn.registry import lesson
+from specview.kernel.errors import BackendError
 from specview.texts.catalog import text
-from specview.tui.learn_app import LearnApp
+from tests.support.gguf_factory import write_fusion_gguf, write_tiny_llama
+from tests.support.hostile_checks import (
+    HOSTILE,
+    MARKUP,
+    OSC52,
+    TITLE,
+    assert_terminal_clean,
+    json_lines,
+    one_error_line,
+)
+from tests.support.limited_run import base_env, run_cli
 
 
 def test_hostile_gguf_metadata_is_one_clean_line(tmp_path: Path) -> None:

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import hostile_wire as wire
 import pytest
-from hostile_checks import SECRET, assert_no_secret, assert_terminal_clean, one_error_line
-from hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
-from limited_run import Run, base_env, run_cli
+
+from tests.support.hostile_checks import SECRET, assert_no_secret, assert_terminal_clean, one_error_line
+from tests.support.hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
+from tests.support.limited_run import Run, base_env, run_cli
 
 GIB = 2**30
 JSON = {"Content-Type": "application/json"}

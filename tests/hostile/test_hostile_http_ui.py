@@ -16,9 +16,10 @@ from pathlib import Path
 
 import hostile_wire as wire
 import pytest
-from hostile_checks import assert_terminal_clean
-from hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
-from limited_run import Run, base_env, run_tty
+
+from tests.support.hostile_checks import assert_terminal_clean
+from tests.support.hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
+from tests.support.limited_run import Run, base_env, run_tty
 
 QUIT_S = 0.5
 # the key comes this long after its cue: the phase under test, not the app still laying out its

@@ -15,10 +15,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from disguise import disguises, json_revealed, revealed
-from hostile_checks import SECRET, assert_no_secret, assert_terminal_clean, json_lines, one_error_line
-from hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
-from limited_run import Run, base_env, run_cli, run_tty
+
+from tests.support.disguise import disguises, json_revealed, revealed
+from tests.support.hostile_checks import SECRET, assert_no_secret, assert_terminal_clean, json_lines, one_error_line
+from tests.support.hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
+from tests.support.limited_run import Run, base_env, run_cli, run_tty
 
 AMBIENT = "sk-AMBIENT-fedcba9876543210"  # in OPENAI_API_KEY, never named
 NOTICE = "specview: warning: OPENAI_API_KEY is set but not sent to "
@@ -136,7 +137,7 @@ def test_the_live_view_sends_no_ambient_key_and_notifies_once(server: HostileSer
 
 
 def _toasts(screen: str) -> list[str]:
-    from limited_run import toasts
+    from tests.support.limited_run import toasts
 
     return toasts(screen)
 

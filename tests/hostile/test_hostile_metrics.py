@@ -16,17 +16,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hostile_checks import assert_no_secret, assert_terminal_clean, json_lines
-from hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
-from limited_run import Run, base_env, run_cli
 
 from specview.backends.factory import make_backend
 from specview.backends.remote.metrics import MAX_LINE_BYTES, MAX_READ_CHARS, draft_counters, read_samples
-from specview.backends.remote.watch_source import ServerWatch
-from specview.core.backend import Note
-from specview.core.runspec import RunSpec
+from specview.features.watch.app import WatchApp
+from specview.features.watch.source import ServerWatch
+from specview.kernel.backend import Note
+from specview.kernel.runspec import RunSpec
 from specview.texts.catalog import fill
-from specview.tui.watch_app import WatchApp
+from tests.support.hostile_checks import assert_no_secret, assert_terminal_clean, json_lines
+from tests.support.hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
+from tests.support.limited_run import Run, base_env, run_cli
 
 ESCAPED = '\\"'  # one escaped quote
 MIB = 2**20

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile_checks import HOSTILE, MARKUP, assert_terminal_clean, json_lines, one_error_line
-from limited_run import base_env, run_cli
+
+from tests.support.hostile_checks import HOSTILE, MARKUP, assert_terminal_clean, json_lines, one_error_line
+from tests.support.limited_run import base_env, run_cli
 
 HEADER = {"type": "header", "format": "specview-recording", "version": 2, "specview": "0.1.0",
           "backend": {"name": "sim", "label": "qwen3.6-mtp"}, "settings": {"preset": "qwen3.6-mtp", "gamma": 3}}

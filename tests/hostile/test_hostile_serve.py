@@ -19,9 +19,10 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from hostile_checks import HOSTILE, assert_terminal_clean
-from limited_run import MEMORY_LIMIT
-from serve_run import Served, serving
+
+from tests.support.hostile_checks import HOSTILE, assert_terminal_clean
+from tests.support.limited_run import MEMORY_LIMIT
+from tests.support.serve_run import Served, serving
 
 ANSWER_S = 10.0  # a refusal is immediate; this only bounds a hang
 EVIL = "http://evil.example"

@@ -12,7 +12,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
-from hostile_checks import (
+
+from tests.support.hostile_checks import (
     HOSTILE,
     MARKUP,
     OSC52,
@@ -22,8 +23,8 @@ from hostile_checks import (
     json_lines,
     one_error_line,
 )
-from hostile_server import HostileServer, Scenario, chat_chunk, hostile_server, llama_chunk
-from limited_run import Run, base_env, run_cli
+from tests.support.hostile_server import HostileServer, Scenario, chat_chunk, hostile_server, llama_chunk
+from tests.support.limited_run import Run, base_env, run_cli
 
 LLAMA_PROPS = json.dumps({"build_info": "b1",
                           "default_generation_settings": {"params": {"speculative.types": "draft"}}})

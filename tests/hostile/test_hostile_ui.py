@@ -10,9 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hostile_checks import HOSTILE, MARKUP, OSC52, SECRET, assert_no_secret, assert_terminal_clean
-from hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
-from limited_run import Run, base_env, run_tty
+
+from tests.support.hostile_checks import HOSTILE, MARKUP, OSC52, SECRET, assert_no_secret, assert_terminal_clean
+from tests.support.hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
+from tests.support.limited_run import Run, base_env, run_tty
 
 ESC_SHOWN = "␛".encode()
 

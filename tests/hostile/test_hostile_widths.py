@@ -15,11 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hostile_checks import assert_terminal_clean
-from hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
-from limited_run import base_env
-from terminal_width import cells, drawn_width
-from tmux_pane import tmux_pane
+
+from tests.support.hostile_checks import assert_terminal_clean
+from tests.support.hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
+from tests.support.limited_run import base_env
+from tests.support.terminal_width import cells, drawn_width
+from tests.support.tmux_pane import tmux_pane
 
 # Rich 0 / tmux 12; Rich skips the letter after each joiner; Rich 0 / tmux 6; VS16: Rich 2 / tmux 1;
 # a skin tone: Rich 2 / tmux 4 for the pair; a family joined: one glyph on some terminals

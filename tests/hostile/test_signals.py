@@ -23,7 +23,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
-from limited_run import ROOT, base_env
+
+from tests.support.limited_run import ROOT, base_env
 
 MODES = "#{alternate_on} #{cursor_flag} #{mouse_any_flag}#{mouse_button_flag}#{mouse_standard_flag}#{mouse_sgr_flag}"
 RESTORED = "0 1 0000"  # normal screen, cursor shown, no mouse reporting of any kind

@@ -13,14 +13,14 @@ import pytest
 
 pytest.importorskip("llama_cpp")
 
-from specview.backends.diff_runner import compare_backends
 from specview.backends.factory import make_backend
 from specview.cli import main
-from specview.core.backend import Backend, BackendInfo
-from specview.core.diff import NEAR_TIE
-from specview.core.events import Calibration, Round, StreamItem, TokenStatus
-from specview.core.runspec import RunSpec
-from tests.gguf_factory import write_tiny_llama
+from specview.features.diff.model import NEAR_TIE
+from specview.features.diff.runner import compare_backends
+from specview.kernel.backend import Backend, BackendInfo
+from specview.kernel.events import Calibration, Round, StreamItem, TokenStatus
+from specview.kernel.runspec import RunSpec
+from tests.support.gguf_factory import write_tiny_llama
 
 PROMPT = "the cat sat on the mat and the dog ran to the cat " * 2
 

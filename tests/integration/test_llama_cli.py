@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("llama_cpp")
 pytest.importorskip("gguf")
 
-from gguf_factory import truncate_file, write_tiny_llama
+from tests.support.gguf_factory import truncate_file, write_tiny_llama
 
 ROOT = Path(__file__).resolve().parents[2]
 

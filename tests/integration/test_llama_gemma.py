@@ -15,9 +15,9 @@ from specview.backends.local.backend import LlamaBackend, make_llama_backend
 from specview.backends.local.demo import demo_model_path
 from specview.backends.local.drafters import AdaptiveGamma, NgramDrafter
 from specview.backends.local.engine import Engine
-from specview.core.backend import Note
-from specview.core.events import Calibration, TokenStatus
-from specview.core.runspec import RunSpec
+from specview.kernel.backend import Note
+from specview.kernel.events import Calibration, TokenStatus
+from specview.kernel.runspec import RunSpec
 
 N_TOKENS = 32
 PROMPTS = [

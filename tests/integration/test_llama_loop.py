@@ -11,15 +11,14 @@ import pytest
 pytest.importorskip("llama_cpp")
 pytest.importorskip("gguf")
 
-from gguf_factory import write_tiny_llama
-
 from specview.backends.local.backend import LlamaBackend
 from specview.backends.local.drafters import AdaptiveGamma, ModelDrafter, NgramDrafter
 from specview.backends.local.model import ModelRunner
 from specview.backends.local.verify import verify_greedy_logits
 from specview.backends.local.vocab import TextStream
-from specview.core.events import Round, TokenStatus
-from specview.core.sampling import verify_greedy
+from specview.kernel.events import Round, TokenStatus
+from specview.kernel.sampling import verify_greedy
+from tests.support.gguf_factory import write_tiny_llama
 
 PROMPT = "the cat sat on the mat and the dog ran to the mat"
 THREADS = 1  # robust on a busy 2-core machine: ggml threads spin while they wait

@@ -19,10 +19,10 @@ from specview.backends.local.backend import LlamaBackend
 from specview.backends.local.calibrate import measure_verify_costs
 from specview.backends.local.demo import demo_model_path
 from specview.backends.local.model import ModelRunner
-from specview.core.events import Calibration, Round
-from specview.core.overlay import overlay
-from specview.core.session import Session
-from specview.core.theory import expected_tau
+from specview.kernel.events import Calibration, Round
+from specview.kernel.overlay import overlay
+from specview.kernel.session import Session
+from specview.kernel.theory import expected_tau
 
 PROMPT = "Write the numbers from one to forty, separated by commas."
 

@@ -1,6 +1,6 @@
 """MTP for real: llama-server's `draft-mtp` on a tiny random-weight qwen35 model with one NextN block.
 
-The model (tests/mtp_gguf.py) is hybrid (one gated delta-net block), so this is also the kind
+The model (tests/support/mtp_gguf.py) is hybrid (one gated delta-net block), so this is also the kind
 of target specview's own loop refuses. `--spec-synth-rates 0.9,0.7,0.5` makes the server accept
 draft k with marginal probability rates[k] (it draws P(k | k−1) = rates[k] / rates[k−1]), so the
 acceptance is a known target. Its byte-level vocabulary makes the server hold chunks back
@@ -16,18 +16,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_helpers import wait_finished
 
 from specview.backends.remote.backend import OpenAIBackend
-from specview.backends.remote.llama_server import LlamaServerDialect
+from specview.backends.remote.kinds.llama_server import LlamaServerDialect
 from specview.backends.remote.metrics import DraftCounters
-from specview.core.events import Round
-from specview.core.runspec import RunSpec
-from specview.core.session import Session
-from specview.tui.app import SpecviewApp
+from specview.features.live.app import SpecviewApp
+from specview.kernel.events import Round
+from specview.kernel.runspec import RunSpec
+from specview.kernel.session import Session
 from specview.widgets.status_line import StatusLine
-from tests.llama_server import RunningServer, llama_server, server_binary
-from tests.mtp_gguf import write_tiny_mtp
+from tests.support.app_helpers import wait_finished
+from tests.support.llama_server import RunningServer, llama_server, server_binary
+from tests.support.mtp_gguf import write_tiny_mtp
 
 pytestmark = pytest.mark.skipif(server_binary() is None, reason="llama-server not built (make llama-server)")
 

@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 
 from specview.backends.remote.backend import OpenAIBackend
-from specview.core.api_key import ApiKey
-from specview.core.backend import Note
-from specview.core.errors import BackendError
-from specview.core.events import Round, TokenStatus
-from specview.core.runspec import RunSpec
-from specview.core.session import Session
-from tests.fake_openai import GOOD_CHUNKS, SECRET, FakeServer, running_fake
+from specview.boundary.api_key import ApiKey
+from specview.kernel.backend import Note
+from specview.kernel.errors import BackendError
+from specview.kernel.events import Round, TokenStatus
+from specview.kernel.runspec import RunSpec
+from specview.kernel.session import Session
+from tests.support.fake_openai import GOOD_CHUNKS, SECRET, FakeServer, running_fake
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -244,9 +244,8 @@ def test_the_cli_exits_2_with_one_line(fake: FakeServer) -> None:
 
 
 async def test_the_live_view_redraws_reconciled_rounds(fake: FakeServer) -> None:
-    from app_helpers import token_view, wait_finished
-
-    from specview.tui.app import SpecviewApp
+    from specview.features.live.app import SpecviewApp
+    from tests.support.app_helpers import token_view, wait_finished
 
     fake.mode = "vllm-detailed"
     spec = RunSpec(url=fake.url)

@@ -16,11 +16,11 @@ import pytest
 from specview.backends.remote.backend import OpenAIBackend
 from specview.backends.remote.dialect import chunk_text
 from specview.backends.remote.metrics import parse_draft_counters
-from specview.core.backend import Note
-from specview.core.events import Round, TokenStatus
-from specview.core.metrics import MetricsSnapshot
-from specview.tui.run_text import notes_text
-from tests.llama_server import (
+from specview.features.live.run_text import notes_text
+from specview.kernel.backend import Note
+from specview.kernel.events import Round, TokenStatus
+from specview.kernel.metrics import MetricsSnapshot
+from tests.support.llama_server import (
     NGRAM_ARGS,
     SYNTH_ARGS,
     RunningServer,
@@ -135,12 +135,12 @@ def test_the_ngram_presets_command_runs_as_shown_and_specview_watches_it() -> No
 
     from specview.backends.factory import make_backend
     from specview.backends.remote.registry import engines
+    from specview.catalog.presets import get_preset
     from specview.cli.parser import build_parser
     from specview.cli.runspec_args import spec_from_args
-    from specview.core.overlay import MIN_PLAIN_ROUNDS, PLAIN_ROUNDS, overlay
-    from specview.core.presets import get_preset
-    from specview.core.real_run import real_runs
-    from specview.core.session import Session
+    from specview.features.live.real_run import real_runs
+    from specview.kernel.overlay import MIN_PLAIN_ROUNDS, PLAIN_ROUNDS, overlay
+    from specview.kernel.session import Session
 
     run = {r.engine: r for r in real_runs(get_preset("ngram"), engines())}["llama-server"]
     assert "--metrics" in run.command and "--spec-draft-n-max" not in run.command  # it does not bound ngram-simple

@@ -1,5 +1,5 @@
 """End-of-request totals and the /metrics cross-check, end to end against small real servers on
-127.0.0.1 that answer like SGLang and llama-server (tests/fake_engines.py): `specview bench --json`
+127.0.0.1 that answer like SGLang and llama-server (tests/support/fake_engines.py): `specview bench --json`
 in a child process, its recording replayed, and the side panel's note text."""
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_engines import SGLANG_CHUNKS, running_engine
 
 from specview.backends.remote.backend import OpenAIBackend
-from specview.core.langs import LANGS
-from specview.core.runspec import RunSpec
-from specview.core.session import Session
+from specview.features.live.run_text import notes_text
+from specview.kernel.langs import LANGS
+from specview.kernel.runspec import RunSpec
+from specview.kernel.session import Session
 from specview.texts.catalog import fill
-from specview.tui.run_text import notes_text
+from tests.support.fake_engines import SGLANG_CHUNKS, running_engine
 
 ENV = {**os.environ, "NO_COLOR": "1"}
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from specview.backends.remote.backend import OpenAIBackend
-from specview.core.events import Calibration
-from specview.core.overlay import overlay
-from specview.core.runspec import RunSpec
-from specview.core.session import Session
-from tests.fake_openai import running_fake
+from specview.kernel.events import Calibration
+from specview.kernel.overlay import overlay
+from specview.kernel.runspec import RunSpec
+from specview.kernel.session import Session
+from tests.support.fake_openai import running_fake
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,10 +67,9 @@ def test_bench_pairs_a_remote_run_with_a_plain_one() -> None:
 
 
 async def test_the_live_view_says_no_baseline_instead_of_a_speedup() -> None:
-    from app_helpers import wait_finished
-
-    from specview.tui.app import SpecviewApp
+    from specview.features.live.app import SpecviewApp
     from specview.widgets.stat_gauge import StatGauge
+    from tests.support.app_helpers import wait_finished
 
     with running_fake("vllm") as server:
         spec = RunSpec(url=server.url)

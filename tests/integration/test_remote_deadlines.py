@@ -11,15 +11,15 @@ from collections.abc import Iterable, Iterator
 
 import hostile_wire as wire
 import pytest
-from hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
 
 from specview.backends.remote import deadline
 from specview.backends.remote.backend import OpenAIBackend
 from specview.backends.remote.client import Connection
 from specview.backends.remote.timeouts import Timeouts
-from specview.core.errors import BackendError
-from specview.core.runspec import RunSpec
-from specview.core.session import Session
+from specview.kernel.errors import BackendError
+from specview.kernel.runspec import RunSpec
+from specview.kernel.session import Session
+from tests.support.hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
 
 BODY = {"model": "m", "messages": [], "stream": True}
 

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from tmux_pane import tmux_pane
+
+from tests.support.tmux_pane import tmux_pane
 
 SPECVIEW = Path(sys.executable).parent / "specview"
 

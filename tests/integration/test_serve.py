@@ -14,9 +14,9 @@ import subprocess
 import time
 from pathlib import Path
 
-from chromium import Page, chromium
-from limited_run import base_env
-from serve_run import SPECVIEW, free_port, serving
+from tests.support.chromium import Page, chromium
+from tests.support.limited_run import base_env
+from tests.support.serve_run import SPECVIEW, free_port, serving
 
 FRAME_TIMEOUT_S = 60.0
 

@@ -20,8 +20,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from limited_run import base_env
-from served import served
+
+from tests.support.limited_run import base_env
+from tests.support.served import served
 
 ROOT = Path(__file__).resolve().parents[2]
 

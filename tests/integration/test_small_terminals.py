@@ -13,8 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-from screen_cues import status_colours, stream_bounds, stream_rows
-from tmux_pane import SGR, TmuxPane, sgr_codes, tmux_pane
+
+from tests.support.screen_cues import status_colours, stream_bounds, stream_rows
+from tests.support.tmux_pane import SGR, TmuxPane, sgr_codes, tmux_pane
 
 SPECVIEW = Path(sys.executable).parent / "specview"
 LEGEND = "accepted  rejected  ▸corrected  bonus⁺  discardedˣ"  # the legend under the stream (rejected struck)

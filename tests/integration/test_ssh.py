@@ -16,11 +16,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from screen_cues import status_colours, stream_rows
-from sshd import SshServer, sshd
-from tmux_pane import SGR, TmuxPane, sgr_codes, tmux_pane
 
-from specview.core.presets import load_presets
+from specview.catalog.presets import load_presets
+from tests.support.screen_cues import status_colours, stream_rows
+from tests.support.sshd import SshServer, sshd
+from tests.support.tmux_pane import SGR, TmuxPane, sgr_codes, tmux_pane
 
 ROOT = Path(__file__).resolve().parents[2]
 # the project's own specview (the venv running the tests), not whatever a login shell finds

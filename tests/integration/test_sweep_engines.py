@@ -12,10 +12,10 @@ import pytest
 pytest.importorskip("llama_cpp")
 
 from specview.cli import main
-from specview.core.sweep import LoadSweep
-from tests.gguf_factory import write_tiny_llama
-from tests.llama_server import RunningServer, llama_server, server_binary
-from tests.mtp_gguf import write_tiny_mtp
+from specview.features.sweep.model import LoadSweep
+from tests.support.gguf_factory import write_tiny_llama
+from tests.support.llama_server import RunningServer, llama_server, server_binary
+from tests.support.mtp_gguf import write_tiny_mtp
 
 MTP_ARGS = ("--spec-type", "draft-mtp", "--spec-draft-n-max", "3", "--spec-synth-rates", "0.9,0.7,0.5")
 needs_server = pytest.mark.skipif(server_binary() is None, reason="llama-server not built (make llama-server)")

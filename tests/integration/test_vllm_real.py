@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 
 from specview.backends.remote.backend import OpenAIBackend
+from specview.backends.remote.kinds.vllm import VllmDialect
 from specview.backends.remote.metrics import DraftCounters
-from specview.backends.remote.vllm import VllmDialect
-from specview.core.events import Reconcile, Round
-from specview.core.runspec import RunSpec
-from specview.core.session import Session
-from tests.llama_server import RunningServer, stream_once
-from tests.vllm_server import NGRAM_CONFIG, vllm_python, vllm_server
+from specview.kernel.events import Reconcile, Round
+from specview.kernel.runspec import RunSpec
+from specview.kernel.session import Session
+from tests.support.llama_server import RunningServer, stream_once
+from tests.support.vllm_server import NGRAM_CONFIG, vllm_python, vllm_server
 
 pytestmark = pytest.mark.skipif(vllm_python() is None, reason="vLLM not installed (make vllm)")
 

@@ -16,13 +16,13 @@ import httpx
 import pytest
 
 from specview.backends.remote.metrics import parse_draft_counters, parse_sums
-from specview.backends.remote.watch_source import ServerWatch
 from specview.cli import main
-from specview.core.langs import LANGS
-from specview.core.watch import WatchModel, WatchSample
+from specview.features.watch.model import WatchModel, WatchSample
+from specview.features.watch.source import ServerWatch
+from specview.kernel.langs import LANGS
 from specview.texts.catalog import catalog
-from tests.llama_server import RunningServer, free_port, llama_server, server_binary
-from tests.mtp_gguf import write_tiny_mtp
+from tests.support.llama_server import RunningServer, free_port, llama_server, server_binary
+from tests.support.mtp_gguf import write_tiny_mtp
 
 pytestmark = pytest.mark.skipif(server_binary() is None, reason="llama-server not built (make llama-server)")
 
@@ -147,13 +147,12 @@ def test_the_watch_command_prints_one_json_object_per_poll(busy_server: RunningS
 
 @pytest.mark.parametrize("lang", LANGS)
 async def test_the_monitor_screen_follows_the_load(busy_server: RunningServer, lang: str) -> None:
-    from app_helpers import wait_until
-    from catalog_walk import strays, words
-
-    from specview.tui.watch_app import WatchApp
-    from specview.tui.watch_screen import WatchScreen
+    from specview.features.watch.app import WatchApp
+    from specview.features.watch.screen import WatchScreen
     from specview.widgets.stat_gauge import StatGauge
     from specview.widgets.status_line import StatusLine
+    from tests.support.app_helpers import wait_until
+    from tests.support.catalog_walk import strays, words
 
     app = WatchApp(ServerWatch(busy_server.url), interval=0.1, lang=lang)
     done: list[int] = []

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from specview.boundary.api_key import ApiKey, is_provider_api, resolve_api_key, withheld_from
+from specview.boundary.secrets import forget_secrets, known_secrets, mask
 from specview.cli.runspec_args import withheld_key_notice
-from specview.core.api_key import ApiKey, is_provider_api, resolve_api_key, withheld_from
-from specview.core.secrets import forget_secrets, known_secrets, mask
 
 AMBIENT = "sk-ambient-0123456789"
 NAMED = "sk-named-9876543210"

@@ -6,11 +6,11 @@ import threading
 
 import pytest
 
-from specview.core.events import Calibration, Reconcile, Round, TokenEvent, TokenStatus
-from specview.core.metrics import Metrics
-from specview.core.overlay import MIN_PLAIN_ROUNDS, PLAIN_ROUNDS, overlay
-from specview.core.session import Session
-from specview.core.theory import expected_tau
+from specview.kernel.events import Calibration, Reconcile, Round, TokenEvent, TokenStatus
+from specview.kernel.metrics import Metrics
+from specview.kernel.overlay import MIN_PLAIN_ROUNDS, PLAIN_ROUNDS, overlay
+from specview.kernel.session import Session
+from specview.kernel.theory import expected_tau
 
 A, R, C, B, P = (TokenStatus.ACCEPTED, TokenStatus.REJECTED, TokenStatus.CORRECTED, TokenStatus.BONUS,
                  TokenStatus.PLAIN)
@@ -99,7 +99,7 @@ class _Script:
     """A backend that yields a fixed list of items."""
 
     def __init__(self, items: list[Round | Calibration | Reconcile], *, reconciles: bool = False) -> None:
-        from specview.core.backend import BackendInfo
+        from specview.kernel.backend import BackendInfo
 
         self.items = items
         self.info = BackendInfo(backend="script", label="script", gamma=3, temperature=0.0, reconciles=reconciles)

@@ -14,12 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from specview.backends.remote.sse import EventTooLarge, iter_event_data
-from specview.core import bounds
-from specview.core.events import Round, TokenEvent, TokenStatus
-from specview.core.jsonio import JsonError, dumps, loads
-from specview.core.secrets import add_secret, add_url_secrets, forget_secrets, mask, public_url
-from specview.core.stream_mask import RoundMasker
-from specview.core.text import is_safe, sanitize, shown
+from specview.boundary import bounds
+from specview.boundary.jsonio import JsonError, dumps, loads
+from specview.boundary.secrets import add_secret, add_url_secrets, forget_secrets, mask, public_url
+from specview.boundary.stream_mask import RoundMasker
+from specview.boundary.text import is_safe, sanitize, shown
+from specview.kernel.events import Round, TokenEvent, TokenStatus
 
 SECRET = "sk-unit-SECRET-42"
 UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from specview.learn.registry import lessons
+from specview.features.learn.registry import lessons
 from specview.texts.catalog import catalog, languages
 
 PACKAGE = Path(__file__).resolve().parents[2] / "specview"
@@ -111,7 +111,7 @@ def test_a_planted_id_missing_from_the_catalog_is_reported(tmp_path: Path, lang:
     planted = tmp_path / "specview" / "tui" / "planted.py"
     planted.parent.mkdir(parents=True)
     planted.write_text(
-        "from specview.core.backend import Note\n"
+        "from specview.kernel.backend import Note\n"
         "from specview.texts.catalog import fill, text\n"
         "from specview.widgets.bindings import bind\n\n"
         "BINDINGS = [bind('z', 'zap', 'planted.zap'), bind('q', 'quit', 'app.quit')]\n"

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from specview.backends.sim.backend import SimBackend
-from specview.core.claims import disagreement, load_claims, preset_value
-from specview.core.errors import PresetError
-from specview.core.metrics import Metrics
-from specview.core.presets import get_preset, load_preset_file, load_presets
-from specview.core.provenance import FIELDS
+from specview.catalog.claims import disagreement, load_claims, preset_value
+from specview.catalog.presets import get_preset, load_preset_file, load_presets
+from specview.catalog.provenance import FIELDS
+from specview.kernel.errors import PresetError
+from specview.kernel.metrics import Metrics
 
 NOWHERE = Path("/nonexistent")
 SHIPPED = sorted(load_presets(user_dir=NOWHERE))

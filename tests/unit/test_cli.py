@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from specview.core.text import sanitize
+from specview.boundary.text import sanitize
 
 ENV = {**os.environ, "NO_COLOR": "1"}
 
@@ -126,7 +126,7 @@ def test_the_configs_key_variable_is_the_runs(tmp_path: Path, monkeypatch: pytes
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_bench_table_columns_are_the_gauge_tables(lang: str) -> None:
-    from specview.core.gauges import BENCH, gauges
+    from specview.kernel.gauges import BENCH, gauges
     from specview.texts.catalog import text
 
     out = run("bench", "qwen3.6-mtp", "ngram", "--rounds", "50", "--table", "--json", "--lang", lang)

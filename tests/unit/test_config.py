@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from specview.core.api_key import ApiKey, resolve_api_key
-from specview.core.config import load_config
+from specview.boundary.api_key import ApiKey, resolve_api_key
+from specview.catalog.config import load_config
 
 
 def test_values_and_problems(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

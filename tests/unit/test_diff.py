@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from specview.core.diff import DiffResult, Emitted, Margin, first_divergence
+from specview.features.diff.model import DiffResult, Emitted, Margin, first_divergence
 
 
 def toks(ids: list[int | None], texts: list[str], rounds: list[int] | None = None) -> list[Emitted]:

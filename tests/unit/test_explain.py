@@ -7,18 +7,25 @@ import math
 
 import pytest
 
-from specview.core.events import Round, TokenEvent, TokenStatus
-from specview.core.explain.cache import PHASES, rollback_numbers, round_rollback
-from specview.core.explain.cases import COLUMNS, case_numbers
-from specview.core.explain.coupling import FAR_Q, TARGET_P, coupling_numbers, draft_between, proof_terms, split
-from specview.core.explain.fusion import VARIANTS, fusion_numbers, gguf_fusion_check
-from specview.core.explain.load import BATCHES, load_numbers
-from specview.core.explain.mask import mask_numbers
-from specview.core.explain.mtp import MEDUSA_HEAD_TOP1, mtp_numbers
-from specview.core.explain.rounds import label, round_drafts, round_numbers
-from specview.core.explain.speedup import Measured, speedup_numbers
-from specview.core.presets import get_preset
-from specview.core.theory import conditional_from_marginal, expected_tau, survival, tau_from_positions
+from specview.catalog.presets import get_preset
+from specview.features.learn.explain.cache import PHASES, rollback_numbers, round_rollback
+from specview.features.learn.explain.cases import COLUMNS, case_numbers
+from specview.features.learn.explain.coupling import (
+    FAR_Q,
+    TARGET_P,
+    coupling_numbers,
+    draft_between,
+    proof_terms,
+    split,
+)
+from specview.features.learn.explain.fusion import VARIANTS, fusion_numbers, gguf_fusion_check
+from specview.features.learn.explain.load import BATCHES, load_numbers
+from specview.features.learn.explain.mask import mask_numbers
+from specview.features.learn.explain.mtp import MEDUSA_HEAD_TOP1, mtp_numbers
+from specview.features.learn.explain.rounds import label, round_drafts, round_numbers
+from specview.features.learn.explain.speedup import Measured, speedup_numbers
+from specview.kernel.events import Round, TokenEvent, TokenStatus
+from specview.kernel.theory import conditional_from_marginal, expected_tau, survival, tau_from_positions
 
 
 def test_speedup_numbers_are_the_closed_forms_with_a_verify_ratio() -> None:
@@ -180,7 +187,7 @@ def test_load_curve_is_speedup_with_the_roofline_verify_ratio() -> None:
 
 
 def test_case_studies_quote_the_claims_each_preset_cites() -> None:
-    from specview.core.claims import load_claims, preset_value
+    from specview.catalog.claims import load_claims, preset_value
 
     claims = load_claims()
     for column in case_numbers()["columns"]:

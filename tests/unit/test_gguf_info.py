@@ -6,11 +6,11 @@ import struct
 from pathlib import Path
 
 import pytest
-from gguf_factory import truncate_file, write_fusion_gguf, write_tiny_llama
 
 from specview.backends.local.gguf_info import NAME_CHARS, read_gguf_info
-from specview.core.errors import BackendError
-from specview.core.explain.fusion import gguf_fusion_check
+from specview.features.learn.explain.fusion import gguf_fusion_check
+from specview.kernel.errors import BackendError
+from tests.support.gguf_factory import truncate_file, write_fusion_gguf, write_tiny_llama
 
 
 def test_fusion_tensors_and_their_shapes(tmp_path: Path) -> None:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from specview.core.explain.roofline import gpu_wait_numbers, local_shape, verify_cost_numbers
-from specview.core.hardware import (
+from specview.catalog.hardware import (
     ACCELERATORS,
     MODEL_SHAPES,
     accelerator,
@@ -15,6 +14,7 @@ from specview.core.hardware import (
     model_shape,
     verify_cost_ratio,
 )
+from specview.features.learn.explain.roofline import gpu_wait_numbers, local_shape, verify_cost_numbers
 
 
 def test_ridge_points_match_the_research_table() -> None:

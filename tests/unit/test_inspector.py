@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from specview.core.events import TokenEvent, TokenStatus
-from specview.tui.inspector import describe
+from specview.features.live.inspector import describe
+from specview.kernel.events import TokenEvent, TokenStatus
 
 A, R, C, B, P, D, U = (TokenStatus.ACCEPTED, TokenStatus.REJECTED, TokenStatus.CORRECTED, TokenStatus.BONUS,
                        TokenStatus.PLAIN, TokenStatus.DISCARDED, TokenStatus.UNDECIDED)

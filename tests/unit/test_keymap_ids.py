@@ -21,7 +21,7 @@ from specview.tui.keymap import bound_ids
 from specview.widgets.bindings import bind
 
 ROOT = Path(__file__).resolve().parents[2]
-UI_PACKAGES = ("specview.tui", "specview.widgets", "specview.learn")  # the layers that may import Textual
+UI_PACKAGES = ("specview.tui", "specview.widgets", "specview.features.learn")  # the layers that may import Textual
 
 
 def bound_classes() -> dict[str, list[Binding | tuple[str, ...]]]:
@@ -53,7 +53,7 @@ def unlisted(classes: dict[str, list[Binding | tuple[str, ...]]], known: set[str
 
 def test_every_binding_of_every_screen_is_in_the_keys_catalog_and_back() -> None:
     classes = bound_classes()
-    assert {"specview.learn.cases_screen:CasesScreen", "specview.tui.watch_screen:WatchScreen",
+    assert {"specview.features.learn.cases_screen:CasesScreen", "specview.features.watch.screen:WatchScreen",
             "specview.widgets.grid:Grid"} <= set(classes)  # screens, the monitor and widgets all found
     assert unlisted(classes, bound_ids()) == []
     used = {b.id for bindings in classes.values() for b in bindings if isinstance(b, Binding)}

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from specview.cli import main
-from specview.learn.registry import lessons
+from specview.features.learn.registry import lessons
 
 # independent closed forms (Leviathan et al. 2022, Eq. 1 and Theorem 3.8 with a verify ratio v)
 

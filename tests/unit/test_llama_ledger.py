@@ -9,7 +9,7 @@ drafts: a whole round was held back inside a UTF-8 character.
 from __future__ import annotations
 
 from specview.backends.remote.llama_ledger import RoundLedger, split_counts
-from specview.core.events import Round, TokenStatus
+from specview.kernel.events import Round, TokenStatus
 
 A, C, B, P = TokenStatus.ACCEPTED, TokenStatus.CORRECTED, TokenStatus.BONUS, TokenStatus.PLAIN
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from specview.core.backend import BackendInfo
-from specview.core.events import Round, TokenEvent, TokenStatus
-from specview.core.metrics import Metrics
-from specview.export.markdown import escape, markdown_report, marked_text
+from specview.features.record.markdown import escape, markdown_report, marked_text
+from specview.kernel.backend import BackendInfo
+from specview.kernel.events import Round, TokenEvent, TokenStatus
+from specview.kernel.metrics import Metrics
 
 A, R, C, B = TokenStatus.ACCEPTED, TokenStatus.REJECTED, TokenStatus.CORRECTED, TokenStatus.BONUS
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from specview.core.events import Round, TokenEvent, TokenStatus
-from specview.core.metrics import Metrics
-from specview.core.theory import expected_tau
+from specview.kernel.events import Round, TokenEvent, TokenStatus
+from specview.kernel.metrics import Metrics
+from specview.kernel.theory import expected_tau
 
 A, R, C, B, P = (TokenStatus.ACCEPTED, TokenStatus.REJECTED, TokenStatus.CORRECTED, TokenStatus.BONUS,
                  TokenStatus.PLAIN)

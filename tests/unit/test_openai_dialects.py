@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from specview.backends.remote.dialect import RequestSettings
-from specview.backends.remote.llama_server import LlamaServerDialect
+from specview.backends.remote.kinds.llama_server import LlamaServerDialect
+from specview.backends.remote.kinds.sglang import SglangDialect, parse_totals
+from specview.backends.remote.kinds.vllm import VllmDialect, layout, parse_request_stats, regroup
 from specview.backends.remote.metrics import DraftCounters, parse_draft_counters, parse_gauges
-from specview.backends.remote.sglang import SglangDialect, parse_totals
-from specview.backends.remote.vllm import VllmDialect, layout, parse_request_stats, regroup
-from specview.core.events import Round, TokenStatus
+from specview.kernel.events import Round, TokenStatus
 
 SETTINGS = RequestSettings(model="m", prompt="p", raw=False, temperature=0.0, seed=0, max_tokens=64, gamma=None)
 A, C, B, P = TokenStatus.ACCEPTED, TokenStatus.CORRECTED, TokenStatus.BONUS, TokenStatus.PLAIN

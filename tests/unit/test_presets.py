@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from specview.backends.sim.backend import SimBackend
-from specview.core.errors import PresetError
-from specview.core.events import Round
-from specview.core.metrics import Metrics
-from specview.core.presets import get_preset, load_preset_file, load_presets
+from specview.catalog.presets import get_preset, load_preset_file, load_presets
+from specview.kernel.errors import PresetError
+from specview.kernel.events import Round
+from specview.kernel.metrics import Metrics
 
 ROUNDS = 20_000
 SHIPPED = sorted(load_presets(user_dir=Path("/nonexistent")))

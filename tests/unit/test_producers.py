@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from specview.backends.process import ChildProcessBackend, offload
 from specview.backends.sim.backend import SimBackend
-from specview.core.errors import BackendError
-from specview.core.events import Calibration, Round, TokenEvent, TokenStatus
-from specview.core.presets import get_preset
-from specview.core.session import Session
+from specview.catalog.presets import get_preset
+from specview.kernel.errors import BackendError
+from specview.kernel.events import Calibration, Round, TokenEvent, TokenStatus
+from specview.kernel.session import Session
 from specview.widgets.token_layout import TokenLayout
 
 
@@ -90,7 +90,7 @@ class _Burst:
     """A backend that yields rounds of a fixed size as fast as it is allowed to."""
 
     def __init__(self, size: int) -> None:
-        from specview.core.backend import BackendInfo
+        from specview.kernel.backend import BackendInfo
 
         self.size = size
         self.info = BackendInfo(backend="test", label="burst", gamma=size, temperature=0.0, virtual_clock=True)

@@ -6,14 +6,13 @@ import itertools
 import time
 from pathlib import Path
 
-from recordings import record_sim
-
 from specview.backends.factory import make_backend
-from specview.core.events import TokenEvent
-from specview.core.runspec import RunSpec
-from specview.core.session import Session
+from specview.kernel.events import TokenEvent
+from specview.kernel.runspec import RunSpec
+from specview.kernel.session import Session
 from specview.texts.catalog import fill, text
 from specview.tui.pump import NUMBERS_HZ, REASON_CHARS, Pump, Pumps, RunState, Throttle
+from tests.support.recordings import record_sim
 
 
 class Tokens:

@@ -12,19 +12,19 @@ import time
 from pathlib import Path
 
 import pytest
-from recordings import record_sim, recorded_rounds
 
 from specview.backends.factory import make_backend
 from specview.backends.replay import ReplayBackend, make_replay_backend
-from specview.cli.bench import bench_one
-from specview.core.errors import BackendError, RecordingError
-from specview.core.events import Round
-from specview.core.recorder import check_record_path, start_recording
-from specview.core.recording import Header, read_recording, scan_headers
-from specview.core.runspec import RunSpec
-from specview.core.secrets import public_url
-from specview.core.session import Session
-from specview.tui.run_text import notes_text
+from specview.boundary.secrets import public_url
+from specview.features.live.bench_command import bench_one
+from specview.features.live.run_text import notes_text
+from specview.features.record.recorder import check_record_path, start_recording
+from specview.features.record.recording import Header, read_recording, scan_headers
+from specview.kernel.errors import BackendError, RecordingError
+from specview.kernel.events import Round
+from specview.kernel.runspec import RunSpec
+from specview.kernel.session import Session
+from tests.support.recordings import record_sim, recorded_rounds
 
 ENV = {**os.environ, "NO_COLOR": "1"}
 
@@ -198,7 +198,7 @@ def test_later_sessions_in_one_program_append_runs_and_each_replays(tmp_path: Pa
 
 
 def test_print_stats_prints_one_line_per_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from specview.cli.replay_cmd import print_stats
+    from specview.features.record.command import print_stats
 
     file = tmp_path / "two.jsonl"
     first = record_sim(file, 10)

@@ -8,15 +8,15 @@ from collections.abc import Iterator
 from itertools import pairwise
 
 import pytest
-from disguise import json_revealed, revealed
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from specview.core.events import Round, TokenEvent, TokenStatus
-from specview.core.jsonio import dumps
-from specview.core.secrets import add_secret, forget_secrets, mask
-from specview.core.stream_mask import RoundMasker
-from specview.core.text import sanitize
+from specview.boundary.jsonio import dumps
+from specview.boundary.secrets import add_secret, forget_secrets, mask
+from specview.boundary.stream_mask import RoundMasker
+from specview.boundary.text import sanitize
+from specview.kernel.events import Round, TokenEvent, TokenStatus
+from tests.support.disguise import json_revealed, revealed
 
 SECRET = "sk-Reflect-0123456789abcdef"
 # zero-width space / non-joiner / joiner, word joiner, soft hyphen, combining grapheme joiner,

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from specview.core.explain.coupling import TARGET_P, draft_between, sample_check
-from specview.core.sampling import draw_emitted, verify_sampling
-from specview.core.stats import chi_square, chi_square_sf
+from specview.features.learn.explain.coupling import TARGET_P, draft_between, sample_check
+from specview.kernel.sampling import draw_emitted, verify_sampling
+from specview.kernel.stats import chi_square, chi_square_sf
 
 
 @pytest.mark.parametrize(("statistic", "dof"), [(0.0, 1), (0.5, 1), (3.84, 1), (7.0, 7), (14.07, 7), (30.0, 7),

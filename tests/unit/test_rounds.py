@@ -12,14 +12,14 @@ import pytest
 
 from specview.backends.replay import ReplayBackend
 from specview.backends.sim.backend import SimBackend
-from specview.cli.bench import bench_one
-from specview.core.events import Calibration, Round, TokenEvent, TokenStatus
-from specview.core.overlay import overlay
-from specview.core.presets import get_preset
-from specview.core.recording import read_recording
-from specview.core.runspec import RunSpec
-from specview.core.sampling import verify_greedy, verify_sampling
-from specview.core.session import Session
+from specview.catalog.presets import get_preset
+from specview.features.live.bench_command import bench_one
+from specview.features.record.recording import read_recording
+from specview.kernel.events import Calibration, Round, TokenEvent, TokenStatus
+from specview.kernel.overlay import overlay
+from specview.kernel.runspec import RunSpec
+from specview.kernel.sampling import verify_greedy, verify_sampling
+from specview.kernel.session import Session
 
 NOWHERE = Path("/nonexistent")
 D = TokenStatus.DISCARDED

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from specview.core.crash_log import redacted_argv
-from specview.core.safe_files import Refused, check_new, open_append, open_new, open_regular, write_new
+from specview.boundary.crash_log import redacted_argv
+from specview.boundary.safe_files import Refused, check_new, open_append, open_new, open_regular, write_new
 
 
 def test_a_new_file_is_0600_and_refused_when_anything_has_the_name(tmp_path: Path) -> None:
@@ -56,7 +56,7 @@ def test_a_failed_replacement_leaves_the_old_file_and_no_temporary(tmp_path: Pat
     file = tmp_path / "r.md"
     file.write_text("old")
     script = ("import resource, sys\n"
-              "from specview.core.safe_files import write_new\n"
+              "from specview.boundary.safe_files import write_new\n"
               "resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))\n"  # a disk full after 100 bytes
               "try:\n"
               "    write_new(sys.argv[1], 'x' * 100_000, replace=True)\n"

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from specview.core.events import TokenStatus
-from specview.core.sampling import probabilities, sample, verify_greedy, verify_sampling
+from specview.kernel.events import TokenStatus
+from specview.kernel.sampling import probabilities, sample, verify_greedy, verify_sampling
 
 DRAWS = 20_000
 

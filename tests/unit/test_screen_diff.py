@@ -10,7 +10,7 @@ from rich.color import ColorSystem
 from rich.style import Style
 from textual.strip import Strip
 
-from specview.tui.screen_diff import ScreenDiff
+from specview.tui.terminal.screen_diff import ScreenDiff
 
 COLS, ROWS = 60, 8
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from specview.catalog.config import DEFAULT_SERVE_SESSIONS, load_config
 from specview.cli.parser import build_parser
-from specview.cli.serve_cmd import max_sessions
-from specview.core.config import DEFAULT_SERVE_SESSIONS, load_config
-from specview.core.errors import CliError
-from specview.serve.access import Access, public_address, same_secret
+from specview.features.serve.access import Access, public_address, same_secret
+from specview.features.serve.command import max_sessions
+from specview.kernel.errors import CliError
 
 
 def test_a_loopback_server_answers_to_its_loopback_names_only() -> None:

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from specview.cli.serve_cmd import served_command
-from specview.core.errors import CliError
-from specview.serve.access import is_loopback
+from specview.features.serve.access import is_loopback
+from specview.features.serve.command import served_command
+from specview.kernel.errors import CliError
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.8.9.10", "::1", "[::1]", "localhost", "LOCALHOST"])

@@ -14,10 +14,10 @@ import pytest
 
 from specview.backends.remote.registry import KINDS_PACKAGE, engines, ordered, package_kinds, server_kinds
 from specview.backends.remote.server_kind import LAST, ServerKind
-from specview.core.errors import BackendError
-from specview.core.presets import get_preset, load_presets
-from specview.core.real_run import real_runs
-from specview.tui.real_run_screen import real_run_text
+from specview.catalog.presets import get_preset, load_presets
+from specview.features.live.real_run import real_runs
+from specview.features.live.real_run_screen import real_run_text
+from specview.kernel.errors import BackendError
 
 
 def test_detection_goes_by_priority_and_generic_comes_last() -> None:
@@ -60,11 +60,12 @@ def test_planted_kinds_are_probed_by_their_priority_not_their_file(tmp_path: Pat
 
 
 @pytest.mark.parametrize(("body", "reason"), [
-    (_kind("Twin", "vllm", 15), "two server kinds are called 'vllm': specview.backends.remote.vllm and clash.bad"),
-    (_kind("Tie", "tie", 20), "server kinds 'vllm' (specview.backends.remote.vllm) and 'tie' (clash.bad) both "
+    (_kind("Twin", "vllm", 15),
+     "two server kinds are called 'vllm': specview.backends.remote.kinds.vllm and clash.bad"),
+    (_kind("Tie", "tie", 20), "server kinds 'vllm' (specview.backends.remote.kinds.vllm) and 'tie' (clash.bad) both "
                               "have priority 20: give each its own, below 1000"),
     ("class Lazy(ServerKind):\n    id = 'lazy'\n\n\nLAZY = Lazy()\n",  # priority left at generic's
-     "server kinds 'generic' (specview.backends.remote.generic) and 'lazy' (clash.bad) both have priority 1000"),
+     "server kinds 'generic' (specview.backends.remote.kinds.generic) and 'lazy' (clash.bad) both have priority 1000"),
     (_kind("Never", "never", 2000), "server kind 'never' (clash.bad) has priority 2000: above 1000 it would be "
                                     "probed after generic"),
 ])

@@ -7,18 +7,18 @@ import json
 
 import pytest
 
-from specview.core.backend import BackendInfo, BackendKind, Exact, Origin
-from specview.core.events import Basis, Calibration, Round, TokenEvent, TokenStatus
-from specview.core.explain.roofline import measured_ratios, verify_cost_numbers
-from specview.core.gauges import GAUGES, Reading
-from specview.core.jsonio import dumps
-from specview.core.metrics import Metrics
-from specview.core.overlay import overlay
-from specview.core.recorder import recording_header
-from specview.core.runspec import HEADER, RunSpec
-from specview.core.sweep import GammaPoint, analyse_gamma
-from specview.core.theory import conditional_from_marginal, survival, verify_ratio
-from specview.core.watch import Scrape, WatchModel
+from specview.boundary.jsonio import dumps
+from specview.features.learn.explain.roofline import measured_ratios, verify_cost_numbers
+from specview.features.record.recorder import recording_header
+from specview.features.sweep.model import GammaPoint, analyse_gamma
+from specview.features.watch.model import Scrape, WatchModel
+from specview.kernel.backend import BackendInfo, BackendKind, Exact, Origin
+from specview.kernel.events import Basis, Calibration, Round, TokenEvent, TokenStatus
+from specview.kernel.gauges import GAUGES, Reading
+from specview.kernel.metrics import Metrics
+from specview.kernel.overlay import overlay
+from specview.kernel.runspec import HEADER, RunSpec
+from specview.kernel.theory import conditional_from_marginal, survival, verify_ratio
 from specview.tui.gauges import origin_text
 
 COSTS = (0.010, 0.011, 0.013, 0.016, 0.021)  # a CPU's k-token forwards, k = 1 … 5

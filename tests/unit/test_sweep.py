@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from specview.backends.sweep_runner import IGNORED_GAMMA
-from specview.cli.sweep_render import bar, gamma_markdown, gamma_text, load_markdown, load_text
-from specview.core.sweep import GammaPoint, LoadPoint, LoadSweep, analyse_gamma, tau_if_gamma
-from specview.core.theory import expected_tau, speedup
+from specview.features.sweep.model import GammaPoint, LoadPoint, LoadSweep, analyse_gamma, tau_if_gamma
+from specview.features.sweep.render import bar, gamma_markdown, gamma_text, load_markdown, load_text
+from specview.features.sweep.runner import IGNORED_GAMMA
+from specview.kernel.theory import expected_tau, speedup
 
 
 def point(gamma: int, tps: float, tau: float, alpha: float | None, curve: tuple[float, ...] = (),
@@ -108,8 +108,8 @@ def test_the_gamma_table_lines_up_in_chinese() -> None:
     """Columns are aligned in terminal cells: a Chinese header takes two cells a character."""
     from rich.cells import cell_len
 
-    from specview.cli.sweep_render import gamma_header, gamma_rows
     from specview.cli.table import right_aligned
+    from specview.features.sweep.render import gamma_header, gamma_rows
 
     sweep = analyse_gamma(SWEEP)
     lines = right_aligned([gamma_header("zh"), *gamma_rows(sweep, "zh")])

@@ -6,7 +6,7 @@ from functools import partial
 
 import pytest
 
-from specview.core.theory import (
+from specview.kernel.theory import (
     alpha_for_tau,
     best_gamma,
     expected_tau,

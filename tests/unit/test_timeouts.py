@@ -8,9 +8,9 @@ import pytest
 
 from specview.backends.remote.backend import timeouts_of
 from specview.backends.remote.timeouts import PROBE_S, Timeouts
+from specview.catalog.config import load_config
 from specview.cli.parser import build_parser
 from specview.cli.runspec_args import spec_from_args
-from specview.core.config import load_config
 
 
 def test_the_defaults() -> None:

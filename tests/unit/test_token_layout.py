@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from specview.core.events import TokenEvent, TokenStatus
+from specview.kernel.events import TokenEvent, TokenStatus
 from specview.widgets.token_layout import ROUND_SEPARATOR, TokenLayout, display
 
 A, R, C, B, P, D, U = (TokenStatus.ACCEPTED, TokenStatus.REJECTED, TokenStatus.CORRECTED, TokenStatus.BONUS,

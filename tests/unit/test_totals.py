@@ -14,26 +14,26 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from specview.backends.remote.dialect import Dialect, RequestSettings, usage_tokens
-from specview.backends.remote.generic import GenericDialect
-from specview.backends.remote.llama_server import LlamaServerDialect
+from specview.backends.remote.kinds.generic import GenericDialect
+from specview.backends.remote.kinds.llama_server import LlamaServerDialect
+from specview.backends.remote.kinds.sglang import SglangDialect
+from specview.backends.remote.kinds.vllm import VllmDialect
 from specview.backends.remote.server_kind import EXACT, INFERRED
-from specview.backends.remote.sglang import SglangDialect
-from specview.backends.remote.vllm import VllmDialect
 from specview.backends.replay import ReplayBackend
-from specview.core.backend import BackendInfo
-from specview.core.bounds import Invalid
-from specview.core.errors import RecordingError
-from specview.core.events import Reconcile, Round, StreamItem, TokenEvent, TokenStatus
-from specview.core.gauges import GAUGES, Reading
-from specview.core.metrics import Metrics
-from specview.core.recorder import Recorder, header_record
-from specview.core.recording import read_recording
-from specview.core.report import stats_dict
-from specview.core.session import Session
-from specview.core.totals import CrossChecked, Totals
+from specview.boundary.bounds import Invalid
+from specview.features.live.run_text import check_text, notes_text
+from specview.features.record.recorder import Recorder, header_record
+from specview.features.record.recording import read_recording
+from specview.kernel.backend import BackendInfo
+from specview.kernel.errors import RecordingError
+from specview.kernel.events import Reconcile, Round, StreamItem, TokenEvent, TokenStatus
+from specview.kernel.gauges import GAUGES, Reading
+from specview.kernel.metrics import Metrics
+from specview.kernel.run_json import stats_dict
+from specview.kernel.session import Session
+from specview.kernel.totals import CrossChecked, Totals
 from specview.texts.catalog import fill
 from specview.tui.gauges import note_text
-from specview.tui.run_text import check_text, notes_text
 
 A, R, C, B, P = (TokenStatus.ACCEPTED, TokenStatus.REJECTED, TokenStatus.CORRECTED, TokenStatus.BONUS,
                  TokenStatus.PLAIN)
@@ -51,7 +51,7 @@ def drafted(index: int, gamma: int, accepted: int, inferred: bool = True) -> Rou
     return Round(index, gamma, tuple(tokens), None, None, float(index))
 
 
-# SGLang's numbers for one request (tests/fake_engines.py): 11 tokens, 5 verify steps that accepted
+# SGLang's numbers for one request (tests/support/fake_engines.py): 11 tokens, 5 verify steps that accepted
 # 2, 0, 1, 0, 2 of 3 drafts; the stream merged steps, so its rounds (inferred) said otherwise.
 SGLANG = Totals(drafted=15, accepted=5, per_position=(3, 2, 0), verify_steps=5, tokens=11, source="sglext")
 STREAMED = [plain(0), drafted(1, 3, 3), drafted(2, 3, 1), drafted(3, 3, 0), drafted(4, 3, 2)]

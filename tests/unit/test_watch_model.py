@@ -6,8 +6,7 @@ import re
 
 import pytest
 
-from specview.core.theory import conditional_from_marginal
-from specview.core.watch import (
+from specview.features.watch.model import (
     ACCEPTED_LE_DRAFTED,
     POSITIONS_FALL,
     POSITIONS_SUM,
@@ -16,6 +15,7 @@ from specview.core.watch import (
     check_invariants,
     leviathan_alpha,
 )
+from specview.kernel.theory import conditional_from_marginal
 from specview.tui.gauges import violation_text, watch_texts
 
 

@@ -13,11 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len
 from rich.text import Text
-from terminal_width import drawn_width
 from textual.app import App, ComposeResult
 
-from specview.core.text import REPLACEMENT, sanitize
+from specview.boundary.text import REPLACEMENT, sanitize
 from specview.widgets.summary_table import SummaryTable
+from tests.support.terminal_width import drawn_width
 
 FILLERS = ["\u3164", "\u1160", "\u115f", "\uffa0"]
 TRICKY = [

@@ -18,11 +18,11 @@ from specview.backends.local.lib import llama_lib, supports_gpu_offload
 from specview.backends.local.log import LOG
 from specview.backends.local.model import ModelRunner, check_gguf_file
 from specview.backends.local.vocab import check_vocab
-from specview.core.backend import BackendInfo, BackendKind, Exact, Note
-from specview.core.errors import BackendError
-from specview.core.events import Calibration, Round
-from specview.core.runspec import RunSpec
-from specview.core.theory import MAX_GAMMA
+from specview.kernel.backend import BackendInfo, BackendKind, Exact, Note
+from specview.kernel.errors import BackendError
+from specview.kernel.events import Calibration, Round
+from specview.kernel.runspec import RunSpec
+from specview.kernel.theory import MAX_GAMMA
 
 DEFAULT_GAMMA = 4
 DEFAULT_MAX_TOKENS = 256

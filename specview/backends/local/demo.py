@@ -6,7 +6,7 @@ from importlib import resources
 from pathlib import Path
 
 from specview.backends.local.lib import DEMO_INSTALL
-from specview.core.errors import BackendError
+from specview.kernel.errors import BackendError
 
 DEMO_MAX_TOKENS = 200
 

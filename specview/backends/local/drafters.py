@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from specview.backends.local.model import Logits, ModelRunner
 from specview.backends.local.verify import row_probability
-from specview.core.sampling import probabilities, sample
+from specview.kernel.sampling import probabilities, sample
 
 FloatRows = npt.NDArray[np.float64]
 

@@ -23,8 +23,8 @@ from specview.backends.local.drafters import EMPTY, AdaptiveGamma, Draft, Drafte
 from specview.backends.local.model import Logits, ModelRunner
 from specview.backends.local.verify import verify_greedy_logits, verify_sampled_logits
 from specview.backends.local.vocab import TextStream
-from specview.core.events import Basis, Calibration, Round, TokenEvent, TokenStatus
-from specview.core.sampling import Decision, discarded_after
+from specview.kernel.events import Basis, Calibration, Round, TokenEvent, TokenStatus
+from specview.kernel.sampling import Decision, discarded_after
 
 RECALIBRATE_TOKENS = 256  # measure again once the context has grown this much (attention cost grows with it)
 RECALIBRATE_ROUNDS = 64  # and at least this often: a machine's load changes, and the run averages its calibrations

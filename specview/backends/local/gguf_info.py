@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from specview.core.bounds import Invalid, integer
-from specview.core.errors import BackendError
-from specview.core.text import sanitize
+from specview.boundary.bounds import Invalid, integer
+from specview.boundary.text import sanitize
+from specview.kernel.errors import BackendError
 
 GGUF_MAGIC = b"GGUF"
 MAX_TENSORS = 100_000

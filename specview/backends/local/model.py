@@ -21,7 +21,7 @@ import numpy.typing as npt
 from specview.backends.local.lib import llama_lib
 from specview.backends.local.log import LOG
 from specview.backends.local.threads import Threadpool
-from specview.core.errors import BackendError
+from specview.kernel.errors import BackendError
 
 Logits = npt.NDArray[np.float32]
 ALL_LAYERS = 2**31 - 1

@@ -17,10 +17,10 @@ import numpy.typing as npt
 
 from specview.backends.local.lib import supports_gpu_offload
 from specview.backends.local.model import ModelRunner
-from specview.core.errors import BackendError
-from specview.core.explain.context import TokenRows
-from specview.core.explain.rounds import label
-from specview.core.sampling import probabilities
+from specview.features.learn.explain.context import TokenRows
+from specview.features.learn.explain.rounds import label
+from specview.kernel.errors import BackendError
+from specview.kernel.sampling import probabilities
 
 TOP = 6  # tokens shown from each distribution
 MAX_PREFIX = 8192  # tokens recomputed at most

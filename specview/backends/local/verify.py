@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from specview.core.events import TokenStatus
-from specview.core.sampling import Decision, probabilities, verify_sampling
+from specview.kernel.events import TokenStatus
+from specview.kernel.sampling import Decision, probabilities, verify_sampling
 
 FloatRows = npt.NDArray[np.float64]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 from typing import TYPE_CHECKING
 
-from specview.core.errors import BackendError
+from specview.kernel.errors import BackendError
 
 if TYPE_CHECKING:
     from specview.backends.local.model import ModelRunner

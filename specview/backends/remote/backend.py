@@ -33,14 +33,14 @@ from specview.backends.remote.metrics import (
 )
 from specview.backends.remote.registry import checked_kind, detect, kind_by_owner
 from specview.backends.remote.timeouts import Timeouts
-from specview.core.backend import BackendInfo, BackendKind, Exact, Note
-from specview.core.bounds import Invalid
-from specview.core.errors import BackendError
-from specview.core.events import Calibration, Reconcile, Round, StreamItem
-from specview.core.metrics import Metrics
-from specview.core.runspec import RunSpec
-from specview.core.text import shown
-from specview.core.totals import CrossChecked
+from specview.boundary.bounds import Invalid
+from specview.boundary.text import shown
+from specview.kernel.backend import BackendInfo, BackendKind, Exact, Note
+from specview.kernel.errors import BackendError
+from specview.kernel.events import Calibration, Reconcile, Round, StreamItem
+from specview.kernel.metrics import Metrics
+from specview.kernel.runspec import RunSpec
+from specview.kernel.totals import CrossChecked
 
 SGLANG_GAUGES = ("sglang:spec_accept_length", "sglang:spec_accept_rate")
 

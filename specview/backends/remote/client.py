@@ -39,12 +39,12 @@ from specview.backends.remote.http_errors import (
 )
 from specview.backends.remote.sse import EventTooLarge, iter_event_data
 from specview.backends.remote.timeouts import Timeouts
-from specview.core.api_key import DEFAULT_KEY_ENV, ApiKey
-from specview.core.bounds import MAX_BODY_BYTES, MAX_EVENT_BYTES, MAX_MODELS
-from specview.core.errors import BackendError
-from specview.core.jsonio import JsonError, loads
-from specview.core.secrets import add_url_secrets
-from specview.core.text import shown
+from specview.boundary.api_key import DEFAULT_KEY_ENV, ApiKey
+from specview.boundary.bounds import MAX_BODY_BYTES, MAX_EVENT_BYTES, MAX_MODELS
+from specview.boundary.jsonio import JsonError, loads
+from specview.boundary.secrets import add_url_secrets
+from specview.boundary.text import shown
+from specview.kernel.errors import BackendError
 
 _SLACK_S = 1.0  # httpx's per-read timeout, after the deadline it backs up
 _SSE_HEADERS = {"Accept": "text/event-stream", "Cache-Control": "no-store"}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable, Iterator
 
-from specview.core.text import sanitize
+from specview.boundary.text import sanitize
 
 PIECE_BYTES = 64 * 2**10  # the most one inflate step may produce
 _GZIP = ("gzip", "x-gzip")

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from specview.core.backend import Note
-from specview.core.bounds import MAX_CHUNK_TOKENS, MAX_COUNTER, MAX_ROUND_DRAFTS, Invalid, increase
-from specview.core.events import Round, TokenEvent, TokenStatus
-from specview.core.text import shown
-from specview.core.totals import Totals
+from specview.boundary.bounds import MAX_CHUNK_TOKENS, MAX_COUNTER, MAX_ROUND_DRAFTS, Invalid, increase
+from specview.boundary.text import shown
+from specview.kernel.backend import Note
+from specview.kernel.events import Round, TokenEvent, TokenStatus
+from specview.kernel.totals import Totals
 
 DEFAULT_PROMPT = "Write a short story about a lighthouse keeper who counts the ships that pass."
 DEFAULT_MAX_TOKENS = 128

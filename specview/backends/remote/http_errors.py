@@ -13,11 +13,11 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 import httpx
 
 from specview.backends.remote.deadline import Flight
-from specview.core.api_key import DEFAULT_KEY_ENV
-from specview.core.errors import BackendError
-from specview.core.jsonio import JsonError, loads
-from specview.core.secrets import add_url_secrets
-from specview.core.text import sanitize, shown
+from specview.boundary.api_key import DEFAULT_KEY_ENV
+from specview.boundary.jsonio import JsonError, loads
+from specview.boundary.secrets import add_url_secrets
+from specview.boundary.text import sanitize, shown
+from specview.kernel.errors import BackendError
 
 _MAX_DETAIL = 200
 _CUT_SHORT = "peer closed connection without sending complete message body"

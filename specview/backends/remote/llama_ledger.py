@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from itertools import product
 
 from specview.backends.remote.dialect import RoundMaker
-from specview.core.bounds import MAX_CHUNK_TOKENS, MAX_ROUND_DRAFTS, Invalid, increase
-from specview.core.events import Round
+from specview.boundary.bounds import MAX_CHUNK_TOKENS, MAX_ROUND_DRAFTS, Invalid, increase
+from specview.kernel.events import Round
 
 MAX_SPLIT_ROUNDS = 4  # more unseen rounds in one chunk than this are split evenly
 MAX_SPLIT_CHOICES = 20_000  # splits weighed one by one at most (else an even share): bounded work

@@ -22,10 +22,10 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from specview.core.backend import Note
-from specview.core.bounds import MAX_COUNTER, MAX_POSITION, Invalid
-from specview.core.errors import SpecviewError
-from specview.core.text import sanitize, shown
+from specview.boundary.bounds import MAX_COUNTER, MAX_POSITION, Invalid
+from specview.boundary.text import sanitize, shown
+from specview.kernel.backend import Note
+from specview.kernel.errors import SpecviewError
 
 _COUNTERS = ("num_drafts", "num_draft_tokens", "num_accepted_tokens")
 _PER_POS = "num_accepted_tokens_per_pos"

@@ -7,9 +7,9 @@ point names an instance: `tinyengine = "specview_tinyengine:KIND"`). Detection p
 comes last. Two kinds with one id or one priority are refused, both named: detection order is
 never left to the order files happen to be found in.
 
-The package also holds the remote backend's client and stream readers, which are imported with
-the kinds: the registry is read where those are needed anyway (a remote run, `watch`) or where
-the names are listed (`--server`'s value and --help), never by a simulator run.
+The kinds live in `backends/remote/kinds/`, one module each: adding an engine is one module there
+(and its texts). The registry is read where the kinds are needed (a remote run, `watch`) or where
+their names are listed (`--server`'s value and --help), never by a simulator run.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from importlib import import_module
 from importlib.metadata import entry_points
 
 from specview.backends.remote.server_kind import LAST, Probe, ServerFacts, ServerKind
-from specview.core.errors import BackendError, describe_error
-from specview.core.real_run import Engine
+from specview.features.live.real_run import Engine
+from specview.kernel.errors import BackendError, describe_error
 
-KINDS_PACKAGE = "specview.backends.remote"
+KINDS_PACKAGE = "specview.backends.remote.kinds"
 PLUGIN_GROUP = "specview.server_kinds"
 
 

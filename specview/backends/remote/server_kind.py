@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from specview.backends.remote.dialect import Dialect, RequestSettings
-from specview.core.backend import Exact, Note
-from specview.core.real_run import Engine
+from specview.features.live.real_run import Engine
+from specview.kernel.backend import Exact, Note
 
 LAST = 1000  # the priority of `generic`, which recognises every server: every other kind probes before it
 
@@ -87,7 +87,7 @@ class ServerKind:
 
     def dialect(self, settings: RequestSettings, facts: ServerFacts) -> Dialect:
         """The stream reader for one request."""
-        from specview.backends.remote.generic import GenericDialect
+        from specview.backends.remote.kinds.generic import GenericDialect
 
         return GenericDialect(settings)
 

@@ -18,15 +18,15 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from specview.core.backend import BackendInfo, BackendKind, Exact, Note, Pace
-from specview.core.errors import BackendError
-from specview.core.events import Basis, Calibration, Round, TokenEvent
-from specview.core.langs import LANGS, detect_lang
-from specview.core.presets import Preset
-from specview.core.theory import MAX_GAMMA
+from specview.catalog.presets import Preset
+from specview.kernel.backend import BackendInfo, BackendKind, Exact, Note, Pace
+from specview.kernel.errors import BackendError
+from specview.kernel.events import Basis, Calibration, Round, TokenEvent
+from specview.kernel.langs import LANGS, detect_lang
+from specview.kernel.theory import MAX_GAMMA
 
 if TYPE_CHECKING:
-    from specview.core.sampling import Decision
+    from specview.kernel.sampling import Decision
 
 _EN_TOKEN = re.compile(r"\s?[A-Za-z']+|\s?\d+|\s?[^\sA-Za-z\d]|\s+")
 

@@ -2,7 +2,7 @@
 
 At each position p puts most of its mass on the passage's next token and the rest on a few
 alternatives of the same kind; q = β·p + (1 − β)·r with r off p's support, so the acceptance
-Σ min(p, q) is exactly β. Verification is the exact sampler of specview.core.sampling.
+Σ min(p, q) is exactly β. Verification is the exact sampler of specview.kernel.sampling.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from itertools import accumulate
 
 import numpy as np
 
-from specview.core.sampling import Verdict, verify_greedy, verify_sampling
+from specview.kernel.sampling import Verdict, verify_greedy, verify_sampling
 
 _TARGET_WEIGHTS = np.array([0.92, 0.04, 0.025, 0.015])
 _DRAFT_NOISE = np.array([0.6, 0.4])

@@ -1,0 +1,121 @@
+"""Secrets this process knows (the API key, URL credentials) and the one function that masks them.
+
+Whoever learns a secret registers it (`add_secret`): the CLI when it resolves the API key, the
+remote connection for the key and for what its URL carried (`user:password@`, query values).
+`mask` then replaces every occurrence by `***` in any text, and `sanitize` (core/text.py) masks
+before it truncates, so a cut can never leave half a key on screen. A server that reflects the
+key back, in an error, a model id or the streamed tokens, is masked the same way; tokens that
+split a key across rounds are handled by `RoundMasker` (core/stream_mask.py). An occurrence is
+found in any letter case and with invisible characters (zero-width, joiners, soft hyphens,
+variation selectors, controls: core/invisible.py) anywhere between its characters, since the
+screen would show such a copy as the key with a few marks in it.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+from specview.boundary.invisible import GAP, without_invisible
+
+MASK = "***"
+# Shorter values are not masked: masking every "ab" in a stream would garble it, and a
+# secret that short is no secret. (They are still never printed: URLs are shown without
+# their credentials, and the key is never put in a message.)
+MIN_SECRET = 4
+
+_lock = threading.Lock()
+_secrets: frozenset[str] = frozenset()
+_pattern: re.Pattern[str] | None = None
+
+
+def core_of(secret: str) -> str:
+    """What identifies `secret`: its characters without the invisible ones or surrounding whitespace."""
+    return without_invisible(secret).strip()
+
+
+def secret_pattern(secrets: Iterable[str]) -> re.Pattern[str] | None:
+    """One pattern that finds every secret of `secrets` (at least MIN_SECRET characters) in any
+    letter case, with invisible characters between its characters; None when there is none."""
+    cores = {core for secret in secrets if len(core := core_of(secret)) >= MIN_SECRET}
+    if not cores:
+        return None
+    # Longest first, so a secret that contains another is masked whole.
+    ordered = sorted(cores, key=len, reverse=True)
+    return re.compile("|".join(GAP.join(re.escape(ch) for ch in core) for core in ordered), re.IGNORECASE)
+
+
+def add_secret(value: str | None) -> None:
+    """Mask `value` (see `secret_pattern`) from now on."""
+    global _secrets, _pattern
+    if not value or len(core := core_of(value)) < MIN_SECRET:
+        return
+    with _lock:
+        if core in _secrets:
+            return
+        _secrets = _secrets | {core}
+        _pattern = secret_pattern(_secrets)
+
+
+def known_secrets() -> frozenset[str]:
+    """Every registered secret, as `core_of` gives it (for the stream masker and the recorder's last guard)."""
+    return _secrets
+
+
+def forget_secrets() -> None:
+    """Drop every registered secret (tests start each case clean)."""
+    global _secrets, _pattern
+    with _lock:
+        _secrets = frozenset()
+        _pattern = None
+
+
+def mask(text: str) -> str:
+    """`text` with every registered secret replaced by `***`."""
+    pattern = _pattern
+    if pattern is None or not text:
+        return text
+    return pattern.sub(MASK, text)
+
+
+_SECRET_PARAM = re.compile(r"key|token|secret|sig|auth|pass|cred|session|code", re.IGNORECASE)
+
+
+def url_credentials(url: str) -> list[str]:
+    """What a URL carries that must never be shown: the password, and query values that look
+    like credentials (a secret-sounding name, or 12 characters or more). The user name is not
+    masked everywhere (it is often a plain word); it is never shown, like the whole user info."""
+    try:
+        parts = urlsplit(url)
+        found = [parts.password or ""]
+    except ValueError:
+        return []
+    for key, value in parse_qsl(parts.query, keep_blank_values=False):
+        if _SECRET_PARAM.search(key) or len(value) >= 12:
+            found.append(value)
+    return [value for value in found if value]
+
+
+def add_url_secrets(url: str | None) -> None:
+    """Register the credentials `url` carries (see `url_credentials`)."""
+    for value in url_credentials(url or ""):
+        add_secret(value)
+
+
+def public_url(url: str | None) -> str | None:
+    """`url` without user info, query or fragment (where tokens sometimes hide), for messages,
+    the status line and recordings. A URL that cannot be parsed is shown as `<invalid URL>`."""
+    if not url:
+        return url
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = parts.port
+    except ValueError:
+        return "<invalid URL>"
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host if port is None else f"{host}:{port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))

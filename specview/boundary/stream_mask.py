@@ -1,0 +1,151 @@
+"""Secrets in a stream of rounds: a key a server reflects may arrive split across tokens and rounds.
+
+`mask_rounds` masks a finished sequence at once (a Reconcile). `RoundMasker` masks a live
+stream: it holds rounds back only while the text so far ends with the beginning of a secret
+(usually not at all), and rewrites the tokens a secret spans so that the first carries `***`
+and the rest lose their part of it. The Session applies it before any sink (screen,
+recording, bench) sees a round, whenever a secret is registered. A secret is found as
+`mask` finds it: in any letter case, with invisible characters between its characters.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+
+from specview.boundary.invisible import INVISIBLE, VISIBLE
+from specview.boundary.secrets import MASK, core_of, secret_pattern
+from specview.kernel.events import Round, TokenStatus
+
+_NEVER = re.compile(r"(?!)")  # no secret long enough to mask: nothing matches
+
+
+def _fold(text: str) -> str:
+    """`text` in lower case, one character for one (a character whose lower case is longer stays)."""
+    lower = text.lower()
+    if len(lower) == len(text):  # no character grew, so none moved
+        return lower
+    return "".join(low if len(low := ch.lower()) == 1 else ch for ch in text)
+
+
+def mask_texts(texts: list[str], pattern: re.Pattern[str]) -> list[str]:
+    """`texts` (consecutive pieces of one text) with every secret in their join masked: the
+    piece where a secret starts carries `***`, the pieces it spans lose their part of it."""
+    joined = "".join(texts)
+    spans = [m.span() for m in pattern.finditer(joined)]
+    if not spans:
+        return texts
+    out: list[str] = []
+    start = 0
+    for text in texts:
+        end = start + len(text)
+        pieces: list[str] = []
+        cursor = start
+        for a, b in spans:
+            if b <= cursor or a >= end:
+                continue
+            if a > cursor:
+                pieces.append(joined[cursor:a])
+            if a >= start:  # the secret starts in this piece
+                pieces.append(MASK)
+            cursor = min(b, end)
+        pieces.append(joined[cursor:end])
+        out.append("".join(pieces))
+        start = end
+    return out
+
+
+def mask_rounds(rounds: list[Round], pattern: re.Pattern[str]) -> list[Round]:
+    """The rounds with every secret in their tokens' text masked (across token boundaries), and in
+    each round's discarded drafts (a draft run of their own, read on from the rejected draft)."""
+    rounds = [_mask_discarded(rnd, pattern) if rnd.discarded else rnd for rnd in rounds]
+    texts = [t.text for r in rounds for t in r.tokens]
+    masked = mask_texts(texts, pattern)
+    if masked is texts:
+        return rounds
+    out, at = [], 0
+    for rnd in rounds:
+        n = len(rnd.tokens)
+        new = masked[at:at + n]
+        tokens = tuple(t if t.text == s else replace(t, text=s) for t, s in zip(rnd.tokens, new, strict=True))
+        out.append(rnd if tokens == rnd.tokens else replace(rnd, tokens=tokens))
+        at += n
+    return out
+
+
+def _mask_discarded(rnd: Round, pattern: re.Pattern[str]) -> Round:
+    rejected = [t.text for t in rnd.tokens if t.status is TokenStatus.REJECTED][:1]
+    texts = rejected + [t.text for t in rnd.discarded]
+    masked = mask_texts(texts, pattern)
+    if masked is texts:
+        return rnd
+    new = masked[len(rejected):]
+    return replace(rnd, discarded=tuple(t if t.text == s else replace(t, text=s)
+                                        for t, s in zip(rnd.discarded, new, strict=True)))
+
+
+class RoundMasker:
+    """Masks secrets in a stream of rounds, holding back only what may begin one."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        self.pattern = secret_pattern(secrets) or _NEVER
+        # compared with the stream's text folded the same way (invisible characters out, lower case)
+        self.secrets = sorted({_fold(core_of(s)) for s in secrets if core_of(s)}, key=len, reverse=True)
+        self._held: list[Round] = []
+
+    def feed(self, rnd: Round) -> list[Round]:
+        """The rounds that can be shown now (masked), in order; the rest is held."""
+        held = mask_rounds([*self._held, rnd], self.pattern)
+        text = "".join(t.text for r in held for t in r.tokens)
+        keep = self._open_prefix(text)
+        if keep == 0:
+            self._held = []
+            return held
+        # Hold from the round where the open prefix begins.
+        cut, offset = len(held), len(text)
+        for i in range(len(held) - 1, -1, -1):
+            offset -= sum(len(t.text) for t in held[i].tokens)
+            cut = i
+            if offset <= len(text) - keep:
+                break
+        self._held = held[cut:]
+        return held[:cut]
+
+    def flush(self) -> list[Round]:
+        """The rounds still held (the stream ended or a reconcile comes)."""
+        held, self._held = self._held, []
+        return held
+
+    def _open_prefix(self, text: str) -> int:
+        """Length of the longest end of `text` that may begin a secret (0: none): its visible
+        characters, in lower case, are a proper beginning of one."""
+        if not self.secrets or len(self.secrets[0]) < 2:
+            return 0
+        need = len(self.secrets[0]) - 1  # visible characters that can matter
+        window = need
+        while True:  # the end of `text` that holds them (usually just `need` characters)
+            piece = text[-window:]
+            starts = [m.start() for m in VISIBLE.finditer(piece)] if INVISIBLE.search(piece) else None
+            if starts is None or len(starts) >= need or window >= len(text):
+                break
+            window *= 4
+        if starts is None:
+            folded = _fold(piece)
+        else:
+            starts = starts[-need:]
+            folded = _fold("".join(piece[i] for i in starts))
+        best = 0  # in visible characters; the longest maps to the earliest start
+        for secret in self.secrets:
+            n = min(len(secret) - 1, len(folded))
+            tail = folded[len(folded) - n:] if n > 0 else ""
+            # candidate starts are where the secret's first character stands: usually one find
+            i = tail.find(secret[0]) if tail else -1
+            while i != -1 and n - i > best:
+                if secret.startswith(tail[i:]):
+                    best = n - i
+                    break
+                i = tail.find(secret[0], i + 1)
+        if not best or starts is None:
+            return best
+        return len(piece) - starts[len(folded) - best]

@@ -1,0 +1,166 @@
+"""Published figures as data (`texts/claims.toml`), and whether a preset agrees with them.
+
+A claim is one number (or range, or bound) a source states: the source article's own
+figures and the papers and measurements in the research notes. Presets cite claims in their
+provenance; `disagreement(preset, claim)` recomputes the preset's own value for the claim's
+quantity under the claim's conditions, so a preset edited out of line with what it cites is
+caught, and a finding (a claim the preset deliberately does not reproduce) is caught when it
+stops being true.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from specview.kernel.errors import PresetError
+from specview.kernel.theory import survival
+
+if TYPE_CHECKING:
+    from specview.catalog.presets import Preset
+
+QUANTITIES = ("acceptance", "mean_length", "speedup", "slowdown", "c", "plain_tokens_per_second", "head_accuracy")
+ORIGINS = ("article", "research")
+DEFAULT_RELATIVE_TOLERANCE = 0.025  # "≈ 2.2×" is rounded to the digit given
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One published figure: a value (± tolerance), a [low, high] range, or a bound on one side."""
+
+    id: str
+    quantity: str
+    text: str
+    origin: str
+    tag: str
+    where: str
+    value: float | None = None
+    values: tuple[float, ...] = ()
+    low: float | None = None
+    high: float | None = None
+    tolerance: float | None = None
+    temperature: float | None = None
+    gamma: int | None = None
+    text_zh: str = ""
+
+    def describe(self, lang: str = "en") -> str:
+        """The claim in words, in `lang` where the file has it (zh), else English."""
+        return self.text_zh if lang == "zh" and self.text_zh else self.text
+
+    def agrees(self, x: float | tuple[float, ...]) -> bool:
+        """Whether `x` is what the claim states, within its stated precision."""
+        if isinstance(x, tuple):
+            tol = self.tolerance if self.tolerance is not None else 0.005
+            return len(x) == len(self.values) and all(abs(a - b) <= tol for a, b in zip(x, self.values, strict=True))
+        if self.value is not None:
+            tol = self.tolerance if self.tolerance is not None else DEFAULT_RELATIVE_TOLERANCE * abs(self.value)
+            return abs(x - self.value) <= tol + 1e-12
+        low = -float("inf") if self.low is None else self.low
+        high = float("inf") if self.high is None else self.high
+        return low - 1e-12 <= x <= high + 1e-12
+
+    def stated(self) -> str:
+        """The figure as the claim states it, for messages."""
+        if self.values:
+            return "[" + ", ".join(f"{v:g}" for v in self.values) + "]"
+        if self.value is not None:
+            return f"{self.value:g}"
+        if self.low is not None and self.high is not None:
+            return f"{self.low:g}–{self.high:g}"
+        return f"≤ {self.high:g}" if self.high is not None else f"≥ {self.low:g}"
+
+
+def _number(entry: dict[str, Any], key: str, where: str) -> float | None:
+    value = entry.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PresetError(f"{where}: key '{key}' must be a number")
+    return float(value)
+
+
+def parse_claim(entry: dict[str, Any], where: str) -> Claim:
+    """One `[[claims]]` table, validated."""
+    for key in ("id", "quantity", "text", "origin", "tag", "where"):
+        if not isinstance(entry.get(key), str):
+            raise PresetError(f"{where}: key '{key}' must be a string")
+    if entry["quantity"] not in QUANTITIES:
+        raise PresetError(f"{where}: quantity {entry['quantity']!r} is not one of {QUANTITIES}")
+    if entry["origin"] not in ORIGINS:
+        raise PresetError(f"{where}: origin {entry['origin']!r} is not one of {ORIGINS}")
+    values = entry.get("values", [])
+    if not isinstance(values, list) or not all(isinstance(v, int | float) for v in values):
+        raise PresetError(f"{where}: key 'values' must be a list of numbers")
+    gamma = entry.get("gamma")
+    if gamma is not None and (isinstance(gamma, bool) or not isinstance(gamma, int) or gamma < 0):
+        raise PresetError(f"{where}: key 'gamma' must be a non-negative integer")
+    claim = Claim(
+        id=entry["id"],
+        quantity=entry["quantity"],
+        text=" ".join(entry["text"].split()),
+        origin=entry["origin"],
+        tag=entry["tag"],
+        where=entry["where"],
+        value=_number(entry, "value", where),
+        values=tuple(float(v) for v in values),
+        low=_number(entry, "low", where),
+        high=_number(entry, "high", where),
+        tolerance=_number(entry, "tolerance", where),
+        temperature=_number(entry, "temperature", where),
+        gamma=gamma,
+        text_zh=" ".join(str(entry.get("text_zh", "")).split()),
+    )
+    has_range = claim.low is not None or claim.high is not None
+    if (claim.value is not None) + has_range + bool(claim.values) != 1:
+        raise PresetError(f"{where}: give exactly one of 'value', 'values' or 'low'/'high'")
+    return claim
+
+
+@cache
+def load_claims() -> dict[str, Claim]:
+    """Every shipped claim by id (read once)."""
+    path = resources.files("specview") / "texts" / "claims.toml"
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    claims: dict[str, Claim] = {}
+    for i, entry in enumerate(data.get("claims", [])):
+        claim = parse_claim(entry, f"texts/claims.toml claims[{i}]")
+        if claim.id in claims:
+            raise PresetError(f"texts/claims.toml: claim id {claim.id!r} is used twice")
+        claims[claim.id] = claim
+    return claims
+
+
+def preset_value(preset: Preset, claim: Claim) -> float | tuple[float, ...] | None:
+    """The preset's own number for what the claim measures, under the claim's conditions
+    (its temperature and γ where it states them, else the preset's); None if it has none."""
+    temperature = preset.temperature if claim.temperature is None else claim.temperature
+    gamma = preset.gamma if claim.gamma is None else claim.gamma
+    q = claim.quantity
+    if q == "acceptance":
+        acceptance = preset.acceptance_at(temperature, gamma)
+        return sum(acceptance) / len(acceptance)
+    if q == "mean_length":
+        return preset.tau_at(temperature, gamma)
+    if q == "speedup":
+        return preset.speedup_at(temperature, gamma)
+    if q == "c":
+        return preset.c
+    if q == "plain_tokens_per_second":
+        return 1000.0 / preset.target_ms
+    if q == "head_accuracy":
+        return tuple(round(p, 6) for p in survival(preset.acceptance_at(temperature, len(claim.values))))
+    return None  # a slowdown under load is beyond a batch-1 preset
+
+
+def disagreement(preset: Preset, claim: Claim) -> str | None:
+    """Why the preset does not reproduce the claim (None when it does)."""
+    value = preset_value(preset, claim)
+    if value is None:
+        return f"{preset.id} has no value for {claim.quantity} (claim {claim.id})"
+    if claim.agrees(value):
+        return None
+    shown = "[" + ", ".join(f"{v:.4g}" for v in value) + "]" if isinstance(value, tuple) else f"{value:.4g}"
+    return f"{preset.id} gives {claim.quantity} {shown}, claim {claim.id} states {claim.stated()}"

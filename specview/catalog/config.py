@@ -1,0 +1,143 @@
+"""User configuration: `<config dir>/specview/config.toml`, then SPECVIEW_* environment variables.
+
+A bad value never stops specview: it is reported (file, key, reason) and the default is used;
+that includes a `preset` that names no preset. The API key may live here (`api_key`); it is
+registered as a secret on load, so it is masked wherever it might be echoed, and never shown,
+logged or recorded.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from specview.boundary.secrets import add_secret
+from specview.boundary.text import is_safe, shown
+from specview.kernel.errors import ConfigError
+from specview.kernel.langs import LANGS
+
+TIMEOUT_KEYS = ("connect_timeout", "request_timeout", "read_timeout", "stream_timeout")
+MAX_TIMEOUT_S = 86_400.0
+MAX_CONFIG_BYTES = 1 * 2**20
+MAX_KEYS_CHARS = 100  # of one keymap entry (a few key names)
+DEFAULT_SERVE_SESSIONS = 2  # browser tabs `specview serve` serves at once
+MAX_SERVE_SESSIONS = 64  # each is a specview process of its own (~100 MB): far more is a mistake
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Settings with their defaults; `problems` lists what was ignored and why."""
+
+    theme: str | None = None
+    lang: str | None = None
+    preset: str | None = None
+    speed: float | None = None
+    fps: float | None = None  # redraws per second of the live and compare views
+    api_key_env: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    # seconds a server may take (backends/remote/timeouts.py says what each bounds and its default)
+    connect_timeout: float | None = None
+    request_timeout: float | None = None
+    read_timeout: float | None = None
+    stream_timeout: float | None = None
+    export_dir: str | None = None  # where `e` writes a run's recording and report (default: the current folder)
+    keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (the UI checks the ids)
+    serve_max_sessions: int | None = None  # browser tabs `specview serve` serves at once
+    problems: tuple[str, ...] = ()
+
+
+def config_path() -> Path:
+    """SPECVIEW_CONFIG if set, else the platform's config dir."""
+    override = os.environ.get("SPECVIEW_CONFIG")
+    if override:
+        return Path(override)
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("specview")) / "config.toml"
+
+
+def _check(key: str, value: Any, where: str, problems: list[str]) -> Any:
+    ok: bool
+    if key == "keymap":
+        return _keymap(value, where, problems)
+    if key == "lang":
+        ok = value in LANGS
+        reason = f"must be one of {', '.join(LANGS)}"
+    elif key == "speed":
+        ok = (isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+              and 0 <= value <= 1000)
+        reason = "must be a number between 0 (flat out) and 1000"
+    elif key in TIMEOUT_KEYS:
+        ok = (isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+              and 0.1 <= value <= MAX_TIMEOUT_S)
+        reason = f"must be a number of seconds between 0.1 and {MAX_TIMEOUT_S:g}"
+    elif key == "fps":
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and 1 <= value <= 60
+        reason = "must be a number of redraws per second between 1 and 60"
+    elif key == "serve_max_sessions":
+        ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_SERVE_SESSIONS
+        reason = f"must be a whole number of sessions between 1 and {MAX_SERVE_SESSIONS}"
+    else:
+        ok = isinstance(value, str) and bool(value.strip()) and len(value) <= 1000
+        reason = "must be a non-empty string"
+    if ok and key == "preset":
+        from specview.catalog.presets import load_presets
+
+        ok = value in load_presets()
+        reason = "names no known preset (see `specview presets`)"
+    if not ok:
+        got = "(hidden)" if key == "api_key" else shown(value)
+        problems.append(f"{where}: key '{key}' {reason}, got {got}; using the default")
+        return None
+    return float(value) if key in ("speed", "fps", *TIMEOUT_KEYS) else value
+
+
+def _keymap(value: Any, where: str, problems: list[str]) -> dict[str, str] | None:
+    """`[keymap]`: a table of binding id = "keys" (comma-separated, Textual's key names)."""
+    if not isinstance(value, dict):
+        problems.append(f"{where}: [keymap] must be a table of binding id = \"keys\"; ignored")
+        return None
+    good = {}
+    for bid, keys in value.items():
+        if isinstance(keys, str) and keys.strip() and len(keys) <= MAX_KEYS_CHARS and is_safe(keys):
+            good[str(bid)] = keys.replace(" ", "")
+        else:
+            problems.append(
+                f"{where}: [keymap] {shown(bid)} must be a non-empty string of keys, got {shown(keys)}; ignored")
+    return good
+
+
+def load_config(path: Path | None = None) -> Config:
+    """Read the config file (if any) and SPECVIEW_THEME / _LANG / _PRESET / _SPEED / _FPS / _EXPORT_DIR overrides."""
+    path = config_path() if path is None else path
+    problems: list[str] = []
+    data: dict[str, Any] = {}
+    if path.is_file():
+        from specview.catalog.presets import read_toml
+
+        try:
+            data = read_toml(path, MAX_CONFIG_BYTES, ConfigError)
+        except ConfigError as exc:
+            problems.append(f"cannot read the config {exc}; using the defaults")
+    known = {f for f in Config.__dataclass_fields__ if f != "problems"}
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in known:
+            problems.append(f"{path}: unknown key {shown(key)} ignored (known: {', '.join(sorted(known))})")
+            continue
+        values[key] = _check(key, value, str(path), problems)
+    for key in ("theme", "lang", "preset", "speed", "fps", "export_dir"):
+        env = os.environ.get(f"SPECVIEW_{key.upper()}")
+        if env:
+            raw: Any = env
+            if key in ("speed", "fps"):
+                try:
+                    raw = float(env)
+                except ValueError:
+                    raw = env
+            values[key] = _check(key, raw, f"SPECVIEW_{key.upper()}", problems)
+    add_secret(values.get("api_key"))
+    return Config(**{k: v for k, v in values.items() if v is not None}, problems=tuple(problems))

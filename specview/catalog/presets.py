@@ -1,0 +1,352 @@
+"""Presets as data: shipped TOML files plus the user's own, validated on load.
+
+Acceptance is given per position at one or more temperatures (`t0`, `t1`, `[[acceptance.rows]]`,
+interpolated linearly in T between rows), or as a mean accepted length (`mean_length`, a
+constant α through Leviathan's Eq. 1), or as a mixture (`[acceptance.mixture]`, prompt lookup:
+a round either finds a match and drafts γ tokens accepted with the `matched` per-position rate,
+or drafts nothing; the match rate follows from `mean_length`). Every number carries its
+provenance (core/provenance.py); the figures presets cite are in texts/claims.toml.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+from specview.boundary.text import shown
+from specview.catalog.claims import load_claims
+from specview.catalog.provenance import (
+    UNTAGGED,
+    VERIFY_ASSUMPTION,
+    FieldSource,
+    Finding,
+    output_kinds,
+    parse_findings,
+    parse_provenance,
+)
+from specview.kernel.errors import PresetError
+from specview.kernel.theory import MAX_GAMMA, alpha_for_tau, expected_tau, tau_from_positions
+
+MAX_PRESET_BYTES = 1 * 2**20  # a preset file is a few hundred bytes; a bigger one is not read
+
+MAX_ACCEPTANCE_ROWS = 16  # temperatures a preset may give acceptance for
+METHODS = ("mtp-sequential", "mtp-parallel", "eagle", "draft-model", "ngram", "medusa")
+SOURCE_TAGS = ("vendor", "authors", "independent", "derived")
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    title: str
+    url: str
+    tag: str
+    id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """One calibrated simulator setting with its citations."""
+
+    id: str
+    label: str
+    method: str
+    gamma: int
+    temperature: float
+    c: float
+    target_ms: float
+    hardware: str
+    acceptance_rows: tuple[tuple[float, tuple[float, ...]], ...]  # (temperature, per position), T ascending
+    mean_length: float | None
+    sources: tuple[Source, ...]
+    run: dict[str, str] = field(default_factory=dict)
+    notes: str = ""
+    origin: str = ""
+    matched: float | None = None  # mixture: per-position acceptance in a round that found a match
+    provenance: dict[str, FieldSource] = field(default_factory=dict)
+    findings: tuple[Finding, ...] = ()
+    position_note: str = ""  # why per-position acceptance rises with distance, when it does
+
+    def acceptance_at(self, temperature: float, gamma: int | None = None) -> list[float]:
+        """Conditional per-position acceptance at this temperature, one value per draft."""
+        gamma = self.gamma if gamma is None else gamma
+        if self.matched is not None:
+            return [self.matched] * gamma
+        rows = self.acceptance_rows
+        if not rows:
+            assert self.mean_length is not None
+            return [alpha_for_tau(self.mean_length, self.gamma)] * gamma
+        mixed = list(rows[0][1] if temperature <= rows[0][0] else rows[-1][1])
+        for (t_lo, lo), (t_hi, hi) in pairwise(rows):
+            if t_lo <= temperature <= t_hi:
+                w = (temperature - t_lo) / (t_hi - t_lo)
+                mixed = [(1 - w) * a + w * b for a, b in zip(lo, hi, strict=True)]
+                break
+        return [mixed[min(k, len(mixed) - 1)] for k in range(gamma)]
+
+    @property
+    def match_rate(self) -> float | None:
+        """Mixture presets: the share of rounds that find a match (derived from mean_length)."""
+        if self.matched is None or self.mean_length is None:
+            return None
+        return (self.mean_length - 1.0) / (expected_tau(self.matched, self.gamma) - 1.0)
+
+    def tau_at(self, temperature: float, gamma: int | None = None) -> float:
+        """Expected tokens per target forward at this temperature and γ."""
+        gamma = self.gamma if gamma is None else gamma
+        rate = self.match_rate
+        if rate is not None and self.matched is not None:
+            return rate * expected_tau(self.matched, gamma) + (1.0 - rate)
+        return tau_from_positions(self.acceptance_at(temperature, gamma))
+
+    def speedup_at(self, temperature: float, gamma: int | None = None) -> float:
+        """The simulator's speedup: τ / (γc + 1), verifying taken to cost one forward (Thm 3.8).
+
+        A mixture's unmatched rounds draft nothing and cost one forward.
+        """
+        gamma = self.gamma if gamma is None else gamma
+        rate = 1.0 if self.match_rate is None else self.match_rate
+        return self.tau_at(temperature, gamma) / (1.0 + rate * gamma * self.c)
+
+    def declared_tau(self) -> float:
+        """τ the sources declare at the preset's own γ and temperature."""
+        if self.mean_length is not None:
+            return self.mean_length
+        return self.tau_at(self.temperature)
+
+    def field_source(self, name: str) -> FieldSource:
+        """Where one field comes from ("assumed" when the preset does not say)."""
+        return self.provenance.get(name, UNTAGGED)
+
+    def provenance_json(self) -> dict[str, Any]:
+        """The `provenance` object of `bench --json` and recordings: fields, outputs, findings."""
+        return {
+            "fields": {name: self.field_source(name).to_dict() for name in ("gamma", "temperature", "acceptance",
+                                                                             "c", "target_ms")},
+            "outputs": output_kinds(self.provenance),
+            "assumption": VERIFY_ASSUMPTION,
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+def _require(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if key not in data:
+        raise PresetError(f"{where}: missing key '{key}'")
+    value = data[key]
+    if not isinstance(value, kind) or isinstance(value, bool):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise PresetError(f"{where}: key '{key}' must be {names}, got {shown(value)}")
+    return value
+
+
+def _finite(data: dict[str, Any], key: str, low: float, high: float, where: str) -> float:
+    """A required number in [low, high]; NaN and ±inf (TOML has both) are refused."""
+    value = float(_require(data, key, (int, float), where))
+    if not math.isfinite(value) or not low <= value <= high:
+        raise PresetError(f"{where}: key '{key}' is {shown(value)}, expected a number in [{low:g}, {high:g}]")
+    return value
+
+
+def _text(data: dict[str, Any], key: str, default: str, where: str) -> str:
+    """An optional string key (a number or a table where text belongs is refused)."""
+    value = data.get(key, default)
+    if not isinstance(value, str):
+        raise PresetError(f"{where}: key '{key}' must be a string, got {shown(value)}")
+    return value
+
+
+def _probabilities(value: Any, key: str, where: str) -> tuple[float, ...]:
+    if not isinstance(value, list) or not value or len(value) > MAX_GAMMA:
+        raise PresetError(f"{where}: key '{key}' must be a list of 1 to {MAX_GAMMA} probabilities")
+    out = []
+    for item in value:
+        ok = not isinstance(item, bool) and isinstance(item, int | float) and math.isfinite(item)
+        if not ok or not 0 <= item <= 1:
+            raise PresetError(f"{where}: key '{key}' has {shown(item)}, not a probability in [0, 1]")
+        out.append(float(item))
+    return tuple(out)
+
+
+def parse_preset(data: dict[str, Any], where: str) -> Preset:
+    """Validate one parsed TOML table; `where` names the file in every error."""
+    pid = _require(data, "id", str, where)
+    method = _require(data, "method", str, where)
+    if method not in METHODS:
+        raise PresetError(f"{where}: key 'method' is {method!r}, expected one of {METHODS}")
+    gamma = _require(data, "gamma", int, where)
+    if not 1 <= gamma <= MAX_GAMMA:
+        raise PresetError(f"{where}: key 'gamma' is {shown(gamma)}, expected 1..{MAX_GAMMA}")
+    temperature = _finite(data, "temperature", 0.0, 5.0, where)
+    c = _finite(data, "c", 0.0, 100.0, where)
+    target_ms = _finite(data, "target_ms", 1e-6, 1e7, where)
+    acc = _require(data, "acceptance", dict, where)
+    rows = _acceptance_rows(acc, where)
+    mean_length = acc.get("mean_length")
+    if mean_length is not None:
+        ok = (not isinstance(mean_length, bool) and isinstance(mean_length, int | float)
+              and math.isfinite(mean_length) and 1 <= mean_length <= gamma + 1)
+        if not ok:
+            raise PresetError(f"{where}: key 'acceptance.mean_length' must be in [1, {gamma + 1}]")
+        mean_length = float(mean_length)
+    matched = _mixture(acc, gamma, mean_length, where)
+    if not rows and mean_length is None:
+        raise PresetError(f"{where}: key 'acceptance' needs t0, t1, rows or mean_length")
+    listed = data.get("sources", [])
+    if not isinstance(listed, list):
+        raise PresetError(f"{where}: key 'sources' must be a list of tables ([[sources]]), got {shown(listed)}")
+    sources = []
+    for i, src in enumerate(listed):
+        at = f"{where} sources[{i}]"
+        if not isinstance(src, dict):
+            raise PresetError(f"{at}: must be a table with title, url and tag, got {shown(src)}")
+        tag = _require(src, "tag", str, at)
+        if tag not in SOURCE_TAGS:
+            raise PresetError(f"{at}: key 'tag' is {shown(tag)}, expected one of {SOURCE_TAGS}")
+        title = _require(src, "title", str, at)
+        sources.append(Source(title, _text(src, "url", "", at), tag, _text(src, "id", "", at)))
+    claim_ids = set(load_claims())
+    provenance = parse_provenance(data.get("provenance"), {s.id for s in sources if s.id}, claim_ids, where)
+    findings = parse_findings(data.get("findings"), claim_ids, where)
+    run = data.get("run", {})
+    if not isinstance(run, dict) or not all(isinstance(v, str) for v in run.values()):
+        raise PresetError(f"{where}: key 'run' must be a table of strings")
+    return Preset(
+        id=pid,
+        label=_text(data, "label", pid, where),
+        method=method,
+        gamma=gamma,
+        temperature=temperature,
+        c=c,
+        target_ms=target_ms,
+        hardware=_text(data, "hardware", "", where),
+        acceptance_rows=rows,
+        mean_length=mean_length,
+        sources=tuple(sources),
+        run=dict(run),
+        notes=_text(data, "notes", "", where).strip(),
+        origin=where,
+        matched=matched,
+        provenance=provenance,
+        findings=findings,
+        position_note=" ".join(_text(data, "position_note", "", where).split()),
+    )
+
+
+def _acceptance_rows(acc: dict[str, Any], where: str) -> tuple[tuple[float, tuple[float, ...]], ...]:
+    """t0 (T = 0), t1 (T = 1) and `[[acceptance.rows]]` (any T) as (T, values), T ascending."""
+    rows: dict[float, tuple[float, ...]] = {}
+    if "t0" in acc:
+        rows[0.0] = _probabilities(acc["t0"], "acceptance.t0", where)
+    if "t1" in acc:
+        rows[1.0] = _probabilities(acc["t1"], "acceptance.t1", where)
+    extra = acc.get("rows", [])
+    if not isinstance(extra, list) or len(extra) > MAX_ACCEPTANCE_ROWS:
+        raise PresetError(f"{where}: key 'acceptance.rows' must be a list of at most {MAX_ACCEPTANCE_ROWS} tables")
+    for i, row in enumerate(extra):
+        at = f"acceptance.rows[{i}]"
+        if not isinstance(row, dict):
+            raise PresetError(f"{where}: key '{at}' must be a table with temperature and values")
+        t = row.get("temperature")
+        if isinstance(t, bool) or not isinstance(t, int | float) or not 0 <= t <= 5:
+            raise PresetError(f"{where}: key '{at}.temperature' must be a number in [0, 5]")
+        if float(t) in rows:
+            raise PresetError(f"{where}: two acceptance rows at temperature {t:g}")
+        rows[float(t)] = _probabilities(row.get("values"), f"{at}.values", where)
+    if len({len(values) for values in rows.values()}) > 1:
+        raise PresetError(f"{where}: the acceptance rows differ in length")
+    return tuple(sorted(rows.items()))
+
+
+def _mixture(acc: dict[str, Any], gamma: int, mean_length: float | None, where: str) -> float | None:
+    """`[acceptance.mixture] matched = A`: the per-position acceptance of a matched round."""
+    mixture = acc.get("mixture")
+    if mixture is None:
+        return None
+    matched = mixture.get("matched") if isinstance(mixture, dict) else None
+    if isinstance(matched, bool) or not isinstance(matched, int | float) or not 0 < matched <= 1:
+        raise PresetError(f"{where}: key 'acceptance.mixture.matched' must be a probability in (0, 1]")
+    if mean_length is None:
+        raise PresetError(f"{where}: a mixture needs 'acceptance.mean_length' to derive its match rate")
+    if mean_length > expected_tau(float(matched), gamma):
+        raise PresetError(f"{where}: mean_length {mean_length:g} is above what matched {matched:g} gives at γ {gamma}")
+    return float(matched)
+
+
+def read_toml(path: Path, limit: int, error: type[Exception]) -> dict[str, Any]:
+    """A small TOML file from outside: size bounded, every failure an `error` naming the file."""
+    try:
+        with path.open("rb") as file:
+            raw = file.read(limit + 1)
+    except OSError as exc:
+        raise error(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if len(raw) > limit:
+        raise error(f"{path}: larger than {limit // 1024} KiB, not read")
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise error(f"{path}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{path}: not valid TOML ({exc})") from None
+    except (ValueError, RecursionError) as exc:  # a 5000-digit number, arrays nested too deeply
+        raise error(f"{path}: not TOML specview can read ({type(exc).__name__})") from None
+
+
+def load_preset_file(path: Path) -> Preset:
+    """Read and validate one preset TOML file."""
+    return parse_preset(read_toml(path, MAX_PRESET_BYTES, PresetError), str(path))
+
+
+def user_preset_dir() -> Path:
+    """Where user presets live: <platformdirs config dir>/presets."""
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("specview")) / "presets"
+
+
+@cache
+def _shipped_presets() -> tuple[Preset, ...]:
+    """The presets in the package (read once: they cannot change while specview runs)."""
+    shipped = resources.files("specview") / "presets"
+    return tuple(
+        parse_preset(tomllib.loads(entry.read_text(encoding="utf-8")), f"shipped preset {entry.name}")
+        for entry in sorted(shipped.iterdir(), key=lambda e: e.name)
+        if entry.name.endswith(".toml")
+    )
+
+
+def load_presets(user_dir: Path | None = None, problems: list[str] | None = None) -> dict[str, Preset]:
+    """Shipped presets, then user presets (which override by id; read afresh, they may change).
+
+    A user file that cannot be used is skipped, not fatal: its reason (file, key, why) is
+    appended to `problems` for the caller to report, and every other preset still works.
+    """
+    presets = {preset.id: preset for preset in _shipped_presets()}
+    folder = user_preset_dir() if user_dir is None else user_dir
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.toml"))[:1000]:
+            try:
+                preset = load_preset_file(path)
+            except PresetError as exc:
+                if problems is not None:
+                    problems.append(f"{exc} (preset file skipped)")
+                continue
+            presets[preset.id] = preset
+    return presets
+
+
+DEFAULT_PRESET = "qwen3.6-mtp"  # the simulator's preset when none is named (CLI, live view, Learn)
+
+
+def get_preset(preset_id: str, user_dir: Path | None = None) -> Preset:
+    """One preset by id, or a PresetError listing the known ids (and any file that was skipped)."""
+    problems: list[str] = []
+    presets = load_presets(user_dir, problems)
+    if preset_id not in presets:
+        known = ", ".join(presets)
+        skipped = f"; {len(problems)} user preset file(s) skipped: {problems[0]}" if problems else ""
+        raise PresetError(f"unknown preset {shown(preset_id)}; known presets: {known}{skipped}")
+    return presets[preset_id]

@@ -1,1 +1,0 @@
-"""Exports of a run: the recording and a Markdown report (used by the live view and `replay --markdown`)."""

@@ -1,0 +1,96 @@
+"""`specview diff`: is greedy speculation lossless on my model? The same prompt at T = 0 with and
+without speculation, token by token.
+
+    specview diff --target T.gguf --draft ngram --gamma 4 --prompt …   # plain vs speculative, local
+    specview diff url:http://host:8081/v1 url:http://host:8080/v1      # two server configurations
+
+Identical runs say so (exit 0). Otherwise the first divergence is shown with both tokens, the
+round it happened in and, locally, the target's logit margin there (exit 1, like diff(1)).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from specview.cli.argtypes import Parser, SubParsers
+
+if TYPE_CHECKING:
+    from specview.features.diff.model import DiffResult
+
+
+def register(sub: SubParsers, selectors: Parser) -> None:
+    diff = sub.add_parser("diff", parents=[selectors], help="is greedy speculation lossless here? plain vs speculative",
+                          description="Run the same prompt at T = 0 twice, without and with speculation, and "
+                          "compare the outputs token by token.")
+    diff.add_argument("selectors", nargs="*", metavar="SELECTOR",
+                      help="two runs to compare instead (reference first), e.g. url:A url:B or "
+                      "llama:T.gguf llama:T.gguf+ngram")
+    diff.add_argument("--json", action="store_true", help="print the verdict as one JSON object")
+    diff.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from specview.backends.factory import make_backend
+    from specview.backends.selector import parse_selector
+    from specview.cli.errors import CliError
+    from specview.cli.runspec_args import spec_from_args, specs_key_notice, warn_notice
+    from specview.features.diff.runner import compare_backends
+    from specview.kernel.langs import DEFAULT_LANG
+
+    base = replace(spec_from_args(args, speed=0.0), temperature=0.0)
+    chosen = getattr(args, "selectors", None) or []
+    if chosen:
+        if len(chosen) != 2:
+            raise CliError("diff compares two runs: give two selectors (reference first), or --target with --draft")
+        ref_spec, cand_spec = (replace(parse_selector(s, base), temperature=0.0) for s in chosen)
+    elif base.kind == "llama":
+        ref_spec, cand_spec = replace(base, plain=True), replace(base, plain=False)
+    else:
+        raise CliError("diff needs a local model (--target T.gguf [--draft D.gguf|ngram]) or two server "
+                       "configurations (specview diff url:A url:B): a server cannot turn speculation off per request")
+    if "sim" in (ref_spec.kind, cand_spec.kind):
+        raise CliError("diff compares real decoding; the simulator is exact by construction")
+    lang = getattr(args, "lang", None) or DEFAULT_LANG
+    warn_notice(specs_key_notice([ref_spec, cand_spec], lang))
+    reference = make_backend(ref_spec)
+    try:
+        candidate = make_backend(cand_spec)
+    except BaseException:
+        reference.close()
+        raise
+    from specview.boundary.jsonio import dumps
+
+    result = compare_backends(reference, candidate)
+    print(dumps(result.to_dict()) if args.json else describe(result, lang))
+    return 0 if result.identical else 1
+
+
+def describe(result: DiffResult, lang: str) -> str:
+    """The verdict for people (labels and tokens come from outside: made safe)."""
+    from specview.boundary.bounds import MAX_TOKEN_SHOWN
+    from specview.boundary.text import sanitize
+    from specview.texts.catalog import fill, text
+
+    head = [f"{text('diff.reference', lang)}: {sanitize(result.reference_label, 200, one_line=True)}",
+            f"{text('diff.candidate', lang)}: {sanitize(result.candidate_label, 200, one_line=True)}"]
+    d = result.divergence
+    if d is None:
+        return "\n".join([*head, fill("diff.identical", lang, n=result.compared)])
+    lines = [*head, fill("diff.first", lang, n=d.index + 1)]
+    lines.append(f"  {text('diff.after', lang)}: …{sanitize(d.prefix[-60:], one_line=True)!r}")
+    for name, tok in ((text("diff.reference", lang), d.reference), (text("diff.candidate", lang), d.candidate)):
+        if tok is None:
+            lines.append(f"  {name}: {text('diff.ended', lang)}")
+            continue
+        ident = f", {fill('diff.token_id', lang, id=tok.token_id)}" if tok.token_id is not None else ""
+        shown_text = sanitize(tok.text, MAX_TOKEN_SHOWN, one_line=True)
+        lines.append(f"  {name}: {shown_text!r}{ident} · {text('diff.round', lang)} {tok.round} · "
+                     f"{text(f'token.{tok.status}', lang)}")
+    m = result.margin
+    if m is not None:
+        verdict = text("diff.near_tie", lang) if m.near_tie else text("diff.not_lossless", lang)
+        gap = fill("diff.gap", lang, gap=f"{m.top1_minus_top2:.4f}")
+        lines.append(f"  {text('diff.margin', lang)} {m.margin:+.4f} · {gap} · {verdict}")
+    return "\n".join(lines)

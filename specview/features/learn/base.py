@@ -1,0 +1,126 @@
+"""What every Learn screen shares: a title, its idea, a body, numbers from core, esc to go back."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from specview.boundary.text import sanitize
+from specview.features.learn.explain.context import RunContext
+from specview.texts.catalog import fill, text
+from specview.widgets.bindings import bind, key_hint, localize
+from specview.widgets.prose import Prose
+from specview.widgets.slider import Slider
+from specview.widgets.status_line import StatusLine
+
+if TYPE_CHECKING:
+    from specview.features.learn.registry import Lesson
+
+PRESET_CHARS = 40  # of a preset id on a control or a row
+
+
+class LearnScreen(Screen[None]):
+    """Subclasses compose `body()`, compute `numbers()` from core for the current controls, and
+    show them in `refresh_numbers()`; a moved slider refreshes."""
+
+    CSS_PATH = "learn.tcss"
+    AUTO_FOCUS = ""  # on_mount focuses the first control without scrolling the body
+    BINDINGS = [bind("escape,q", "app.pop_screen", "learn.back")]
+
+    class RunPreset(Message):
+        """Ask the app to run a preset live (`real` = show how to run it on an engine instead)."""
+
+        def __init__(self, preset_id: str, real: bool = False) -> None:
+            super().__init__()
+            self.preset_id = preset_id
+            self.real = real
+
+    class Failed(Message):
+        """Something from outside failed (reading a model, measuring it): the app shows `message`."""
+
+        def __init__(self, message: str, title: str = "") -> None:
+            super().__init__()
+            self.message = message
+            self.title = title
+
+    def __init__(self, lesson: Lesson, lang: str = "en", run: RunContext | None = None) -> None:
+        super().__init__()
+        localize(self, lang)
+        self.lesson = lesson
+        self.lang = lang
+        self.run = run
+
+    def t(self, key: str) -> str:
+        """A catalog text by its full key."""
+        return text(key, self.lang)
+
+    def ts(self, name: str, /, **values: object) -> str:
+        """A text of this lesson: `learn.<slug>.<name>`, its fields filled from `values` (catalog.fill)."""
+        return fill(f"learn.{self.lesson.slug}.{name}", self.lang, **values)
+
+    def compose(self) -> ComposeResult:
+        yield StatusLine(id="status")
+        with VerticalScroll(id="learn-body", can_focus=False):
+            yield Prose(self.t(self.lesson.idea_key), id="learn-idea")
+            yield from self.body()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for widget in self.query("*"):  # the controls' own keys (slider, grid) in this language
+            localize(widget, self.lang)
+        title = fill("learn.status", self.lang, number=self.lesson.number, title=self.t(self.lesson.title_key))
+        self.query_one(StatusLine).set(what=title,
+                                       hint=key_hint(self.app, "app.help"))
+        self.refresh_numbers()
+        focusable = [w for w in self.query("*") if w.focusable]
+        if focusable:
+            focusable[0].focus(scroll_visible=False)
+
+    def body(self) -> ComposeResult:
+        """The screen's own widgets."""
+        yield from ()
+
+    def numbers(self) -> dict[str, Any]:
+        """The core numbers for the current controls (what the screen shows)."""
+        return self.lesson.numbers(self.lang)
+
+    def refresh_numbers(self) -> None:
+        """Show the numbers for the current controls."""
+
+    def on_slider_changed(self, event: Slider.Changed) -> None:
+        event.stop()
+        self.refresh_numbers()
+
+    def show_pairs(self, widget_id: str, pairs: list[tuple[str, str]], notes: list[str] | None = None) -> None:
+        """Fill a Static with `label  value` lines (labels padded to one column), then plain notes."""
+        self.query_one(f"#{widget_id}", Static).update(pairs_text(pairs, notes or []))
+
+    def failed(self, message: str, title: str = "") -> None:
+        """An error from outside (a model file, llama.cpp): the app notifies it (made safe there)."""
+        self.post_message(self.Failed(message, title))
+
+
+def preset_name(preset_id: str) -> str:
+    """A preset's id as a control or a row shows it (a user preset's id is text from outside)."""
+    return sanitize(preset_id, PRESET_CHARS, one_line=True)
+
+
+def pairs_text(pairs: list[tuple[str, str]], notes: list[str]) -> Text:
+    """`label  value` lines, labels padded to one column, then the notes (plain text, never markup)."""
+    out = Text()
+    width = max((cell_len(label) for label, _ in pairs), default=0)
+    for i, (label, value) in enumerate(pairs):
+        if i:
+            out.append("\n")
+        out.append(label + " " * (width - cell_len(label) + 2), style="dim")
+        out.append(value, style="bold")
+    for note in notes:
+        out.append("\n" + note, style="dim")
+    return out

@@ -1,0 +1,94 @@
+"""9 · Case studies: Qwen 3.6 and GLM-5.2 (MTP built in) against Gemma 4 (a drafter shipped beside)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import ComposeResult
+
+from specview.boundary.text import sanitize
+from specview.features.learn.base import LearnScreen
+from specview.features.learn.explain.cases import COLUMNS, ROWS, case_numbers
+from specview.features.learn.registry import Lesson
+from specview.widgets.bindings import bind
+from specview.widgets.grid import Cell, Grid
+from specview.widgets.prose import Prose
+from specview.widgets.slider import Slider
+
+
+def _value(value: float | list[float] | None) -> str:
+    """The preset's own figure for a claim, as the screen shows it."""
+    if value is None:
+        return "—"
+    if isinstance(value, list):
+        return ", ".join(f"{v:.2f}" for v in value)
+    return f"{value:.3g}"
+
+
+def _acceptance(column: dict[str, Any]) -> str:
+    """Per-position acceptance: `a × γ` when constant, else the first few values."""
+    values = column["acceptance"]
+    if len(set(values)) == 1:
+        return f"{values[0]:.2f} × {len(values)}"
+    return " ".join(f"{a:.2f}" for a in values[:3]) + (" …" if len(values) > 3 else "")
+
+
+class CasesScreen(LearnScreen):
+    """One column per preset, cell by cell; ←/→ picks a column, Enter runs it, x shows the real commands."""
+
+    BINDINGS = [
+        bind("enter", "run", "learn.cases.run"),
+        bind("x", "real", "learn.cases.real"),
+    ]
+
+    def body(self) -> ComposeResult:
+        yield Slider(self.ts("column"), list(range(len(COLUMNS))), 0, lambda i: self.ts(f"name.{COLUMNS[i]}"),
+                     id="column")
+        yield Grid(cell_width=20, id="cases")
+        yield Prose(id="about", classes="learn-numbers")
+        yield Prose(self.ts("note"), classes="learn-note")
+
+    def numbers(self) -> dict[str, Any]:
+        return case_numbers(self.query_one(Slider).value)
+
+    def refresh_numbers(self) -> None:
+        n = self.numbers()
+        cols = n["columns"]
+        rows = [self.ts(f"row.{r}") for r in ROWS]
+        cells = [[Cell(self.ts(f"cell.{c['preset']}.{r}", gamma=c["gamma"], **c["form"])) for c in cols]
+                 for r in ROWS]
+        numeric: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
+            ("gamma", lambda c: f"γ {c['gamma']} · T {c['temperature']:g}"),
+            ("acceptance", _acceptance),
+            ("tau", lambda c: f"{c['tau']:.2f}"),
+            ("c", lambda c: f"{c['c']:g}"),
+            ("speedup", lambda c: f"{c['speedup']:.2f}×"),
+            ("sources", lambda c: ", ".join(self.ts(f"tag.{t}") for t in c["sources"])),
+            ("claims", lambda c: self.ts("claims_count",
+                agree=sum(1 for x in c["claims"] if x["agrees"]), total=len(c["claims"]))),
+        ]
+        for key, show in numeric:
+            rows.append(self.ts(f"row.{key}"))
+            cells.append([Cell(show(c), "info") for c in cols])
+        chosen = n["selected"]
+        self.query_one(Grid).set(rows, [self.ts(f"name.{c['preset']}") for c in cols], cells,
+                                 emphasise=[(r, chosen) for r in range(len(rows))])
+        preset = cols[chosen]["preset"]
+        claims = [self.ts("claim_line",
+            mark="✓" if x["agrees"] else ("·" if x["agrees"] is None else "≠"),
+            text=sanitize(x["text_zh"] if self.lang == "zh" and x["text_zh"] else x["text"]),
+            value=_value(x["preset"])) for x in cols[chosen]["claims"]]
+        self.query_one("#about", Prose).update("\n".join([self.ts(f"about.{preset}"), *claims, self.ts("keys")]))
+
+    def _preset(self) -> str:
+        return str(COLUMNS[self.query_one(Slider).value])
+
+    def action_run(self) -> None:
+        self.post_message(self.RunPreset(self._preset()))
+
+    def action_real(self) -> None:
+        self.post_message(self.RunPreset(self._preset(), real=True))
+
+
+LESSON = Lesson(9, "cases", CasesScreen, lambda lang: case_numbers())

@@ -1,0 +1,74 @@
+"""`specview learn [N] [--json] [--target FILE.gguf]`: the explainer, or one screen's computed numbers."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from specview.cli.argtypes import Parser, SubParsers, int_in, lang_option
+
+
+def register(sub: SubParsers, selectors: Parser) -> None:
+    learn = sub.add_parser("learn", help="how speculative decoding works, screen by screen",
+                           description="Without N: the index of Learn screens. With --json: the numbers "
+                           "screen N shows at its default controls.")
+    learn.add_argument("number", nargs="?", type=int_in(1, 99, "N"), metavar="N", help="open screen N")
+    learn.add_argument("--json", action="store_true", help="print screen N's numbers as JSON (no terminal)")
+    lang_option(learn, default=argparse.SUPPRESS)
+    learn.add_argument("--target", metavar="FILE.gguf", default=argparse.SUPPRESS,
+                       help="a local model for the screens that read one (1: its size, 2: m measures its "
+                       "verify cost, 8: g reads its fusion tensors)")
+    learn.set_defaults(run=run)
+
+
+def target_path(args: argparse.Namespace) -> str | None:
+    """The GGUF the screens may read: --target, or the demo model with --demo; CliError if unusable."""
+    from specview.cli.errors import CliError
+
+    target = getattr(args, "target", None)
+    if target is None and getattr(args, "demo", False):
+        from specview.backends.local.demo import demo_model_path
+
+        return str(demo_model_path())
+    if target is None:
+        return None
+    path = Path(target)
+    if not path.is_file():
+        raise CliError(f"--target {target}: no such file")
+    with path.open("rb") as fh:
+        if fh.read(4) != b"GGUF":
+            raise CliError(f"--target {target}: not a GGUF file")
+    return str(path)
+
+
+def run(args: argparse.Namespace) -> int:
+    from specview.cli.errors import CliError
+    from specview.features.learn.registry import lesson
+
+    chosen = lesson(args.number) if args.number is not None else None
+    if args.json:
+        if chosen is None:
+            raise CliError("--json needs a screen number, e.g. specview learn 10 --json")
+        from specview.boundary.jsonio import dumps
+
+        numbers = chosen.numbers(getattr(args, "lang", None) or "en")
+        target = target_path(args)
+        if target is not None:  # what the screens read of the model (Learn 8's g); BackendError if unusable
+            from specview.features.learn.local_model import gguf_facts
+
+            numbers["gguf"] = gguf_facts(target)
+        print(dumps(numbers))
+        return 0
+    target = target_path(args)
+    if target is not None and getattr(args, "target", None) is not None:  # the demo model is ours
+        from specview.backends.local.gguf_info import read_gguf_info
+
+        read_gguf_info(target)  # before any screen: a hostile header is one line, not a screen without its model
+    from specview.cli.app_run import run_app, ui_settings
+    from specview.features.learn.app import LearnApp
+    from specview.features.learn.explain.context import RunContext
+
+    ui = ui_settings(args)
+    run_context = None if target is None else RunContext(backend="file", target_path=target)
+    return run_app(LearnApp(chosen, theme_name=ui.theme, lang=ui.lang, problems=ui.problems, keymap=ui.keymap,
+                            run=run_context))

@@ -1,0 +1,163 @@
+"""8 · Feature–token fusion: concat-then-project as shapes for five drafter families; `g` reads a GGUF."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.widgets import Static
+
+from specview.boundary.crash_log import internal_error_line, write_crash_log
+from specview.boundary.text import sanitize
+from specview.features.learn import show
+from specview.features.learn.base import LearnScreen
+from specview.features.learn.explain.fusion import (
+    D_MODELS,
+    DEFAULT_D_MODEL,
+    DEFAULT_RATIO,
+    DEFAULT_VARIANT,
+    DRAFT_RATIOS,
+    VARIANTS,
+    fusion_numbers,
+)
+from specview.features.learn.registry import Lesson
+from specview.kernel.errors import SpecviewError
+from specview.texts.catalog import fill
+from specview.widgets.bindings import bind
+from specview.widgets.prose import Prose
+from specview.widgets.slider import Slider
+
+STRIP = 48  # cells for the picture of W's column blocks
+
+
+class FusionScreen(LearnScreen):
+    """Variant, width and drafter-width sliders; the fusion as shapes and as a sum of projections."""
+
+    BINDINGS = [bind("g", "read_gguf", "learn.fusion.gguf")]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.gguf: dict[str, Any] | None = None
+
+    def body(self) -> ComposeResult:
+        yield Slider(self.ts("variant"), list(VARIANTS), VARIANTS.index(DEFAULT_VARIANT),
+                     lambda v: self.ts(f"name.{v}"), id="variant")
+        yield Slider("d_model", list(D_MODELS), D_MODELS.index(DEFAULT_D_MODEL), str, id="d_model")
+        yield Slider(self.ts("ratio"), list(DRAFT_RATIOS), DRAFT_RATIOS.index(DEFAULT_RATIO), lambda v: f"{v:g}",
+                     id="ratio")
+        yield Static(id="what", classes="learn-numbers")
+        yield Static(id="shapes", classes="learn-numbers")
+        yield Static(id="numbers", classes="learn-numbers")
+        yield Static(id="gguf", classes="learn-note")
+        yield Prose(self.ts("note"), classes="learn-note")
+
+    def controls(self) -> dict[str, Any]:
+        values = {s.id: s.value for s in self.query(Slider)}
+        return {"variant": values["variant"], "d_model": values["d_model"], "draft_ratio": values["ratio"]}
+
+    def numbers(self) -> dict[str, Any]:
+        out = fusion_numbers(**self.controls())
+        if self.gguf is not None:
+            out["gguf"] = self.gguf
+        return out
+
+    def refresh_numbers(self) -> None:
+        n = self.numbers()
+        self.query_one("#what", Static).update(Text(self.ts(f"about.{n['variant']}")))
+        self.query_one("#shapes", Static).update(self._shapes(n))
+        flags = [
+            (self.ts("token_input"), self.ts("yes" if n["token_input"] else "no")),
+            (self.ts("width"), f"d_draft {n['d_draft']} " + self.ts("same" if n["shares_width"] else "narrower")),
+            (self.ts("kv"), self.ts("yes" if n["shares_kv_cache"] else "no")),
+            (self.ts("params"), show.count(n["params"]) if n["params"] else "0"),
+        ]
+        self.show_pairs("numbers", flags)
+        self._show_gguf()
+
+    def _shapes(self, n: dict[str, Any]) -> Text:
+        out = Text()
+        inputs = " ⊕ ".join(f"Norm({i['name']}) [{i['dim']}]" for i in n["inputs"])
+        out.append(f"{self.ts('concat')}  {inputs} → z [{n['concat_dim']}]\n")
+        if not n["projections"]:
+            out.append(self.ts("no_projection", d=n["d_model"]), style="bold")
+            return out
+        for proj in n["projections"]:
+            rows, cols = proj["shape"]
+            out.append(f"{self.ts('project')}  {proj['name']}: W ({rows} × {cols}) · z → [{rows}]\n", style="bold")
+            out.append(self._strip(proj))
+            terms = " + ".join(f"W_{b['input']}·{b['input']}" for b in proj["blocks"])
+            sizes = ", ".join(f"W_{b['input']} ({b['shape'][0]} × {b['shape'][1]})" for b in proj["blocks"])
+            out.append(f"{self.ts('sum')}  W·z = {terms}   {sizes}\n")
+        return out
+
+    @staticmethod
+    def _strip(proj: dict[str, Any]) -> Text:
+        """W drawn as its column blocks, each as wide as its input: [ W_h │ W_e ]."""
+        total = sum(b["shape"][1] for b in proj["blocks"])
+        out = Text("   [")
+        for i, block in enumerate(proj["blocks"]):
+            if i:
+                out.append("│")
+            width = max(4, round(block["shape"][1] / total * STRIP))
+            name = f"W_{block['input']}"
+            left = (width - cell_len(name)) // 2
+            fill = "▒" if i % 2 else "░"
+            out.append(fill * left + name + fill * (width - left - cell_len(name)))
+        out.append("]\n")
+        return out
+
+    def _show_gguf(self) -> None:
+        box = self.query_one("#gguf", Static)
+        if self.gguf is None:
+            has_model = self.run is not None and self.run.target_path
+            box.update(self.ts("press_g" if has_model else "no_model"))
+            return
+        g = self.gguf
+        lines = [self.ts("gguf_head", name=g["model"], arch=g["architecture"], d=g["n_embd"] or "?",
+                         nextn=g["nextn_layers"])]
+        if not g["tensors"]:
+            lines.append(self.ts("gguf_none"))
+        for t in g["tensors"]:
+            shape = " × ".join(str(d) for d in t["shape"])
+            mark = "  ✓ " + self.ts("gguf_match") if t["in_trunk"] else ""
+            lines.append(f"  {t['name']}  ({shape})  {t['type']}{mark}")
+        box.update(Text("\n".join(lines)))
+
+    def action_read_gguf(self) -> None:
+        path = self.run.target_path if self.run is not None else None
+        if not path:
+            self.notify(self.ts("no_model"), severity="warning")
+            return
+        self._read(path)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="gguf")
+    def _read(self, path: str) -> None:
+        """Read the GGUF off the UI thread; whatever happens, a notification says so."""
+        from specview.features.learn.local_model import gguf_facts
+
+        try:
+            found = gguf_facts(path)
+        except SpecviewError as exc:
+            self.app.call_from_thread(self._not_read, str(exc))
+        except Exception as exc:  # noqa: BLE001 - a bug: named (traceback in the crash log), never silent
+            self.app.call_from_thread(self._not_read, internal_error_line(exc, write_crash_log(exc)))
+        else:
+            self.app.call_from_thread(self._got_gguf, found)
+
+    def _not_read(self, reason: str) -> None:
+        self.failed(reason, self.t("inputs.gguf.failed"))
+
+    def _got_gguf(self, found: dict[str, Any]) -> None:
+        self.gguf = found
+        if found["n_embd"] in D_MODELS:
+            self.query_one("#d_model", Slider).select(found["n_embd"])
+        self.refresh_numbers()
+        said = fill("inputs.gguf.read", self.lang, name=found["model"], tensors=len(found["tensors"]),
+                    d=found["n_embd"] or "?", nextn=found["nextn_layers"])
+        self.notify(sanitize(said), timeout=8, markup=False)
+
+
+LESSON = Lesson(8, "fusion", FusionScreen, lambda lang: fusion_numbers())

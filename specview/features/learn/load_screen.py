@@ -1,0 +1,80 @@
+"""11 · When it fails: under load the verify batch turns compute-bound and speculation can lose."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.widgets import Static
+
+from specview.catalog.hardware import ACCELERATORS, MODEL_SHAPES, accelerator, model_shape
+from specview.catalog.presets import load_presets
+from specview.features.learn.base import LearnScreen, preset_name
+from specview.features.learn.explain.load import (
+    BATCHES,
+    DEFAULT_ACCELERATOR,
+    DEFAULT_PRESET,
+    DEFAULT_SHAPE,
+    MAX_BATCH,
+    VLLM_SLOWDOWN,
+    load_numbers,
+)
+from specview.features.learn.registry import Lesson
+from specview.widgets.column_chart import ColumnChart, Reference, Series
+from specview.widgets.prose import Prose
+from specview.widgets.slider import Slider
+
+SERIES = (("eagle3-sglang", "◆", "second"), ("eagle-sglang", "◇", "third"))
+
+
+class LoadScreen(LearnScreen):
+    """Accelerator, model, preset and batch sliders; the roofline speedup against batch, with cited points."""
+
+    def body(self) -> ComposeResult:
+        chips = [a.id for a in ACCELERATORS if a.bf16_flops is not None]  # a bend needs a compute figure
+        shapes = [m.id for m in MODEL_SHAPES]
+        presets = list(load_presets())
+        yield Slider(self.ts("chip"), chips, chips.index(DEFAULT_ACCELERATOR), lambda v: accelerator(v).label,
+                     id="chip")
+        yield Slider(self.ts("model"), shapes, shapes.index(DEFAULT_SHAPE), lambda v: model_shape(v).label,
+                     id="model")
+        yield Slider(self.ts("preset"), presets, presets.index(DEFAULT_PRESET) if DEFAULT_PRESET in presets else 0,
+                     preset_name, id="preset")
+        yield Slider(self.ts("batch"), list(BATCHES), 0, str, id="batch")
+        yield Static(id="numbers", classes="learn-numbers")
+        yield ColumnChart(id="chart", classes="-tall")
+        yield Prose(self.ts("legend"), classes="learn-legend")
+        yield Static(id="measured", classes="learn-note")
+        yield Prose(self.ts("note", slow=VLLM_SLOWDOWN), classes="learn-note")
+
+    def controls(self) -> dict[str, Any]:
+        v = {s.id: s.value for s in self.query(Slider)}
+        return {"accelerator_id": v["chip"], "shape_id": v["model"], "preset_id": v["preset"], "batch": v["batch"]}
+
+    def numbers(self) -> dict[str, Any]:
+        return load_numbers(**self.controls())
+
+    def refresh_numbers(self) -> None:
+        n = self.numbers()
+        cross = n["crossover_batch"]
+        self.show_pairs("numbers", [
+            (self.ts("speedup", b=n["batch"]), f"{n['speedup']:.3f}×"),
+            (self.ts("verify", k=n["gamma"] + 1), f"{n['verify_ratio']:.3f}"),
+            (self.ts("preset_values"), f"τ {n['tau']:.2f} · γ {n['gamma']} · c {n['c']:g}"),
+            (self.ts("crossover"), self.ts("crossover_at", b=cross) if cross is not None
+             else self.ts("crossover_none", b=MAX_BATCH)),
+        ])
+        batches = n["batches"]
+        series = [Series(tuple(n["curve"]))]
+        for name, glyph, style in SERIES:
+            points = {int(p["load"]): p["speedup"] for p in n["cited"] if p["series"] == name}
+            series.append(Series(tuple(points.get(b) for b in batches), glyph=glyph, style=style, fill=False))
+        slow = next(p for p in n["cited"] if p["axis"] == "qps")
+        self.query_one(ColumnChart).set([str(b) for b in batches], series,
+                                        references=[Reference(1.0), Reference(slow["speedup"], "╌")],
+                                        mark=batches.index(n["batch"]), unit="×")
+        measured = n["measured"]
+        self.query_one("#measured", Static).update(self.ts("measured_none") if not measured else "")
+
+
+LESSON = Lesson(11, "load", LoadScreen, lambda lang: load_numbers())

@@ -1,0 +1,72 @@
+"""The local model a run has loaded, as the Learn screens see it (read once per file)."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from specview.backends.local.gguf_info import ModelInfo, read_gguf_info
+from specview.kernel.errors import SpecviewError
+
+
+@cache
+def _read(path: str) -> ModelInfo | str:
+    try:
+        return read_gguf_info(path)
+    except SpecviewError as exc:
+        return str(exc)
+
+
+def read_model_info(path: str) -> ModelInfo | None:
+    """The GGUF's metadata, or None when it cannot be read (`model_error` says why)."""
+    found = _read(path)
+    return found if isinstance(found, ModelInfo) else None
+
+
+def model_error(path: str) -> str | None:
+    """Why `read_model_info(path)` returned None, if it did."""
+    found = _read(path)
+    return found if isinstance(found, str) else None
+
+
+def gguf_facts(path: str) -> dict[str, Any]:
+    """What Learn 8 (and `learn --json --target`) shows of a GGUF: its name, architecture, width,
+    MTP/NextN blocks and fusion tensors checked against the in-trunk (d, 2d) shape. Read afresh
+    (the file may have changed since); BackendError when it cannot be read."""
+    from specview.features.learn.explain.fusion import gguf_fusion_check
+
+    info = read_gguf_info(path)
+    checked = gguf_fusion_check([(t.name, t.shape) for t in info.fusion], info.n_embd)
+    for item, tensor in zip(checked, info.fusion, strict=True):
+        item["type"] = tensor.kind
+    return {"model": info.name, "architecture": info.architecture, "n_embd": info.n_embd,
+            "nextn_layers": info.nextn_layers, "tensors": checked}
+
+
+MEASURE_CONTEXT = 64  # tokens already in the cache when the k-token forwards are timed
+MEASURE_REPEATS = 3
+
+
+def measure_forward_costs(path: str, ks: list[int]) -> list[float]:
+    """Seconds of one k-token forward of the model at `path`, for each k (median of a few repeats).
+
+    Loads its own copy of the model (the live run's engine thread owns the other), with a context
+    of MEASURE_CONTEXT tokens already cached, and times the forwards the way a live run calibrates
+    (calibrate.measure_verify_costs: at that context, the cache rolled back after each).
+    """
+    from pathlib import Path
+
+    from specview.backends.local.calibrate import measure_verify_costs
+    from specview.backends.local.lib import supports_gpu_offload
+    from specview.backends.local.model import ModelRunner
+
+    runner = ModelRunner(Path(path), role="target", n_gpu_layers=-1 if supports_gpu_offload() else 0)
+    try:
+        widest = max(ks)
+        runner.open_context(MEASURE_CONTEXT + widest + 8, n_batch=max(MEASURE_CONTEXT, widest))
+        filler = runner.tokenize("The lighthouse keeper climbed the stairs every evening at dusk. " * 8)
+        context = (filler * (MEASURE_CONTEXT // max(1, len(filler)) + 1))[:MEASURE_CONTEXT]
+        runner.prefill(context)
+        return measure_verify_costs(runner, ks, repeats=MEASURE_REPEATS, token=context[-1])
+    finally:
+        runner.close()

@@ -1,0 +1,137 @@
+"""2 · Checking k tokens costs about one: v(k) on the roofline, and (m) measured on the local model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.widgets import Static
+
+from specview.backends.local.gguf_info import NAME_CHARS
+from specview.boundary.bounds import MAX_SHOWN
+from specview.boundary.text import sanitize
+from specview.catalog.hardware import ACCELERATORS, MODEL_SHAPES, accelerator, model_shape
+from specview.features.learn.base import LearnScreen
+from specview.features.learn.explain.roofline import (
+    BATCHES,
+    DEFAULT_ACCELERATOR,
+    DEFAULT_SHAPE,
+    VERIFY_KS,
+    verify_cost_numbers,
+)
+from specview.features.learn.local_model import MEASURE_CONTEXT, MEASURE_REPEATS
+from specview.features.learn.registry import Lesson
+from specview.kernel.errors import SpecviewError
+from specview.widgets.bindings import bind
+from specview.widgets.column_chart import ColumnChart, Reference, Series
+from specview.widgets.prose import Prose
+from specview.widgets.slider import Slider
+
+
+class VerifyScreen(LearnScreen):
+    """Accelerator, model and batch sliders; the cost of a k-token forward ÷ a 1-token one, k = 1…16."""
+
+    BINDINGS = [bind("m", "measure", "learn.verify.measure")]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # the live run's own calibration (timed at its live context) until m measures the full curve
+        costs = self.run.verify_costs_s[: len(VERIFY_KS)] if self.run is not None else ()
+        self.measured: list[float] | None = list(costs) if costs else None
+
+    def body(self) -> ComposeResult:
+        chips = [a.id for a in ACCELERATORS]
+        shapes = [m.id for m in MODEL_SHAPES]
+        yield Slider(self.ts("chip"), chips, chips.index(DEFAULT_ACCELERATOR), lambda v: accelerator(v).label,
+                     id="chip")
+        yield Slider(self.ts("model"), shapes, shapes.index(DEFAULT_SHAPE), lambda v: model_shape(v).label,
+                     id="model")
+        yield Slider(self.ts("batch"), list(BATCHES), 0, str, id="batch")
+        yield Static(id="numbers", classes="learn-numbers")
+        yield ColumnChart(id="chart")
+        yield Prose(self.ts("legend"), classes="learn-legend")
+        yield Static(id="measured", classes="learn-note")
+        yield Prose(self.ts("note"), classes="learn-note")
+
+    def numbers(self) -> dict[str, Any]:
+        values = {s.id: s.value for s in self.query(Slider)}
+        return verify_cost_numbers(values["chip"], values["model"], values["batch"], self.measured, run=self._run())
+
+    def _run(self) -> tuple[float, int, float] | None:
+        """The live run's (α, γ, c), when it measured all three."""
+        run = self.run
+        if run is None or run.alpha is None or not run.gamma or run.c is None:
+            return None
+        return run.alpha, run.gamma, run.c
+
+    def refresh_numbers(self) -> None:
+        n = self.numbers()
+        bend = n["bend_tokens"]
+        last = len(n["k"]) - 1
+        pairs = [
+            (self.ts("v16", k=n["k"][last]), f"{n['verify_ratio'][last]:.3f}×"),
+            (self.ts("intensity", k=n["k"][last]), f"{n['intensity'][last]:.4g} FLOP/B"),
+        ]
+        if bend is None:
+            pairs.append((self.ts("bend"), self.ts("no_ridge")))
+        else:
+            pairs.append((self.ts("bend"), self.ts("bend_at", tokens=bend, k=n["bend_k"])))
+        if self.measured:
+            pairs.append((self.ts("measured_v16", k=len(n["measured_ratio"])),
+                          f"{n['measured_ratio'][-1]:.3f}×"))
+        if "run" in n:
+            r = n["run"]
+            pairs.append((self.ts("run_speedup", gamma=r["gamma"]), self.ts("run_speedup_values",
+                v=r["verify_ratio"], with_v=r["speedup_measured_v"], v1=r["speedup_v1"])))
+        self.show_pairs("numbers", pairs)
+        series = [Series(tuple(n["verify_ratio"]))]
+        if self.measured:
+            ratios = n["measured_ratio"]
+            series.append(Series(tuple(ratios[i] if i < len(ratios) else None for i in range(len(n["k"]))),
+                                 glyph="▒", style="second"))
+        self.query_one(ColumnChart).set([str(k) for k in n["k"]], series, references=[Reference(1.0)], unit="×")
+        if not self.measured:
+            hint = "press_m" if self._model_path() else "no_model"
+            self.query_one("#measured", Static).update(self.ts(hint))
+        elif self.run is not None and self.measured == list(self.run.verify_costs_s[: len(VERIFY_KS)]):
+            self.query_one("#measured", Static).update(Text(self.ts("from_run",
+                k=len(self.measured), t1=self.measured[0] * 1e3, tk=self.measured[-1] * 1e3)))
+
+    def _model_path(self) -> str | None:
+        return self.run.target_path if self.run is not None else None
+
+    def action_measure(self) -> None:
+        path = self._model_path()
+        if path is None:
+            self.notify(self.ts("no_model"), severity="warning")
+            return
+        self.query_one("#measured", Static).update(self.ts("measuring"))
+        self._measure(path)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="verify-cost")
+    def _measure(self, path: str) -> None:
+        from specview.features.learn.local_model import measure_forward_costs
+
+        try:
+            seconds = measure_forward_costs(path, list(VERIFY_KS))
+        except SpecviewError as exc:
+            self.app.call_from_thread(self._failed, str(exc))
+            return
+        self.app.call_from_thread(self._measured, seconds)
+
+    def _failed(self, message: str) -> None:
+        self.query_one("#measured", Static).update(Text(sanitize(message, MAX_SHOWN)))
+        self.failed(message)
+
+    def _measured(self, seconds: list[float]) -> None:
+        self.measured = seconds
+        self.query_one("#measured", Static).update(Text(self.ts("measured_note",
+            model=sanitize(Path(self._model_path() or "").name, NAME_CHARS, one_line=True), t1=seconds[0] * 1e3,
+            tk=seconds[-1] * 1e3, k=len(seconds), repeats=MEASURE_REPEATS, context=MEASURE_CONTEXT)))
+        self.refresh_numbers()
+
+
+LESSON = Lesson(2, "verify", VerifyScreen, lambda lang: verify_cost_numbers())

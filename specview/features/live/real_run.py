@@ -1,0 +1,64 @@
+"""How to run a preset for real: the engines' commands, and the specview command that watches each.
+
+A preset's `[run]` table is keyed by server kind id (`llama-server`, `vllm`, `sglang`: the names
+`--server` takes); each server kind says how its engine is named and which port it listens on
+unless told (`Engine`), so core keeps no engine list of its own. Every llama-server command a
+preset ships carries `--metrics` (specview cross-checks its counts with /metrics), and each
+command is followed by `specview --url …` at the port the server listens on (its `--port`, else
+the engine's default).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from specview.catalog.presets import Preset
+
+
+@dataclass(frozen=True, slots=True)
+class Engine:
+    """A server family that presets can run for real: its name over the commands, and its port."""
+
+    title: str
+    default_port: int
+
+
+@dataclass(frozen=True, slots=True)
+class RealRun:
+    """One engine's command for a preset, and the specview command that watches it (None when the
+    preset names an engine specview does not know, whose port it cannot tell)."""
+
+    engine: str
+    title: str
+    command: str
+    watch: str | None
+
+
+def port_of(command: str, default: int) -> int:
+    """The `--port` a command line asks for, else `default`."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return default
+    for flag, value in pairwise(words):
+        if flag == "--port" and value.isdigit():
+            return int(value)
+    return default
+
+
+def watch_command(command: str, default_port: int, host: str = "127.0.0.1") -> str:
+    """The specview command that watches a server started with `command`."""
+    return f"specview --url http://{host}:{port_of(command, default_port)}/v1"
+
+
+def real_runs(preset: Preset, engines: Mapping[str, Engine]) -> list[RealRun]:
+    """The preset's engine commands in the engines' order, each with its watch command; a key that
+    names no engine (a user preset's) comes last under its own name, so no command goes unshown."""
+    known = [RealRun(key, engine.title, preset.run[key], watch_command(preset.run[key], engine.default_port))
+             for key, engine in engines.items() if key in preset.run]
+    return known + [RealRun(key, key, command, None) for key, command in preset.run.items() if key not in engines]

@@ -1,0 +1,400 @@
+"""The live screen: the stream, its gauges, and one pump that feeds them."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.events import Resize
+from textual.screen import Screen
+from textual.widgets import Footer, Label, Static
+
+from specview.backends.factory import make_backend
+from specview.backends.process import offload
+from specview.features.learn.explain.context import RunContext
+from specview.features.live.inspector import describe
+from specview.features.live.run_text import notes_text, run_title
+from specview.features.live.token_link import TokenRequest, token_request
+from specview.kernel.backend import Backend, BackendInfo
+from specview.kernel.errors import SpecviewError
+from specview.kernel.events import Basis, Calibration, Round, TokenStatus
+from specview.kernel.gauges import PANEL, STRIP, gauges, position_texts
+from specview.kernel.metrics import MetricsSnapshot
+from specview.kernel.runspec import RunSpec
+from specview.kernel.session import Session
+from specview.kernel.totals import CrossChecked
+from specview.texts.catalog import fill, text
+from specview.tui.gauges import legend_entries, origin_text, pane_texts, panel_texts, rises
+from specview.tui.notify import notify_error, notify_safe, user_action
+from specview.tui.pump import Pump, Pumps, Throttle
+from specview.widgets.bindings import bind, key_hint, localize
+from specview.widgets.gauge_strip import GaugeStrip
+from specview.widgets.history_chart import HistoryChart
+from specview.widgets.legend import Legend
+from specview.widgets.position_bars import PositionBars
+from specview.widgets.stat_gauge import StatGauge
+from specview.widgets.status_line import StatusLine
+from specview.widgets.token_info import TokenInfo
+from specview.widgets.token_view import TokenView
+
+# Tokens the producer may run ahead of the screen. Every pump tick drains the whole buffer,
+# so the view is at most one frame behind; the bound holds back a producer that outruns the
+# terminal (back-pressure instead of unbounded memory) and so caps the work of one frame.
+UI_BUFFER_TOKENS = 2048
+CHARTS_HZ = 1.0  # per-position bars and the τ history: slow-moving shapes
+SIDE_PANEL_MIN = 100  # columns: narrower, the side panel becomes the one-line gauge strip
+MIN_SIZE = (60, 16)  # columns, rows: smaller, the screen says it is too small (the legend needs ~50)
+# Rounds kept for `e` (export): about as many tokens as the token view holds (tens of MB at most).
+KEEP_ROUNDS = 20_000
+RECENT_ROUNDS = 8  # rounds the Learn screens look at: the last one drafted, and text before it
+CONTEXT_TOKENS = 4
+
+
+class LiveScreen(Screen[None]):
+    """Streams one Session through one Pump; numbers are redrawn by the throttle."""
+
+    BINDINGS = [
+        bind("space", "toggle_pause", "live.pause"),
+        bind("n", "step", "live.step"),
+        bind("r", "restart", "live.restart"),
+        bind("p", "choose_preset", "live.preset"),
+        bind("x", "run_for_real", "live.real"),
+        bind("c", "copy", "live.copy"),
+        bind("e", "export", "live.export"),
+        bind("i", "learn_token", "live.learn_token", show=False),
+        bind("t", "learn_speedup", "live.learn_speedup", show=False),
+        bind("plus,equals_sign", "speed(2.0)", "live.faster", show=False),
+        bind("minus", "speed(0.5)", "live.slower", show=False),
+        bind("d", "toggle_discarded", "live.discarded", show=False),
+        bind("b", "toggle_rounds", "live.rounds", show=False),
+        bind("v", "toggle_two_phase", "live.verdicts", show=False),
+    ]
+
+    def __init__(self, spec: RunSpec, backend: Backend, lang: str = "en", record: str | None = None,
+                 throttle: Throttle | None = None, export_dir: str | None = None) -> None:
+        super().__init__()
+        localize(self, lang)
+        self.spec = spec
+        self.backend = backend
+        self.lang = lang
+        self.record = record
+        self.export_dir = export_dir
+        self._charts_at = float("-inf")
+        self.throttle = throttle or Throttle.default()
+        self._view = TokenView(id="stream")
+        localize(self._view, lang)
+        self.pump = Pump(self._new_session(backend), self._view, on_error=self._run_failed,
+                         title=text("notice.run_stopped", lang))
+        self._gamma_shown: int | None = None
+        self._info_shown: BackendInfo | None = None
+        self._check_shown: CrossChecked | None = None
+        self._rising_shown = False
+
+    @property
+    def session(self) -> Session:
+        return self.pump.session
+
+    @property
+    def drawn_rounds(self) -> int:
+        return self.pump.drawn_rounds
+
+    def compose(self) -> ComposeResult:
+        t = self.lang
+        yield StatusLine(id="status")
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                self._view.border_title = text("stream", t)
+                yield self._view
+                yield Legend(legend_entries(t), id="legend")
+                yield TokenInfo(text("hint", t), id="info")
+            with Vertical(id="side") as side:
+                # which span each number covers: the window, or the whole run where a label says (run)
+                side.border_title = Text(fill("span", t, n=self.session.metrics.window_size))
+                for spec in gauges(PANEL):
+                    yield StatGauge(text(spec.label_id, t), show_bar=spec.bar, id=f"g-{spec.key}")
+                yield Label(text("yield_line", t), classes="span")
+                yield Label(text("by_position", t), classes="section", id="by-position")
+                yield PositionBars(text("bars.empty", t), id="bars")
+                yield Label("", id="rising", classes="span")
+                yield Label(text("over_time", t), classes="section")
+                yield HistoryChart([], id="history")
+                yield Static("", id="note", markup=False)
+        yield GaugeStrip(id="strip")
+        yield Static(text("term_too_small", t), id="too-small", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        # The numbers are redrawn several times a second: look the widgets up once.
+        self._gauges = {g.id.removeprefix("g-"): g for g in self.query(StatGauge) if g.id}
+        self._bars = self.query_one(PositionBars)
+        self._history = self.query_one(HistoryChart)
+        self._status = self.query_one(StatusLine)
+        self._strip = self.query_one(GaugeStrip)
+        self._status.set(hint=key_hint(self.app, "app.help"))
+        self._view.focus()
+        self._describe()
+        self.pumps = Pumps([self.pump], self.throttle, self._draw_numbers)
+        self.pumps.start(self)
+
+    def on_resize(self, event: Resize) -> None:
+        width, height = event.size
+        # below SIDE_PANEL_MIN columns the side panel folds into the gauge strip; below the minimum
+        # size a message says so (the run goes on, and the view comes back when the terminal grows)
+        self.set_class(width < SIDE_PANEL_MIN, "-narrow")
+        self.set_class(width < MIN_SIZE[0] or height < MIN_SIZE[1], "-too-small")
+        if hasattr(self, "pumps"):  # the strip or the panel now shows the numbers: draw them at once
+            self.pump.stale = True
+            self.pumps.flush_numbers(force=True)
+
+    def on_unmount(self) -> None:
+        self.pump.stop()
+
+    # the numbers -------------------------------------------------------------
+    def _draw_numbers(self, pumps: Sequence[Pump]) -> None:
+        reading = self.pump.reading()
+        if self.has_class("-narrow"):  # the side panel is folded into the strip: its first bar only
+            fraction = next((v for spec in gauges(PANEL) if spec.bar
+                             and (v := spec.value(reading, windowed=True)) is not None), None)
+            self._strip.set(pane_texts(reading, self.lang, STRIP), fraction, origin_text(reading, self.lang))
+        else:
+            for gauge in panel_texts(reading, self.lang):
+                self._gauges[gauge.key].set(gauge.value, gauge.fraction, gauge.note)
+            # slow-moving shapes: once a second, and whenever the run stops moving
+            now = time.monotonic()
+            if now - self._charts_at >= 1 / CHARTS_HZ or self.pump.state.kind != "running":
+                self._charts_at = now
+                positions = reading.snap.per_position_acceptance
+                self._bars.set(position_texts(positions))
+                rising = rises(positions, reading.snap.per_position_verified)
+                if rising != self._rising_shown:
+                    self._rising_shown = rising
+                    self.query_one("#rising", Label).update(text("rising", self.lang) if rising else "")
+                self._history.show(reading.snap.tau_history)
+        self._status.set(state=self.pump.state.text(self.lang))
+        # adaptive γ, or what the backend learned while running (e.g. a server's method, a cross-check)
+        if (self.pump.gamma_now != self._gamma_shown or self.backend.info is not self._info_shown
+                or reading.snap.cross_check is not self._check_shown):
+            self._describe()
+
+    def _run_failed(self, message: str, title: str) -> None:
+        notify_error(self, message, title)
+
+    def _describe(self) -> None:
+        """The status line's description of the run, and the backend's notes."""
+        self._gamma_shown = self.pump.gamma_now
+        self._info_shown = self.backend.info
+        self._check_shown = self.session.metrics.cross_check
+        self._status.set(what=run_title(self.backend.info, self.lang, self._gamma_shown),
+                         state=self.pump.state.text(self.lang))
+        self.query_one("#note", Static).update(Text(notes_text(self.backend.info, self.lang, self._check_shown)))
+
+    # actions ---------------------------------------------------------------
+    def action_toggle_pause(self) -> None:
+        if self.pump.paused:
+            self.pump.resume()
+        else:
+            self.pump.pause()
+        self.pumps.flush_numbers()
+
+    def action_step(self) -> None:
+        self.pump.step()
+        self.pumps.flush_numbers()
+
+    def action_toggle_discarded(self) -> None:
+        """Show or hide the drafts after a rejection (they keep their places: a selection holds)."""
+        hidden = self._view.hidden ^ {TokenStatus.DISCARDED}
+        self._view.set_display(hidden=hidden)
+        shown = TokenStatus.DISCARDED not in hidden
+        self.notify(text("toggle.discarded_shown" if shown else "toggle.discarded_hidden", self.lang), markup=False)
+
+    def action_toggle_rounds(self) -> None:
+        """Show or hide a thin bar where each round begins."""
+        self._view.set_display(separators=not self._view.separators)
+        key = "toggle.rounds_shown" if self._view.separators else "toggle.rounds_hidden"
+        self.notify(text(key, self.lang), markup=False)
+
+    def action_toggle_two_phase(self) -> None:
+        """Step mode in two phases (a round's drafts undecided, then its verdicts) or one."""
+        self.pump.two_phase = not self.pump.two_phase
+        key = "toggle.two_phase_on" if self.pump.two_phase else "toggle.two_phase_off"
+        self.notify(text(key, self.lang), markup=False)
+
+    def action_restart(self) -> None:
+        with user_action(self):
+            self._start(self.backend)
+
+    def action_speed(self, factor: float) -> None:
+        pace = self.backend.info.pace
+        if pace is not None:
+            pace.scale(factor)
+            self._describe()
+
+    def action_choose_preset(self) -> None:
+        from specview.features.live.preset_screen import choose_preset
+
+        choose_preset(self, self.backend.info.preset, self.lang, self._switch_preset)
+
+    def action_run_for_real(self) -> None:
+        from specview.features.live.real_run_screen import show_real_run
+
+        show_real_run(self, self.backend.info.preset, self.lang)
+
+    def action_copy(self) -> None:
+        token = self._view.selected_token
+        content = describe(token, self.lang) if token is not None else self._view.visible_text()
+        if not content:
+            self.notify(text("term_nothing_to_copy", self.lang), severity="warning")
+            return
+        self.app.copy_to_clipboard(content)
+        done = fill("term_copied_token" if token is not None else "term_copied", self.lang, chars=len(content))
+        self.notify(done, markup=False)
+
+    def action_export(self) -> None:
+        from specview.features.record.recorder import recording_header
+
+        session = self.session
+        rounds = list(session.history)
+        if not rounds:
+            self.notify(text("term_nothing_to_export", self.lang), severity="warning")
+            return
+        header = recording_header(session.backend.info, self.spec)
+        folder = Path(self.export_dir).expanduser() if self.export_dir else Path.cwd()
+        job = partial(self._export, folder, header, session.backend.info, session.metrics.snapshot(), rounds,
+                      session.dropped_rounds, session.calibrations)
+        self.run_worker(job, thread=True, group="export", exit_on_error=False)
+
+    def _export(self, folder: Path, header: dict[str, Any], info: BackendInfo, snap: MetricsSnapshot,
+                rounds: list[Round], dropped: int, calibrations: tuple[Calibration, ...]) -> None:
+        """On a worker thread: write the files, then say where (or why not) on the UI thread."""
+        from specview.features.record.export import export_run
+
+        lang = self.lang
+        try:
+            done = export_run(folder, header, info, snap, rounds, lang=lang, dropped_rounds=dropped,
+                              calibrations=calibrations)
+        except SpecviewError as exc:
+            self.app.call_from_thread(notify_safe, self, str(exc), title=text("term_export_failed", lang),
+                                      severity="error")
+            return
+        paths = fill("term_exported", lang, recording=done.recording, report=done.report)
+        if done.taken is not None:  # never overwritten: say which name was taken and what was written instead
+            written = done.report if done.taken.suffix == done.report.suffix else done.recording
+            paths += "\n" + fill("files.export_renamed", lang, taken=done.taken.name, written=written.name)
+        self.app.call_from_thread(notify_safe, self, paths, title=text("term_exported_title", lang), timeout=15)
+
+    def switch_preset(self, preset_id: str) -> None:
+        """Run `preset_id` on the simulator from the start (the Learn screens' Enter)."""
+        self._switch_preset(preset_id)
+
+    def learn_context(self) -> RunContext:
+        """This run as the Learn screens see it: measured α, γ, c, τ, its model file."""
+        info = self.backend.info
+        snap = self.session.metrics.snapshot()
+        gamma = info.gamma if info.gamma is not None else (round(snap.mean_gamma) if snap.mean_gamma else None)
+        target = self.spec.target
+        if target is None and self.spec.demo:
+            from specview.backends.local.demo import demo_model_path
+
+            target = str(demo_model_path())
+        rounds = self.session.history[-RECENT_ROUNDS:]
+        drafted = [i for i, r in enumerate(rounds) if r.drafted]
+        last = rounds[drafted[-1]] if drafted else None
+        earlier = rounds[: drafted[-1]] if drafted else []
+        before = tuple(t.text for r in earlier for t in r.tokens if t.emitted)
+        cal = snap.calibration if snap.calibration is not None and snap.calibration.basis is Basis.MEASURED else None
+        return RunContext(
+            backend=info.backend,
+            alpha=snap.acceptance_rate,
+            gamma=gamma,
+            c=snap.draft_cost,
+            tau=snap.tau,
+            per_position=snap.per_position_acceptance,
+            verify_ratio=None if cal is None or gamma is None else cal.verify_ratio(gamma),
+            verify_costs_s=() if cal is None else cal.verify_costs_s,
+            tokens_per_second=snap.tokens_per_second,
+            target_path=target,
+            last_round=last,
+            before_round=before[-CONTEXT_TOKENS:],
+        )
+
+    def action_learn_speedup(self) -> None:
+        """Learn 10 with this run's measured α, γ, c filled in."""
+        from specview.features.learn.registry import lesson
+
+        self.app.push_screen(lesson(10).make_screen(self.lang, replace(self.learn_context(), fill=True)))
+
+    def action_learn_token(self) -> None:
+        """Learn 6 for the selected token: its position's real p and q (local backend, in a worker)."""
+        from specview.features.learn.registry import lesson
+
+        token, index = self._view.selected_token, self._view.selected
+        if token is None or index is None:
+            self.notify(text("learn.link.none", self.lang), severity="warning", markup=False)
+            return
+        run = replace(self.learn_context(), token=token)
+        request = token_request(self.backend, self.spec, self._view.tokens, index, self.session.metrics.tokens)
+        if isinstance(request, str):
+            self.notify(text(request, self.lang), severity="warning", markup=False)
+            self.app.push_screen(lesson(6).make_screen(self.lang, run))
+            return
+        self.notify(text("learn.link.computing", self.lang), markup=False)
+        self._token_rows(request, run)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="token-rows")
+    def _token_rows(self, request: TokenRequest, run: RunContext) -> None:
+        from specview.features.learn.registry import lesson
+
+        try:
+            rows = request.rows()
+        except SpecviewError as exc:
+            self.app.call_from_thread(notify_error, self, str(exc))
+            return
+        self.app.call_from_thread(self.app.push_screen, lesson(6).make_screen(self.lang, replace(run, token_rows=rows)))
+
+    def _switch_preset(self, preset_id: str | None) -> None:
+        if preset_id is None:
+            return
+        spec = self.spec.with_preset(preset_id)
+        if spec.kind != "sim":
+            spec = RunSpec(preset=preset_id, seed=self.spec.seed, lang=self.spec.lang, speed=self.spec.speed)
+        with user_action(self):
+            backend = make_backend(spec)
+            self.spec = spec
+            self._start(backend)
+
+    def _start(self, backend: Backend) -> None:
+        """Stop the current run and start `backend` from the beginning."""
+        reuse = backend is self.backend
+        self.backend = backend
+        with self.app.batch_update():
+            self.query_one(TokenInfo).show(None)
+            try:
+                self.pump.restart(lambda: self._new_session(backend), close=not reuse)
+            finally:
+                self._describe()
+                self.pumps.flush_numbers(force=True)
+
+    def _new_session(self, backend: Backend) -> Session:
+        session = Session(offload(backend), buffer_tokens=UI_BUFFER_TOKENS, keep_rounds=KEEP_ROUNDS)
+        if self.record:
+            from specview.features.record.recorder import start_recording
+
+            try:
+                start_recording(session, self.record, self.spec)
+            except SpecviewError as exc:  # e.g. --record /dev/full: the run stops, and says why
+                session.fail(str(exc))
+        return session
+
+    @on(TokenView.Selected)
+    def _show_token(self, event: TokenView.Selected) -> None:
+        token = event.token
+        greedy = self.backend.info.temperature <= 0
+        self.query_one(TokenInfo).show(None if token is None else describe(token, self.lang, greedy=greedy))

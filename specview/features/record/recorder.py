@@ -1,0 +1,239 @@
+"""`--record FILE`: check the path before any UI, then attach a Recorder to each Session.
+
+The first session recorded to a path in a program creates the file (core/safe_files.py: never
+through a link, mode 0600); a file already there is refused unless the user gave `--force`, and
+then replaced by a new one. Every later session recorded to the same path by the same program (a
+restart or preset switch in the live view) closes the previous recorder and appends a new
+segment, a header line then its rounds, to the same file (refused if another file took its name).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import re
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from specview.boundary.jsonio import dumps
+from specview.boundary.safe_files import check_new, open_append, open_new
+from specview.boundary.secrets import MASK, MIN_SECRET, known_secrets, public_url, secret_pattern
+from specview.features.record.recording import FORMAT, VERSION
+from specview.kernel.backend import BackendInfo
+from specview.kernel.errors import BackendError, RecordingError
+from specview.kernel.events import Calibration, Reconcile, StreamItem
+from specview.kernel.runspec import DEFAULT_KEY_ENV, RunSpec
+from specview.kernel.totals import CrossChecked, Totals
+
+if TYPE_CHECKING:
+    from specview.kernel.session import Session
+
+_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH")
+_active: dict[Path, Recorder] = {}
+_may_replace: set[Path] = set()  # paths whose file the user let the first recording replace (--force)
+_active_lock = threading.Lock()
+
+
+def header_record(**fields: Any) -> dict[str, Any]:
+    """A header line's object: the format marks first, then `fields` (backend, settings, ...)."""
+    from specview import __version__
+
+    return {"type": "header", "format": FORMAT, "version": VERSION, "specview": __version__, **fields}
+
+
+class Recorder:
+    """A Session sink that appends one line per Round and flushes it at once.
+
+    Lines are written by `jsonio.dumps`: secrets masked, and characters a terminal could obey
+    (C1 controls, bidi overrides) escaped, so `cat`-ing a recording is harmless. Flushing
+    hands each line to the operating system, so killing the process (Ctrl-C, kill -9, a crash)
+    loses at most the round being written. `durable=True` also fsyncs every round,
+    which only matters if the machine itself goes down, and costs far more.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any], *, durable: bool = False,
+                 file: IO[str] | None = None) -> None:
+        """Write to `file` (opened by the caller, see `start_recording`), else to a new file at `path`
+        (FileExistsError when the name is taken)."""
+        self.path = Path(path)
+        self.durable = durable
+        self.rounds_written = 0
+        self._lock = threading.Lock()
+        self._file: IO[str] | None = file if file is not None else open_new(self.path)
+        self.identity = _identity(self._file)
+        self._write(header)
+
+    def __call__(self, item: StreamItem) -> None:
+        """Record one round, reconcile, calibration, request's totals or cross-check (called on the
+        producer thread)."""
+        with self._lock:
+            if self._file is None:
+                return  # closed: a late round from a stopped session must not interleave
+            if isinstance(item, Reconcile):
+                self._write({"type": "reconcile", **item.to_dict()})
+                return
+            if isinstance(item, Calibration):
+                self._write({"type": "calibration", **item.to_dict()})
+                return
+            if isinstance(item, Totals):
+                self._write({"type": "totals", **item.to_dict()})
+                return
+            if isinstance(item, CrossChecked):
+                self._write({"type": "check", **item.to_dict()})
+                return
+            self._write({"type": "round", **item.to_dict()})
+            self.rounds_written += 1
+
+    def _write(self, record: dict[str, Any]) -> None:
+        assert self._file is not None
+        line = dumps(record, separators=(", ", ": ")) + "\n"
+        try:
+            self._file.write(line)
+            self._file.flush()
+            if self.durable:
+                os.fsync(self._file.fileno())
+        except OSError as exc:
+            raise RecordingError(self.path, None, f"cannot write to it ({exc.strerror or exc})") from None
+
+    def close(self) -> None:
+        """Close the file; later rounds are ignored. Safe to call twice."""
+        with self._lock:
+            if self._file is not None:
+                with contextlib.suppress(OSError):  # what it cannot flush is the failed write, already reported
+                    self._file.close()
+                self._file = None
+
+
+def check_record_path(path: str | os.PathLike[str], *, force: bool = False) -> Path:
+    """The path to record to; BackendError unless its folder exists and we may write there, and
+    nothing has the name (a regular file may, with `force`: the first recording replaces it)."""
+    file = Path(path).expanduser()
+    if file.is_dir():
+        raise BackendError(f"cannot record to {path}: it is a folder")
+    folder = file.parent if str(file.parent) else Path(".")
+    if not folder.is_dir():
+        raise BackendError(f"cannot record to {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise BackendError(f"cannot record to {path}: the folder {folder} is not writable")
+    key = _key(file)
+    if key in _active:
+        return file  # this program's own recording: the next run is appended
+    try:
+        check_new(file, replace=force or key in _may_replace)
+    except FileExistsError:
+        raise BackendError(f"{path} exists; --force to overwrite") from None
+    except OSError as exc:
+        raise BackendError(f"cannot record to {path}: {exc.strerror or exc}") from None
+    if force and os.path.lexists(file):
+        _may_replace.add(key)
+    return file
+
+
+def start_recording(session: Session, path: str | os.PathLike[str], spec: RunSpec) -> Recorder:
+    """Record every round `session` produces to `path` (see the module docstring for segments)."""
+    file = check_record_path(path)
+    header = recording_header(session.backend.info, spec)
+    key = _key(file)
+    with _active_lock:
+        previous = _active.pop(key, None)
+        if previous is not None:
+            previous.close()
+        try:
+            if previous is None:
+                stream = open_new(file, replace=key in _may_replace)
+                _may_replace.discard(key)
+            else:
+                stream = open_append(file)
+                if _identity(stream) != previous.identity:
+                    stream.close()
+                    raise BackendError(f"cannot record to {path}: another file took its name since the "
+                                       "last run was recorded there (not appended)")
+            recorder = Recorder(file, header, file=stream)
+        except FileExistsError:
+            raise BackendError(f"{path} exists; --force to overwrite") from None
+        except OSError as exc:
+            raise BackendError(f"cannot record to {path}: {exc.strerror or exc}") from None
+        except RecordingError as exc:
+            raise BackendError(f"cannot record to {path}: {exc.reason}") from None
+        _active[key] = recorder
+    session.add_sink(recorder)
+    return recorder
+
+
+def _key(file: Path) -> Path:
+    # the folder resolved, the name not: a link at the name must not stand for its target
+    return file.parent.resolve() / file.name
+
+
+def _identity(stream: IO[str]) -> tuple[int, int]:
+    found = os.fstat(stream.fileno())
+    return found.st_dev, found.st_ino
+
+
+def close_recordings() -> None:
+    """Close every open recorder (also run at exit; each round is already flushed)."""
+    with _active_lock:
+        for recorder in _active.values():
+            recorder.close()
+
+
+atexit.register(close_recordings)
+
+
+def recording_header(info: BackendInfo, spec: RunSpec) -> dict[str, Any]:
+    """The header line for a run: versions, backend, settings, models, prompt — no secrets.
+
+    RunSpec holds no key values (only the *name* of the variable), URLs lose their user
+    info and query, and every registered secret (core/secrets.py) and, as a last guard, any
+    value of a secret-looking environment variable found anywhere in the header is
+    replaced by "***".
+    """
+    spec_fields = spec.header_fields()
+    # what ran, where the spec leaves it to the backend (the preset's γ and T, the model a server names)
+    settings = {**spec_fields["settings"], "preset": info.preset, "gamma": info.gamma,
+                "temperature": info.temperature, "seed": info.seed, "url": public_url(spec.url)}
+    header = header_record(
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        backend={
+            "name": info.backend,
+            "label": info.label,
+            "virtual_clock": info.virtual_clock,
+            "reconciles": info.reconciles,
+            "exact": dict(info.exact),
+            "notes": [note.to_dict() for note in info.notes],
+            "note": info.note,
+            "provenance": info.provenance,
+        },
+        settings=settings,
+        models={"model": info.model, "draft": info.draft, **spec_fields["models"]},
+        prompt=spec_fields["prompt"],
+    )
+    redacted: dict[str, Any] = _redact(header, _secret_values(spec))
+    return redacted
+
+
+def _secret_values(spec: RunSpec) -> set[str]:
+    names = {name for name in os.environ if any(word in name.upper() for word in _SECRET_WORDS)}
+    names.add(spec.api_key_env or DEFAULT_KEY_ENV)
+    from_env = {value for name in names if len(value := os.environ.get(name, "")) >= 8}
+    key = spec.api_key.value if spec.api_key else ""
+    known = {value for value in {key, *known_secrets()} if len(value) >= MIN_SECRET}
+    return from_env | known
+
+
+def _redact(value: Any, secrets: set[str]) -> Any:
+    pattern = secret_pattern(secrets)  # found as `mask` finds them: any case, invisible characters between
+    return value if pattern is None else _redacted(value, pattern)
+
+
+def _redacted(value: Any, pattern: re.Pattern[str]) -> Any:
+    if isinstance(value, str):
+        return pattern.sub(MASK, value)
+    if isinstance(value, dict):
+        return {key: _redacted(item, pattern) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redacted(item, pattern) for item in value]
+    return value

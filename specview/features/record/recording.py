@@ -1,0 +1,202 @@
+"""Recordings: JSON Lines, a header line then one line per Round, flushed every round.
+
+    {"type": "header", "format": "specview-recording", "version": 3, "specview": "0.1.0", ...}
+    {"type": "calibration", "basis": "measured", "plain_s": ..., "verify_costs_s": [...], ...}
+    {"type": "round", "index": 0, "drafted": 3, "tokens": [...], "discarded": [...], "t_wall": ...}
+    {"type": "reconcile", "first_index": 0, "rounds": [...]}
+    {"type": "totals", "source": "sglext.spec_tokens_details", "drafted": 12, "accepted": 4, ...}
+    {"type": "check", "source": "/metrics", "agrees": true, "shown": {...}, "differs_by": {...}}
+    ...
+
+A reconcile line (version 2) is what a server told at the end of a request: the exact rounds
+that replace the inferred ones from `first_index` on (vLLM's per_step_accepted). Version 3
+adds calibration lines (what plain decoding cost: the baseline of the measured speedup) and
+a round's discarded drafts. Versions 1 and 2 have neither and are still read. Version 4 adds
+totals lines (a server's exact counts at the end of a request, after its rounds) and check lines
+(how the server's own counters compared with the counts shown); a file of an earlier version
+holds neither, and is read as before.
+
+A file may hold several segments: each later run of the same program (a restart or a preset
+switch in the live view) appends a new header followed by its rounds. The reader yields what
+it can read and raises RecordingError at the first line it cannot, so a damaged file still
+replays up to the damage.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from specview.boundary.bounds import MAX_LINE_BYTES, Invalid
+from specview.boundary.jsonio import JsonError, loads
+from specview.boundary.safe_files import Refused, open_regular
+from specview.boundary.text import shown
+from specview.kernel.errors import RecordingError
+from specview.kernel.events import Calibration, Reconcile, Round, StreamItem
+from specview.kernel.totals import CrossChecked, Totals
+
+FORMAT = "specview-recording"
+VERSION = 4
+READABLE = (1, 2, 3, 4)
+# the version that introduced each line type
+_SINCE = {"round": 1, "reconcile": 2, "calibration": 3, "totals": 4, "check": 4}
+_HEADER_PREFIX = b'{"type": "header"'
+_TOO_LONG = f"the line is longer than {MAX_LINE_BYTES // 2**20} MiB (not a recording line)"
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """The header of one segment, as read (`line` is its 1-based line number, `offset` where it starts)."""
+
+    data: dict[str, Any]
+    line: int
+    offset: int = 0
+
+    @property
+    def version(self) -> int:
+        return int(self.data["version"])
+
+    def section(self, key: str) -> dict[str, Any]:
+        """A dict-valued part of the header ({} when absent or malformed)."""
+        value = self.data.get(key)
+        return value if isinstance(value, dict) else {}
+
+
+def _parse(path: Path, number: int, line: str) -> dict[str, Any]:
+    try:
+        record = loads(line)
+    except JsonError as exc:
+        if not line.endswith("\n"):  # only the last line can lack one: a write cut short
+            reason = "the line is incomplete (the recording was cut off while it was being written)"
+            raise RecordingError(path, number, reason) from None
+        raise RecordingError(path, number, str(exc)) from None
+    if not isinstance(record, dict):
+        raise RecordingError(path, number, "expected a JSON object")
+    return record
+
+
+def _header(path: Path, number: int, record: dict[str, Any], offset: int = 0) -> Header:
+    if record.get("format") != FORMAT:
+        raise RecordingError(path, number, "not a specview recording (no specview-recording header)")
+    version = record.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise RecordingError(path, number, f"the header has no valid version (got {shown(version)})")
+    if version not in READABLE:
+        made_by = shown(record.get("specview", "an unknown version"))
+        readable = f"{READABLE[0]} to {READABLE[-1]}"
+        raise RecordingError(path, number, f"recording format version {version} is not supported: this specview "
+                                           f"reads versions {readable} (the file was made by specview {made_by})")
+    return Header(record, number, offset)
+
+
+def _item(path: Path, number: int, record: dict[str, Any]) -> StreamItem:
+    kind = record.get("type")
+    try:
+        if kind == "reconcile":
+            return Reconcile.from_dict(record)
+        if kind == "calibration":
+            return Calibration.from_dict(record)
+        if kind == "totals":
+            return Totals.from_dict(record)
+        if kind == "check":
+            return CrossChecked.from_dict(record)
+        return Round.from_dict(record)
+    except Invalid as exc:
+        raise RecordingError(path, number, f"not a valid {kind}: {exc}") from None
+
+
+def read_recording(path: str | os.PathLike[str], start: Header | None = None) -> Iterator[Header | StreamItem]:
+    """Yield every segment's Header and its Rounds (Reconciles, Calibrations, Totals, checks) in file order.
+
+    Raises RecordingError (file and line in the message) at the first line that cannot be read,
+    after yielding everything before it. An empty line is skipped; a missing file, one that is not
+    a regular file, an empty file or a first line that is not a header of a known version fail
+    before anything is yielded. `start` (a header from `scan_headers`) begins at that header,
+    without reading what is before it.
+    """
+    file = Path(path)
+    started = False
+    for number, offset, raw in _lines(file, start):
+        if raw is None:
+            raise RecordingError(file, number, _TOO_LONG)
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise RecordingError(file, number, "not UTF-8 text") from None
+        if not line.strip():
+            continue
+        record = _parse(file, number, line)
+        kind = record.get("type")
+        if not started and kind != "header":
+            raise RecordingError(file, number, "not a specview recording (the first line is not a header)")
+        if kind == "header":
+            header = _header(file, number, record, offset)
+            started = True
+            yield header
+        elif isinstance(kind, str) and header.version >= _SINCE.get(kind, VERSION + 1):
+            yield _item(file, number, record)
+        else:
+            raise RecordingError(file, number, f"unknown line type {shown(kind)}")
+    if not started:
+        raise RecordingError(file, None, "the file is empty (not a specview recording)")
+
+
+def scan_headers(path: str | os.PathLike[str]) -> list[Header]:
+    """Every segment's header with where it starts, cheaply (round lines are not decoded).
+
+    The first line must be a valid header (else RecordingError, a line over the bound included);
+    scanning stops quietly at a later header line it cannot read, since playing that segment
+    reports the error in place.
+    """
+    file = Path(path)
+    headers: list[Header] = []
+    for number, offset, raw in _lines(file):
+        if not headers:
+            if raw is None:
+                raise RecordingError(file, number, _TOO_LONG)
+            line = raw.decode("utf-8", errors="replace")
+            if not line.strip():
+                continue
+            record = _parse(file, number, line)
+            if record.get("type") != "header":
+                raise RecordingError(file, number, "not a specview recording (the first line is not a header)")
+            headers.append(_header(file, number, record, offset))
+        elif raw is not None and raw.startswith(_HEADER_PREFIX):
+            try:
+                headers.append(_header(file, number, _parse(file, number, raw.decode("utf-8", "replace")), offset))
+            except RecordingError:
+                break
+    if not headers:
+        raise RecordingError(file, None, "the file is empty (not a specview recording)")
+    return headers
+
+
+def _lines(file: Path, start: Header | None = None) -> Iterator[tuple[int, int, bytes | None]]:
+    """(number, byte offset, bytes) of each line from `start` on (the file's beginning by default),
+    so an error names its own line; the bytes are None for a line over MAX_LINE_BYTES, whose rest
+    is skipped only if the reader asks for the next line. Only a regular file is opened."""
+    try:
+        stream = open_regular(file)
+    except FileNotFoundError:
+        raise RecordingError(file, None, "no such file") from None
+    except Refused as exc:
+        raise RecordingError(file, None, str(exc.strerror)) from None
+    except OSError as exc:
+        raise RecordingError(file, None, f"cannot open it ({exc.strerror or exc})") from None
+    with stream:
+        number, offset = (start.line - 1, start.offset) if start else (0, 0)
+        stream.seek(offset)
+        while raw := stream.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            if len(raw) > MAX_LINE_BYTES:
+                yield number, offset, None
+                offset += len(raw)
+                while raw and not raw.endswith(b"\n"):
+                    raw = stream.readline(MAX_LINE_BYTES)
+                    offset += len(raw)
+                continue
+            yield number, offset, raw
+            offset += len(raw)

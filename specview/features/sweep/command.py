@@ -1,0 +1,195 @@
+"""`specview sweep gamma|load`: does speculation pay on my engine, and at which γ / load?
+
+    specview sweep gamma --target T.gguf --draft ngram --gammas 1-6 --prompt … --max-tokens 128
+    specview sweep gamma --url http://host:8080 --gammas 1-4          # where the server honours γ
+    specview sweep load --on http://host:8080 --off http://host:8081 --concurrency 1,2,4,8
+
+Results as a table and a terminal chart (default), `--json` (one object, the shapes in
+core/sweep.py) and `--markdown FILE` (a report).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from specview.boundary.text import shown
+from specview.cli.argtypes import Parser, SubParsers, int_in, lang_option
+from specview.features.sweep.model import MAX_CONCURRENCY, MAX_LEVELS
+from specview.kernel.theory import MAX_GAMMA
+
+if TYPE_CHECKING:
+    from specview.features.sweep.model import GammaSweep, LoadSweep
+
+DEFAULT_LEVELS = (1, 2, 4, 8)
+
+
+def int_list(name: str, low: int, high: int, most: int = MAX_LEVELS) -> Callable[[str], list[int]]:
+    """An argparse type for '1-6' or '1,2,4' (ranges and lists mix: '1-3,6')."""
+
+    def parse(value: str) -> list[int]:
+        out: list[int] = []
+        try:
+            for part in value.split(","):
+                lo, sep, hi = part.strip().partition("-")
+                first, last = int(lo), int(hi) if sep else int(lo)
+                if last < first or last - first > most:
+                    raise ValueError
+                out += range(first, last + 1)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must look like 1-6 or 1,2,4, got {shown(value)}") from None
+        if not out or len(out) > most or any(not low <= n <= high for n in out):
+            raise argparse.ArgumentTypeError(f"{name} values must be between {low} and {high}, got {shown(value)}")
+        return sorted(set(out))
+
+    return parse
+
+
+def _outputs(p: argparse.ArgumentParser, *, lang: bool = True) -> None:
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    p.add_argument("--markdown", metavar="FILE", help="also write a Markdown report to FILE")
+    p.add_argument("--force", action="store_true", default=argparse.SUPPRESS,
+                   help="replace the --markdown FILE if it exists (never through a link)")
+    if lang:  # the selectors already carry --lang
+        lang_option(p, "language of the table", default=argparse.SUPPRESS)
+
+
+def register(sub: SubParsers, selectors: Parser) -> None:
+    sweep = sub.add_parser("sweep", help="does speculation pay here? sweep γ, or load with speculation on/off")
+    kinds = sweep.add_subparsers(dest="sweep_kind", metavar="gamma|load", parser_class=Parser, required=True)
+    gamma = kinds.add_parser("gamma", parents=[selectors],
+                             help="tok/s and τ for γ = 1…N (plain included) against theory",
+                             description="The same prompt once per γ, plain decoding first, on local llama.cpp "
+                             "(--target, --draft) or a server (--url).")
+    gamma.add_argument("--gammas", type=int_list("--gammas", 1, MAX_GAMMA), default=[1, 2, 3, 4, 5, 6],
+                       metavar="LIST", help="drafted lengths to run, e.g. 1-6 or 1,2,4,8 (default: 1-6)")
+    gamma.add_argument("--no-plain", dest="with_plain", action="store_false",
+                       help="skip the plain-decoding run (remote servers cannot turn speculation off per request)")
+    _outputs(gamma, lang=False)
+    gamma.set_defaults(run=run_gamma)
+    load = kinds.add_parser("load", help="concurrency 1, 2, 4, 8… with speculation on and off",
+                            description="Two servers (or two configurations of one engine): one speculating, "
+                            "one not. Each level runs that many concurrent clients.")
+    load.add_argument("--on", required=True, metavar="URL", help="the server with speculation on")
+    load.add_argument("--off", required=True, metavar="URL", help="the same model with speculation off")
+    load.add_argument("--concurrency", type=int_list("--concurrency", 1, MAX_CONCURRENCY), default=list(DEFAULT_LEVELS),
+                      metavar="LIST", help="client counts, e.g. 1,2,4,8 (default)")
+    load.add_argument("--requests", type=int_in(1, 10_000, "--requests"), default=2, metavar="N",
+                      help="requests per client at each level (default: 2)")
+    load.add_argument("--max-tokens", type=int_in(1, 100_000, "--max-tokens"), default=128, metavar="N",
+                      help="tokens per request (default: 128)")
+    load.add_argument("--prompt", metavar="TEXT", help="the prompt every request sends")
+    load.add_argument("--model", metavar="M", help="model name (default: each server's first)")
+    load.add_argument("--api-key-env", metavar="NAME", default=argparse.SUPPRESS,
+                      help="environment variable holding the API key to send (default: none; "
+                           "OPENAI_API_KEY goes only to https://api.openai.com)")
+    _outputs(load)
+    load.set_defaults(run=run_load)
+
+
+def _emit(result: GammaSweep | LoadSweep, args: argparse.Namespace, text_out: str, md_out: str) -> int:
+    from specview.boundary.jsonio import dumps
+    from specview.boundary.safe_files import write_new
+
+    print(dumps(result.to_dict()) if args.json else text_out, end="\n" if args.json else "")
+    if args.markdown:
+        with _report_errors(args.markdown):
+            write_new(args.markdown, md_out, replace=args.force)
+    return 0
+
+
+def _check_report(args: argparse.Namespace) -> None:
+    """Before a sweep, which may take minutes: refuse a --markdown FILE that exists (without --force)."""
+    from specview.boundary.safe_files import check_new
+
+    if args.markdown:
+        with _report_errors(args.markdown):
+            check_new(args.markdown, replace=args.force)
+
+
+@contextmanager
+def _report_errors(name: str) -> Iterator[None]:
+    """The report's write errors as one line naming the whole path (fail() sanitises the line)."""
+    from specview.cli.errors import CliError
+
+    try:
+        yield
+    except FileExistsError:
+        raise CliError(f"{name} exists; --force to overwrite") from None
+    except OSError as exc:
+        raise CliError(f"cannot write the Markdown report {name}: {exc.strerror or exc}") from None
+
+
+def _lang(args: argparse.Namespace) -> str:
+    from specview.kernel.langs import DEFAULT_LANG
+
+    return getattr(args, "lang", None) or DEFAULT_LANG
+
+
+def run_gamma(args: argparse.Namespace) -> int:
+    _check_report(args)
+    from specview.cli.runspec_args import spec_from_args, specs_key_notice, warn_notice
+    from specview.features.sweep.model import analyse_gamma
+    from specview.features.sweep.render import gamma_markdown, gamma_text
+    from specview.features.sweep.runner import gamma_points
+    from specview.texts.catalog import text
+
+    lang = _lang(args)
+    base = spec_from_args(args, speed=0.0)
+    if base.kind not in ("llama", "openai"):
+        from specview.cli.errors import CliError
+
+        raise CliError("sweep gamma needs a real engine: --target T.gguf [--draft …] or --url URL")
+    warn_notice(specs_key_notice([base], lang))
+    plain = args.with_plain and base.kind == "llama"
+
+    def progress(gamma: int) -> None:
+        if not args.json:
+            print(f"… γ {gamma}" if gamma else f"… {text('sweep.plain', lang)}", file=sys.stderr, flush=True)
+
+    points, notes = gamma_points(base, args.gammas, plain=plain, progress=progress)
+    sweep = analyse_gamma(points, notes)
+    return _emit(sweep, args, gamma_text(sweep, lang), gamma_markdown(sweep, lang))
+
+
+def run_load(args: argparse.Namespace) -> int:
+    _check_report(args)
+    from specview.backends.remote.dialect import DEFAULT_PROMPT
+    from specview.catalog.config import load_config
+    from specview.cli.runspec_args import api_key_of, warn_notice, withheld_key_notice
+    from specview.cli.timeout_args import timeouts_of
+    from specview.features.sweep.load import LoadClient
+    from specview.features.sweep.model import LoadPoint, LoadSweep
+    from specview.features.sweep.render import load_markdown, load_text
+
+    lang = _lang(args)
+    config = load_config()
+    key, key_env = api_key_of(args, config)
+    warn_notice(withheld_key_notice(key, [args.on, args.off], lang))
+    prompt = args.prompt or DEFAULT_PROMPT
+    timeouts = timeouts_of(args, config)
+    on = LoadClient(args.on, key, key_env, args.model, timeouts)
+    try:
+        off = LoadClient(args.off, key, key_env, args.model, timeouts)
+    except BaseException:
+        on.close()
+        raise
+    points = []
+    try:
+        for client in (on, off):  # warm-up: prompt cache, lazy allocations
+            client.one(prompt, min(8, args.max_tokens), seed=0)
+        for level in args.concurrency:
+            if not args.json:
+                print(f"… {level}", file=sys.stderr, flush=True)
+            got_on = on.run(level, args.requests, prompt, args.max_tokens)
+            got_off = off.run(level, args.requests, prompt, args.max_tokens)
+            points.append(LoadPoint(level, got_on.tokens_per_second, got_off.tokens_per_second,
+                                    got_on.mean_per_request, got_off.mean_per_request, got_on.requests))
+    finally:
+        on.close()
+        off.close()
+    sweep = LoadSweep(tuple(points), on.root, off.root)
+    return _emit(sweep, args, load_text(sweep, lang), load_markdown(sweep, lang))

@@ -1,0 +1,197 @@
+"""Does speculation pay here? The results of `specview sweep`, as small documented shapes.
+
+γ sweep: one `GammaPoint` per drafted length (γ = 0 is plain decoding), measured on the same
+prompt. Theory comes from the measured numbers: α pooled over the sweep's drafting runs, the
+draft cost c (local runs time drafting), and the verify-cost ratio v(γ) = mean verify time of a
+round at γ ÷ the plain run's 1-token forward (`theory.verify_ratio`, the overlay's estimator;
+on a CPU verifying γ + 1 tokens is not free).
+Predicted speedup = τ(α, γ) / (γc + v(γ)) (`theory.speedup`); predicted tok/s = plain tok/s × it.
+"τ if γ were γ′" comes from the observed per-position curve of the run with the largest γ
+(`theory.tau_from_positions` on its first γ′ conditional acceptances).
+
+Load sweep: one `LoadPoint` per concurrency, with speculation on and off (two servers or two
+configurations); aggregate tok/s = all tokens ÷ wall time; per-request tok/s = the mean of each
+request's tokens ÷ its latency. The crossover is the first concurrency where speculation's
+aggregate throughput is no longer above plain decoding's: the article's "when it fails",
+measured. `LoadSweep.to_dict()` / `from_dict()` is the JSON shape the Learn screen
+"When it fails" reads (`specview sweep load … --json`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from specview.boundary.bounds import MAX_SECONDS, integer, mapping, real, sequence, string
+from specview.kernel.backend import Note
+from specview.kernel.theory import speedup, tau_from_positions, verify_ratio
+
+SCHEMA = "specview.sweep/1"
+MAX_LEVELS = 64  # concurrency levels one load sweep may hold (the command line allows as many)
+MAX_CONCURRENCY = 256  # clients at one level
+MAX_RATE = 1e9  # tokens per second: far beyond any engine
+
+
+@dataclass(frozen=True, slots=True)
+class GammaPoint:
+    """One run of the γ sweep (γ 0 = plain)."""
+
+    gamma: int
+    tokens: int
+    rounds: int
+    tokens_per_second: float | None
+    tau: float | None
+    acceptance_rate: float | None  # Leviathan's α of this run
+    per_position: tuple[float | None, ...] = ()  # conditional acceptance by draft position
+    draft_cost: float | None = None  # c, where the backend times drafting
+    mean_verify_s: float | None = None  # mean target forward of one round
+    mean_drafted: float | None = None  # drafts per round actually made (n-gram may draft fewer)
+    accepted: int = 0
+    verified: int = 0  # drafts verified (up to and including the first refused one)
+    max_drafted: int = 0  # the longest draft of a round (a server may not honour γ)
+
+
+@dataclass(frozen=True, slots=True)
+class GammaRow:
+    """A γ point with what theory predicts from the sweep's own measurements."""
+
+    point: GammaPoint
+    speedup: float | None  # measured tok/s ÷ plain tok/s
+    verify_ratio: float | None  # v(γ): this run's mean verify ÷ the plain 1-token forward
+    predicted_speedup: float | None
+    predicted_tokens_per_second: float | None
+    tau_from_curve: float | None  # τ this γ would give by the observed per-position curve
+    best: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GammaSweep:
+    """The analysed γ sweep."""
+
+    rows: tuple[GammaRow, ...]
+    alpha: float | None  # pooled over the drafting runs
+    c: float
+    best_gamma: int | None  # measured best (highest tok/s), plain included
+    curve: tuple[float | None, ...]  # the per-position curve "τ if γ were γ′" uses
+    notes: tuple[Note, ...] = ()  # what did not hold (catalog ids `note.<id>`)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA, "kind": "gamma", "alpha": self.alpha, "c": self.c, "best_gamma": self.best_gamma,
+            "curve": list(self.curve), "notes": [note.to_dict() for note in self.notes],
+            "rows": [{**asdict(r.point), "per_position": list(r.point.per_position), "speedup": r.speedup,
+                      "verify_ratio": r.verify_ratio, "predicted_speedup": r.predicted_speedup,
+                      "predicted_tokens_per_second": r.predicted_tokens_per_second,
+                      "tau_from_curve": r.tau_from_curve, "best": r.best} for r in self.rows],
+        }
+
+
+def analyse_gamma(points: list[GammaPoint], notes: tuple[Note, ...] = ()) -> GammaSweep:
+    """Theory next to measurement, the best γ marked."""
+    plain = next((p for p in points if p.gamma == 0), None)
+    drafting = [p for p in points if p.gamma > 0]
+    verified = sum(p.verified for p in drafting)
+    alpha = sum(p.accepted for p in drafting) / verified if verified > 0 else None
+    costs = [p.draft_cost for p in drafting if p.draft_cost is not None]
+    c = sum(costs) / len(costs) if costs else 0.0
+    deepest = max(drafting, key=lambda p: (len(p.per_position), p.gamma), default=None)
+    curve = deepest.per_position if deepest is not None else ()
+    base_tps = plain.tokens_per_second if plain is not None else None
+    base_verify = plain.mean_verify_s if plain is not None else None
+    timed = [p for p in points if p.tokens_per_second is not None]
+    best = max(timed, key=lambda p: p.tokens_per_second or 0.0).gamma if timed else None
+    rows = []
+    for p in sorted(points, key=lambda p: p.gamma):
+        ratio = None
+        if p.gamma > 0 and base_verify and p.mean_verify_s:
+            # v(γ) with this run's mean round verify as cost(γ+1), the plain run's as cost(1)
+            ratio = verify_ratio({0: base_verify, p.gamma: p.mean_verify_s}, p.gamma)
+        predicted = None
+        if p.gamma == 0:
+            predicted = 1.0
+        elif alpha is not None:
+            # v unknown (the run timed no verify): Theorem 3.8's v = 1
+            predicted = speedup(min(1.0, max(0.0, alpha)), p.gamma, c, 1.0 if ratio is None else ratio)
+        measured = p.tokens_per_second / base_tps if p.tokens_per_second and base_tps else None
+        rows.append(GammaRow(
+            point=p, speedup=measured, verify_ratio=ratio, predicted_speedup=predicted,
+            predicted_tokens_per_second=predicted * base_tps if predicted is not None and base_tps else None,
+            tau_from_curve=tau_if_gamma(curve, p.gamma), best=p.gamma == best,
+        ))
+    return GammaSweep(tuple(rows), alpha, c, best, curve, notes)
+
+
+def tau_if_gamma(curve: tuple[float | None, ...], gamma: int) -> float | None:
+    """τ a run drafting γ′ = `gamma` would give by the observed per-position curve (None past
+    what was observed)."""
+    if gamma == 0:
+        return 1.0
+    if gamma > len(curve) or any(a is None for a in curve[:gamma]):
+        return None
+    return tau_from_positions([a for a in curve[:gamma] if a is not None])
+
+
+@dataclass(frozen=True, slots=True)
+class LoadPoint:
+    """One concurrency of the load sweep: speculation on and off."""
+
+    concurrency: int
+    on_tokens_per_second: float  # aggregate
+    off_tokens_per_second: float
+    on_per_request: float  # mean per-request tok/s
+    off_per_request: float
+    requests: int = 0  # per configuration
+
+    @property
+    def gain(self) -> float | None:
+        """Aggregate speedup of speculation at this load (on ÷ off)."""
+        return self.on_tokens_per_second / self.off_tokens_per_second if self.off_tokens_per_second > 0 else None
+
+
+@dataclass(frozen=True, slots=True)
+class LoadSweep:
+    """The load sweep, with the crossover where speculation stops paying."""
+
+    points: tuple[LoadPoint, ...]
+    on_label: str = "speculation on"
+    off_label: str = "speculation off"
+    notes: tuple[Note, ...] = field(default=())
+
+    @property
+    def crossover(self) -> int | None:
+        """The first concurrency where speculation's aggregate tok/s is not above plain's."""
+        for point in sorted(self.points, key=lambda p: p.concurrency):
+            if point.on_tokens_per_second <= point.off_tokens_per_second:
+                return point.concurrency
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON the Learn screen "When it fails" reads (see module docstring)."""
+        return {
+            "schema": SCHEMA, "kind": "load", "on_label": self.on_label, "off_label": self.off_label,
+            "crossover": self.crossover, "notes": [note.to_dict() for note in self.notes],
+            "points": [{**asdict(p), "gain": p.gain} for p in self.points],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> LoadSweep:
+        """Read `to_dict()`'s shape back (e.g. a file the Learn screen is given): anything else,
+        or a value out of bounds, is Invalid (a ValueError) naming the field."""
+        data = mapping(data, "sweep")
+        if data.get("schema") != SCHEMA or data.get("kind") != "load":
+            raise ValueError("not a specview load sweep")
+        points = []
+        for i, item in enumerate(sequence(data.get("points"), "points", MAX_LEVELS)):
+            p = mapping(item, f"points[{i}]")
+
+            def rate(key: str, p: dict[str, Any] = p, i: int = i) -> float:
+                return real(p.get(key), f"points[{i}].{key}", 0.0, MAX_RATE)
+
+            points.append(LoadPoint(
+                integer(p.get("concurrency"), f"points[{i}].concurrency", 1, MAX_CONCURRENCY),
+                rate("on_tokens_per_second"), rate("off_tokens_per_second"),
+                rate("on_per_request"), rate("off_per_request"),
+                integer(p.get("requests", 0), f"points[{i}].requests", 0, int(MAX_SECONDS)),
+            ))
+        return cls(tuple(points), string(data.get("on_label", ""), "on_label"),
+                   string(data.get("off_label", ""), "off_label"), Note.read_all(data.get("notes", []), "notes"))

@@ -1,0 +1,144 @@
+"""`specview sweep` output for people: fixed-width tables, a terminal bar chart, Markdown.
+
+Every word comes from the catalogs (texts/engines.<lang>.toml); numbers use one em-dash rule
+(`core.text.number`). The chart is plain text: one bar per row, scaled to the largest value,
+the best γ (or the crossover) marked with ★ / ✗ so it reads without colour.
+"""
+
+from __future__ import annotations
+
+from specview.boundary.text import number, sanitize
+from specview.cli.table import right_aligned
+from specview.features.live.run_text import note_texts
+from specview.features.sweep.model import GammaSweep, LoadSweep
+from specview.texts.catalog import fill, text
+
+BAR_WIDTH = 36
+BLOCKS = " ▏▎▍▌▋▊▉█"
+
+
+def bar(value: float | None, top: float, width: int = BAR_WIDTH, fill: str = "█") -> str:
+    """A horizontal bar of `value` / `top` × `width` cells: in eighths when solid, whole cells
+    of `fill` otherwise (the dotted theory / speculation-off bars)."""
+    if value is None or top <= 0:
+        return " " * width
+    share = max(0.0, min(1.0, value / top))
+    if fill != "█":
+        return (fill * round(share * width)).ljust(width)
+    full, part = divmod(round(share * width * 8), 8)
+    return ("█" * full + (BLOCKS[part] if part else "")).ljust(width)
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return right_aligned([header, *rows])
+
+
+def gamma_header(lang: str) -> list[str]:
+    return ["γ", text("sweep.tps", lang), text("sweep.speedup", lang), "τ", text("sweep.tau_curve", lang),
+            "α", "v(γ)", text("sweep.pred_speedup", lang), text("sweep.pred_tps", lang), ""]
+
+
+def gamma_rows(sweep: GammaSweep, lang: str) -> list[list[str]]:
+    rows = []
+    for r in sweep.rows:
+        p = r.point
+        rows.append([
+            text("sweep.plain", lang) if p.gamma == 0 else str(p.gamma),
+            number(p.tokens_per_second, ".1f"), number(r.speedup, ".2f"), number(p.tau, ".2f"),
+            number(r.tau_from_curve, ".2f"), number(p.acceptance_rate, ".3f"), number(r.verify_ratio, ".2f"),
+            number(r.predicted_speedup, ".2f"), number(r.predicted_tokens_per_second, ".1f"),
+            "★ " + text("sweep.best", lang) if r.best else "",
+        ])
+    return rows
+
+
+def gamma_text(sweep: GammaSweep, lang: str) -> str:
+    """Table, chart and notes."""
+    lines = [text("sweep.gamma_title", lang), *_table(gamma_header(lang), gamma_rows(sweep, lang)), ""]
+    lines.append(f"α {number(sweep.alpha, '.3f')} · c {number(sweep.c, '.3f')} · "
+                 f"{text('sweep.curve', lang)} {' '.join(number(a, '.2f') for a in sweep.curve) or '—'}")
+    lines.append("")
+    top = max([r.point.tokens_per_second or 0.0 for r in sweep.rows]
+              + [r.predicted_tokens_per_second or 0.0 for r in sweep.rows], default=0.0)
+    lines.append(text("sweep.chart_gamma", lang))
+    for r in sweep.rows:
+        label = text("sweep.plain", lang) if r.point.gamma == 0 else f"γ {r.point.gamma}"
+        mark = " ★" if r.best else ""
+        measured = number(r.point.tokens_per_second, ".1f")
+        lines.append(f"{label:>7} │{bar(r.point.tokens_per_second, top)}│ {measured}{mark}")
+        if r.predicted_tokens_per_second is not None and r.point.gamma > 0:
+            lines.append(f"{'':>7} ┊{bar(r.predicted_tokens_per_second, top, fill='░')}┊ "
+                         f"{number(r.predicted_tokens_per_second, '.1f')} {text('sweep.theory', lang)}")
+    lines += ["", *(f"· {n}" for n in note_texts(sweep.notes, lang))]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def load_header(lang: str) -> list[str]:
+    return [text("sweep.concurrency", lang), text("sweep.on_tps", lang), text("sweep.off_tps", lang),
+            text("sweep.gain", lang), text("sweep.on_req", lang), text("sweep.off_req", lang), ""]
+
+
+def load_rows(sweep: LoadSweep, lang: str) -> list[list[str]]:
+    rows = []
+    crossover = sweep.crossover
+    for p in sweep.points:
+        rows.append([str(p.concurrency), number(p.on_tokens_per_second, ".1f"), number(p.off_tokens_per_second, ".1f"),
+                     number(p.gain, ".2f"), number(p.on_per_request, ".1f"), number(p.off_per_request, ".1f"),
+                     "✗ " + text("sweep.crossover", lang) if p.concurrency == crossover else ""])
+    return rows
+
+
+def load_text(sweep: LoadSweep, lang: str) -> str:
+    which = (f"{text('sweep.on', lang)}: {sanitize(sweep.on_label, 200, one_line=True)} · "
+             f"{text('sweep.off', lang)}: {sanitize(sweep.off_label, 200, one_line=True)}")
+    lines = [text("sweep.load_title", lang), which,
+             *_table(load_header(lang), load_rows(sweep, lang)), ""]
+    lines.append(verdict(sweep, lang))
+    lines += ["", text("sweep.chart_load", lang)]
+    top = max([max(p.on_tokens_per_second, p.off_tokens_per_second) for p in sweep.points], default=0.0)
+    crossover = sweep.crossover
+    for p in sweep.points:
+        mark = " ✗" if p.concurrency == crossover else ""
+        lines.append(f"{p.concurrency:>4} {text('sweep.on', lang):>4} │{bar(p.on_tokens_per_second, top)}│ "
+                     f"{p.on_tokens_per_second:.1f}{mark}")
+        lines.append(f"{'':>4} {text('sweep.off', lang):>4} ┊{bar(p.off_tokens_per_second, top, fill='░')}┊ "
+                     f"{p.off_tokens_per_second:.1f}")
+    lines += ["", *(f"· {n}" for n in note_texts(sweep.notes, lang))]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def verdict(sweep: LoadSweep, lang: str) -> str:
+    """Where speculation stops paying, in one sentence."""
+    crossover = sweep.crossover
+    if crossover is None:
+        return text("sweep.no_crossover", lang)
+    if crossover == min(p.concurrency for p in sweep.points):
+        return text("sweep.never_paid", lang)
+    return fill("sweep.crossover_at", lang, n=crossover)
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    def cells(values: list[str]) -> str:
+        return "| " + " | ".join(v.replace("|", "\\|") for v in values) + " |"
+
+    return [cells(header), "|" + "---|" * len(header), *(cells(r) for r in rows)]
+
+
+def gamma_markdown(sweep: GammaSweep, lang: str) -> str:
+    lines = [f"# {text('sweep.gamma_title', lang)}", "", *_md_table(gamma_header(lang), gamma_rows(sweep, lang)), "",
+             f"- α {number(sweep.alpha, '.3f')}, c {number(sweep.c, '.3f')}",
+             f"- {text('sweep.curve', lang)}: {', '.join(number(a, '.3f') for a in sweep.curve) or '—'}",
+             f"- {text('sweep.method_gamma', lang)}",
+             *(f"- {n}" for n in note_texts(sweep.notes, lang)), "", "```", gamma_text(sweep, lang).rstrip(), "```"]
+    return "\n".join(lines) + "\n"
+
+
+def load_markdown(sweep: LoadSweep, lang: str) -> str:
+    lines = [f"# {text('sweep.load_title', lang)}", "",
+             f"- {text('sweep.on', lang)}: `{sanitize(sweep.on_label, 200, one_line=True)}`",
+             f"- {text('sweep.off', lang)}: `{sanitize(sweep.off_label, 200, one_line=True)}`", "",
+             *_md_table(load_header(lang), load_rows(sweep, lang)), "",
+             f"- {verdict(sweep, lang)}",
+             f"- {text('sweep.method_load', lang)}",
+             *(f"- {n}" for n in note_texts(sweep.notes, lang)), "", "```", load_text(sweep, lang).rstrip(), "```"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,71 @@
+"""Run the γ sweep: the same prompt once per γ (γ 0 = plain) through the ordinary backends.
+
+Local llama runs time drafting and verifying, so c and the verify-cost ratio are measured;
+a remote server gives tok/s, τ and α only. llama-server reads the draft length from its
+command line (`--spec-draft-n-max`) in current builds and ignores the per-request
+`speculative.n_max`: when the runs' drafted lengths do not follow γ, the sweep says so and
+names the restart-free alternatives instead of showing a sweep that did not happen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from specview.features.sweep.model import GammaPoint
+from specview.kernel.backend import Note
+from specview.kernel.runspec import RunSpec
+
+# the server ignored the requested γ; the catalog text names the restart-free alternatives
+IGNORED_GAMMA = Note("sweep_ignored_gamma")
+
+
+def run_point(spec: RunSpec) -> GammaPoint:
+    """One headless run, reduced to what the sweep needs."""
+    from specview.backends.factory import make_backend
+    from specview.kernel.session import Session
+
+    session = Session(make_backend(spec))
+    for _ in session.run_headless():
+        pass
+    metrics = session.metrics  # after a reconcile: the exact rounds, not the streamed ones
+    drafted_rounds = metrics.drafting_rounds
+    snap = metrics.snapshot()
+    return GammaPoint(
+        gamma=0 if spec.plain else (spec.gamma or 0),
+        tokens=snap.tokens,
+        rounds=snap.rounds,
+        tokens_per_second=snap.tokens_per_second,
+        tau=snap.tau,
+        acceptance_rate=snap.acceptance_rate,
+        per_position=snap.per_position_acceptance,
+        draft_cost=snap.draft_cost,
+        mean_verify_s=snap.mean_verify_s,
+        mean_drafted=snap.drafted / drafted_rounds if drafted_rounds else None,
+        accepted=snap.accepted,
+        verified=snap.verified,
+        max_drafted=metrics.max_drafted,
+    )
+
+
+def gamma_points(base: RunSpec, gammas: list[int], *, plain: bool,
+                 progress: Callable[[int], None] | None = None) -> tuple[list[GammaPoint], tuple[Note, ...]]:
+    """Every γ in `gammas` (and plain first when `plain`), plus notes on what did not hold."""
+    runs = ([replace(base, plain=True, gamma=None)] if plain else []) + [
+        replace(base, plain=False, gamma=g) for g in gammas
+    ]
+    points = []
+    for spec in runs:
+        if progress is not None:
+            progress(0 if spec.plain else (spec.gamma or 0))
+        points.append(run_point(spec))
+    return points, tuple(ignored_gamma_notes(points))
+
+
+def ignored_gamma_notes(points: list[GammaPoint]) -> list[Note]:
+    """The note when γ was not honoured: a run drafted more than asked, or every run drafted the
+    same longest draft although different γ were asked."""
+    drafting = [p for p in points if p.gamma > 0 and p.max_drafted > 0]
+    over = any(p.max_drafted > p.gamma for p in drafting)
+    same = len(drafting) > 1 and len({p.max_drafted for p in drafting}) == 1 and len({p.gamma for p in drafting}) > 1
+    return [IGNORED_GAMMA] if over or same else []

@@ -1,0 +1,129 @@
+"""`specview watch --url URL`: monitor everything a server serves, from /metrics deltas.
+
+No prompt of ours: drafts/s, accepted/s, α, mean accepted length, per-position acceptance,
+tokens/s and running requests, over time, with counter resets (a restarted server) and broken
+counter invariants shown. In a terminal it opens the monitor screen; `--json` prints one object
+per poll, `--count N` stops after N polls (both work without a terminal).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import TYPE_CHECKING
+
+from specview.cli.argtypes import Parser, SubParsers, float_in, fps_option, int_in, lang_option, server_option
+from specview.cli.timeout_args import timeout_options
+
+if TYPE_CHECKING:
+    from specview.features.watch.model import WatchSample
+    from specview.features.watch.source import ServerWatch
+
+
+def register(sub: SubParsers, selectors: Parser) -> None:
+    watch = sub.add_parser("watch", help="monitor a server's speculative decoding from its /metrics",
+                           description="Poll a server's /metrics (llama-server with --metrics, vLLM, SGLang) "
+                           "and show what speculation does across every request it serves.")
+    watch.add_argument("--url", required=True, metavar="URL", help="server base URL, e.g. http://127.0.0.1:8080")
+    watch.add_argument("--interval", type=float_in(0.05, 3600.0, "--interval"), default=1.0, metavar="S",
+                       help="seconds between polls (default: 1)")
+    watch.add_argument("--count", type=int_in(1, 10_000_000, "--count"), metavar="N",
+                       help="stop after N polls (default: until q or Ctrl-C)")
+    watch.add_argument("--json", action="store_true", help="print one JSON object per poll (no terminal UI)")
+    server_option(watch, "server family", default=argparse.SUPPRESS)
+    watch.add_argument("--api-key-env", metavar="NAME", default=argparse.SUPPRESS,
+                       help="environment variable holding the API key to send (default: none; "
+                            "OPENAI_API_KEY goes only to https://api.openai.com)")
+    lang_option(watch, default=argparse.SUPPRESS)
+    fps_option(watch)
+    timeout_options(watch, streams=False, default=argparse.SUPPRESS)
+    watch.set_defaults(run=run)
+
+
+def open_watch(args: argparse.Namespace, lang: str) -> tuple[ServerWatch, str | None]:
+    """The ServerWatch the options describe (BackendError, exit 2, when it cannot be watched), and
+    the notice that OPENAI_API_KEY is not sent to it (None: nothing to say)."""
+    from specview.catalog.config import load_config
+    from specview.cli.runspec_args import api_key_of, withheld_key_notice
+    from specview.cli.timeout_args import timeouts_of
+    from specview.cli.waiting import announced_wait
+    from specview.features.watch.source import ServerWatch
+
+    config = load_config()
+    key, key_env = api_key_of(args, config)
+    notice = withheld_key_notice(key, [args.url], lang)
+    with announced_wait(lang):  # the first /metrics, detection: said, and q ends it
+        source = ServerWatch(args.url, key, key_env, getattr(args, "server", None), timeouts_of(args, config))
+    return source, notice
+
+
+def run(args: argparse.Namespace) -> int:
+    from specview.kernel.langs import DEFAULT_LANG
+
+    if not args.json and sys.stdout.isatty() and args.count is None:
+        from specview.cli.app_run import run_app, throttle_of, ui_settings
+        from specview.features.watch.app import WatchApp
+
+        ui = ui_settings(args)
+        source, notice = open_watch(args, ui.lang)
+        return run_app(WatchApp(source, interval=args.interval, theme_name=ui.theme, lang=ui.lang,
+                                problems=ui.problems, keymap=ui.keymap, throttle=throttle_of(ui)), [notice])
+    from specview.cli.runspec_args import warn_notice
+
+    lang = getattr(args, "lang", None) or DEFAULT_LANG
+    source, notice = open_watch(args, lang)
+    warn_notice(notice)
+    return run_headless(source, args.interval, args.count, as_json=args.json, lang=lang)
+
+
+def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_json: bool, lang: str) -> int:
+    """Poll and print until `count` samples (or Ctrl-C): one line, or one JSON object, per poll."""
+    from specview.boundary.jsonio import dumps
+    from specview.boundary.text import sanitize
+    from specview.features.live.run_text import note_texts
+    from specview.features.watch.model import WatchModel
+    from specview.texts.catalog import text
+    from specview.tui.gauges import violation_text
+
+    model = WatchModel()
+    if not as_json:
+        print(sanitize(source.describe(), 200, one_line=True), flush=True)
+    printed = 0
+    try:
+        while count is None or printed < count:
+            sample = model.feed(source.scrape())
+            if sample is not None:
+                printed += 1
+                if as_json:  # each note with its text, e.g. "/metrics: 2 lines skipped (over 4096 bytes)"
+                    record = sample.to_dict()
+                    record["notes"] = [{**n.to_dict(), "text": t} for n in sample.notes for t in note_texts((n,), lang)]
+                    print(dumps(record), flush=True)
+                else:
+                    print(line(sample, lang), flush=True)
+                    for v in sample.violations:
+                        print(f"  ! {text('watch.invariant', lang)}: {violation_text(v, lang)}", flush=True)
+                    for note in note_texts(sample.notes, lang):
+                        print(f"  ! {note}", flush=True)
+            if count is None or printed < count:
+                time.sleep(interval)
+    finally:
+        source.close()
+    if not model.has_drafts and not as_json:
+        print(text("watch.no_counters", lang), flush=True)
+    return 0
+
+
+def line(sample: WatchSample, lang: str) -> str:
+    """One human line per poll: the monitor's gauges (the gauge table's WATCH view), then the
+    per-position acceptance."""
+    from specview.boundary.text import number
+    from specview.kernel.gauges import WATCH, gauges
+    from specview.texts.catalog import text
+
+    parts = [f"{text(spec.short_id, lang)} {spec.formatted_watched(sample)}" for spec in gauges(WATCH)]
+    pos = " ".join(number(a, ".2f") for a in sample.per_position_acceptance) or "—"
+    parts.insert(4, f"{text('watch.by_position', lang)} {pos}")
+    if sample.reset:
+        parts.append(text("watch.reset", lang))
+    return " · ".join(parts)

@@ -1,0 +1,264 @@
+"""Watching a whole server: successive /metrics scrapes folded into rates, with resets and checks.
+
+`specview watch` sends no prompt of its own. Every poll yields a `Scrape` of the server's
+cumulative counters (speculative drafts, drafted and accepted tokens, accepted per draft
+position, generated tokens) and gauges (requests running). `WatchModel.feed` turns two
+successive scrapes into a `WatchSample`: the deltas over the interval and their rates.
+
+- Generated tokens count the counter plus the tokens of requests still running when the
+  server tells them (llama-server adds a request to /metrics only when it ends; its /slots
+  show the running ones), so tokens/s does not arrive in bursts. /metrics is read before
+  /slots, so a request that ends between the two reads is missing from both for one poll (the
+  sum dips, never overshoots): tokens are counted from the highest sum seen, and the dip is
+  made up at the next poll instead of being counted twice.
+- A counter that goes down means the server restarted: the sample is marked `reset`, and the
+  new values count from zero (what Prometheus' rate() assumes), so nothing goes negative.
+- Counter invariants are checked on every scrape and every delta: accepted ≤ drafted,
+  drafts ≤ drafted tokens, Σ per-position = accepted, per-position counts never rising with
+  the position (accepting draft k needs draft k − 1 accepted) and never above the drafts.
+  Broken ones are reported as `Violation`s (an engine bug, or a counter-accounting change).
+- Derived numbers follow DESIGN.md: yield = accepted / drafted; α (Leviathan's, accepted /
+  verified) assumes every draft had as many tokens as there are position series, so a round
+  with a accepted verified min(a + 1, γ) drafts; per-position acceptance is conditional,
+  P(k accepted | k verified) = count[k] / count[k − 1] (count[−1] = drafts), converted from
+  the marginal counts servers publish (`theory.conditional_from_marginal`); mean accepted
+  length = 1 + accepted / drafts (vLLM's).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from specview.boundary.bounds import MAX_POSITION
+from specview.kernel.backend import Note
+from specview.kernel.theory import conditional_from_marginal
+
+MAX_POSITIONS = MAX_POSITION + 1  # position series 0 … MAX_POSITION (the /metrics parser refuses more)
+
+
+@dataclass(frozen=True, slots=True)
+class Scrape:
+    """One poll of a server: cumulative counters (None where the server has none) and gauges."""
+
+    t: float
+    drafts: int | None = None
+    draft_tokens: int | None = None
+    accepted: int | None = None
+    per_position: tuple[int, ...] = ()
+    tokens: int | None = None  # generated tokens (all requests), as the counter says
+    in_flight: int | None = None  # tokens of requests still running, not in the counter yet
+    active: float | None = None  # requests running now
+    gauges: dict[str, float] = field(default_factory=dict)  # e.g. SGLang's accept length / rate
+    notes: tuple[Note, ...] = ()  # about the scrape itself, e.g. /metrics lines too long to read
+
+
+# The invariants, by id (texts: `watch.rule.<id>` names the rule, `watch.broken.<id>` says how
+# it broke, filled from `Violation.values`)
+ACCEPTED_LE_DRAFTED = "accepted_le_drafted"  # accepted ≤ drafted tokens
+DRAFTS_LE_TOKENS = "drafts_le_tokens"  # drafts ≤ drafted tokens (a draft has at least one token)
+POSITIONS_SUM = "positions_sum"  # Σ per-position = accepted
+POSITIONS_FALL = "positions_fall"  # per-position counts never rise with the position
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """A broken counter invariant: where (`scrape` or `delta`), which rule (an id above) and
+    the counts that broke it."""
+
+    where: str
+    rule: str
+    values: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"where": self.where, "rule": self.rule, **self.values}
+
+
+@dataclass(frozen=True, slots=True)
+class WatchSample:
+    """What happened between two scrapes (or since a restart, when `reset`)."""
+
+    t: float
+    dt: float
+    drafts: int
+    draft_tokens: int
+    accepted: int
+    per_position: tuple[int, ...]
+    tokens: int | None
+    active: float | None
+    reset: bool = False
+    violations: tuple[Violation, ...] = ()
+    gauges: dict[str, float] = field(default_factory=dict)  # the server's own gauges, as they are
+    notes: tuple[Note, ...] = ()  # the scrape's notes (catalog `note.<id>`), e.g. lines skipped
+
+    def _rate(self, n: int | None) -> float | None:
+        return None if n is None or self.dt <= 0 else n / self.dt
+
+    @property
+    def drafts_per_s(self) -> float | None:
+        return self._rate(self.draft_tokens)
+
+    @property
+    def accepted_per_s(self) -> float | None:
+        return self._rate(self.accepted)
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        return self._rate(self.tokens)
+
+    @property
+    def draft_yield(self) -> float | None:
+        return draft_yield(self.draft_tokens, self.accepted)
+
+    @property
+    def alpha(self) -> float | None:
+        return leviathan_alpha(self.drafts, self.accepted, self.per_position)
+
+    @property
+    def mean_accepted_length(self) -> float | None:
+        return mean_accepted_length(self.drafts, self.accepted)
+
+    @property
+    def per_position_acceptance(self) -> tuple[float | None, ...]:
+        return tuple(conditional_from_marginal(self.per_position, self.drafts))
+
+    def to_dict(self) -> dict[str, Any]:
+        """One JSON-ready object (`specview watch --json` prints one per poll)."""
+        return {
+            "t": round(self.t, 3), "dt": round(self.dt, 3), "reset": self.reset,
+            "drafts": self.drafts, "draft_tokens": self.draft_tokens, "accepted": self.accepted,
+            "per_position": list(self.per_position), "tokens": self.tokens, "active": self.active,
+            "drafts_per_s": _r(self.drafts_per_s), "accepted_per_s": _r(self.accepted_per_s),
+            "tokens_per_s": _r(self.tokens_per_s), "draft_yield": _r(self.draft_yield),
+            "alpha": _r(self.alpha), "mean_accepted_length": _r(self.mean_accepted_length),
+            "per_position_acceptance": [_r(a) for a in self.per_position_acceptance],
+            "violations": [v.to_dict() for v in self.violations], "gauges": dict(self.gauges),
+            "notes": [n.to_dict() for n in self.notes],
+        }
+
+
+def _r(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def draft_yield(draft_tokens: int, accepted: int) -> float | None:
+    """accepted ÷ drafted (llama.cpp's "rate")."""
+    return accepted / draft_tokens if draft_tokens > 0 else None
+
+
+def mean_accepted_length(drafts: int, accepted: int) -> float | None:
+    """Tokens per verify step, bonus or correction included: 1 + accepted ÷ drafts."""
+    return 1.0 + accepted / drafts if drafts > 0 else None
+
+
+def leviathan_alpha(drafts: int, accepted: int, per_position: tuple[int, ...]) -> float | None:
+    """accepted ÷ verified, with γ = the number of position series: position k is verified by
+    the drafts that accepted position k − 1 (all drafts verify position 0)."""
+    if drafts <= 0 or not per_position:
+        return None
+    verified = drafts + sum(per_position[:-1])
+    return accepted / verified if verified > 0 else None
+
+
+def check_invariants(drafts: int, draft_tokens: int, accepted: int, per_position: tuple[int, ...],
+                     where: str) -> list[Violation]:
+    """Every broken invariant among these counts (cumulative or a delta)."""
+    found: list[Violation] = []
+    if accepted > draft_tokens:
+        found.append(Violation(where, ACCEPTED_LE_DRAFTED, {"accepted": accepted, "drafted": draft_tokens}))
+    if drafts > draft_tokens:
+        found.append(Violation(where, DRAFTS_LE_TOKENS, {"drafts": drafts, "drafted": draft_tokens}))
+    if per_position:
+        total = sum(per_position)
+        if total != accepted:
+            found.append(Violation(where, POSITIONS_SUM, {"sum": total, "accepted": accepted}))
+        previous = drafts
+        for k, count in enumerate(per_position):
+            if count > previous:
+                found.append(Violation(where, POSITIONS_FALL, {"position": k, "count": count, "before": previous}))
+                break
+            previous = count
+    return found
+
+
+class WatchModel:
+    """Fold scrapes into samples; keeps totals since watching began and a bounded history."""
+
+    def __init__(self, history: int = 240) -> None:
+        self._last: Scrape | None = None
+        self._high = 0  # the highest generated-token sum (counter + in flight) seen since a reset
+        self.history: deque[WatchSample] = deque(maxlen=history)
+        self.resets = 0
+        self.total_drafts = 0
+        self.total_draft_tokens = 0
+        self.total_accepted = 0
+        self.total_tokens = 0
+        self.total_per_position: list[int] = []
+        self.violations: deque[Violation] = deque(maxlen=50)
+        self.started: float | None = None
+
+    @property
+    def has_drafts(self) -> bool:
+        """Whether the server publishes speculative counters at all."""
+        return self._last is not None and self._last.draft_tokens is not None
+
+    def feed(self, scrape: Scrape) -> WatchSample | None:
+        """Fold one scrape; the sample since the previous one (None for the first)."""
+        last, self._last = self._last, scrape
+        if self.started is None:
+            self.started = scrape.t
+        if last is None:
+            self._high = (scrape.tokens or 0) + (scrape.in_flight or 0)
+        broken = check_invariants(scrape.drafts or 0, scrape.draft_tokens or 0, scrape.accepted or 0,
+                                  scrape.per_position[:MAX_POSITIONS], "scrape")
+        if last is None:
+            self.violations.extend(broken)
+            return None
+        reset = _went_down(last, scrape)
+        base = Scrape(last.t) if reset else last
+        d_drafts = (scrape.drafts or 0) - (base.drafts or 0)
+        d_tokens = (scrape.draft_tokens or 0) - (base.draft_tokens or 0)
+        d_acc = (scrape.accepted or 0) - (base.accepted or 0)
+        width = min(MAX_POSITIONS, max(len(scrape.per_position), len(base.per_position)))
+        d_pos = tuple(_at(scrape.per_position, k) - _at(base.per_position, k) for k in range(width))
+        generated = None
+        if scrape.tokens is not None:  # requests in flight count as they go, not when they end
+            now = scrape.tokens + (scrape.in_flight or 0)
+            high = 0 if reset else self._high
+            generated = max(0, now - high)
+            self._high = max(high, now)
+        broken += check_invariants(d_drafts, d_tokens, d_acc, d_pos, "delta")
+        sample = WatchSample(scrape.t, scrape.t - last.t, d_drafts, d_tokens, d_acc, d_pos, generated,
+                             scrape.active, reset, tuple(broken), dict(scrape.gauges), scrape.notes)
+        self.resets += reset
+        self.total_drafts += d_drafts
+        self.total_draft_tokens += d_tokens
+        self.total_accepted += d_acc
+        self.total_tokens += generated or 0
+        if len(self.total_per_position) < width:
+            self.total_per_position.extend([0] * (width - len(self.total_per_position)))
+        for k, n in enumerate(d_pos):
+            self.total_per_position[k] += n
+        self.violations.extend(broken)
+        self.history.append(sample)
+        return sample
+
+    def totals(self) -> WatchSample:
+        """Everything since watching began, as one sample."""
+        t = self._last.t if self._last is not None else 0.0
+        return WatchSample(t, t - (self.started or t), self.total_drafts, self.total_draft_tokens,
+                           self.total_accepted, tuple(self.total_per_position),
+                           self.total_tokens, self._last.active if self._last else None)
+
+
+def _at(values: tuple[int, ...], k: int) -> int:
+    return values[k] if k < len(values) else 0
+
+
+def _went_down(before: Scrape, now: Scrape) -> bool:
+    """Any cumulative counter lower than before: the server restarted (or reset its counters)."""
+    pairs = [(before.drafts, now.drafts), (before.draft_tokens, now.draft_tokens),
+             (before.accepted, now.accepted), (before.tokens, now.tokens)]
+    pairs += [(_at(before.per_position, k), _at(now.per_position, k)) for k in range(len(before.per_position))]
+    return any(b is not None and n is not None and n < b for b, n in pairs)

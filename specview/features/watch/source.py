@@ -1,0 +1,111 @@
+"""Where `specview watch` gets its scrapes: a server's /metrics (and llama-server's /slots).
+
+No prompt is sent. The family is detected like the remote backend does (registry order,
+`--server` to force one), but without listing models. Each `scrape()` reads the family's
+speculative counters, generated-token counter, running-requests gauge and extra gauges
+into a `core.watch.Scrape`; a family without speculative counters (SGLang: gauges only, a
+generic server: none) gives a Scrape with those fields empty, and the monitor says so.
+Every count is bounded (core/bounds.py): a value the server sent that is not a count is one
+BackendError naming the server and the series, never a clamped number.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+
+from specview.backends.remote.client import Connection
+from specview.backends.remote.metrics import (
+    count_sums,
+    draft_counters,
+    gauge_means,
+    read_samples,
+    spec_family,
+    sum_families,
+)
+from specview.backends.remote.registry import checked_kind, detect
+from specview.backends.remote.timeouts import Timeouts
+from specview.boundary.api_key import ApiKey
+from specview.boundary.bounds import Invalid
+from specview.features.watch.model import Scrape
+from specview.kernel.errors import BackendError
+
+METRICS_HINT = "there is no /metrics to watch: llama-server needs --metrics; vLLM and SGLang serve it by default"
+
+
+class ServerWatch:
+    """One server, polled for /metrics."""
+
+    def __init__(self, url: str, api_key: ApiKey | None = None, key_env: str | None = None,
+                 server: str | None = None, timeouts: Timeouts | None = None) -> None:
+        wanted = checked_kind(server)
+        self._conn = Connection(url, api_key, key_env, timeouts)
+        try:
+            self._conn.get_text(f"{self._conn.root}/metrics", "reading /metrics", hint=METRICS_HINT)
+            with self._server_values("detecting the server"):
+                self.kind, self.facts = detect(self._conn, wanted, None)
+        except BaseException:
+            self._conn.close()
+            raise
+
+    @property
+    def root(self) -> str:
+        return self._conn.root
+
+    @contextmanager
+    def _server_values(self, what: str) -> Iterator[None]:
+        """A value the server sent that cannot be used → one BackendError naming the field."""
+        try:
+            yield
+        except Invalid as exc:
+            raise BackendError(f"{self._conn.root} sent a value specview cannot use while {what}: {exc}") from None
+
+    def describe(self, *, learn: bool = True) -> str:
+        """'llama-server b1234 · MTP (draft-mtp) · http://host:port' (data: sanitize to show).
+        The method may show only once a slot has served a request: with `learn` the server is
+        asked again until it does (a request: not from the UI thread)."""
+        if learn and self.facts.method is None and self.facts.speculating:
+            with self._server_values("reading the speculative method"):
+                method = self.kind.learn_method(self._conn)
+            if method is not None:
+                self.facts = replace(self.facts, method=method)
+        parts = [self.kind.server_name(self.facts), self.facts.method, self._conn.root]
+        return " · ".join(p for p in parts if p)
+
+    def scrape(self) -> Scrape:
+        """One poll, within the request timeout. Raises BackendError when the server stopped
+        answering /metrics (or did not finish in time) or sent a count that is not one."""
+        t = time.monotonic()
+        text = self._conn.get_text(f"{self._conn.root}/metrics", "watching /metrics")
+        kind = self.kind
+        prefix = kind.metrics_prefix
+        names = tuple(n for n in (kind.tokens_counter, kind.active_gauge) if n)
+        # one pass over the text for every family read (the other lines are never parsed)
+        samples = read_samples(text, ((spec_family(prefix),) if prefix else ()) + sum_families(names)
+                               + kind.watch_gauges)
+        with self._server_values("watching /metrics"):
+            counters = draft_counters(samples, prefix) if prefix else None
+            sums = count_sums(samples, names) if names else {}
+            in_flight = kind.in_flight_tokens(self._conn)
+        tokens = sums.get(kind.tokens_counter or "")
+        return Scrape(
+            t=t,
+            drafts=counters.drafts if counters else None,
+            draft_tokens=counters.draft_tokens if counters else None,
+            accepted=counters.accepted if counters else None,
+            per_position=counters.per_position if counters else (),
+            tokens=round(tokens) if tokens is not None else None,
+            in_flight=in_flight,
+            active=sums.get(kind.active_gauge or ""),
+            gauges=gauge_means(samples, kind.watch_gauges) if kind.watch_gauges else {},
+            notes=samples.notes(),
+        )
+
+    def interrupt(self) -> None:
+        """End a scrape in flight at once (any thread): stopping never waits on a stuck server."""
+        self._conn.interrupt()
+
+    def close(self) -> None:
+        self._conn.close()

@@ -1,0 +1,305 @@
+"""The event model every backend yields: one Round per target forward, and what a run says besides."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from enum import Enum, StrEnum
+from typing import Any
+
+from specview.boundary.bounds import (
+    MAX_COUNTER,
+    MAX_POSITION,
+    MAX_ROUND_DRAFTS,
+    MAX_ROUND_TOKENS,
+    MAX_TOKEN_ID,
+    Invalid,
+    integer,
+    mapping,
+    optional_integer,
+    optional_real,
+    real,
+    sequence,
+    string,
+)
+from specview.boundary.text import shown
+from specview.kernel import theory
+from specview.kernel.totals import CrossChecked, Totals
+
+
+class TokenStatus(Enum):
+    """What happened to one token in a round."""
+
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    CORRECTED = "corrected"
+    BONUS = "bonus"
+    PLAIN = "plain"
+    DISCARDED = "discarded"  # drafted after the first rejection: never verified, never emitted
+    UNDECIDED = "undecided"  # a draft shown before its verdict (step mode); never in a backend's Round
+
+
+NOT_EMITTED = frozenset({TokenStatus.REJECTED, TokenStatus.DISCARDED, TokenStatus.UNDECIDED})
+# The marks that tell statuses apart without colour (before, after the token's text); a rejected
+# draft is struck through instead, and accepted and plain tokens carry none.
+MARKS: dict[TokenStatus, tuple[str, str]] = {
+    TokenStatus.CORRECTED: ("▸", ""),
+    TokenStatus.BONUS: ("", "⁺"),
+    TokenStatus.DISCARDED: ("", "ˣ"),
+    TokenStatus.UNDECIDED: ("", "ˀ"),
+}
+
+
+_STATUSES = {status.value: status for status in TokenStatus}
+_PROBABILITY_MAX = 1.0 + 1e-9  # a normalised float distribution may put 1 + ε on one token
+
+
+@dataclass(frozen=True, slots=True)
+class TokenEvent:
+    """One token as shown: drafted (accepted/rejected/discarded) or emitted by the target.
+
+    Where the verifier knows them: `u` is the uniform draw a draft was judged with (accepted
+    when u < min(1, p/q)); for a corrected token `residual` is the residual mass
+    Σ max(0, p − q) = 1 − α at its position and `residual_p` its probability under
+    norm(max(0, p − q)), the distribution it was drawn from.
+    """
+
+    token_id: int | None
+    text: str
+    status: TokenStatus
+    position: int | None = None
+    p: float | None = None
+    q: float | None = None
+    inferred: bool = False
+    u: float | None = None
+    residual: float | None = None
+    residual_p: float | None = None
+
+    @property
+    def emitted(self) -> bool:
+        """True when the token is part of the output (not a rejected, discarded or undecided draft)."""
+        return self.status not in NOT_EMITTED
+
+    def __reduce__(self) -> tuple[type[TokenEvent], tuple[Any, ...]]:
+        # By position: about twice as fast to unpickle as the slots state (the flat-out producer).
+        return (TokenEvent, (self.token_id, self.text, self.status, self.position, self.p, self.q, self.inferred,
+                             self.u, self.residual, self.residual_p))
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.token_id,
+            "text": self.text,
+            "status": self.status.value,
+            "pos": self.position,
+            "p": self.p,
+            "q": self.q,
+            "inferred": self.inferred,
+        }
+        for key in ("u", "residual", "residual_p"):  # only where the verifier knew them
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any, field: str = "token") -> TokenEvent:
+        """A token read from outside (a recording): every field checked (bounds.Invalid names it)."""
+        data = mapping(data, field)
+        status = string(data.get("status"), f"{field}.status")
+        if status not in _STATUSES:
+            raise Invalid(f"{field}.status is {shown(status)}, expected one of {', '.join(_STATUSES)}")
+        inferred = data.get("inferred", False)
+        if not isinstance(inferred, bool):
+            raise Invalid(f"{field}.inferred must be true or false, got {shown(inferred)}")
+        return cls(
+            token_id=optional_integer(data.get("id"), f"{field}.id", 0, MAX_TOKEN_ID),
+            text=string(data.get("text"), f"{field}.text"),
+            status=_STATUSES[status],
+            position=optional_integer(data.get("pos"), f"{field}.pos", 0, MAX_POSITION),
+            p=optional_real(data.get("p"), f"{field}.p", 0.0, _PROBABILITY_MAX),
+            q=optional_real(data.get("q"), f"{field}.q", 0.0, _PROBABILITY_MAX),
+            inferred=inferred,
+            u=optional_real(data.get("u"), f"{field}.u", 0.0, 1.0),
+            residual=optional_real(data.get("residual"), f"{field}.residual", 0.0, _PROBABILITY_MAX),
+            residual_p=optional_real(data.get("residual_p"), f"{field}.residual_p", 0.0, _PROBABILITY_MAX),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """One target forward: the drafts it verified, the tokens it emitted, and the drafts it threw away.
+
+    `tokens` are in display order: accepted…, rejected?, corrected|bonus (or one plain token).
+    `discarded` are the drafts after the first rejection, in draft order: the target never
+    judged them (its logits there condition on the rejected draft), so they carry q where the
+    drafter knows it and never p.
+    """
+
+    index: int
+    drafted: int
+    tokens: tuple[TokenEvent, ...]
+    t_draft_s: float | None
+    t_verify_s: float | None
+    t_wall: float
+    discarded: tuple[TokenEvent, ...] = ()
+
+    @property
+    def accepted(self) -> int:
+        return sum(1 for t in self.tokens if t.status is TokenStatus.ACCEPTED)
+
+    @property
+    def emitted(self) -> int:
+        return sum(1 for t in self.tokens if t.emitted)
+
+    def __reduce__(self) -> tuple[type[Round], tuple[Any, ...]]:
+        return (Round, (self.index, self.drafted, self.tokens, self.t_draft_s, self.t_verify_s, self.t_wall,
+                        self.discarded))
+
+    @property
+    def text(self) -> str:
+        """The text this round added to the output."""
+        return "".join(t.text for t in self.tokens if t.emitted)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The round as JSON-ready data (a recording line's body); `discarded` only when there are some."""
+        out: dict[str, Any] = {
+            "index": self.index,
+            "drafted": self.drafted,
+            "tokens": [t.to_dict() for t in self.tokens],
+            "t_draft_s": self.t_draft_s,
+            "t_verify_s": self.t_verify_s,
+            "t_wall": self.t_wall,
+        }
+        if self.discarded:
+            out["discarded"] = [t.to_dict() for t in self.discarded]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any, field: str = "round") -> Round:
+        """A round read from outside: types, ranges and the counts' consistency checked.
+
+        Rounds recorded before discarded drafts were kept (format versions 1 and 2) have none.
+        """
+        data = mapping(data, field)
+        drafted = integer(data.get("drafted"), f"{field}.drafted", 0, MAX_ROUND_DRAFTS)
+        items = sequence(data.get("tokens"), f"{field}.tokens", MAX_ROUND_TOKENS)
+        tokens = tuple(TokenEvent.from_dict(t, f"{field}.tokens[{i}]") for i, t in enumerate(items))
+        accepted = sum(1 for t in tokens if t.status is TokenStatus.ACCEPTED)
+        if accepted > drafted:
+            raise Invalid(f"{field} has {accepted} accepted tokens but drafted {drafted}")
+        thrown = sequence(data.get("discarded", []), f"{field}.discarded", MAX_ROUND_DRAFTS)
+        discarded = tuple(TokenEvent.from_dict(t, f"{field}.discarded[{i}]") for i, t in enumerate(thrown))
+        if any(t.status is not TokenStatus.DISCARDED for t in discarded):
+            raise Invalid(f"{field}.discarded holds a token that is not a discarded draft")
+        if accepted + len(discarded) > drafted:
+            raise Invalid(f"{field} has {len(discarded)} discarded drafts beyond the {drafted} drafted")
+        return cls(
+            index=integer(data.get("index"), f"{field}.index", 0, MAX_COUNTER),
+            drafted=drafted,
+            tokens=tokens,
+            t_draft_s=optional_real(data.get("t_draft_s"), f"{field}.t_draft_s", 0.0),
+            t_verify_s=optional_real(data.get("t_verify_s"), f"{field}.t_verify_s", 0.0),
+            t_wall=real(data.get("t_wall"), f"{field}.t_wall"),
+            discarded=discarded,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Reconcile:
+    """Exact rounds that replace everything shown from round `first_index` on.
+
+    Some servers tell the exact grouping only at the end of a request (vLLM's
+    `per_step_accepted`); the inferred rounds streamed before are then redrawn from these.
+    """
+
+    first_index: int
+    rounds: tuple[Round, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"first_index": self.first_index, "rounds": [r.to_dict() for r in self.rounds]}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Reconcile:
+        """A reconcile read from outside (its rounds checked like any round)."""
+        data = mapping(data, "reconcile")
+        items = sequence(data.get("rounds"), "reconcile.rounds", MAX_COUNTER)
+        return cls(
+            first_index=integer(data.get("first_index"), "reconcile.first_index", 0, MAX_COUNTER),
+            rounds=tuple(Round.from_dict(r, f"reconcile.rounds[{i}]") for i, r in enumerate(items)),
+        )
+
+
+class Basis(StrEnum):
+    """Where plain decoding's cost, the measured speedup's baseline, comes from. The values are
+    the words recordings, `bench --json` and the catalogs' `basis.*` ids use."""
+
+    MEASURED = "measured"  # timed here, inside llama_decode, at the live context
+    ASSUMED = "assumed"  # a model's assumption, e.g. the simulator's "verify ≈ 1 forward"
+    GIVEN = "given"  # --baseline-tps
+    PAIRED = "paired"  # a plain run on another server (bench --baseline-url)
+    PLAIN_ROUNDS = "plain-rounds"  # the run's own plain rounds (core/overlay.py; never a calibration's)
+
+
+BASES = (Basis.MEASURED, Basis.ASSUMED, Basis.GIVEN, Basis.PAIRED)  # what a Calibration may say
+MAX_VERIFY_COSTS = 64  # k-token costs kept per calibration (γ is at most 32)
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """What plain decoding costs on this backend: the baseline a measured speedup divides by.
+
+    `basis` says where the numbers come from (one of BASES; see `Basis`).
+    `plain_s` is one plain decoding step (seconds per token); `verify_costs_s[k-1]` the cost
+    of one k-token target forward, k = 1 … len (empty when unknown).
+    """
+
+    basis: Basis
+    plain_s: float | None
+    verify_costs_s: tuple[float, ...] = ()
+    context: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.basis not in BASES:
+            raise ValueError(f"calibration basis must be one of {', '.join(BASES)}, got {self.basis!r}")
+        object.__setattr__(self, "basis", Basis(self.basis))  # the member even when given its word
+        if self.plain_s is not None and not self.plain_s > 0:
+            raise ValueError(f"plain_s must be > 0, got {self.plain_s}")
+        if len(self.verify_costs_s) > MAX_VERIFY_COSTS:
+            raise ValueError(f"at most {MAX_VERIFY_COSTS} verify costs, got {len(self.verify_costs_s)}")
+        if any(not cost > 0 for cost in self.verify_costs_s):
+            raise ValueError("verify costs must be > 0")
+
+    def verify_ratio(self, gamma: int) -> float | None:
+        """v(γ) = cost(γ+1) / cost(1), when both were measured (or assumed)."""
+        return theory.verify_ratio(self.verify_costs_s, gamma)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "basis": self.basis,
+            "plain_s": self.plain_s,
+            "verify_costs_s": list(self.verify_costs_s),
+            "context": self.context,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Calibration:
+        """A calibration read from outside (a recording): every field checked (bounds.Invalid names it)."""
+        data = mapping(data, "calibration")
+        basis = string(data.get("basis"), "calibration.basis")
+        if basis not in BASES:
+            raise Invalid(f"calibration.basis is {shown(basis)}, expected one of {', '.join(BASES)}")
+        costs = sequence(data.get("verify_costs_s", []), "calibration.verify_costs_s", MAX_VERIFY_COSTS)
+        return cls(
+            basis=Basis(basis),
+            plain_s=optional_real(data.get("plain_s"), "calibration.plain_s", 1e-12),
+            verify_costs_s=tuple(real(c, f"calibration.verify_costs_s[{i}]", 1e-12) for i, c in enumerate(costs)),
+            context=optional_integer(data.get("context"), "calibration.context", 0, MAX_COUNTER),
+        )
+
+
+StreamItem = Round | Reconcile | Calibration | Totals | CrossChecked  # what a backend yields
+
+
+def only_rounds(items: Iterable[StreamItem]) -> Iterator[Round]:
+    """The rounds of a backend's output, without what it says besides (a screen that shows rounds only)."""
+    return (item for item in items if isinstance(item, Round))

@@ -1,0 +1,377 @@
+"""Metrics as a pure fold over Rounds: running totals, a window, per-position counts.
+
+α (acceptance rate) is Leviathan's: the probability that a *verified* draft is accepted,
+accepted / verified, where a round verifies its drafts up to and including the first
+rejection. That is the α of Eq. 1, so expected τ = (1 − α^{γ+1}) / (1 − α) is comparable
+with the measured τ. accepted / drafted (llama.cpp's "rate") is reported as draft_yield.
+
+The baseline of a measured speedup comes from Calibration events (what plain decoding costs:
+measured by the local backend, assumed by the simulator, given on the command line) or,
+failing those, from this run's own plain rounds: a round that drafted nothing is one plain
+step, so their mean duration is plain decoding's time per token.
+
+Totals (a server's exact counts at the end of a request) close a request: they replace the
+counts of the rounds folded since the previous Totals (or the start), never add to them, so a
+request's drafts are counted once. Replaced: drafted and accepted (the server's); tokens (the
+server's where it counted them); rounds = tokens − accepted (every target forward emits its
+accepted drafts plus one token of its own); drafting rounds = the verify steps where given,
+else every forward after the prompt's; verified and per-position counts from the per-position
+accepted counts where given (position k is verified when all before it were accepted), else
+verified = accepted + drafting rounds, at most drafted (each step taken to end in a rejection:
+α then reads low when steps accept all their drafts) and the rounds' per-position counts stay.
+Not replaced: the window, the histories and the timing, which follow the rounds as streamed.
+`exact_totals` names the numbers (BackendInfo.exact keys) that rest on such totals for the
+whole run: the gauges say "exact totals, rounds inferred" for them.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from specview.boundary.bounds import MAX_ROUND_DRAFTS
+from specview.kernel.events import Basis, Calibration, Round, TokenStatus
+from specview.kernel.theory import expected_tau
+from specview.kernel.totals import CrossChecked, Totals
+
+
+@dataclass(frozen=True, slots=True)
+class MetricsSnapshot:
+    """Everything a gauge or `bench --json` reads, at one instant."""
+
+    rounds: int
+    tokens: int
+    drafted: int
+    accepted: int
+    verified: int
+    acceptance_rate: float | None
+    draft_yield: float | None
+    tau: float | None
+    tokens_per_second: float | None
+    window_acceptance_rate: float | None
+    window_tau: float | None
+    window_tokens_per_second: float | None
+    per_position_acceptance: tuple[float | None, ...]
+    per_position_verified: tuple[int, ...]
+    draft_cost: float | None
+    expected_tau: float | None
+    mean_gamma: float | None
+    mean_verify_s: float | None
+    elapsed_s: float | None
+    tau_history: tuple[float, ...]
+    alpha_history: tuple[float, ...]
+    calibration: Calibration | None = None  # the run's calibrations combined (means of each number)
+    calibrations: int = 0
+    plain_round_s: float | None = None  # mean duration of the run's timed plain rounds
+    plain_rounds: int = 0
+    gamma_counts: tuple[tuple[int, int], ...] = ()  # (γ, rounds that drafted γ), γ ascending
+    totals: Totals | None = None  # the servers' end-of-request totals, summed over the requests
+    totals_requests: int = 0
+    exact_totals: frozenset[str] = frozenset()  # BackendInfo.exact keys the totals make exact
+    cross_check: CrossChecked | None = None  # the last request's counts against the server's own
+
+
+@dataclass(slots=True)
+class _Counts:
+    """The counts a request's Totals replace, as they stood when the previous request closed."""
+
+    rounds: int = 0
+    tokens: int = 0
+    drafted: int = 0
+    accepted: int = 0
+    verified: int = 0
+    verified_at: list[int] = field(default_factory=list)
+    accepted_at: list[int] = field(default_factory=list)
+    gamma_counts: dict[int, int] = field(default_factory=dict)
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return num / den if den > 0 else None
+
+
+def _summed(before: list[int], request: list[int]) -> list[int]:
+    width = max(len(before), len(request))
+    return [(before[k] if k < len(before) else 0) + (request[k] if k < len(request) else 0) for k in range(width)]
+
+
+class Metrics:
+    """Fold Rounds one at a time; `snapshot()` is cheap enough to call every frame."""
+
+    def __init__(self, window: int = 64, history: int = 240) -> None:
+        self.window_size = window
+        self._window: deque[tuple[float, int, int, int]] = deque(maxlen=window)
+        self._win_tokens = 0
+        self._win_verified = 0
+        self._win_accepted = 0
+        self._tau_history: deque[float] = deque(maxlen=history)
+        self._alpha_history: deque[float] = deque(maxlen=history)
+        self.rounds = 0
+        self.tokens = 0
+        self.drafted = 0
+        self.accepted = 0
+        self.verified = 0
+        self._verified_at: list[int] = []
+        self._accepted_at: list[int] = []
+        self._gamma_counts: dict[int, int] = {}
+        self._t_start: float | None = None
+        self._t_last: float | None = None
+        self._rate_tokens = 0
+        self._timed_rounds = 0
+        self._timed_drafted = 0
+        self._t_draft_sum = 0.0
+        self._t_verify_sum = 0.0
+        self._verify_all_sum = 0.0
+        self._verify_all_n = 0
+        self.calibrations = 0
+        self._cal_basis: Basis | None = None
+        self._cal_context: int | None = None
+        self._cal_plain = [0.0, 0]
+        self._cal_costs: list[list[float]] = []  # [sum, n] per k
+        self._plain_round_sum = 0.0
+        self._plain_rounds = 0
+        self._closed = _Counts()
+        self._totals: Totals | None = None
+        self._totals_requests = 0
+        self._totals_cover: frozenset[str] = frozenset()
+        self.cross_check: CrossChecked | None = None
+
+    def calibrate(self, cal: Calibration) -> None:
+        """Fold in what plain decoding costs (a later basis replaces an earlier one)."""
+        if cal.basis != self._cal_basis:
+            self._cal_basis = cal.basis
+            self._cal_plain = [0.0, 0]
+            self._cal_costs = []
+        self.calibrations += 1
+        self._cal_context = cal.context
+        if cal.plain_s is not None:
+            self._cal_plain[0] += cal.plain_s
+            self._cal_plain[1] += 1
+        for k, cost in enumerate(cal.verify_costs_s):
+            if k == len(self._cal_costs):
+                self._cal_costs.append([0.0, 0])
+            self._cal_costs[k][0] += cost
+            self._cal_costs[k][1] += 1
+
+    def _calibration(self) -> Calibration | None:
+        if self._cal_basis is None:
+            return None
+        plain_sum, plain_n = self._cal_plain
+        costs = []
+        for total, n in self._cal_costs:
+            if not n:
+                break
+            costs.append(total / n)
+        return Calibration(self._cal_basis, plain_sum / plain_n if plain_n else None, tuple(costs), self._cal_context)
+
+    def add(self, rnd: Round | Calibration | Totals | CrossChecked) -> None:
+        """Fold one round in (a calibration goes to `calibrate`, totals to `close_request`; the
+        last cross-check is kept as it is)."""
+        if not isinstance(rnd, Round):  # one test on the path every round takes
+            self._add_said(rnd)
+            return
+        emitted = accepted = 0
+        for token in rnd.tokens:  # one pass (Round.emitted and .accepted would take two)
+            status = token.status
+            if status is not TokenStatus.REJECTED:
+                emitted += 1
+                accepted += status is TokenStatus.ACCEPTED
+        drafted = rnd.drafted
+        self.rounds += 1
+        self.tokens += emitted
+        self.drafted += drafted
+        self.accepted += accepted
+        self._gamma_counts[drafted] = self._gamma_counts.get(drafted, 0) + 1
+        verified = min(accepted + 1, drafted)
+        self.verified += verified
+        if len(self._verified_at) < drafted:
+            grow = drafted - len(self._verified_at)
+            self._verified_at.extend([0] * grow)
+            self._accepted_at.extend([0] * grow)
+        for k in range(verified):
+            self._verified_at[k] += 1
+        for k in range(min(accepted, drafted)):
+            self._accepted_at[k] += 1
+        self._add_plain_round(rnd)
+        self._add_timing(rnd, emitted)
+        self._add_window(rnd.t_wall, emitted, verified, accepted)
+
+    def _add_said(self, item: Calibration | Totals | CrossChecked) -> None:
+        """What a backend says besides its rounds."""
+        if isinstance(item, Calibration):
+            self.calibrate(item)
+        elif isinstance(item, Totals):
+            self.close_request(item)
+        else:
+            self.cross_check = item
+
+    def close_request(self, totals: Totals) -> None:
+        """Replace the counts of the rounds since the last request closed by the server's totals
+        (the rule is in the module docstring)."""
+        before = self._closed
+        tokens = totals.tokens if totals.tokens is not None else self.tokens - before.tokens
+        rounds = max(0, tokens - totals.accepted)
+        steps = rounds - 1 if totals.verify_steps is None else totals.verify_steps
+        steps = max(0, min(steps, rounds))
+        positions = totals.per_position
+        if positions is not None:
+            verified_at = [max(steps, positions[0]), *positions[:-1]] if positions else []
+            self._verified_at = _summed(before.verified_at, verified_at)
+            self._accepted_at = _summed(before.accepted_at, list(positions))
+            verified = sum(verified_at)
+        else:
+            verified = min(totals.drafted, totals.accepted + steps)
+        self.rounds = before.rounds + rounds
+        self.tokens = before.tokens + tokens
+        self.drafted = before.drafted + totals.drafted
+        self.accepted = before.accepted + totals.accepted
+        self.verified = before.verified + max(verified, totals.accepted)
+        counts = dict(before.gamma_counts)
+        if steps:
+            gamma = min(MAX_ROUND_DRAFTS, max(1, round(totals.drafted / steps), len(positions or ())))
+            counts[gamma] = counts.get(gamma, 0) + steps
+        if rounds > steps:
+            counts[0] = counts.get(0, 0) + rounds - steps
+        self._gamma_counts = counts
+        cover = {"tau"} if totals.tokens is not None else set()
+        if positions is not None:
+            cover |= {"acceptance", "per_position"}
+        self._totals_cover = frozenset(cover) & (self._totals_cover if self._totals else frozenset(cover))
+        self._totals = totals if self._totals is None else self._totals.plus(totals)
+        self._totals_requests += 1
+        self._closed = _Counts(self.rounds, self.tokens, self.drafted, self.accepted, self.verified,
+                               list(self._verified_at), list(self._accepted_at), dict(counts))
+
+    def _exact_totals(self) -> frozenset[str]:
+        """What the totals make exact, while no round has come since the last request closed."""
+        return self._totals_cover if self._totals is not None and self.rounds == self._closed.rounds else frozenset()
+
+    def _add_plain_round(self, rnd: Round) -> None:
+        """A round that drafted nothing is one plain step: its duration is plain decoding's cost.
+
+        Timed from the previous round's end (the same clock as tokens/s); the first round also
+        carries the prompt, and rounds whose plain status was inferred are not known to be plain.
+        """
+        if rnd.drafted or self._t_last is None or len(rnd.tokens) != 1:
+            return
+        token = rnd.tokens[0]
+        if token.status is TokenStatus.PLAIN and not token.inferred:
+            self._plain_round_sum += max(0.0, rnd.t_wall - self._t_last)
+            self._plain_rounds += 1
+
+    @property
+    def drafting_rounds(self) -> int:
+        """Rounds that drafted at least one token (a server's `num_drafts`)."""
+        return sum(n for gamma, n in self._gamma_counts.items() if gamma > 0)
+
+    @property
+    def max_drafted(self) -> int:
+        """The largest γ of any round so far (0 before the first draft)."""
+        return max(self._gamma_counts, default=0)
+
+    @property
+    def accepted_by_position(self) -> tuple[int, ...]:
+        """Accepted drafts at each position 1..γ (a server's `num_accepted_tokens_per_pos`)."""
+        return tuple(self._accepted_at)
+
+    def _add_timing(self, rnd: Round, emitted: int) -> None:
+        if self._t_start is None:
+            spent = (rnd.t_draft_s or 0.0) + (rnd.t_verify_s or 0.0)
+            self._t_start = rnd.t_wall - spent
+            if spent > 0:
+                self._rate_tokens += emitted
+        else:
+            self._rate_tokens += emitted
+        self._t_last = rnd.t_wall
+        if rnd.t_verify_s is not None:
+            self._verify_all_sum += rnd.t_verify_s
+            self._verify_all_n += 1
+        if rnd.t_verify_s is not None and rnd.t_draft_s is not None and rnd.drafted > 0:
+            self._timed_rounds += 1
+            self._timed_drafted += rnd.drafted
+            self._t_draft_sum += rnd.t_draft_s
+            self._t_verify_sum += rnd.t_verify_s
+
+    def _add_window(self, t_wall: float, emitted: int, verified: int, accepted: int) -> None:
+        if len(self._window) == self._window.maxlen:
+            _, old_e, old_v, old_a = self._window[0]
+            self._win_tokens -= old_e
+            self._win_verified -= old_v
+            self._win_accepted -= old_a
+        self._window.append((t_wall, emitted, verified, accepted))
+        self._win_tokens += emitted
+        self._win_verified += verified
+        self._win_accepted += accepted
+        self._tau_history.append(self._win_tokens / len(self._window))
+        alpha = _ratio(self._win_accepted, self._win_verified)
+        if alpha is not None:
+            self._alpha_history.append(alpha)
+
+    def _window_rate(self) -> float | None:
+        if len(self._window) < 2:
+            return None
+        span = self._window[-1][0] - self._window[0][0]
+        return _ratio(self._win_tokens - self._window[0][1], span)
+
+    def _expected_tau(self, alpha: float | None) -> float | None:
+        drafting = {g: n for g, n in self._gamma_counts.items() if g > 0}
+        if alpha is None or not drafting:
+            return None
+        total = sum(self._gamma_counts.values())
+        return sum(n * expected_tau(alpha, g) for g, n in self._gamma_counts.items()) / total
+
+    def snapshot(self) -> MetricsSnapshot:
+        alpha = _ratio(self.accepted, self.verified)
+        elapsed = None
+        if self._t_start is not None and self._t_last is not None:
+            elapsed = self._t_last - self._t_start
+        calibration = self._calibration()
+        return MetricsSnapshot(
+            rounds=self.rounds,
+            tokens=self.tokens,
+            drafted=self.drafted,
+            accepted=self.accepted,
+            verified=self.verified,
+            acceptance_rate=alpha,
+            draft_yield=_ratio(self.accepted, self.drafted),
+            tau=_ratio(self.tokens, self.rounds),
+            tokens_per_second=_ratio(self._rate_tokens, elapsed or 0.0),
+            window_acceptance_rate=_ratio(self._win_accepted, self._win_verified),
+            window_tau=_ratio(self._win_tokens, len(self._window)),
+            window_tokens_per_second=self._window_rate(),
+            per_position_acceptance=tuple(
+                _ratio(a, v) for a, v in zip(self._accepted_at, self._verified_at, strict=True)
+            ),
+            per_position_verified=tuple(self._verified_at),
+            draft_cost=self._draft_cost(calibration),
+            expected_tau=self._expected_tau(alpha),
+            mean_gamma=_ratio(self.drafted, self.rounds),
+            mean_verify_s=_ratio(self._verify_all_sum, self._verify_all_n),
+            elapsed_s=elapsed,
+            tau_history=tuple(self._tau_history),
+            alpha_history=tuple(self._alpha_history),
+            calibration=calibration,
+            calibrations=self.calibrations,
+            plain_round_s=_ratio(self._plain_round_sum, self._plain_rounds),
+            plain_rounds=self._plain_rounds,
+            gamma_counts=tuple(sorted(self._gamma_counts.items())),
+            totals=self._totals,
+            totals_requests=self._totals_requests,
+            exact_totals=self._exact_totals(),
+            cross_check=self.cross_check,
+        )
+
+    def _draft_cost(self, calibration: Calibration | None) -> float | None:
+        """c = one draft step ÷ one 1-token target forward (Leviathan's definition).
+
+        The 1-token forward comes from the calibration; without one, the mean verification
+        stands in for it, which is right only where verifying costs one forward (the
+        simulator assumes so and says it).
+        """
+        if not (self._timed_rounds and self._timed_drafted):
+            return None
+        per_draft = self._t_draft_sum / self._timed_drafted
+        if calibration is not None and calibration.verify_costs_s:
+            return per_draft / calibration.verify_costs_s[0]
+        if self._t_verify_sum > 0:
+            return per_draft / (self._t_verify_sum / self._timed_rounds)
+        return None

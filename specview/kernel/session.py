@@ -1,0 +1,353 @@
+"""Session: runs a backend on a worker thread into a bounded buffer; the consumer folds Metrics.
+
+The producer blocks when the buffer holds `buffer_tokens` tokens (back-pressure, nothing
+dropped): counted in tokens, not rounds, so runs with short rounds (γ 1) and long ones (γ 7)
+get the same share of each frame when several share a screen. Pause and
+single-step gate the producer between rounds. Errors are handed to the consumer as data.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from specview.boundary.secrets import known_secrets
+from specview.boundary.stream_mask import RoundMasker, mask_rounds
+from specview.kernel.backend import Interruptible
+from specview.kernel.errors import SpecviewError, describe_error
+from specview.kernel.events import Calibration, Reconcile, Round, StreamItem, TokenEvent, TokenStatus
+from specview.kernel.metrics import Metrics
+from specview.kernel.totals import CrossChecked, Totals
+
+if TYPE_CHECKING:
+    from specview.kernel.backend import Backend
+
+RoundSink = Callable[[StreamItem], None]
+NOT_ROUNDS = (Calibration, Totals, CrossChecked)  # what a backend says besides its rounds (no text)
+
+
+@dataclass(frozen=True, slots=True)
+class Drained:
+    """What one pump tick takes from the session."""
+
+    rounds: list[Round]
+    error: str | None
+    finished: bool
+    reconciled: bool = False  # the history was replaced: redraw from `Session.history`
+
+
+class Session:
+    """One run of one backend, shared by the live view and the headless commands."""
+
+    def __init__(self, backend: Backend, *, buffer_tokens: int = 16_384, window: int = 64,
+                 keep_rounds: int = 0) -> None:
+        self.backend = backend
+        self.metrics = Metrics(window=window)
+        self._buffer: deque[StreamItem] = deque()
+        # The rounds drawn so far: kept for backends that may reconcile (bounded by one request's
+        # rounds), and the last `keep_rounds` of any run (what an export of the run holds).
+        self.history: list[Round] = []
+        self._calibrations: list[Calibration] = []
+        # A request's totals, each after the index of the last round it closes (-1: none): a
+        # reconcile folds the metrics again and must close the same requests.
+        self._totals: list[tuple[int, Totals]] = []
+        self.keep_rounds = keep_rounds
+        self.dropped_rounds = 0  # rounds no longer in `history` because of keep_rounds
+        self._capacity = buffer_tokens
+        self._buffered = 0  # tokens in the buffer
+        self._cond = threading.Condition()
+        self._stop = threading.Event()
+        self._running = threading.Event()
+        self._running.set()
+        self._steps = 0
+        self._paused_at: float | None = None
+        self._paused_total = 0.0
+        self._error: str | None = None
+        self._finished = False
+        self._thread: threading.Thread | None = None
+        self._sinks: list[RoundSink] = []
+        self.produced = 0
+
+    def add_sink(self, sink: RoundSink) -> None:
+        """Call `sink` on the producer thread for every round, reconcile and calibration (e.g. a recorder)."""
+        self._sinks.append(sink)
+
+    # producer side -------------------------------------------------------
+    def fail(self, message: str) -> None:
+        """End before starting (e.g. the recording cannot be written): the consumer sees `message`."""
+        with self._cond:
+            self._error = message
+            self._finished = True
+            self._cond.notify_all()
+
+    def start(self) -> None:
+        """Start the producer thread (not after `fail`)."""
+        if self._finished:
+            return
+        self._thread = threading.Thread(target=self._produce, name="specview-backend", daemon=True)
+        self._thread.start()
+
+    def _produce(self) -> None:
+        masker = _masker()
+        try:
+            rounds = iter(self.backend.rounds(self._stop))
+            while self._gate():
+                rnd = next(rounds, None)
+                while isinstance(rnd, NOT_ROUNDS):  # not a round: a single step goes on to the next round
+                    if not self._deliver([rnd]):
+                        return
+                    rnd = next(rounds, None)
+                if rnd is None:
+                    break
+                if isinstance(rnd, Round) and not self.backend.info.virtual_clock and self._paused_total:
+                    rnd = replace(rnd, t_wall=rnd.t_wall - self._paused_total)
+                if not self._deliver(_masked(masker, rnd)):
+                    break
+        except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
+            self._error = describe_error(exc)
+        finally:
+            try:
+                if masker is not None:  # the rounds before a failure still count
+                    self._deliver(masker.flush())
+            except Exception as exc:  # noqa: BLE001 - a sink (the recorder) failed
+                self._error = self._error or describe_error(exc)
+            with self._cond:
+                self._finished = True
+                self._cond.notify_all()
+
+    def _deliver(self, items: Sequence[StreamItem]) -> bool:
+        """Buffer each item and hand it to the sinks; False once stopped."""
+        for item in items:
+            if not self._put(item):
+                return False
+            for sink in self._sinks:
+                sink(item)
+        return True
+
+    def _put(self, rnd: StreamItem) -> bool:
+        with self._cond:
+            while self._buffered >= self._capacity and not self._stop.is_set():
+                self._cond.wait(0.1)
+            if self._stop.is_set():
+                return False
+            self._buffer.append(rnd)
+            self._buffered += _tokens(rnd)
+            if isinstance(rnd, Round):
+                self.produced += 1
+            return True
+
+    def _gate(self) -> bool:
+        """Before asking for the next round: block while paused, unless a step is owed."""
+        with self._cond:
+            while not self._running.is_set() and self._steps == 0:
+                if self._stop.is_set():
+                    return False
+                self._cond.wait(0.1)
+            if not self._running.is_set():
+                self._steps -= 1
+        return not self._stop.is_set()
+
+    # consumer side -------------------------------------------------------
+    def drain(self, limit: int | None = None) -> Drained:
+        """Take buffered rounds (all, or up to `limit`) and fold them into the metrics."""
+        with self._cond:
+            n = len(self._buffer) if limit is None else min(limit, len(self._buffer))
+            items = [self._buffer.popleft() for _ in range(n)]
+            self._buffered -= sum(_tokens(item) for item in items)
+            self._cond.notify_all()
+            finished = self._finished and not self._buffer
+        taken = [rnd for item in items if (rnd := self._absorb(item)) is not None]
+        reconciled = any(isinstance(item, Reconcile) for item in items)
+        return Drained(taken, self._error, finished, reconciled)
+
+    def drawable(self, drained: Drained) -> tuple[bool, list[TokenEvent]]:
+        """What a view shows for a drain: (replace everything?, the tokens to add).
+
+        After a reconcile the view redraws the whole (exact) history; otherwise it appends.
+        """
+        rounds = self.history if drained.reconciled else drained.rounds
+        return drained.reconciled, [t for r in rounds for t in display_order(r)]
+
+    @property
+    def calibrations(self) -> tuple[Calibration, ...]:
+        """The run's calibrations so far (an export records them: its speedup's baseline)."""
+        return tuple(self._calibrations)
+
+    def _calibrate(self, cal: Calibration) -> None:
+        # kept for a reconcile (it folds the metrics again) and an export; a run calibrates rarely
+        self.metrics.calibrate(cal)
+        self._calibrations.append(cal)
+
+    def _fold(self, rnd: Round) -> None:
+        self.metrics.add(rnd)
+        if self.backend.info.reconciles or self.keep_rounds:
+            self.history.append(rnd)
+            if self.keep_rounds and len(self.history) > self.keep_rounds * 5 // 4:  # trim in chunks
+                drop = len(self.history) - self.keep_rounds
+                del self.history[:drop]
+                self.dropped_rounds += drop
+
+    def _close_request(self, totals: Totals) -> None:
+        self.metrics.close_request(totals)
+        self._totals.append((self.history[-1].index if self.history else -1, totals))
+
+    def _reconcile(self, item: Reconcile) -> None:
+        """Replace the rounds from `first_index` on, and fold the metrics again (the totals of
+        the requests before them too; totals of the replaced rounds come after the reconcile)."""
+        kept = [r for r in self.history if r.index < item.first_index]
+        self.history = [*kept, *item.rounds]
+        self._totals = [(after, totals) for after, totals in self._totals if after < item.first_index]
+        check = self.metrics.cross_check
+        self.metrics = Metrics(window=self.metrics.window_size)
+        if check is not None:
+            self.metrics.add(check)
+        for cal in self._calibrations:
+            self.metrics.calibrate(cal)
+        pending = iter(self._totals)
+        closing = next(pending, None)
+        for rnd in kept:
+            while closing is not None and closing[0] < rnd.index:
+                self.metrics.close_request(closing[1])
+                closing = next(pending, None)
+            self.metrics.add(rnd)
+        for _, totals in [*([closing] if closing else []), *pending]:
+            self.metrics.close_request(totals)
+        for rnd in item.rounds:
+            self.metrics.add(rnd)
+
+    @property
+    def paused(self) -> bool:
+        return not self._running.is_set()
+
+    def pause(self) -> None:
+        with self._cond:
+            if self._running.is_set():
+                self._running.clear()
+                self._paused_at = time.monotonic()
+
+    def resume(self) -> None:
+        with self._cond:
+            if not self._running.is_set():
+                if self._paused_at is not None:
+                    self._paused_total += time.monotonic() - self._paused_at
+                self._paused_at = None
+                self._running.set()
+                self._cond.notify_all()
+
+    def step(self) -> None:
+        """While paused, let exactly one more round through."""
+        with self._cond:
+            self._steps += 1
+            self._cond.notify_all()
+
+    def stop(self, timeout: float = 5.0, close: bool = True) -> None:
+        """Stop the producer; release the backend unless it will be reused (restart).
+
+        A backend blocked on the network (a stalled stream) is interrupted first, so stopping
+        takes milliseconds instead of waiting for a read timeout.
+        """
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+        if isinstance(self.backend, Interruptible):
+            self.backend.interrupt()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+        if close:
+            self.backend.close()
+
+    def run_headless(self, max_rounds: int | None = None) -> Iterator[Round]:
+        """Run the backend on this thread, folding metrics; for bench and replay --json."""
+        masker = _masker()
+        try:
+            try:
+                for produced in self.backend.rounds(self._stop):
+                    for item in _masked(masker, produced):
+                        if (rnd := self._take(item)) is not None:
+                            yield rnd
+                        if max_rounds is not None and self.metrics.rounds >= max_rounds:
+                            return
+            except SpecviewError:
+                held = masker.flush() if masker is not None else []
+                for item in held:  # rounds held back before the failure still count
+                    if (rnd := self._take(item)) is not None:
+                        yield rnd
+                raise
+            for item in masker.flush() if masker is not None else []:
+                if (rnd := self._take(item)) is not None:
+                    yield rnd
+        finally:
+            self._stop.set()
+            self.backend.close()
+
+    def _take(self, item: StreamItem) -> Round | None:
+        """Headless: hand `item` to the sinks and fold it; the round to yield, if it is one."""
+        for sink in self._sinks:
+            sink(item)
+        return self._absorb(item)
+
+    def _absorb(self, item: StreamItem) -> Round | None:
+        """Fold one item into the run: a calibration or a reconcile changes the metrics; a round
+        is folded in and returned (the consumer shows it)."""
+        if isinstance(item, Calibration):
+            self._calibrate(item)
+            return None
+        if isinstance(item, Reconcile):
+            self._reconcile(item)
+            return None
+        if isinstance(item, Totals):
+            self._close_request(item)
+            return None
+        if isinstance(item, CrossChecked):
+            self.metrics.add(item)
+            return None
+        self._fold(item)
+        return item
+
+
+def _masker() -> RoundMasker | None:
+    """A stream masker when this process knows a secret (a remote key or URL credentials)."""
+    secrets = known_secrets()
+    return RoundMasker(secrets) if secrets else None
+
+
+def _masked(masker: RoundMasker | None, item: StreamItem) -> list[StreamItem]:
+    """What to deliver for one produced item: masked, with held rounds released before a reconcile
+    or a request's totals (they close the rounds before them).
+
+    A calibration or a cross-check carries no text and goes through at once.
+    """
+    if masker is None or isinstance(item, Calibration | CrossChecked):
+        return [item]
+    if isinstance(item, Totals):
+        return [*masker.flush(), item]
+    if isinstance(item, Reconcile):
+        rounds = tuple(mask_rounds(list(item.rounds), masker.pattern))
+        return [*masker.flush(), Reconcile(item.first_index, rounds)]
+    return list(masker.feed(item))
+
+
+def display_order(rnd: Round) -> list[TokenEvent]:
+    """A round's tokens as the stream shows them: the discarded drafts right after the rejected
+    one (the continuation the draft had in mind), then the target's correction."""
+    if not rnd.discarded:
+        return list(rnd.tokens)
+    out: list[TokenEvent] = []
+    for token in rnd.tokens:
+        out.append(token)
+        if token.status is TokenStatus.REJECTED:
+            out.extend(rnd.discarded)
+    return out
+
+
+def _tokens(item: StreamItem) -> int:
+    if isinstance(item, NOT_ROUNDS):
+        return 0
+    if isinstance(item, Reconcile):
+        return sum(len(r.tokens) + len(r.discarded) for r in item.rounds)
+    return len(item.tokens) + len(item.discarded)
+

@@ -1,0 +1,58 @@
+"""The terminal driver specview runs on: Textual's own, ending the app when the terminal goes away
+(tui/hangup.py) and sending the terminal only what changed (tui/screen_diff.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from textual.driver import Driver
+
+from specview.tui.terminal.hangup import HANGUP_EXIT, Hangup
+from specview.tui.terminal.screen_diff import ScreenDiff
+
+OFF_SWITCH = "SPECVIEW_SCREEN_DIFF"  # "0": write what Textual writes (for a terminal that disagrees)
+
+
+def terminal_driver(driver: type[Driver]) -> type[Driver]:
+    """`driver`, when it drives a real terminal (not a browser or a test): watched for a hangup,
+    and writing through a ScreenDiff unless that is switched off."""
+    try:
+        from textual.drivers.linux_driver import LinuxDriver
+    except ImportError:  # Windows: its own driver, left as it is
+        return driver
+    if not issubclass(driver, LinuxDriver):
+        return driver
+    diff = os.environ.get(OFF_SWITCH) != "0"
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        driver.__init__(self, *args, **kwargs)
+        self._hangup = Hangup((self.fileno, self._file.fileno()))
+        self._file = self._hangup.output(self._file)  # before the writer thread is made from it
+        self._screen_diff = ScreenDiff() if diff else None
+        self._diff_size = None  # the size the screen diff knows
+
+    def start_application_mode(self: Any) -> None:
+        loop = asyncio.get_running_loop()
+        app = self._app
+        # the way SIGHUP stops the app (tui/app.py), from the watching thread
+        self._hangup.start(lambda: loop.call_soon_threadsafe(app.exit, None, HANGUP_EXIT))
+        driver.start_application_mode(self)  # type: ignore[no-untyped-call]  # Textual's is untyped
+
+    def stop_application_mode(self: Any) -> None:
+        self._hangup.stop()
+        driver.stop_application_mode(self)
+
+    def write(self: Any, data: str) -> None:
+        if self._screen_diff is not None:
+            size = self._get_terminal_size()
+            if size != self._diff_size:  # a terminal may clear or reflow on resize: send everything again
+                self._diff_size = size
+                self._screen_diff.reset(rows=size[1])
+            data = self._screen_diff.compact(data)
+        driver.write(self, data)
+
+    methods = {"__init__": __init__, "start_application_mode": start_application_mode,
+               "stop_application_mode": stop_application_mode, "write": write}
+    return type(f"Specview{driver.__name__}", (driver,), methods)

@@ -1,0 +1,1 @@
+"""Helpers the tests share: real servers, terminals, files and models they make."""
