@@ -25,9 +25,11 @@ async def test_c_copies_the_visible_text_with_its_marks(tmp_path: Path) -> None:
     app = app_exporting_to(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_finished(pilot)
+        view = token_view(app)
+        # the view follows the end of the stream: wait for that scroll (it lags the last round under load)
+        await wait_until(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y >= view.max_scroll_y)
         await pilot.press("c")
         copied = app.clipboard
-        view = token_view(app)
         assert copied == view.visible_text() and copied
         assert len(copied.splitlines()) <= view.size.height
         assert "▸" in copied and "⁺" in copied and STRUCK in copied, copied

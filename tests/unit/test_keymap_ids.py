@@ -21,7 +21,7 @@ from specview.tui.keymap import bound_ids
 from specview.widgets.bindings import bind
 
 ROOT = Path(__file__).resolve().parents[2]
-UI_PACKAGES = ("specview.tui", "specview.widgets", "specview.features.learn")  # the layers that may import Textual
+UI_PACKAGES = ("specview.tui", "specview.widgets", "specview.features")  # the layers that may import Textual
 
 
 def bound_classes() -> dict[str, list[Binding | tuple[str, ...]]]:
