@@ -64,6 +64,9 @@ class Session:
         self._running = threading.Event()
         self._running.set()
         self._steps = 0
+        # where the producer waits, for callers that must know a run is still (not only slow)
+        self._at_gate = False
+        self._at_full = False
         self._paused_at: float | None = None
         self._paused_total = 0.0
         self._error: str | None = None
@@ -131,7 +134,9 @@ class Session:
     def _put(self, rnd: StreamItem) -> bool:
         with self._cond:
             while self._buffered >= self._capacity and not self._stop.is_set():
+                self._at_full = True
                 self._cond.wait(0.1)
+            self._at_full = False
             if self._stop.is_set():
                 return False
             self._buffer.append(rnd)
@@ -146,7 +151,9 @@ class Session:
             while not self._running.is_set() and self._steps == 0:
                 if self._stop.is_set():
                     return False
+                self._at_gate = True
                 self._cond.wait(0.1)
+            self._at_gate = False
             if not self._running.is_set():
                 self._steps -= 1
         return not self._stop.is_set()
@@ -222,6 +229,19 @@ class Session:
     @property
     def paused(self) -> bool:
         return not self._running.is_set()
+
+    @property
+    def parked(self) -> bool:
+        """Paused, the producer waiting at the gate and no step owed: nothing more comes until a
+        resume or a step (a paused run is still, not merely slow to deliver its round in flight)."""
+        with self._cond:
+            return self._at_gate and self._steps == 0 and not self._running.is_set()
+
+    @property
+    def backed_up(self) -> bool:
+        """The producer waits for room in a full buffer (back-pressure holds it)."""
+        with self._cond:
+            return self._at_full and self._buffered >= self._capacity
 
     def pause(self) -> None:
         with self._cond:

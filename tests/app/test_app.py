@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from textual.geometry import Size
+
 from specview.features.live.inspector import describe
 from specview.features.live.preset_screen import PresetScreen
 from specview.kernel.events import TokenStatus
@@ -10,7 +12,7 @@ from specview.widgets.gauge_strip import GaugeStrip
 from specview.widgets.stat_gauge import StatGauge
 from specview.widgets.status_line import StatusLine
 from specview.widgets.token_info import TokenInfo
-from tests.support.app_helpers import sim_app, token_view, wait_finished, wait_until
+from tests.support.app_helpers import sim_app, still, token_view, wait_finished, wait_until
 
 
 async def test_starts_and_streams() -> None:
@@ -31,13 +33,14 @@ async def test_pause_step_and_restart_change_what_is_shown() -> None:
         await wait_until(pilot, lambda: view.token_count > 20)
         await pilot.press("space")
         assert app.live.session.paused
-        await pilot.pause(0.3)  # let the round in flight land
+        # the round in flight lands, then the producer parks at the pause gate: a run that kept
+        # producing would never get there
+        await wait_until(pilot, lambda: still(app))
         settled = app.live.session.metrics.rounds
-        await pilot.pause(0.3)
-        assert app.live.session.metrics.rounds == settled, "paused run kept producing"
+        assert settled == app.live.session.produced
         await pilot.press("n")
         await wait_until(pilot, lambda: app.live.session.metrics.rounds == settled + 1)
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: still(app))  # parked again, after exactly one round
         assert app.live.session.metrics.rounds == settled + 1
         assert "paused" in app.live.query_one(StatusLine).state
         before = view.plain_text()
@@ -52,7 +55,7 @@ async def test_pause_step_and_restart_change_what_is_shown() -> None:
 async def test_preset_switch() -> None:
     app = sim_app(speed=50.0)
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: token_view(app).token_count > 0)  # the live view is up
         await pilot.press("p")
         assert isinstance(app.screen, PresetScreen)
         picker = app.screen
@@ -97,7 +100,7 @@ async def test_a_tiny_terminal_says_so_and_the_run_goes_on() -> None:
         await pilot.press("escape")
         drawn = live.drawn_rounds
         await pilot.resize_terminal(20, 6)
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: live.size == Size(20, 6))  # laid out at 20 × 6
         await pilot.resize_terminal(80, 24)
         await wait_until(pilot, lambda: not live.has_class("-too-small") and live.has_class("-narrow"))
         await wait_until(pilot, lambda: "α" in live.query_one(GaugeStrip).render().plain)

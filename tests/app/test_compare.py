@@ -48,7 +48,7 @@ async def finished(pilot: Pilot[None]) -> None:
     # every pane follows its stream to the end (the last scroll settles after a refresh)
     views = [pane.view for pane in screen(app).query(RunPane)]
     await wait_until(pilot, lambda: all(v.scroll_y >= v.max_scroll_y for v in views))
-    await pilot.pause(0.1)
+    await pilot.wait_for_scheduled_animations()  # and drawn there
 
 
 async def test_both_panes_stream_and_pause_step_apply_to_both() -> None:
@@ -60,10 +60,12 @@ async def test_both_panes_stream_and_pause_step_apply_to_both() -> None:
         await wait_until(pilot, lambda: all(p.view.token_count > 10 for p in panes))
         await pilot.press("space")
         assert all(s.paused for s in cmp.sessions)
-        await pilot.pause(0.3)
+        # both producers park at the pause gate once their round in flight is drawn: runs that kept
+        # producing would never get there
+        await wait_until(pilot, lambda: all(s.parked for s in cmp.sessions)
+                         and cmp.drawn_rounds == [s.produced for s in cmp.sessions])
         before = [s.metrics.rounds for s in cmp.sessions]
-        await pilot.pause(0.3)
-        assert [s.metrics.rounds for s in cmp.sessions] == before
+        assert before == [s.produced for s in cmp.sessions]
         await pilot.press("n")
         await wait_until(pilot, lambda: [s.metrics.rounds for s in cmp.sessions] == [b + 1 for b in before])
         await pilot.press("l")

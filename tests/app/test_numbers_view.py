@@ -13,7 +13,7 @@ from specview.widgets.gauge_strip import GaugeStrip
 from specview.widgets.legend import Legend, sample
 from specview.widgets.stat_gauge import StatGauge
 from specview.widgets.token_layout import MARKS, ROUND_SEPARATOR
-from tests.support.app_helpers import sim_app, token_view, wait_finished, wait_until
+from tests.support.app_helpers import sim_app, still, token_view, wait_finished, wait_until
 from tests.support.catalog_walk import screen_text
 
 D, U = TokenStatus.DISCARDED, TokenStatus.UNDECIDED
@@ -55,9 +55,8 @@ async def test_discarded_drafts_show_marked_and_d_hides_them() -> None:
         text_before, count = view.plain_text(), view.token_count
         assert "ˣ" in rows
         await pilot.press("d")
-        await pilot.pause(0.1)
         assert D in view.hidden and view.token_count == count and view.plain_text() == text_before
-        assert "ˣ" not in screen_text(app, view.region)
+        await wait_until(pilot, lambda: "ˣ" not in screen_text(app, view.region))  # redrawn without them
         await pilot.press("d")
         assert D not in view.hidden
 
@@ -69,10 +68,9 @@ async def test_b_shows_where_each_round_begins() -> None:
         view = token_view(app)
         assert not view.separators
         await pilot.press("b")
-        await pilot.pause(0.1)
         assert view.separators
-        bars = screen_text(app, view.region).count(ROUND_SEPARATOR)
-        assert bars >= 5  # the last rounds on screen, one bar each
+        # redrawn with a bar before each of the last rounds on screen
+        await wait_until(pilot, lambda: screen_text(app, view.region).count(ROUND_SEPARATOR) >= 5)
         await pilot.press("b")
         assert not view.separators
 
@@ -84,7 +82,7 @@ async def test_step_in_two_phases_drafts_first_then_the_verdicts() -> None:
         await wait_until(pilot, lambda: view.token_count > 20)
         await pilot.press("space", "v")
         assert app.live.pump.two_phase
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: still(app))  # the round in flight drawn, the producer parked
         rounds = app.live.session.metrics.rounds
         count = view.token_count
         await pilot.press("n")
@@ -93,7 +91,8 @@ async def test_step_in_two_phases_drafts_first_then_the_verdicts() -> None:
         assert all(t.status is U for t in pending) and len(pending) == 7  # γ 7, verdicts not shown yet
         assert app.live.pump.verdict_pending
         await pilot.press("n")  # the verdicts, not another round
-        await pilot.pause(0.2)
+        # still again: had this step asked for a round, it would be owed or drawn by then
+        await wait_until(pilot, lambda: still(app))
         assert app.live.session.metrics.rounds == rounds + 1
         shown = view.tokens[count:]
         assert U not in {t.status for t in shown} and not app.live.pump.verdict_pending
@@ -102,7 +101,7 @@ async def test_step_in_two_phases_drafts_first_then_the_verdicts() -> None:
         assert len([t for t in shown if t.status in (TokenStatus.ACCEPTED, TokenStatus.REJECTED, D)]) == 7
         await pilot.press("v", "n")  # one phase again: n shows a whole round
         await wait_until(pilot, lambda: app.live.session.metrics.rounds == rounds + 2)
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: still(app))
         assert U not in {t.status for t in view.tokens}
 
 
@@ -110,7 +109,9 @@ async def test_gauges_say_where_numbers_come_from_and_which_span() -> None:
     app = sim_app("glm-5.2-mtp", max_rounds=80)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_finished(pilot)
-        await pilot.pause(0.3)
+        snap = app.live.session.metrics.snapshot()
+        # the run's last numbers are drawn: the run's τ beside the run's theory
+        await wait_until(pilot, lambda: f"run {snap.tau:.2f} · theory" in gauge_note(app, "tau"))
         side = app.live.query_one("#side")
         assert str(side.border_title) == fill("span", "en", n=64)  # values: the window; (run): the whole run
         assert "(run)" in app.live.query_one("#g-speedup", StatGauge).label
@@ -118,8 +119,6 @@ async def test_gauges_say_where_numbers_come_from_and_which_span() -> None:
         assert gauge_note(app, "tokens_per_second").startswith("simulated · assumed")
         assert gauge_note(app, "draft_cost").startswith("simulated · assumed")
         assert gauge_note(app, "speedup").startswith("assumed: verify ≈ 1 forward")
-        snap = app.live.session.metrics.snapshot()
-        assert f"run {snap.tau:.2f} · theory" in gauge_note(app, "tau")  # the run's τ beside the run's theory
         assert text("yield_line") in screen_text(app)
         assert "assumed: flat" in gauge_note(app, "verify_ratio")
 
@@ -136,6 +135,4 @@ async def test_medusa_bars_rise_and_the_screen_says_why() -> None:
     app = sim_app("medusa", max_rounds=4000)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_finished(pilot)
-        await pilot.pause(0.3)
-        note = str(app.live.query_one("#rising").render())
-        assert note == text("rising")
+        await wait_until(pilot, lambda: str(app.live.query_one("#rising").render()) == text("rising"))

@@ -46,11 +46,11 @@ async def test_a_damaged_replay_shows_the_prefix_and_reports_the_line(tmp_path: 
         assert app.live.session.metrics.rounds == 20
         error = app.live.session.drain(limit=0).error
         assert error is not None and "line 23" in error and str(file) in error
-        await pilot.pause(0.2)
+        # the status line says why the run stopped (drawn after the notification)
+        await wait_until(pilot, lambda: app.live.query_one(StatusLine).state == RunState("stopped", error).text("en"))
+        assert app.live.query_one(StatusLine).state.startswith(fill("state.stopped", reason=""))
         # the first error is shown once, as a notification and as the reason the run stopped
         assert [(n.title, n.message) for n in app._notifications] == [(text("notice.run_stopped"), error)]
-        state = app.live.query_one(StatusLine).state
-        assert state.startswith(fill("state.stopped", reason="")) and state == RunState("stopped", error).text("en")
 
 
 async def test_restarting_the_live_view_appends_a_run_to_the_recording(tmp_path: Path) -> None:
@@ -71,6 +71,6 @@ async def test_app_notifies_config_problems() -> None:
     spec = RunSpec(max_rounds=5, speed=0)
     app = SpecviewApp(spec, make_backend(spec), problems=("config.toml: key 'lang' must be …",))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: len(app._notifications) > 0)
         assert [(n.title, n.message) for n in app._notifications] == [
             (text("notice.config"), "config.toml: key 'lang' must be …")]

@@ -6,7 +6,9 @@ interpreted), the app answers `q` and exits 0, all under an address-space and a 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -97,16 +99,33 @@ def test_a_damaged_replay_line_with_markup_is_a_notification(tmp_path: Path) -> 
     assert run.saw("✗ stopped:")
 
 
+def shipped_like(folder: Path, count: int) -> None:
+    """`count` more presets like the shipped ones (copies of them under new ids), half sorting
+    before evil.toml and half after: the picker's list then runs past what its box shows."""
+    shipped = sorted((resources.files("specview") / "presets").iterdir(), key=lambda f: f.name)
+    for i in range(count):
+        source = shipped[i % len(shipped)].read_text(encoding="utf-8")
+        name = f"{'aa' if i % 2 else 'zz'}-extra-{i}"
+        body, found = re.subn(r'^id = ".*"$', f'id = "{name}"', source, count=1, flags=re.M)
+        assert found == 1
+        (folder / f"{name}.toml").write_text(body, encoding="utf-8")
+
+
+def write_evil_preset(folder: Path) -> None:
+    """A user preset whose id, label, notes and run command carry markup and escapes."""
+    label = MARKUP + "\\u001b]52;c;SE9TVElMRQ==\\u0007"
+    (folder / "evil.toml").write_text(
+        f'id = "evil[/]"\nlabel = "{label}"\nmethod = "ngram"\ngamma = 2\ntemperature = 0\nc = 0.1\n'
+        'target_ms = 10\nacceptance = {t0 = [0.5]}\nnotes = "[link=https://evil.example]x[/link]"\n'
+        '[run]\nllama-server = "llama-server \\u001b]0;PWNED-TITLE\\u0007"\n')
+
+
 def test_a_hostile_config_and_user_preset(tmp_path: Path) -> None:
     config = tmp_path / "config" / "specview" / "config.toml"
     presets = config.parent / "presets"
     presets.mkdir(parents=True)
     config.write_text('theme = "[/]\\u001b]0;PWNED-TITLE\\u0007"\npreset = "nope[/]"\n"\\u001b]52;c;AA\\u0007" = 1\n')
-    label = MARKUP + "\\u001b]52;c;SE9TVElMRQ==\\u0007"
-    (presets / "evil.toml").write_text(
-        f'id = "evil[/]"\nlabel = "{label}"\nmethod = "ngram"\ngamma = 2\ntemperature = 0\nc = 0.1\n'
-        'target_ms = 10\nacceptance = {t0 = [0.5]}\nnotes = "[link=https://evil.example]x[/link]"\n'
-        '[run]\nllama-server = "llama-server \\u001b]0;PWNED-TITLE\\u0007"\n')
+    write_evil_preset(presets)
     (presets / "broken.toml").write_text('id = "broken"\nmethod = "ngram"\ngamma = 2\ntemperature = 0\nc = 0.1\n'
                                          'target_ms = 10\nacceptance = {t0 = [0.5]}\nsources = 5\n')
     run = run_tty(["--speed", "0"], base_env(tmp_path), keys=[("sources' must be a list", b"p"),
@@ -115,7 +134,24 @@ def test_a_hostile_config_and_user_preset(tmp_path: Path) -> None:
     assert run.notified(f"{config}: key 'preset' names no known preset")  # the config named, the default used
     assert run.notified("got 'nope[/]'; using the default") and run.notified("unknown theme '[/]\\x1b]0;PWNED")
     assert run.notified(f"{presets / 'broken.toml'}: key 'sources' must be a list of tables")  # skipped
-    assert run.saw("evil[/]          γ 2") and run.saw("[/][link=https://evil.example]click[/")  # listed as text
+
+
+@pytest.mark.parametrize("extra", [0, 16], ids=["as-shipped", "many-more-presets"])
+def test_a_hostile_user_preset_in_the_picker(tmp_path: Path, extra: int) -> None:
+    """Listed as text however many presets there are: the picker is checked for the hostile
+    preset's own row, found by its id, not for a place in the list."""
+    presets = tmp_path / "config" / "specview" / "presets"
+    presets.mkdir(parents=True)
+    write_evil_preset(presets)
+    shipped_like(presets, extra)
+    # It is the run's preset, so the picker opens on it (highlighted, scrolled into view). The
+    # escape key waits for its label on screen as text: one that never showed so would keep the app
+    # running into the time limit. (No other file is bad: no toast comes over the list.)
+    shown = "[/][link=https://evil.example]click[/link][@click=app.quit]x[/]␛]52;c;"  # markup as text, ESC as ␛
+    run = run_tty(["--speed", "0", "--preset", "evil[/]"], base_env(tmp_path),
+                  keys=[(b"running", b"p"), (shown, b"\x1b"), (b"running", b"q")])
+    assert_quit_cleanly(run)  # no escape from the label, notes or run command reached the terminal
+    assert run.saw(shown) and run.saw("[link=https://evil.example]x[/link]")  # the label, and its notes
 
 
 def test_recording_to_a_full_disk_stops_the_run_with_a_reason(tmp_path: Path) -> None:

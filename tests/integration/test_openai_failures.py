@@ -245,16 +245,16 @@ def test_the_cli_exits_2_with_one_line(fake: FakeServer) -> None:
 
 async def test_the_live_view_redraws_reconciled_rounds(fake: FakeServer) -> None:
     from specview.features.live.app import SpecviewApp
-    from tests.support.app_helpers import token_view, wait_finished
+    from tests.support.app_helpers import token_view, wait_finished, wait_until
 
     fake.mode = "vllm-detailed"
     spec = RunSpec(url=fake.url)
     app = SpecviewApp(spec, OpenAIBackend(spec))
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_finished(pilot)
-        await pilot.pause(0.2)
-        shown = [t.status.value for t in token_view(app).tokens]
-        assert shown == ["plain", "corrected", "corrected", "accepted", "accepted", "corrected", "corrected"]
+        exact = ["plain", "corrected", "corrected", "accepted", "accepted", "corrected", "corrected"]
+        # the exact rounds replaced the inferred ones on screen
+        await wait_until(pilot, lambda: [t.status.value for t in token_view(app).tokens] == exact)
         assert not any(t.inferred for t in token_view(app).tokens)
         assert app.live.session.metrics.snapshot().accepted == 2
 

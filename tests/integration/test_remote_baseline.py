@@ -69,14 +69,14 @@ def test_bench_pairs_a_remote_run_with_a_plain_one() -> None:
 async def test_the_live_view_says_no_baseline_instead_of_a_speedup() -> None:
     from specview.features.live.app import SpecviewApp
     from specview.widgets.stat_gauge import StatGauge
-    from tests.support.app_helpers import wait_finished
+    from tests.support.app_helpers import wait_finished, wait_until
 
     with running_fake("vllm") as server:
         spec = RunSpec(url=server.url)
         app = SpecviewApp(spec, OpenAIBackend(spec))
         async with app.run_test(size=(120, 36)) as pilot:
             await wait_finished(pilot)
-            await pilot.pause(0.3)
             gauge = app.live.query_one("#g-speedup", StatGauge)
+            await wait_until(pilot, lambda: gauge.note.startswith("no baseline"))  # the run's numbers drawn
             assert gauge.value.strip() == "—" and gauge.note.startswith("no baseline")
             assert app.live.query_one("#g-verify_ratio", StatGauge).note.startswith("not measured")

@@ -90,13 +90,22 @@ def test_80x24_is_first_class(tmp_path: Path, terminal: str) -> None:
         assert pane.wait_exit() == 0
 
 
+def rounds_recorded(path: Path) -> int:
+    """Whole rounds in a recording still being written (its last line may be cut)."""
+    data = path.read_bytes() if path.exists() else b""
+    return sum(line.startswith(b'{"type": "round"') for line in data.split(b"\n")[:-1])
+
+
 @pytest.mark.parametrize("terminal", list(TERMINALS))
 def test_40x12_says_too_small_and_keeps_running(tmp_path: Path, terminal: str) -> None:
-    with tmux_pane(tmp_path / "tmux", [str(SPECVIEW), "--preset", "glm-5.2-mtp"], 40, 12,
+    record = tmp_path / "run.jsonl"
+    with tmux_pane(tmp_path / "tmux", [str(SPECVIEW), "--preset", "glm-5.2-mtp", "--record", str(record)], 40, 12,
                    env(tmp_path, terminal)) as pane:
         screen = too_small(pane)
         assert "60 × 16" in screen and "╭" not in screen, "only the message, nothing half drawn"
-        time.sleep(2)  # the run goes on behind the message
+        # the run goes on behind the message: rounds (8 of GLM's ≈ 5.5 tokens) recorded while it shows
+        pane.wait_for(lambda s: "too small" in s and rounds_recorded(record) >= 8, timeout=60,
+                      what="rounds recorded behind the too-small message")
         pane.resize(80, 24)
         screen = settled_80x24(pane, terminal, "the live view back at 80x24")
         assert len("".join(stream_rows(screen)).split()) > 20, "what streamed meanwhile is there"

@@ -41,5 +41,13 @@ async def wait_finished(pilot: Pilot[None]) -> None:
     await pilot.pause()
 
 
+def still(app: SpecviewApp) -> bool:
+    """A paused run that is still: its producer parked at the pause gate with no step owed, and
+    every round it produced drawn. What a "paused run keeps producing nothing" check waits for:
+    from here nothing more can come until a resume or a step."""
+    live = app.live
+    return live.session.parked and live.drawn_rounds == live.session.produced
+
+
 def token_view(app: SpecviewApp) -> TokenView:
     return app.live.query_one(TokenView)

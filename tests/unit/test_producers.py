@@ -105,18 +105,40 @@ class _Burst:
         pass
 
 
+def _until(condition: object, timeout: float = 5.0) -> bool:
+    """Poll `condition()` until it holds or `timeout` seconds pass; whether it held."""
+    assert callable(condition)
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return bool(condition())
+
+
 @pytest.mark.parametrize("size", [2, 8])
 def test_look_ahead_is_counted_in_tokens_not_rounds(size: int) -> None:
     session = Session(_Burst(size), buffer_tokens=64)
     session.start()
     try:
-        deadline = time.monotonic() + 5
-        while session.produced < 64 // size and time.monotonic() < deadline:
-            time.sleep(0.01)
-        time.sleep(0.2)  # a producer that ignored the bound would keep going
-        assert session.produced == 64 // size
+        # the producer comes to wait for room: one that ignored the bound would never wait
+        assert _until(lambda: session.backed_up) and session.produced == 64 // size
         got = session.drain()
         assert sum(len(r.tokens) for r in got.rounds) == 64
+    finally:
+        session.stop()
+
+
+def test_a_paused_session_parks_and_a_step_lets_exactly_one_round_through() -> None:
+    session = Session(_Burst(2))
+    session.pause()  # paused before the first round: nothing comes until a step
+    session.start()
+    try:
+        assert _until(lambda: session.parked) and session.produced == 0
+        session.step()
+        assert not session.parked  # a step is owed: the run is not still
+        assert _until(lambda: session.parked) and session.produced == 1
+        session.resume()
+        assert not session.parked
+        assert _until(lambda: session.produced > 1)
     finally:
         session.stop()
 
