@@ -7,7 +7,6 @@ import json
 import math
 import re
 from collections.abc import Iterator
-from itertools import pairwise
 
 import pytest
 from hypothesis import given, settings
@@ -20,6 +19,7 @@ from specview.boundary.secrets import add_secret, add_url_secrets, forget_secret
 from specview.boundary.stream_mask import RoundMasker
 from specview.boundary.text import is_safe, sanitize, shown
 from specview.kernel.events import Round, TokenEvent, TokenStatus
+from tests.support.masked_stream import masked, plain_rounds
 
 SECRET = "sk-unit-SECRET-42"
 UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e"
@@ -114,11 +114,6 @@ def test_json_out_masks_secrets() -> None:
     assert SECRET not in dumps({"model": f"m-{SECRET}", "text": [SECRET]})
 
 
-def _rounds(pieces: list[list[str]]) -> list[Round]:
-    return [Round(i, 0, tuple(TokenEvent(None, t, TokenStatus.PLAIN) for t in texts), None, None, float(i))
-            for i, texts in enumerate(pieces)]
-
-
 @given(st.lists(st.integers(min_value=0, max_value=60), max_size=8), st.integers(min_value=1, max_value=4),
        st.text(alphabet="ab sk-", max_size=20), st.text(alphabet="ab sk-", max_size=20))
 @settings(max_examples=300, deadline=None)
@@ -126,25 +121,18 @@ def test_a_secret_split_anyhow_across_tokens_and_rounds_is_masked(
     cuts: list[int], per_round: int, before: str, after: str
 ) -> None:
     text = before + SECRET + after + SECRET[:5]  # and a beginning of it at the very end
-    points = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
-    tokens = [text[a:b] for a, b in pairwise(points)]
-    grouped = [tokens[i:i + per_round] for i in range(0, len(tokens), per_round)]
-    masker = RoundMasker([SECRET])
-    out: list[Round] = []
-    for rnd in _rounds(grouped):
-        out += masker.feed(rnd)
-    out += masker.flush()
+    out, fed = masked(text, cuts, per_round, SECRET)
     shown_text = "".join(t.text for r in out for t in r.tokens)
     assert shown_text == text.replace(SECRET, "***")
-    assert [r.index for r in out] == list(range(len(grouped)))  # nothing lost, order kept
+    assert [r.index for r in out] == list(range(fed))  # nothing lost, order kept
     assert all(SECRET[:8] not in t.text for r in out for t in r.tokens)
 
 
 def test_the_stream_masker_holds_back_only_a_possible_beginning() -> None:
     masker = RoundMasker([SECRET])
-    assert len(masker.feed(_rounds([["hello "]])[0])) == 1
-    assert masker.feed(_rounds([["sk-un"]])[0]) == []  # may be the key: held
-    released = masker.feed(_rounds([["related"]])[0])
+    assert len(masker.feed(plain_rounds([["hello "]])[0])) == 1
+    assert masker.feed(plain_rounds([["sk-un"]])[0]) == []  # may be the key: held
+    released = masker.feed(plain_rounds([["related"]])[0])
     assert "".join(t.text for r in released for t in r.tokens) == "sk-unrelated"
 
 

@@ -5,7 +5,6 @@ anyhow (`RoundMasker`); tests/hostile/test_hostile_keys.py tries it end to end."
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import pairwise
 
 import pytest
 from hypothesis import given, settings
@@ -15,8 +14,8 @@ from specview.boundary.jsonio import dumps
 from specview.boundary.secrets import add_secret, forget_secrets, mask
 from specview.boundary.stream_mask import RoundMasker
 from specview.boundary.text import sanitize
-from specview.kernel.events import Round, TokenEvent, TokenStatus
 from tests.support.disguise import json_revealed, revealed
+from tests.support.masked_stream import masked, plain_rounds
 
 SECRET = "sk-Reflect-0123456789abcdef"
 # zero-width space / non-joiner / joiner, word joiner, soft hyphen, combining grapheme joiner,
@@ -64,11 +63,6 @@ def test_unrelated_text_is_left_alone() -> None:
     assert mask(text) == text
 
 
-def _rounds(pieces: list[list[str]]) -> list[Round]:
-    return [Round(i, 0, tuple(TokenEvent(None, t, TokenStatus.PLAIN) for t in texts), None, None, float(i))
-            for i, texts in enumerate(pieces)]
-
-
 @given(st.lists(st.sampled_from(INVISIBLES), min_size=len(SECRET) - 1, max_size=len(SECRET) - 1),
        st.lists(st.booleans(), min_size=len(SECRET), max_size=len(SECRET)),
        st.lists(st.integers(min_value=0, max_value=120), max_size=10), st.integers(min_value=1, max_value=4),
@@ -80,22 +74,15 @@ def test_a_disguised_key_split_anyhow_across_tokens_and_rounds_is_masked(
     letters = [ch.upper() if up else ch for ch, up in zip(SECRET, upper, strict=True)]
     echoed = "".join(ch + gap for ch, gap in zip(letters, [*gaps, ""], strict=True))
     text = before + echoed + " tail " + SECRET[:5]  # and a beginning of it at the very end
-    points = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
-    tokens = [text[a:b] for a, b in pairwise(points)]
-    grouped = [tokens[i:i + per_round] for i in range(0, len(tokens), per_round)]
-    masker = RoundMasker([SECRET])
-    out: list[Round] = []
-    for rnd in _rounds(grouped):
-        out += masker.feed(rnd)
-    out += masker.flush()
+    out, fed = masked(text, cuts, per_round, SECRET)
     shown_text = "".join(t.text for r in out for t in r.tokens)
     assert shown_text == before + "*** tail " + SECRET[:5]
-    assert [r.index for r in out] == list(range(len(grouped)))  # nothing lost, order kept
+    assert [r.index for r in out] == list(range(fed))  # nothing lost, order kept
 
 
 def test_the_stream_masker_holds_a_disguised_beginning_back() -> None:
     masker = RoundMasker([SECRET])
-    assert masker.feed(_rounds([["SK\u200d-rE"]])[0]) == []  # may be the key: held
-    assert masker.feed(_rounds([["\u00ad"]])[0]) == []  # still may be
-    released = masker.feed(_rounds([["FLECT-0123456789ABCDEF!"]])[0])
+    assert masker.feed(plain_rounds([["SK\u200d-rE"]])[0]) == []  # may be the key: held
+    assert masker.feed(plain_rounds([["\u00ad"]])[0]) == []  # still may be
+    released = masker.feed(plain_rounds([["FLECT-0123456789ABCDEF!"]])[0])
     assert "".join(t.text for r in released for t in r.tokens) == "***!"
