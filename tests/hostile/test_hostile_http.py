@@ -13,9 +13,9 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-import hostile_wire as wire
 import pytest
 
+import tests.support.hostile_wire as wire
 from tests.support.hostile_checks import SECRET, assert_no_secret, assert_terminal_clean, one_error_line
 from tests.support.hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
 from tests.support.limited_run import Run, base_env, run_cli

@@ -14,9 +14,9 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-import hostile_wire as wire
 import pytest
 
+import tests.support.hostile_wire as wire
 from tests.support.hostile_checks import assert_terminal_clean
 from tests.support.hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
 from tests.support.limited_run import Run, base_env, run_tty

@@ -9,9 +9,9 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 
-import hostile_wire as wire
 import pytest
 
+import tests.support.hostile_wire as wire
 from specview.backends.remote import deadline
 from specview.backends.remote.backend import OpenAIBackend
 from specview.backends.remote.client import Connection
