@@ -12,7 +12,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -32,6 +32,7 @@ from specview.backends.remote.metrics import (
     spec_family,
 )
 from specview.backends.remote.registry import checked_kind, detect, kind_by_owner
+from specview.backends.remote.server_values import learned_method, server_values
 from specview.backends.remote.timeouts import Timeouts
 from specview.boundary.bounds import Invalid
 from specview.boundary.text import shown
@@ -123,14 +124,8 @@ class OpenAIBackend:
         self._metrics_after: str | None = None
 
     # -- detection ------------------------------------------------------------------
-    @contextmanager
-    def _server_values(self, what: str) -> Iterator[None]:
-        """A value the server sent that cannot be used (bounds.Invalid) → one BackendError naming
-        the server, what it was answering and the field."""
-        try:
-            yield
-        except Invalid as exc:
-            raise BackendError(f"{self._conn.root} sent a value specview cannot use while {what}: {exc}") from None
+    def _server_values(self, what: str) -> AbstractContextManager[None]:
+        return server_values(self._conn.root, what)
 
     def _pick_model(self) -> dict[str, str]:
         owners = self._conn.served_models()
@@ -265,12 +260,9 @@ class OpenAIBackend:
     def _learn_method(self) -> None:
         """Some servers name their speculative method only while or after serving a request
         (llama-server's /slots): ask again once the stream has started."""
-        if self.facts.method is not None or not self.facts.speculating:
-            return
-        with self._server_values("reading the speculative method"):
-            method = self.kind.learn_method(self._conn)
-        if method is not None:
-            self.facts = replace(self.facts, method=method)
+        learned = learned_method(self.kind, self._conn, self.facts)
+        if learned is not None:
+            self.facts = learned
             info = self._make_info()
             self._info = replace(self._info, label=info.label, notes=info.notes)
 

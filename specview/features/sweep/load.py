@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 from specview.backends.remote.client import Connection
 from specview.backends.remote.dialect import counter
+from specview.backends.remote.server_values import server_values
 from specview.backends.remote.timeouts import Timeouts
 from specview.boundary.api_key import ApiKey
-from specview.boundary.bounds import MAX_ROUND_TOKENS, Invalid
+from specview.boundary.bounds import MAX_ROUND_TOKENS
 from specview.features.sweep.model import MAX_CONCURRENCY
 from specview.kernel.errors import BackendError
 
@@ -67,11 +68,9 @@ class LoadClient:
                                      timeout=self._timeout, model=self.model)
         latency = time.monotonic() - start
         usage = reply.get("usage") if isinstance(reply, dict) else None
-        try:
+        with server_values(self.root, "sending the load"):
             tokens = counter(usage.get("completion_tokens"), "usage.completion_tokens") if isinstance(usage, dict) \
                 else None
-        except Invalid as exc:
-            raise BackendError(f"{self.root} sent a value specview cannot use while sending the load: {exc}") from None
         if tokens is None:
             raise BackendError(f"{self.root} answered a completion without usage.completion_tokens")
         if tokens > max_tokens + MAX_ROUND_TOKENS:  # a last round may overshoot a little, never more

@@ -12,9 +12,7 @@ BackendError naming the server and the series, never a clamped number.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import replace
+from contextlib import AbstractContextManager
 
 from specview.backends.remote.client import Connection
 from specview.backends.remote.metrics import (
@@ -26,11 +24,10 @@ from specview.backends.remote.metrics import (
     sum_families,
 )
 from specview.backends.remote.registry import checked_kind, detect
+from specview.backends.remote.server_values import learned_method, server_values
 from specview.backends.remote.timeouts import Timeouts
 from specview.boundary.api_key import ApiKey
-from specview.boundary.bounds import Invalid
 from specview.features.watch.model import Scrape
-from specview.kernel.errors import BackendError
 
 METRICS_HINT = "there is no /metrics to watch: llama-server needs --metrics; vLLM and SGLang serve it by default"
 
@@ -54,23 +51,16 @@ class ServerWatch:
     def root(self) -> str:
         return self._conn.root
 
-    @contextmanager
-    def _server_values(self, what: str) -> Iterator[None]:
-        """A value the server sent that cannot be used → one BackendError naming the field."""
-        try:
-            yield
-        except Invalid as exc:
-            raise BackendError(f"{self._conn.root} sent a value specview cannot use while {what}: {exc}") from None
+    def _server_values(self, what: str) -> AbstractContextManager[None]:
+        return server_values(self._conn.root, what)
 
     def describe(self, *, learn: bool = True) -> str:
         """'llama-server b1234 · MTP (draft-mtp) · http://host:port' (data: sanitize to show).
         The method may show only once a slot has served a request: with `learn` the server is
         asked again until it does (a request: not from the UI thread)."""
-        if learn and self.facts.method is None and self.facts.speculating:
-            with self._server_values("reading the speculative method"):
-                method = self.kind.learn_method(self._conn)
-            if method is not None:
-                self.facts = replace(self.facts, method=method)
+        learned = learned_method(self.kind, self._conn, self.facts) if learn else None
+        if learned is not None:
+            self.facts = learned
         parts = [self.kind.server_name(self.facts), self.facts.method, self._conn.root]
         return " · ".join(p for p in parts if p)
 
