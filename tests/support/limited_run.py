@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MEMORY_LIMIT = 768 * 2**20  # address space: Python, Textual and numpy fit (the UI runs in 512 MiB)
 TIME_LIMIT = 90.0  # seconds: generous on a busy machine; a runaway case takes far longer
 

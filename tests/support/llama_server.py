@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from specview.kernel.events import Round
     from specview.kernel.session import Session
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 120.0
 # One thread by default: on a small shared machine ggml's spinning workers collapse when another
 # process takes a core (2 threads on 2 busy cores measured 0.7 tok/s here, against ~40 alone).

@@ -42,7 +42,7 @@ def _env() -> dict[str, str]:
 
 
 def write_model(python: Path, out: Path) -> Path:
-    subprocess.run([str(python), str(ROOT / "tests" / "tiny_hf_model.py"), str(out)], check=True,
+    subprocess.run([str(python), str(ROOT / "tests" / "support" / "tiny_hf_model.py"), str(out)], check=True,
                    env=_env(), capture_output=True, timeout=300)
     return out
 
