@@ -53,9 +53,11 @@ deps-debian:
 test: deps-debian install-test llama-server vllm lint
 	SPECVIEW_LLAMA_SERVER=$(abspath $(SERVER)) SPECVIEW_VLLM_PYTHON=$$(cat $(VLLM)) $(BIN)/python -m pytest -q
 
-# The quick loop: lint and every test that needs neither the llama.cpp build nor the CPU vLLM.
+# The quick loop: lint and the unit tests (no llama.cpp build, no vLLM, no terminal). Widen it with
+# PYTEST_MARK, e.g. `make test-fast PYTEST_MARK="not slow and not integration"` (app and hostile too).
+PYTEST_MARK ?= unit and not slow
 test-fast: install-test lint
-	$(BIN)/python -m pytest -q -m "not slow and not integration"
+	$(BIN)/python -m pytest -q -m "$(PYTEST_MARK)"
 
 bench: install-test llama-server
 	$(BIN)/python bench/ui_throughput.py

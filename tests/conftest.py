@@ -2,8 +2,8 @@
 
 Every test is marked by the folder it lives in (`unit`, `app`, `integration`, `hostile`), and
 `slow` when its module starts a real llama-server or vLLM (it imports their helpers), so
-`make test-fast` can leave out what needs the llama.cpp build or the CPU vLLM:
-`pytest -m "not slow and not integration"`. `make test` runs everything.
+`make test-fast` can run the quick ones (`pytest -m "unit and not slow"`; any other marker expression
+with `PYTEST_MARK=…`). `make test` runs everything.
 """
 
 from __future__ import annotations
