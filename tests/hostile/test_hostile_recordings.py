@@ -132,14 +132,22 @@ BROKEN_3: dict[str, tuple[Any, str]] = {
 @pytest.mark.parametrize("name", list(BROKEN_3))
 def test_a_hostile_version_3_line_ends_in_one_clean_line(tmp_path: Path, name: str) -> None:
     bad, expected = BROKEN_3[name]
-    file = write(tmp_path / "hostile3.jsonl", bad, header=HEADER_3)
-    run = run_cli(["replay", str(file), "--json"], base_env(tmp_path))
+    file, _run, line, _stats = replayed_with_a_bad_third_line(tmp_path / "hostile3.jsonl", name, bad, HEADER_3)
+    assert f"{file} line 3: " in line and expected in line, line
+
+
+def replayed_with_a_bad_third_line(file: Path, name: str, bad: Any, header: dict[str, Any]
+                                   ) -> tuple[Path, Any, str, dict[str, Any]]:
+    """`replay --json` of a recording whose third line is `bad`: it ends in time with exit 2 and one
+    error line, after the one good round before it. (file, the run, that line, the stats printed.)"""
+    file = write(file, bad, header=header)
+    run = run_cli(["replay", str(file), "--json"], base_env(file.parent))
     assert not run.timed_out, f"{name}: still running after {run.elapsed:.0f} s"
     line = one_error_line(run.err)
     assert run.returncode == 2
-    assert f"{file} line 3: " in line and expected in line, line
     (stats,) = json_lines(run.stdout)
     assert stats["rounds"] == 1
+    return file, run, line, stats
 
 
 HEADER_4 = {**HEADER, "version": 4}
@@ -169,14 +177,9 @@ BROKEN_4: dict[str, tuple[Any, str]] = {
 @pytest.mark.parametrize("name", list(BROKEN_4))
 def test_a_hostile_totals_line_ends_in_one_clean_line(tmp_path: Path, name: str) -> None:
     bad, expected = BROKEN_4[name]
-    file = write(tmp_path / "hostile4.jsonl", bad, header=HEADER_4)
-    run = run_cli(["replay", str(file), "--json"], base_env(tmp_path))
-    assert not run.timed_out, f"{name}: still running after {run.elapsed:.0f} s"
-    line = one_error_line(run.err)
-    assert run.returncode == 2
+    file, run, line, stats = replayed_with_a_bad_third_line(tmp_path / "hostile4.jsonl", name, bad, HEADER_4)
     assert f"{file} line 3: not a valid {bad['type']}: " in line and expected in line, line
-    (stats,) = json_lines(run.stdout)
-    assert stats["rounds"] == 1 and stats["totals"] is None and stats["cross_check"] is None
+    assert stats["totals"] is None and stats["cross_check"] is None
     assert_terminal_clean(run.stderr)
 
 
