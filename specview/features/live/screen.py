@@ -23,7 +23,7 @@ from specview.features.learn.explain.context import RunContext
 from specview.features.live.inspector import describe
 from specview.features.live.run_text import notes_text, run_title
 from specview.features.live.token_link import TokenRequest, token_request
-from specview.kernel.backend import Backend, BackendInfo
+from specview.kernel.backend import Backend, BackendInfo, BackendKind
 from specview.kernel.errors import SpecviewError
 from specview.kernel.events import Basis, Calibration, Round, TokenStatus
 from specview.kernel.gauges import PANEL, STRIP, gauges, position_texts
@@ -368,7 +368,7 @@ class LiveScreen(Screen[None]):
         if preset_id is None:
             return
         spec = self.spec.with_preset(preset_id)
-        if spec.kind != "sim":
+        if spec.kind is not BackendKind.SIM:
             spec = RunSpec(preset=preset_id, seed=self.spec.seed, lang=self.spec.lang, speed=self.spec.speed)
         with user_action(self):
             backend = make_backend(spec)
