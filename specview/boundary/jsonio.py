@@ -5,7 +5,9 @@ a bare ValueError on a 5000-digit integer; `loads` turns all of those into one `
 with a short reason. `dumps` writes what `--json`, recordings and logs print: no NaN (null
 instead), secrets masked, and every character a terminal might obey or hide (C1 controls,
 bidi and invisible characters, lone surrogates) written as a `\\uXXXX` escape, so the value is
-kept exactly and `cat`-ing the output is harmless.
+kept exactly and `cat`-ing the output is harmless. A tree that is both shown and written (a
+recording's header, also read by the Markdown report) is masked once by `masked`, with the secrets
+of that output beside the registered ones, and `dumps` then writes it without masking it again.
 """
 
 from __future__ import annotations
