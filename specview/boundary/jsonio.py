@@ -5,7 +5,9 @@ a bare ValueError on a 5000-digit integer; `loads` turns all of those into one `
 with a short reason. `dumps` writes what `--json`, recordings and logs print: no NaN (null
 instead), secrets masked, and every character a terminal might obey or hide (C1 controls,
 bidi and invisible characters, lone surrogates) written as a `\\uXXXX` escape, so the value is
-kept exactly and `cat`-ing the output is harmless.
+kept exactly and `cat`-ing the output is harmless. A tree that is both shown and written (a
+recording's header, also read by the Markdown report) is masked once by `masked`, with the secrets
+of that output beside the registered ones, and `dumps` then writes it without masking it again.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable
 from typing import Any
 
-from specview.boundary.secrets import known_secrets, mask
+from specview.boundary.secrets import MASK, known_secrets, pattern_for
 
 
 class JsonError(ValueError):
@@ -56,25 +59,48 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
-def _clean(value: Any) -> Any:
+def _clean(value: Any, pattern: re.Pattern[str] | None) -> Any:
+    # the one walk over a tree that goes out: every string and key masked (when `pattern` finds
+    # anything), NaN and infinities nulled
     if isinstance(value, str):
-        return mask(value)
+        return value if pattern is None else pattern.sub(MASK, value)
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
-        return {mask(str(k)): _clean(v) for k, v in value.items()}
+        if pattern is None:
+            return {k: _clean(v, None) for k, v in value.items()}
+        return {pattern.sub(MASK, str(k)): _clean(v, pattern) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_clean(v) for v in value]
+        return [_clean(v, pattern) for v in value]
     return value
+
+
+class Masked(dict[str, Any]):
+    """A JSON object `masked` has masked. It remembers the registered secrets it was masked
+    against, so `dumps` writes it without masking it a second time, unless a secret has been
+    registered since (then it is masked again, and still nothing known gets out)."""
+
+    against: frozenset[str] = frozenset()
+
+
+def masked(value: dict[str, Any], also: Iterable[str] = ()) -> Masked:
+    """`value` with every registered secret and each of `also` masked in every string and key,
+    at any depth (for a tree that is shown as well as written, like a recording's header)."""
+    against = known_secrets()  # read first: a secret registered meanwhile makes `dumps` mask again
+    out = Masked(_clean(value, pattern_for(also)))
+    out.against = against
+    return out
 
 
 def dumps(value: Any, *, indent: int | None = None, separators: tuple[str, str] | None = None) -> str:
     """JSON text for output (see the module docstring); non-ASCII text stays readable."""
-    if known_secrets():
-        value = _clean(value)
+    done = isinstance(value, Masked) and value.against is known_secrets()
+    pattern = None if done else pattern_for()
+    if pattern is not None:
+        value = _clean(value, pattern)
     try:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False, indent=indent, separators=separators)
     except ValueError:  # a NaN or infinity somewhere: null it
-        text = json.dumps(_clean(value), ensure_ascii=False, allow_nan=False, indent=indent,
+        text = json.dumps(_clean(value, None), ensure_ascii=False, allow_nan=False, indent=indent,
                           separators=separators)
     return _ESCAPE.sub(_escape, text) if _ESCAPE.search(text) else text

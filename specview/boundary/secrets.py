@@ -72,6 +72,14 @@ def forget_secrets() -> None:
         _pattern = None
 
 
+def pattern_for(also: Iterable[str] = ()) -> re.Pattern[str] | None:
+    """The pattern `mask` uses, widened by `also`: secrets one output must not carry that are not
+    registered (a recording header's last guard); None when there is nothing to find."""
+    secrets = _secrets
+    extra = {core for value in also if len(core := core_of(value)) >= MIN_SECRET} - secrets
+    return secret_pattern(secrets | extra) if extra else _pattern
+
+
 def mask(text: str) -> str:
     """`text` with every registered secret replaced by `***`."""
     pattern = _pattern

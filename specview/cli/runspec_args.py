@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from specview.boundary.api_key import DEFAULT_KEY_ENV, ApiKey, resolve_api_key, withheld_from
 from specview.boundary.secrets import add_url_secrets
-from specview.kernel.runspec import RunSpec
+from specview.kernel.backend import BackendKind
+from specview.kernel.runspec import CONFIG, OPTION, RunSpec, declared
 
 if TYPE_CHECKING:
     from specview.catalog.config import Config
@@ -36,7 +37,7 @@ def withheld_key_notice(key: ApiKey | None, urls: Iterable[str | None], lang: st
 def specs_key_notice(specs: Iterable[RunSpec], lang: str, extra_urls: Iterable[str | None] = ()) -> str | None:
     """`withheld_key_notice` for the servers these runs (and `extra_urls`) talk to; they share one key."""
     specs = list(specs)
-    urls = [spec.url for spec in specs if spec.kind == "openai"]
+    urls = [spec.url for spec in specs if spec.kind is BackendKind.REMOTE]
     key = next((spec.api_key for spec in specs if spec.api_key is not None), None)
     return withheld_key_notice(key, [*urls, *extra_urls], lang)
 
@@ -49,44 +50,36 @@ def warn_notice(notice: str | None) -> None:
         warn(notice)
 
 
+def options_given(args: argparse.Namespace, config: Config) -> dict[str, Any]:
+    """Every RunSpec field its command-line option sets (kernel/runspec.py's OPTION), or the config
+    file's key of the same name where the option is not given and the field says so (CONFIG);
+    fields neither gives are left out, to keep their defaults."""
+    stands_in = declared(CONFIG)
+    found: dict[str, Any] = {}
+    for name in declared(OPTION):
+        value = getattr(args, name, None)
+        if value is None and stands_in.get(name):
+            value = getattr(config, name)
+        if value is not None:
+            found[name] = value
+    return found
+
+
 def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: int | None = None,
                    config: Config | None = None) -> RunSpec:
     """The RunSpec the selector options describe (config-file defaults fill what is not given)."""
     from specview.catalog.config import load_config
-    from specview.cli.timeout_args import chosen
 
     config = config or load_config()
     add_url_secrets(args.url)  # before anything could quote the URL
     key, key_env = api_key_of(args, config)
-    return RunSpec(
-        preset=args.preset or config.preset,
-        prompt=args.prompt,
-        gamma=args.gamma,
-        temperature=args.temperature,
-        seed=args.seed,
-        lang=args.lang,
-        speed=speed,
-        max_rounds=max_rounds,
-        target=args.target,
-        draft=args.draft,
-        demo=args.demo,
-        gpu_layers=args.gpu_layers,
-        threads=args.threads,
-        plain=args.plain,
-        adaptive=args.adaptive,
-        max_tokens=args.max_tokens,
-        url=args.url,
-        model=args.model,
-        api_key_env=key_env,
-        api_key=key,
-        server=None if args.server in (None, "auto") else args.server,
-        raw=args.raw,
-        read_timeout=chosen(args, config, "read_timeout"),
-        connect_timeout=chosen(args, config, "connect_timeout"),
-        request_timeout=chosen(args, config, "request_timeout"),
-        stream_timeout=chosen(args, config, "stream_timeout"),
-        baseline_tps=args.baseline_tps,
-    )
+    given = options_given(args, config)
+    # what the command line resolves rather than copies: the key (its variable's name, then its
+    # value), and `--server auto`, which leaves the kind to detection
+    given.update(api_key_env=key_env, api_key=key, speed=speed, max_rounds=max_rounds)
+    if given.get("server") == "auto":
+        del given["server"]
+    return RunSpec(**given)
 
 
 def specs_from_args(args: argparse.Namespace, *, speed: float, max_rounds: int | None,

@@ -11,14 +11,21 @@ from specview.kernel.events import Basis
 
 __all__ = ["DEFAULT_KEY_ENV", "RunSpec"]
 
-# A field's place in a recording's header (core/recorder.py), in `metadata`: "settings.<name>",
-# "models.<name>" or a top-level name. The header writes the fields in the order declared here;
+# Each field says once, in its `metadata`, where it comes from and where it goes:
+# HEADER, its place in a recording's header (features/record/recorder.py): "settings.<name>",
+# "models.<name>" or a top-level name; the header writes the fields in the order declared here, and
 # a field without a place is not recorded (the key never is).
+# OPTION, the command-line option that sets it (cli/parser.py adds it, storing under the field's
+# name; cli/runspec_args.py reads every one back); a field without one is set otherwise.
+# CONFIG, true where the config file's key of the same name stands in when the option is not given.
 HEADER = "specview.header"
+OPTION = "specview.option"
+CONFIG = "specview.config"
 
 
-def _recorded(place: str) -> dict[str, str]:
-    return {HEADER: place}
+def _declared(header: str | None = None, option: str | None = None, *, config: bool = False) -> dict[str, Any]:
+    found = {HEADER: header, OPTION: option, CONFIG: config or None}
+    return {key: value for key, value in found.items() if value is not None}
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,42 +33,48 @@ class RunSpec:
     """A backend selection plus its settings. The API key rides along but is never written anywhere."""
 
     # the header writes preset, γ, T and seed as the backend ran them (BackendInfo's: a preset's γ)
-    preset: str | None = field(default=None, metadata=_recorded("settings.preset"))
-    gamma: int | None = field(default=None, metadata=_recorded("settings.gamma"))
-    temperature: float | None = field(default=None, metadata=_recorded("settings.temperature"))
-    seed: int = field(default=0, metadata=_recorded("settings.seed"))
-    lang: str | None = field(default=None, metadata=_recorded("settings.lang"))
-    speed: float = field(default=1.0, metadata=_recorded("settings.speed"))
-    max_rounds: int | None = field(default=None, metadata=_recorded("settings.max_rounds"))
-    max_tokens: int | None = field(default=None, metadata=_recorded("settings.max_tokens"))
+    preset: str | None = field(default=None, metadata=_declared("settings.preset", "--preset", config=True))
+    gamma: int | None = field(default=None, metadata=_declared("settings.gamma", "--gamma"))
+    temperature: float | None = field(default=None,
+                                      metadata=_declared("settings.temperature", "--temperature"))
+    seed: int = field(default=0, metadata=_declared("settings.seed", "--seed"))
+    lang: str | None = field(default=None, metadata=_declared("settings.lang", "--lang"))
+    speed: float = field(default=1.0, metadata=_declared("settings.speed"))
+    max_rounds: int | None = field(default=None, metadata=_declared("settings.max_rounds"))
+    max_tokens: int | None = field(default=None, metadata=_declared("settings.max_tokens", "--max-tokens"))
     # llama (local llama.cpp)
-    gpu_layers: int | None = field(default=None, metadata=_recorded("settings.gpu_layers"))
-    threads: int | None = field(default=None, metadata=_recorded("settings.threads"))
-    plain: bool = field(default=False, metadata=_recorded("settings.plain"))
-    adaptive: bool = field(default=False, metadata=_recorded("settings.adaptive"))
-    demo: bool = field(default=False, metadata=_recorded("settings.demo"))
+    gpu_layers: int | None = field(default=None, metadata=_declared("settings.gpu_layers", "--gpu-layers"))
+    threads: int | None = field(default=None, metadata=_declared("settings.threads", "--threads"))
+    plain: bool = field(default=False, metadata=_declared("settings.plain", "--no-spec"))
+    adaptive: bool = field(default=False, metadata=_declared("settings.adaptive", "--adaptive"))
+    demo: bool = field(default=False, metadata=_declared("settings.demo", "--demo"))
     # openai (remote server)
-    url: str | None = field(default=None, metadata=_recorded("settings.url"))
-    server: str | None = field(default=None, metadata=_recorded("settings.server"))
-    raw: bool = field(default=False, metadata=_recorded("settings.raw"))
+    url: str | None = field(default=None, metadata=_declared("settings.url", "--url"))
+    server: str | None = field(default=None, metadata=_declared("settings.server", "--server"))
+    raw: bool = field(default=False, metadata=_declared("settings.raw", "--raw"))
     # the key, resolved once by the CLI; never shown, logged or recorded (only the variable's name is),
     # and sent only where `ApiKey.for_url` allows (core/api_key.py)
-    api_key_env: str | None = field(default=None, metadata=_recorded("settings.api_key_env"))
+    api_key_env: str | None = field(default=None,
+                                    metadata=_declared("settings.api_key_env", "--api-key-env"))
     api_key: ApiKey | None = field(default=None, repr=False, compare=False)
-    replay: str | None = field(default=None, metadata=_recorded("settings.replay"))  # the recording replayed
+    replay: str | None = field(default=None, metadata=_declared("settings.replay"))  # the recording replayed
     # the llama models as given (paths, `ngram`), beside the names the backend reads from them
-    target: str | None = field(default=None, metadata=_recorded("models.target"))
-    draft: str | None = field(default=None, metadata=_recorded("models.draft_source"))
-    model: str | None = None  # recorded as the model the server named (BackendInfo.model)
-    prompt: str | None = field(default=None, metadata=_recorded("prompt"))
-    read_timeout: float | None = None
-    # seconds to connect, for a whole plain request, for a whole stream (None: the defaults)
-    connect_timeout: float | None = None
-    request_timeout: float | None = None
-    stream_timeout: float | None = None
+    target: str | None = field(default=None, metadata=_declared("models.target", "--target"))
+    draft: str | None = field(default=None, metadata=_declared("models.draft_source", "--draft"))
+    # recorded as the model the server named (BackendInfo.model)
+    model: str | None = field(default=None, metadata=_declared(option="--model"))
+    prompt: str | None = field(default=None, metadata=_declared("prompt", "--prompt"))
+    # seconds to wait for a stream's next event, to connect, for a whole plain request, for a whole
+    # stream (None: the defaults)
+    read_timeout: float | None = field(default=None, metadata=_declared(option="--read-timeout", config=True))
+    connect_timeout: float | None = field(default=None,
+                                          metadata=_declared(option="--connect-timeout", config=True))
+    request_timeout: float | None = field(default=None,
+                                          metadata=_declared(option="--request-timeout", config=True))
+    stream_timeout: float | None = field(default=None, metadata=_declared(option="--stream-timeout", config=True))
     # plain decoding's tokens/s on the remote side, the measured speedup's baseline:
     # given (--baseline-tps) or paired (measured by a plain run, bench --baseline-url)
-    baseline_tps: float | None = None
+    baseline_tps: float | None = field(default=None, metadata=_declared(option="--baseline-tps"))
     baseline_basis: Basis = Basis.GIVEN
 
     @property
@@ -82,17 +95,24 @@ class RunSpec:
         """The recorded fields as a header holds them, in declaration order:
         {"settings": {...}, "models": {...}, "prompt": ...} (see HEADER)."""
         out: dict[str, Any] = {}
-        for f in fields(self):
-            place = f.metadata.get(HEADER)
-            if place is None:
-                continue
+        for field_name, place in declared(HEADER).items():
             section, _, name = place.rpartition(".")
-            value = getattr(self, f.name)
+            value = getattr(self, field_name)
             if section:
                 out.setdefault(section, {})[name] = value
             else:
                 out[name] = value
         return out
+
+
+def declared(key: str) -> dict[str, Any]:
+    """Each field's declaration under `key` (HEADER, OPTION or CONFIG), by field name, in order."""
+    return {f.name: f.metadata[key] for f in fields(RunSpec) if key in f.metadata}
+
+
+def option_of(name: str) -> str:
+    """The command-line option that sets the field `name` (KeyError for a field no option sets)."""
+    return str(declared(OPTION)[name])
 
 
 def default_of(name: str) -> Any:

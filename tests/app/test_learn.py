@@ -12,7 +12,7 @@ from specview.features.learn.app import LearnApp
 from specview.features.learn.explain.speedup import speedup_numbers
 from specview.features.learn.index_screen import LearnIndex
 from specview.features.learn.lossless_screen import LosslessScreen
-from specview.features.learn.registry import lesson, lessons
+from specview.features.learn.registry import lesson_named, lessons
 from specview.texts.catalog import text
 from specview.widgets.bindings import key_lines
 from specview.widgets.prose import Prose
@@ -52,7 +52,7 @@ def test_unknown_lesson_is_one_line_and_exit_2() -> None:
 
 
 async def test_learn_keys_speak_the_language_and_follow_the_keymap() -> None:
-    app = LearnApp(lesson(6), lang="zh", keymap={"learn.lossless.sample": "d"})
+    app = LearnApp(lesson_named("lossless"), lang="zh", keymap={"learn.lossless.sample": "d"})
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         screen = app.screen

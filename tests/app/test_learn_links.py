@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from textual.widgets import OptionList, Static
 
+from specview.features.learn import registry
 from specview.features.learn.app import LearnApp
 from specview.features.learn.cache_screen import CacheScreen
 from specview.features.learn.explain.context import RunContext
@@ -16,7 +19,7 @@ from specview.features.learn.index_screen import LearnIndex
 from specview.features.learn.lossless_screen import LosslessScreen
 from specview.features.learn.mask_screen import MaskScreen
 from specview.features.learn.memory_screen import MemoryScreen
-from specview.features.learn.registry import lesson
+from specview.features.learn.registry import lesson_named, lessons
 from specview.features.learn.speedup_screen import SpeedupScreen
 from specview.features.live.real_run_screen import RealRunScreen
 from specview.features.live.screen import LiveScreen
@@ -34,7 +37,7 @@ async def test_f_fills_the_calculator_with_the_live_runs_numbers() -> None:
         await pilot.press("l")
         await pilot.pause()
         assert isinstance(app.screen, LearnIndex)
-        app.screen.query_one(OptionList).highlighted = 9  # screen 10
+        app.screen.query_one(OptionList).highlighted = [item.slug for item in lessons()].index("speedup")
         await pilot.press("enter")
         await pilot.pause()
         screen = app.screen
@@ -51,7 +54,7 @@ async def test_f_fills_the_calculator_with_the_live_runs_numbers() -> None:
 
 
 async def test_f_without_a_run_says_so() -> None:
-    app = LearnApp(lesson(10))
+    app = LearnApp(lesson_named("speedup"))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         await pilot.press("f")
@@ -61,7 +64,7 @@ async def test_f_without_a_run_says_so() -> None:
 
 
 async def test_enter_runs_a_case_study_and_x_shows_the_engines() -> None:
-    app = LearnApp(lesson(9))
+    app = LearnApp(lesson_named("cases"))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         await pilot.press("right")  # the Gemma 4 column
@@ -78,7 +81,7 @@ async def test_enter_in_the_live_app_switches_its_run() -> None:
     app = sim_app(max_rounds=5)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_finished(pilot)
-        app.open_lesson(lesson(9))
+        app.open_lesson(lesson_named("cases"))
         await pilot.pause()
         await pilot.press("right", "right", "enter")  # GLM-5.2
         await pilot.pause()
@@ -88,7 +91,7 @@ async def test_enter_in_the_live_app_switches_its_run() -> None:
 async def test_g_reads_the_fusion_tensors_of_the_loaded_gguf(tmp_path: Path) -> None:
     hostile = "\x1b[2Jblk.2.nextn.eh_proj.weight"
     path = write_fusion_gguf(tmp_path / "mtp.gguf", n_embd=64, extra_name=hostile)
-    app = LearnApp(lesson(8), run=RunContext(target_path=str(path)))
+    app = LearnApp(lesson_named("fusion"), run=RunContext(target_path=str(path)))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         await pilot.press("g")
@@ -105,7 +108,7 @@ async def test_g_reads_the_fusion_tensors_of_the_loaded_gguf(tmp_path: Path) -> 
 
 async def test_b_measures_this_machine_and_rates_the_local_run(tmp_path: Path) -> None:
     path = write_fusion_gguf(tmp_path / "m.gguf", n_embd=64)
-    app = LearnApp(lesson(1), run=RunContext(target_path=str(path), tokens_per_second=40.0))
+    app = LearnApp(lesson_named("memory"), run=RunContext(target_path=str(path), tokens_per_second=40.0))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         screen = app.screen
@@ -139,14 +142,14 @@ async def test_l_shows_the_live_runs_last_round_in_the_mask_and_cache_screens() 
         await wait_finished(pilot)
         run = app.learn_context()
         assert run is not None and run.last_round is not None
-        app.open_lesson(lesson(3))
+        app.open_lesson(lesson_named("mask"))
         await pilot.pause()
         mask = app.screen
         assert isinstance(mask, MaskScreen) and mask.live
         assert mask.drafts == [d.text for d in round_drafts(run.last_round)]
         assert mask.pending == label(run.before_round[-1])
         await pilot.press("escape")
-        app.open_lesson(lesson(4))
+        app.open_lesson(lesson_named("cache"))
         await pilot.pause()
         assert isinstance(app.screen, CacheScreen) and app.screen.round is run.last_round
 
@@ -165,3 +168,29 @@ async def test_i_on_a_simulated_token_opens_learn_6_with_its_own_p_and_q() -> No
         assert isinstance(screen, LosslessScreen) and screen.rows is None
         assert screen.run is not None and screen.run.token is not None
         assert f"{screen.run.token.p:.3f}" in screen.query_one(".learn-legend", Prose).text
+
+
+async def test_the_live_views_links_follow_their_screens_when_the_numbers_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A screen added in the middle renumbers the rest: t and i still open the speedup and lossless
+    screens (they name them by slug), not whatever now holds their old numbers."""
+    found = lessons()
+    moved = tuple(sorted((replace(item, number=item.number % len(found) + 1) for item in found),
+                         key=lambda item: item.number))  # each one number on, the last first
+    monkeypatch.setattr(registry, "lessons", lambda: moved)
+    assert registry.lesson(10).slug != "speedup" and registry.lesson(6).slug != "lossless"  # the numbers moved
+    app = sim_app(max_rounds=10, seed=1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_finished(pilot)
+        await pilot.press("t")
+        await pilot.pause()
+        assert isinstance(app.screen, SpeedupScreen) and app.screen.lesson.number == 11
+        await pilot.press("escape")
+        await pilot.press("left")
+        await pilot.press("i")
+        await pilot.pause()
+        assert isinstance(app.screen, LosslessScreen)
+
+
+def test_a_slug_no_screen_declares_is_named() -> None:
+    with pytest.raises(ValueError, match="'no-such-screen'"):
+        lesson_named("no-such-screen")

@@ -19,7 +19,7 @@ from specview.boundary.text import sanitize
 from specview.features.learn.app import LearnApp
 from specview.features.learn.explain.context import RunContext
 from specview.features.learn.fusion_screen import FusionScreen
-from specview.features.learn.registry import lesson
+from specview.features.learn.registry import lesson_named
 from specview.kernel.errors import BackendError
 from specview.texts.catalog import text
 from tests.support.gguf_factory import write_fusion_gguf, write_tiny_llama
@@ -61,7 +61,7 @@ async def test_hostile_gguf_names_on_the_fusion_screen(tmp_path: Path) -> None:
     """Learn 8 reads a GGUF's tensor names and architecture (g): shown visibly, cut short, never markup."""
     path = write_fusion_gguf(tmp_path / "evil.gguf", arch="qwen35" + MARKUP,
                              extra_name=HOSTILE + "x" * 500 + ".nextn.eh_proj.weight")
-    app = LearnApp(lesson(8), run=RunContext(backend="file", target_path=str(path)))
+    app = LearnApp(lesson_named("fusion"), run=RunContext(backend="file", target_path=str(path)))
     async with app.run_test(size=(120, 60)) as pilot:
         await pilot.pause()
         screen = app.screen
@@ -169,7 +169,7 @@ async def pressed_g(app: LearnApp, pilot: Pilot[None]) -> list[tuple[str, str, s
 async def test_g_on_an_absurd_gguf_says_why_in_a_notification(tmp_path: Path, name: str) -> None:
     add, expected = SHAPES[name]
     path = shaped_gguf(tmp_path / "shape.gguf", add)
-    app = LearnApp(lesson(8), lang="zh", run=RunContext(backend="file", target_path=str(path)))
+    app = LearnApp(lesson_named("fusion"), lang="zh", run=RunContext(backend="file", target_path=str(path)))
     async with app.run_test(size=(120, 60)) as pilot:
         await pilot.pause()
         said = await pressed_g(app, pilot)
@@ -182,12 +182,12 @@ async def test_g_on_an_absurd_gguf_says_why_in_a_notification(tmp_path: Path, na
 async def test_g_always_says_what_it_did(tmp_path: Path) -> None:
     """A GGUF read: a notification with what was found (the screen shows the rest); no model: why not."""
     path = write_fusion_gguf(tmp_path / "mtp.gguf", n_embd=64)
-    app = LearnApp(lesson(8), run=RunContext(backend="file", target_path=str(path)))
+    app = LearnApp(lesson_named("fusion"), run=RunContext(backend="file", target_path=str(path)))
     async with app.run_test(size=(120, 60)) as pilot:
         await pilot.pause()
         said = await pressed_g(app, pilot)
     assert said == [("information", "", "read mtp.gguf: d_model 64, MTP/NextN blocks 1, fusion tensors 3")]
-    app = LearnApp(lesson(8))
+    app = LearnApp(lesson_named("fusion"))
     async with app.run_test(size=(120, 60)) as pilot:
         await pilot.pause()
         said = await pressed_g(app, pilot)
@@ -196,7 +196,7 @@ async def test_g_always_says_what_it_did(tmp_path: Path) -> None:
 
 async def test_learn_1_says_why_its_model_is_missing(tmp_path: Path) -> None:
     path = shaped_gguf(tmp_path / "shape.gguf", SHAPES["embedding_length 2^64 - 1"][0])
-    app = LearnApp(lesson(1), run=RunContext(backend="file", target_path=str(path)))
+    app = LearnApp(lesson_named("memory"), run=RunContext(backend="file", target_path=str(path)))
     async with app.run_test(size=(120, 60)) as pilot:
         for _ in range(200):
             if app._notifications:

@@ -12,7 +12,7 @@ from specview.backends.local.gguf_info import read_gguf_info
 from specview.features.learn.app import LearnApp
 from specview.features.learn.explain.context import RunContext
 from specview.features.learn.explain.roofline import VERIFY_KS, verify_cost_numbers
-from specview.features.learn.registry import lesson
+from specview.features.learn.registry import lesson_named
 from specview.features.learn.verify_screen import VerifyScreen
 from specview.features.live.app import SpecviewApp
 from specview.kernel.theory import expected_tau
@@ -21,7 +21,7 @@ from tests.support.gguf_factory import write_tiny_llama
 
 async def test_m_measures_the_verify_cost_curve_of_the_local_model(tmp_path: Path) -> None:
     path = write_tiny_llama(tmp_path / "tiny.gguf")
-    app = LearnApp(lesson(2), run=RunContext(target_path=str(path), alpha=0.8, gamma=3, c=0.1))
+    app = LearnApp(lesson_named("verify"), run=RunContext(target_path=str(path), alpha=0.8, gamma=3, c=0.1))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         await pilot.press("m")
@@ -136,7 +136,7 @@ async def test_the_live_runs_own_verify_costs_reach_learn_2_and_10(tmp_path: Pat
         run = app.live.learn_context()
         assert run.verify_costs_s == cal.verify_costs_s
         assert run.verify_ratio == pytest.approx(cal.verify_costs_s[3] / cal.verify_costs_s[0])  # γ 3: 4 tokens
-        app.push_screen(lesson(2).make_screen("en", run))
+        app.push_screen(lesson_named("verify").make_screen("en", run))
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, VerifyScreen) and screen.measured == list(cal.verify_costs_s[: len(VERIFY_KS)])

@@ -23,7 +23,7 @@ import pytest
 
 from specview.backends.remote.registry import server_ids
 from tests.support.limited_run import base_env
-from tests.support.served import served
+from tests.support.served import send_body, served, sse_event
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -131,30 +131,22 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         """Quiet."""
 
-    def _send(self, code: int, kind: str, body: bytes) -> None:
-        self.send_response(code)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
     def do_GET(self) -> None:
         answers = {
             "/v1/models": json.dumps({"object": "list", "data": [{"id": "tiny", "object": "model", "owned_by": "me"}]}),
             "/tiny/info": json.dumps({"engine": "tinyengine", "version": "0.1"}),
         }
         if self.path == "/metrics":
-            self._send(200, "text/plain; version=0.0.4", METRICS.encode())
+            send_body(self, 200, METRICS.encode(), "text/plain; version=0.0.4")
         elif self.path in answers:
-            self._send(200, "application/json", answers[self.path].encode())
+            send_body(self, 200, answers[self.path].encode())
         else:
-            self._send(404, "application/json", b'{"error": {"message": "not found"}}')
+            send_body(self, 404, b'{"error": {"message": "not found"}}')
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", "0")))
         chunks = [{"choices": [{"index": 0, "delta": {"content": word}, "finish_reason": None}]} for word in WORDS]
-        body = "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks) + "data: [DONE]\n\n"
-        self._send(200, "text/event-stream", body.encode())
+        send_body(self, 200, b"".join(map(sse_event, [*chunks, None])), "text/event-stream")
 
 
 @pytest.fixture(scope="module")

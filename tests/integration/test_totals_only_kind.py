@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tests.support.served import served
+from tests.support.served import end_chunks, send_body, send_chunk, send_json, served, sse_event, start_chunks
 
 WORDS = tuple(f" t{k}" for k in range(9))
 ACCEPTED, REJECTED = 5, 7
@@ -27,31 +27,18 @@ class _Tabby(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         """Quiet."""
 
-    def _json(self, body: object) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
     def do_GET(self) -> None:
         card = {"id": "fake", "object": "model", "owned_by": "tabbyAPI", "parameters": {"draft": {"id": "small"}}}
         if self.path == "/v1/models":
-            self._json({"object": "list", "data": [card]})
+            send_json(self, 200, {"object": "list", "data": [card]})
         elif self.path == "/v1/model":
-            self._json(card)
+            send_json(self, 200, card)
         else:
-            self.send_response(404)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
+            send_body(self, 404, b"")
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
+        start_chunks(self)
         for word in WORDS:
             self._event({"object": "chat.completion.chunk", "model": "fake",
                          "choices": [{"index": 0, "delta": {"content": word}, "finish_reason": None}]})
@@ -62,12 +49,10 @@ class _Tabby(BaseHTTPRequestHandler):
                      "usage": {"prompt_tokens": 4, "completion_tokens": len(WORDS), "total_tokens": 4 + len(WORDS),
                                "completion_tokens_details": details}})
         self._event(None)
-        self.wfile.write(b"0\r\n\r\n")
+        end_chunks(self)
 
     def _event(self, body: dict[str, Any] | None) -> None:
-        data = b"data: [DONE]\n\n" if body is None else f"data: {json.dumps(body)}\n\n".encode()
-        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-        self.wfile.flush()
+        send_chunk(self, sse_event(body))
 
 
 @contextmanager

@@ -11,14 +11,13 @@ draft too many at position 2 (`llama-differs`).
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tests.support.served import served
+from tests.support.served import end_chunks, send_body, send_chunk, send_json, served, sse_event, start_chunks
 
 # SGLang: tokens per streamed chunk (the prompt's token, then merged steps) and the request's truth
 SGLANG_CHUNKS = (1, 4, 2, 1, 3)
@@ -85,15 +84,8 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         """Quiet."""
 
-    def _answer(self, code: int, body: bytes, kind: str = "application/json") -> None:
-        self.send_response(code)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
     def _json(self, body: object) -> None:
-        self._answer(200, json.dumps(body).encode())
+        send_json(self, 200, body)
 
     def do_GET(self) -> None:
         sglang = self.server.kind == "sglang"
@@ -106,22 +98,19 @@ class _Handler(BaseHTTPRequestHandler):
             self._json({"build_info": "b9999-fake",
                         "default_generation_settings": {"params": {"speculative.types": "ngram-simple"}}})
         elif not sglang and self.path == "/metrics":
-            self._answer(200, self.server.metrics_text().encode(), "text/plain; version=0.0.4")
+            send_body(self, 200, self.server.metrics_text().encode(), "text/plain; version=0.0.4")
         else:
-            self._answer(404, b'{"error": {"message": "File Not Found", "code": 404}}')
+            send_body(self, 404, b'{"error": {"message": "File Not Found", "code": 404}}')
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
+        start_chunks(self)
         if self.server.kind == "sglang":
             self._sglang()
         else:
             self._llama()
         self._event(None)
-        self.wfile.write(b"0\r\n\r\n")
+        end_chunks(self)
 
     def _sglang(self) -> None:
         done = 0
@@ -143,9 +132,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.count_request()
 
     def _event(self, body: dict[str, Any] | None) -> None:
-        data = b"data: [DONE]\n\n" if body is None else f"data: {json.dumps(body)}\n\n".encode()
-        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-        self.wfile.flush()
+        send_chunk(self, sse_event(body))
 
 
 @contextmanager

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from tests.support.served import served
+from tests.support.served import end_chunks, send_body, send_chunk, send_json, served, sse_event, start_chunks
 
 GOOD_CHUNKS = 3
 SECRET = "sk-test-secret-0123456789"
@@ -32,7 +32,7 @@ VLLM_METRICS = "".join(  # three speculative tokens: three `position` series
 def _chunk(text: str, finish: str | None = None) -> bytes:
     body = {"object": "chat.completion.chunk", "model": "fake-model",
             "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": finish}]}
-    return f"data: {json.dumps(body)}\n\n".encode()
+    return sse_event(body)
 
 
 class FakeServer(ThreadingHTTPServer):
@@ -57,56 +57,40 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         """Quiet."""
 
-    def _json(self, code: int, body: object) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
     def do_GET(self) -> None:
         if self.path == "/v1/models":
             if self.server.mode == "401-models":
-                self._json(401, AUTH_ERROR)
+                send_json(self, 401, AUTH_ERROR)
                 return
-            self._json(200, VLLM_MODELS if self.server.mode.startswith("vllm") else MODELS)
+            send_json(self, 200, VLLM_MODELS if self.server.mode.startswith("vllm") else MODELS)
             return
         if self.path == "/metrics" and self.server.mode.startswith("vllm"):
-            data = VLLM_METRICS.encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/plain; version=0.0.4")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            send_body(self, 200, VLLM_METRICS.encode(), "text/plain; version=0.0.4")
             return
-        self._json(404, {"error": {"message": "File Not Found", "type": "not_found_error", "code": 404}})
+        send_json(self, 404, {"error": {"message": "File Not Found", "type": "not_found_error", "code": 404}})
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length", "0"))
         request = json.loads(self.rfile.read(length) or b"{}")
         mode = self.server.mode
         if mode == "401" and self.headers.get("Authorization") != "Bearer right-key":
-            self._json(401, AUTH_ERROR)
+            send_json(self, 401, AUTH_ERROR)
             return
         if mode == "404":
             message = f"The model `{request.get('model')}` does not exist."
-            self._json(404, {"error": {"message": message, "type": "NotFoundError", "code": 404}})
+            send_json(self, 404, {"error": {"message": message, "type": "NotFoundError", "code": 404}})
             return
         if mode == "500":
-            self._json(500, {"error": {"message": "CUDA out of memory", "type": "server_error", "code": 500}})
+            send_json(self, 500, {"error": {"message": "CUDA out of memory", "type": "server_error", "code": 500}})
             return
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
+        start_chunks(self)
         if mode in ("vllm", "vllm-detailed"):
             assert request["stream_options"] == {"include_usage": True, "continuous_usage_stats": True}
             for done, ids in ((1, [5]), (3, [6, 7]), (7, [8, 9, 10, 11])):
                 body = json.loads(_chunk("".join(f" t{i}" for i in ids))[6:])
                 body["choices"][0]["token_ids"] = ids
                 body["usage"] = {"prompt_tokens": 4, "completion_tokens": done, "total_tokens": 4 + done}
-                self._send(f"data: {json.dumps(body)}\n\n".encode())
+                send_chunk(self, sse_event(body))
             if mode == "vllm-detailed":
                 # `--per-request-spec-decode-metrics detailed` (vLLM PR #48915): the last chunk says the
                 # two-token chunk was really two steps with nothing accepted (the client lagged), and so on.
@@ -114,27 +98,22 @@ class _Handler(BaseHTTPRequestHandler):
                          "metrics": {"speculative_decoding": {
                              "num_spec_steps": 4, "num_draft_tokens": 12, "num_accepted_draft_tokens": 2,
                              "num_spec_tokens": 3, "per_step_accepted": [0, 0, 2, 0]}}}
-                self._send(f"data: {json.dumps(final)}\n\n".encode())
+                send_chunk(self, sse_event(final))
         for k in range(0 if mode.startswith("vllm") else GOOD_CHUNKS):
-            self._send(_chunk(f" word{k}"))
+            send_chunk(self, _chunk(f" word{k}"))
         if mode == "close":
             self.wfile.flush()
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
             return
         if mode == "malformed":
-            self._send(b'data: {"choices": [{"delta": {"content": "x"\n\n')
+            send_chunk(self, b'data: {"choices": [{"delta": {"content": "x"\n\n')
         elif mode == "stall":
             self.server.release.wait(5.0)
         else:
-            self._send(_chunk("", finish="stop"))
-            self._send(b"data: [DONE]\n\n")
-        self.wfile.write(b"0\r\n\r\n")
-
-    def _send(self, data: bytes) -> None:
-        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-        self.wfile.flush()
-
+            send_chunk(self, _chunk("", finish="stop"))
+            send_chunk(self, sse_event(None))
+        end_chunks(self)
 
 
 @contextmanager

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tests.support.served import served
+from tests.support.served import end_chunks, send_body, send_chunk, served, sse_event, start_chunks
 
 Event = dict[str, Any] | bytes | Callable[[], Iterable[bytes]]
 
@@ -92,12 +92,7 @@ class _Handler(BaseHTTPRequestHandler):
         return self.headers.get("Authorization", "").removeprefix("Bearer ").encode()
 
     def _answer(self, code: int, kind: str, body: bytes) -> None:
-        body = body.replace(b"@KEY@", self._key())
-        self.send_response(code)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_body(self, code, body.replace(b"@KEY@", self._key()), kind)
 
     def do_GET(self) -> None:
         self.server.requests.append(f"GET {self.path}")
@@ -126,33 +121,24 @@ class _Handler(BaseHTTPRequestHandler):
         if scenario.post_status != 200:
             self._answer(scenario.post_status, "application/json", scenario.post_body)
             return
-        self.send_response(200)
-        self.send_header("Content-Type", scenario.content_type)
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
+        start_chunks(self, scenario.content_type)
         try:
             for event in scenario.events:
                 for data in _event_bytes(event):
-                    self._send(data.replace(b"@KEY@", self._key()))
+                    send_chunk(self, data.replace(b"@KEY@", self._key()))
             if scenario.stall:
                 self.server.release.wait(60.0)
             if scenario.done:
-                self._send(b"data: " + json.dumps(chat_chunk("", finish="stop")).encode() + b"\n\n")
-                self._send(b"data: [DONE]\n\n")
-            self.wfile.write(b"0\r\n\r\n")
+                send_chunk(self, sse_event(chat_chunk("", finish="stop")))
+                send_chunk(self, sse_event(None))
+            end_chunks(self)
         except (BrokenPipeError, ConnectionResetError):
             return  # the client went away: that is what some cases test
-
-    def _send(self, data: bytes) -> None:
-        if not data:
-            return
-        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-        self.wfile.flush()
 
 
 def _event_bytes(event: Event) -> Iterable[bytes]:
     if isinstance(event, dict):
-        return [b"data: " + json.dumps(event).encode() + b"\n\n"]
+        return [sse_event(event)]
     if isinstance(event, bytes):
         return [event]
     return event()

@@ -15,10 +15,10 @@ import pytest
 
 from specview.backends.factory import make_backend
 from specview.backends.replay import ReplayBackend, make_replay_backend
-from specview.boundary.secrets import public_url
+from specview.boundary.secrets import add_secret, forget_secrets, public_url
 from specview.features.live.bench_command import bench_one
 from specview.features.live.run_text import notes_text
-from specview.features.record.recorder import check_record_path, start_recording
+from specview.features.record.recorder import Recorder, check_record_path, recording_header, start_recording
 from specview.features.record.recording import Header, read_recording, scan_headers
 from specview.kernel.errors import BackendError, RecordingError
 from specview.kernel.events import Round
@@ -180,6 +180,42 @@ def test_the_header_holds_no_secret(tmp_path: Path) -> None:
     assert header.section("settings")["api_key_env"] == "MY_TOKEN"  # the name is kept, never the value
     assert header.data["prompt"] == "keys: ***"
     assert public_url("https://user:pw@host.example:8443/v1?api_key=abc#x") == "https://host.example:8443/v1"
+
+
+def test_a_nested_secret_in_the_header_is_masked_once_and_stays_masked(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The header is masked by the one tree-masker, once (`dumps` does not walk it again), and a
+    secret registered after that is still masked when the header is written."""
+    from specview.boundary import jsonio
+
+    walked: list[str] = []
+    clean = jsonio._clean
+
+    def counting(value: object, pattern: object) -> object:
+        if isinstance(value, str) and ("SECRET" in value or "***" in value):
+            walked.append(value)
+        return clean(value, pattern)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(jsonio, "_clean", counting)
+    monkeypatch.setenv("MY_TOKEN", "tok-ENV-ONLY-SECRET")
+    spec = RunSpec(prompt="a sk-registered-SECRET, a tok-ENV-ONLY-SECRET and a late-LATER-value",
+                   target="/models/tok-ENV-ONLY-SECRET/t.gguf", api_key_env="MY_TOKEN")
+    forget_secrets()
+    add_secret("sk-registered-SECRET")
+    try:
+        header = recording_header(make_backend(RunSpec()).info, spec)
+        Recorder(tmp_path / "once.jsonl", header).close()
+        assert sorted(walked) == sorted([spec.prompt, spec.target])  # walked once, by `masked`; not by dumps
+        assert header["models"]["target"] == "/models/***/t.gguf"
+        assert header["prompt"] == "a ***, a *** and a late-LATER-value"
+        once = (tmp_path / "once.jsonl").read_text(encoding="utf-8")
+        assert "SECRET" not in once and once.count("***") == 3
+        add_secret("late-LATER-value")  # learnt after the header was masked: masked when it is written
+        Recorder(tmp_path / "late.jsonl", header).close()
+        late = (tmp_path / "late.jsonl").read_text(encoding="utf-8")
+        assert "LATER" not in late and "SECRET" not in late and late.count("***") == 4
+    finally:
+        forget_secrets()
 
 
 def test_later_sessions_in_one_program_append_runs_and_each_replays(tmp_path: Path) -> None:

@@ -71,9 +71,20 @@ def find_lessons(package: str) -> tuple[Lesson, ...]:
 
 
 def lesson(number: int) -> Lesson:
-    """The lesson with this number, or a CliError listing the numbers there are."""
+    """The lesson with this number (what `specview learn N` and the index show), or a CliError
+    listing the numbers there are. Code that links to a screen names it by slug (`lesson_named`):
+    numbers move when a screen is added in the middle."""
     for item in lessons():
         if item.number == number:
             return item
     known = ", ".join(str(item.number) for item in lessons())
     raise CliError(f"there is no Learn screen {number}; screens: {known}")
+
+
+def lesson_named(slug: str) -> Lesson:
+    """The lesson registered under `slug` (its catalog name, `learn.<slug>.*`), wherever its number
+    puts it; ValueError for a slug no screen declares (a link to a screen that is gone)."""
+    for item in lessons():
+        if item.slug == slug:
+            return item
+    raise ValueError(f"no Learn screen is registered as {slug!r}")

@@ -23,7 +23,7 @@ from specview.features.learn.explain.context import RunContext
 from specview.features.live.inspector import describe
 from specview.features.live.run_text import notes_text, run_title
 from specview.features.live.token_link import TokenRequest, token_request
-from specview.kernel.backend import Backend, BackendInfo
+from specview.kernel.backend import Backend, BackendInfo, BackendKind
 from specview.kernel.errors import SpecviewError
 from specview.kernel.events import Basis, Calibration, Round, TokenStatus
 from specview.kernel.gauges import PANEL, STRIP, gauges, position_texts
@@ -56,6 +56,9 @@ MIN_SIZE = (60, 16)  # columns, rows: smaller, the screen says it is too small (
 KEEP_ROUNDS = 20_000
 RECENT_ROUNDS = 8  # rounds the Learn screens look at: the last one drafted, and text before it
 CONTEXT_TOKENS = 4
+# The Learn screens t and i open, by the slug each declares (numbers move when a screen is added)
+SPEEDUP_LESSON = "speedup"
+TOKEN_LESSON = "lossless"
 
 
 class LiveScreen(Screen[None]):
@@ -326,14 +329,15 @@ class LiveScreen(Screen[None]):
         )
 
     def action_learn_speedup(self) -> None:
-        """Learn 10 with this run's measured α, γ, c filled in."""
-        from specview.features.learn.registry import lesson
+        """The speedup lesson with this run's measured α, γ, c filled in."""
+        from specview.features.learn.registry import lesson_named
 
-        self.app.push_screen(lesson(10).make_screen(self.lang, replace(self.learn_context(), fill=True)))
+        run = replace(self.learn_context(), fill=True)
+        self.app.push_screen(lesson_named(SPEEDUP_LESSON).make_screen(self.lang, run))
 
     def action_learn_token(self) -> None:
-        """Learn 6 for the selected token: its position's real p and q (local backend, in a worker)."""
-        from specview.features.learn.registry import lesson
+        """The lossless lesson for the selected token: its position's real p and q (local backend, in a worker)."""
+        from specview.features.learn.registry import lesson_named
 
         token, index = self._view.selected_token, self._view.selected
         if token is None or index is None:
@@ -343,27 +347,28 @@ class LiveScreen(Screen[None]):
         request = token_request(self.backend, self.spec, self._view.tokens, index, self.session.metrics.tokens)
         if isinstance(request, str):
             self.notify(text(request, self.lang), severity="warning", markup=False)
-            self.app.push_screen(lesson(6).make_screen(self.lang, run))
+            self.app.push_screen(lesson_named(TOKEN_LESSON).make_screen(self.lang, run))
             return
         self.notify(text("learn.link.computing", self.lang), markup=False)
         self._token_rows(request, run)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="token-rows")
     def _token_rows(self, request: TokenRequest, run: RunContext) -> None:
-        from specview.features.learn.registry import lesson
+        from specview.features.learn.registry import lesson_named
 
         try:
             rows = request.rows()
         except SpecviewError as exc:
             self.app.call_from_thread(notify_error, self, str(exc))
             return
-        self.app.call_from_thread(self.app.push_screen, lesson(6).make_screen(self.lang, replace(run, token_rows=rows)))
+        screen = lesson_named(TOKEN_LESSON).make_screen(self.lang, replace(run, token_rows=rows))
+        self.app.call_from_thread(self.app.push_screen, screen)
 
     def _switch_preset(self, preset_id: str | None) -> None:
         if preset_id is None:
             return
         spec = self.spec.with_preset(preset_id)
-        if spec.kind != "sim":
+        if spec.kind is not BackendKind.SIM:
             spec = RunSpec(preset=preset_id, seed=self.spec.seed, lang=self.spec.lang, speed=self.spec.speed)
         with user_action(self):
             backend = make_backend(spec)

@@ -1,4 +1,5 @@
-"""From a token selected in the live view to Learn 6: what must be recomputed to show its real p and q."""
+"""From a token selected in the live view to the lossless-sampling lesson: what must be recomputed
+to show its real p and q."""
 
 from __future__ import annotations
 

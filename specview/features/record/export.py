@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -41,7 +41,7 @@ def _stems(stem: str) -> Iterator[str]:
         yield f"{stem}-{n}"
 
 
-def _claim(folder: Path, stem: str, header: Mapping[str, Any]) -> tuple[str, Recorder, IO[str], Path | None]:
+def _claim(folder: Path, stem: str, header: dict[str, Any]) -> tuple[str, Recorder, IO[str], Path | None]:
     """The first free `stem`, `stem-2`, … with both files created (never through a link, 0600): the
     recorder (its header written), the report's open file, and the first name that was taken."""
     taken: Path | None = None
@@ -53,7 +53,7 @@ def _claim(folder: Path, stem: str, header: Mapping[str, Any]) -> tuple[str, Rec
             taken = taken or report
             continue
         try:
-            return candidate, Recorder(recording, dict(header)), out, taken
+            return candidate, Recorder(recording, header), out, taken
         except (FileExistsError, Refused):
             out.close()
             os.unlink(report)  # ours, just made empty; its twin's name is taken
@@ -61,12 +61,13 @@ def _claim(folder: Path, stem: str, header: Mapping[str, Any]) -> tuple[str, Rec
     raise SpecviewError(f"cannot export to {folder}: {stem}.jsonl to {stem}-{MAX_TRIES}.jsonl all exist")
 
 
-def export_run(folder: Path, header: Mapping[str, Any], info: BackendInfo, snap: MetricsSnapshot,
+def export_run(folder: Path, header: dict[str, Any], info: BackendInfo, snap: MetricsSnapshot,
                rounds: Sequence[Round], *, lang: str = "en", dropped_rounds: int = 0,
                calibrations: Sequence[Calibration] = ()) -> Exported:
     """Write `<stem>.jsonl` (header, the run's calibrations — its speedup's baseline — and rounds) and
     `<stem>.md` into `folder`, under a new name when one is taken (nothing is overwritten, nothing is
-    written through a link); SpecviewError if it cannot."""
+    written through a link); SpecviewError if it cannot. `header` is `recording_header`'s, masked
+    once for both files."""
     try:
         stem, recorder, out, taken = _claim(folder, export_stem(info), header)
         with out:

@@ -12,15 +12,14 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
-import re
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from specview.boundary.jsonio import dumps
+from specview.boundary.jsonio import Masked, dumps, masked
 from specview.boundary.safe_files import check_new, open_append, open_new
-from specview.boundary.secrets import MASK, MIN_SECRET, known_secrets, public_url, secret_pattern
+from specview.boundary.secrets import public_url
 from specview.features.record.recording import FORMAT, VERSION
 from specview.kernel.backend import BackendInfo
 from specview.kernel.errors import BackendError, RecordingError
@@ -183,13 +182,14 @@ def close_recordings() -> None:
 atexit.register(close_recordings)
 
 
-def recording_header(info: BackendInfo, spec: RunSpec) -> dict[str, Any]:
+def recording_header(info: BackendInfo, spec: RunSpec) -> Masked:
     """The header line for a run: versions, backend, settings, models, prompt — no secrets.
 
     RunSpec holds no key values (only the *name* of the variable), URLs lose their user
-    info and query, and every registered secret (core/secrets.py) and, as a last guard, any
-    value of a secret-looking environment variable found anywhere in the header is
-    replaced by "***".
+    info and query, and every registered secret (boundary/secrets.py) and, as a last guard, the
+    key and any value of a secret-looking environment variable found anywhere in the header is
+    replaced by "***": masked once, here (`jsonio.masked`), for the file and the Markdown report
+    alike; `dumps` writes it as it is unless a secret was registered since.
     """
     spec_fields = spec.header_fields()
     # what ran, where the spec leaves it to the backend (the preset's γ and T, the model a server names)
@@ -211,29 +211,13 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> dict[str, Any]:
         models={"model": info.model, "draft": info.draft, **spec_fields["models"]},
         prompt=spec_fields["prompt"],
     )
-    redacted: dict[str, Any] = _redact(header, _secret_values(spec))
-    return redacted
+    return masked(header, also=_unregistered_secrets(spec))
 
 
-def _secret_values(spec: RunSpec) -> set[str]:
+def _unregistered_secrets(spec: RunSpec) -> set[str]:
+    # the header's last guard, beside every registered secret: the key itself, and the value of any
+    # secret-looking environment variable (not registered: masking those everywhere would garble text)
     names = {name for name in os.environ if any(word in name.upper() for word in _SECRET_WORDS)}
     names.add(spec.api_key_env or DEFAULT_KEY_ENV)
     from_env = {value for name in names if len(value := os.environ.get(name, "")) >= 8}
-    key = spec.api_key.value if spec.api_key else ""
-    known = {value for value in {key, *known_secrets()} if len(value) >= MIN_SECRET}
-    return from_env | known
-
-
-def _redact(value: Any, secrets: set[str]) -> Any:
-    pattern = secret_pattern(secrets)  # found as `mask` finds them: any case, invisible characters between
-    return value if pattern is None else _redacted(value, pattern)
-
-
-def _redacted(value: Any, pattern: re.Pattern[str]) -> Any:
-    if isinstance(value, str):
-        return pattern.sub(MASK, value)
-    if isinstance(value, dict):
-        return {key: _redacted(item, pattern) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_redacted(item, pattern) for item in value]
-    return value
+    return from_env | ({spec.api_key.value} if spec.api_key else set())

@@ -41,4 +41,4 @@ class RunContext:
     before_round: tuple[str, ...] = field(default=())  # texts of the tokens just before last_round
     token: TokenEvent | None = None
     token_rows: TokenRows | None = None
-    fill: bool = False  # open with these numbers already filled in (Learn 10 from the live view)
+    fill: bool = False  # open with these numbers already filled in (the speedup lesson from the live view)
