@@ -1,8 +1,9 @@
 """Call a function every `interval` seconds until stopped: the one polling loop specview has.
 
 The remote backend's /metrics poll, the single-server monitor, headless `watch` and the fleet
-watch all poll this way. A `Poller` calls `poll` on a fixed cadence (a poll that overruns its
-slot moves the next one to "now", never a burst of catch-up polls), at most `max_polls` times,
+watch all poll this way. A `Poller` calls `poll` on a fixed cadence (after a poll that overruns its
+slot the next one begins at once, never a burst of catch-up polls, and no two polls begin less
+than an interval apart), at most `max_polls` times,
 and hands each answer to `sink` as it comes — a `SpecviewError` raised by `poll` is handed
 over as data too, never raised on the polling thread (`stop_on_error` ends the loop after it).
 `stop()` is interruptible: it wakes the wait at once and calls `interrupt` (e.g. shutting the
@@ -77,9 +78,12 @@ class Poller(Generic[T]):
             wait = due - time.monotonic()
             if wait > 0 and self._stop.wait(wait):
                 return
+            started = time.monotonic()
             if not self._paused.is_set() and not self._once():
                 return
-            due = max(due + self.interval, time.monotonic())
+            # the next slot, but never sooner than an interval after this poll began: a late
+            # poll's successor waits its interval (each sample spans one, at least)
+            due = max(due + self.interval, started + self.interval)
 
     def _once(self) -> bool:
         """One poll into the sink; False when the loop should end."""

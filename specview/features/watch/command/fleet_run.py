@@ -73,8 +73,17 @@ def open_fleet(args: argparse.Namespace, config: Config, lang: str) -> FleetSour
     warn_notice(withheld_key_notice(key, urls, lang))
     given = chosen(args, config, "request_timeout")
     deadline = given if given is not None else max(args.interval, MIN_DEADLINE_S)
-    return DirectFleet(urls, api_key=key, key_env=key_env, server=getattr(args, "server", None),
-                       timeouts=timeouts_of(args, config), deadline_s=deadline)
+    fleet = DirectFleet(urls, api_key=key, key_env=key_env, server=getattr(args, "server", None),
+                        timeouts=timeouts_of(args, config), deadline_s=deadline)
+    from specview.cli.waiting import announced_wait
+
+    try:
+        with announced_wait(lang):  # detection: said, and q ends it
+            fleet.connect()
+    except BaseException:
+        fleet.close()
+        raise
+    return fleet
 
 
 def _run_screen(args: argparse.Namespace, config: Config, rules: object, retention: float) -> int | None:

@@ -7,9 +7,10 @@ answered (a sum, α from the summed verified positions so servers of different �
 the alerts that began or ended with this poll (the log pane's lines, `--on-alert`'s events).
 
 Outlier: over the alert window, an instance's accepted positions out of its verified ones are
-tested against the α pooled over the *other* instances (a chi-square test of the two counts,
-kernel/stats.py: its own binomial sampling noise); it is flagged when the p-value is below
-`outlier_p` and the gap is at least `outlier_gap`. Verify steps of one request are not
+tested against the α pooled over the fleet (a chi-square test of the two counts, kernel/stats.py:
+its own binomial sampling noise), then again against the pool of the instances the first pass
+kept; it is flagged when the p-value is below `outlier_p` and the gap is at least `outlier_gap`.
+A fleet of fewer than three instances with evidence has no outliers (of two, either is odd). Verify steps of one request are not
 independent draws, so the test is a screen for "look at this one", not a proof.
 """
 
@@ -25,6 +26,7 @@ from specview.features.watch.model.alert_rules import AlertRules, firing, over_t
 from specview.features.watch.model.fleet import Alert, AlertKind, FleetSnapshot, InstanceReading, InstanceRow, State
 from specview.kernel.stats import chi_square
 
+MIN_INSTANCES = 3  # of two, "the odd one out" is either
 MAX_HISTORY = 4096  # samples kept per instance, whatever the retention (a 2 s interval: 2 h 16 min)
 
 
@@ -177,21 +179,26 @@ def over_instances(samples: list[WatchSample], window_s: float) -> WatchSample |
 
 def _outliers(windows: dict[str, WatchSample | None], rules: AlertRules) -> set[str]:
     """The instances whose α over the window its own sampling noise does not reconcile with the
-    others' pooled α."""
+    fleet's pooled α. Twice: against the pool of all, then against the pool of those the first
+    pass kept (so one far-off instance does not drag the pool and make the others look odd)."""
     counts = {}
     for name, w in windows.items():
         verified = verified_positions(w.drafts, w.per_position) if w is not None else None
         if w is not None and verified and w.drafts >= rules.min_drafts:
             counts[name] = (w.accepted, verified)
+    if len(counts) < MIN_INSTANCES:
+        return set()
+    first = _far(counts, counts, rules)
+    kept = {n: c for n, c in counts.items() if n not in first}
+    return _far(counts, kept, rules) if len(kept) >= MIN_INSTANCES - 1 else first
+
+
+def _far(counts: dict[str, tuple[int, int]], pool: dict[str, tuple[int, int]], rules: AlertRules) -> set[str]:
+    """The instances whose (accepted, verified) the α pooled over `pool` does not explain."""
+    pooled = sum(a for a, _ in pool.values()) / sum(v for _, v in pool.values())
     flagged = set()
     for name, (accepted, verified) in counts.items():
-        others = [c for n, c in counts.items() if n != name]
-        pool_n = sum(v for _, v in others)
-        if not others or pool_n <= 0:
-            continue
-        pooled = sum(a for a, _ in others) / pool_n
-        alpha = accepted / verified
-        if abs(alpha - pooled) < rules.outlier_gap:
+        if abs(accepted / verified - pooled) < rules.outlier_gap:
             continue
         test = chi_square([accepted, verified - accepted], [pooled, 1.0 - pooled])
         if not math.isnan(test.p_value) and test.p_value < rules.outlier_p:

@@ -58,6 +58,21 @@ class DirectFleet:
     def instances(self) -> tuple[str, ...]:
         return tuple(t.name for t in self._targets)
 
+    def connect(self) -> None:
+        """Detect every target at once, within the deadline (before the first poll, so its
+        scrapes are not late by a detection); one that fails is detected again at each poll."""
+        futures = [self._pool.submit(self._detect, t) for t in self._targets]
+        wait(futures, timeout=self.deadline_s)
+
+    def _detect(self, target: _Target) -> None:
+        with target.lock:
+            if target.watch is None and not self._closed.is_set():
+                try:
+                    target.watch = ServerWatch(target.url, self._api_key, self._key_env, self._server,
+                                               self._timeouts)
+                except SpecviewError:  # said by the poll that finds it still down
+                    pass
+
     def poll(self) -> tuple[InstanceReading, ...]:
         """Every target's reading, within the deadline."""
         started: dict[int, Future[InstanceReading]] = {}
