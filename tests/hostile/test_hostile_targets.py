@@ -26,7 +26,7 @@ def targets_run(tmp_path: Path, target: Path) -> tuple[int, str, bytes]:
 
 
 def test_a_directory(tmp_path: Path) -> None:
-    code, err, raw = targets_run(tmp_path, tmp_path)
+    code, err, _raw = targets_run(tmp_path, tmp_path)
     assert code == 2 and "is a directory" in one_error_line(err)
 
 

@@ -73,10 +73,10 @@ class Exporter(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server: Exporter
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         if self.server.mode == "hang":
             self.server.release.wait(30)
             return

@@ -10,8 +10,9 @@ Outlier: over the alert window, an instance's accepted positions out of its veri
 tested against the α pooled over the fleet (a chi-square test of the two counts, kernel/stats.py:
 its own binomial sampling noise), then again against the pool of the instances the first pass
 kept; it is flagged when the p-value is below `outlier_p` and the gap is at least `outlier_gap`.
-A fleet of fewer than three instances with evidence has no outliers (of two, either is odd). Verify steps of one request are not
-independent draws, so the test is a screen for "look at this one", not a proof.
+A fleet of fewer than three instances with evidence has no outliers (of two, either is odd).
+Verify steps of one request are not independent draws, so the test is a screen for "look at
+this one", not a proof.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
+from contextlib import suppress
 from dataclasses import replace
 
 from specview.backends.remote.timeouts import Timeouts
@@ -67,11 +68,9 @@ class DirectFleet:
     def _detect(self, target: _Target) -> None:
         with target.lock:
             if target.watch is None and not self._closed.is_set():
-                try:
+                with suppress(SpecviewError):  # said by the poll that finds it still down
                     target.watch = ServerWatch(target.url, self._api_key, self._key_env, self._server,
                                                self._timeouts)
-                except SpecviewError:  # said by the poll that finds it still down
-                    pass
 
     def poll(self) -> tuple[InstanceReading, ...]:
         """Every target's reading, within the deadline."""
