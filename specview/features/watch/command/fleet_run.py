@@ -172,7 +172,7 @@ def run_headless_fleet(source: FleetSource, model: FleetModel, args: argparse.Na
     finally:
         source.close()
         if hook is not None:
-            hook.close(args.on_alert_timeout if wanted is not None else 0.0)
+            hook.close(args.on_alert_timeout + 2.0 if wanted is not None else 0.0)  # its timeout, then the kill
             if hook.skipped:
                 _warn(fill("fleet.hook_skipped", lang, n=hook.skipped))
     return 1 if args.check and fired else 0
