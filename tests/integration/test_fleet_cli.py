@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from specview.cli import main
-from tests.support.exporter import Exporter, exporters
-from tests.support.llama_server import free_port
+from tests.support.exporter import Exporter, exporters, nobody_url
 
 ISSUE_FIELDS = {"instance", "engine", "method", "state", "acceptance_rate", "draft_yield", "accept_length",
                 "drafted_per_s", "tokens_per_s", "alerts"}
@@ -94,7 +93,7 @@ def test_check_exits_1_when_an_alert_fires_and_0_when_none(
         fleet: list[Exporter], capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = watch(capsys, *urls(fleet[:2]), "--once", "--check")
     assert (code, out.strip()) == (0, "no alerts"), err
-    nobody = f"http://127.0.0.1:{free_port()}"
+    nobody = nobody_url()
     code, out, err = watch(capsys, *urls(fleet[:2]), "--url", nobody, "--once", "--check")
     assert code == 1, err
     (line,) = out.splitlines()
@@ -146,7 +145,7 @@ def test_a_targets_file_and_urls_together(fleet: list[Exporter], capsys: pytest.
 
 def test_on_alert_runs_once_per_window_with_the_alert_on_stdin(
         fleet: list[Exporter], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    nobody = f"http://127.0.0.1:{free_port()}"
+    nobody = nobody_url()
     log = tmp_path / "alerts.jsonl"
     script = tmp_path / "hook.py"
     script.write_text(f"import sys\nopen({str(log)!r}, 'a').write(sys.stdin.read() + '\\n')\n")
@@ -162,7 +161,7 @@ def test_on_alert_runs_once_per_window_with_the_alert_on_stdin(
 
 def test_on_alert_that_runs_past_its_timeout_is_stopped_and_said(
         fleet: list[Exporter], capfd: pytest.CaptureFixture[str]) -> None:
-    nobody = f"http://127.0.0.1:{free_port()}"
+    nobody = nobody_url()
     began = time.monotonic()
     code, _, err = watch(capfd, "--url", fleet[0].root, "--url", nobody, "--once",
                          "--on-alert", f"{sys.executable} -c 'import time; time.sleep(60)'",
@@ -173,7 +172,7 @@ def test_on_alert_that_runs_past_its_timeout_is_stopped_and_said(
 
 
 def test_on_alert_output_is_bounded_and_sanitized(fleet: list[Exporter], capfd: pytest.CaptureFixture[str]) -> None:
-    nobody = f"http://127.0.0.1:{free_port()}"
+    nobody = nobody_url()
     spew = "import sys; sys.stdout.write('\\x1b[2J' * 1000000); sys.exit(3)"
     code, _, err = watch(capfd, "--url", fleet[0].root, "--url", nobody, "--once",
                          "--on-alert", f"{sys.executable} -c \"{spew}\"")

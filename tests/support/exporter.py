@@ -9,6 +9,7 @@ request until the test ends, "error" answers 500.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -114,3 +115,11 @@ def exporters(n: int) -> Iterator[list[Exporter]]:
             server = Exporter()
             started.append(stack.enter_context(served(server, server.release)))
         yield started
+
+
+def nobody_url() -> str:
+    """A URL on 127.0.0.1 where nothing listens (a port just freed)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    return f"http://127.0.0.1:{port}"
