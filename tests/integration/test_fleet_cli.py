@@ -179,3 +179,15 @@ def test_on_alert_output_is_bounded_and_sanitized(fleet: list[Exporter], capfd: 
     assert code == 0
     (line,) = [line for line in err.splitlines() if "--on-alert" in line]
     assert "exited with 3" in line and "\x1b" not in line and len(line) < 1000
+
+
+@pytest.mark.parametrize(("lang", "heading", "up", "totals"), [("en", "instances up", "up", "fleet"),
+                                                               ("zh", "个实例中", "在线", "集群")])
+def test_the_lines_for_a_person_in_each_language(fleet: list[Exporter], capsys: pytest.CaptureFixture[str],
+                                                 lang: str, heading: str, up: str, totals: str) -> None:
+    code, out, err = watch(capsys, *urls(fleet[:2]), "--once", "--lang", lang)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert heading in lines[0] and len(lines) == 4  # heading, two instances, the fleet
+    assert lines[1].startswith(f"  {fleet[0].root} · llama-server MTP (draft-mtp) · {up} · α 0.75")
+    assert lines[3].startswith(f"  {totals} · α ")

@@ -20,7 +20,8 @@ from specview.kernel.errors import CliError, SpecviewError
 
 if TYPE_CHECKING:
     from specview.catalog.config import Config
-    from specview.features.watch.model.fleet import FleetSnapshot, FleetSource
+    from specview.features.watch.model.alert_rules import AlertRules
+    from specview.features.watch.model.fleet import FleetSnapshot, FleetSource, InstanceReading
     from specview.features.watch.model.fleet_model import FleetModel
     from specview.features.watch.runner.alert_hook import HookRun
 
@@ -59,7 +60,9 @@ def open_fleet(args: argparse.Namespace, config: Config, lang: str) -> FleetSour
             from specview.features.watch.source.prometheus import prometheus_fleet_of
         except ImportError:
             raise CliError("--prometheus is not available in this build of specview") from None
-        source: FleetSource = prometheus_fleet_of(args, config)
+        from specview.cli.timeout_args import timeouts_of
+
+        source: FleetSource = prometheus_fleet_of(args, timeouts_of(args, config))
         return source
     from specview.cli.runspec_args import api_key_of, warn_notice, withheld_key_notice
     from specview.cli.timeout_args import chosen, timeouts_of
@@ -86,8 +89,9 @@ def open_fleet(args: argparse.Namespace, config: Config, lang: str) -> FleetSour
     return fleet
 
 
-def _run_screen(args: argparse.Namespace, config: Config, rules: object, retention: float) -> int | None:
-    """The fleet screen, where this build has one (None: it has not; the caller prints lines)."""
+def _run_screen(args: argparse.Namespace, config: Config, rules: AlertRules, retention: float) -> int | None:
+    """The fleet screen, where this build has one (None: it has not; the caller prints lines).
+    `--on-alert` runs from the fold there too (its failures are not said: stderr is the screen)."""
     from specview.cli.app_run import run_app, throttle_of, ui_settings
     from specview.cli.runspec_args import warn_notice
     from specview.features.watch.model.fleet_model import FleetModel
@@ -100,9 +104,25 @@ def _run_screen(args: argparse.Namespace, config: Config, rules: object, retenti
         warn_notice(text("fleet.no_screen", ui.lang))
         return None
     source = open_fleet(args, config, ui.lang)
-    model = FleetModel(args.interval, retention, rules)  # type: ignore[arg-type]
-    app = FleetApp(source, model, args.interval, theme_name=ui.theme, lang=ui.lang, problems=ui.problems,
-                   keymap=ui.keymap, throttle=throttle_of(ui))
+    model = FleetModel(args.interval, retention, rules)
+    hook = None
+    if args.on_alert is not None:
+        from specview.features.watch.runner.alert_hook import AlertHook
+
+        hook = AlertHook(args.on_alert, rules.window_s, args.on_alert_timeout)
+
+    def fold(readings: tuple[InstanceReading, ...]) -> FleetSnapshot:
+        snap = model.fold(readings)
+        if hook is not None:
+            from specview.boundary.jsonio import dumps
+            from specview.features.watch.command.fleet_output import alert_record
+
+            hook.fire(snap.alerts, lambda a: dumps(alert_record(a, ui.lang, rules.window_s)))
+        return snap
+
+    open_server = getattr(source, "open_server", None)  # the direct fleet's: `enter` watches that server
+    app = FleetApp(source, fold, args.interval, theme_name=ui.theme, lang=ui.lang, problems=ui.problems,
+                   keymap=ui.keymap, throttle=throttle_of(ui), open_server=open_server)
     return int(run_app(app, []))
 
 

@@ -47,7 +47,7 @@ class DirectFleet:
                  server: str | None = None, timeouts: Timeouts | None = None, deadline_s: float = 2.0) -> None:
         self._targets = [_Target(url, public_url(url) or url) for url in urls]
         self._api_key, self._key_env, self._server = api_key, key_env, server
-        base = timeouts or Timeouts()
+        base = self._base_timeouts = timeouts or Timeouts()
         # every request of a poll ends by the poll's deadline (the watchdog closes its socket)
         self._timeouts = replace(base, connect=min(base.connect, deadline_s), request=min(base.request, deadline_s))
         self.deadline_s = deadline_s
@@ -111,6 +111,15 @@ class DirectFleet:
             facts = watch.facts
             return InstanceReading(target.name, State.UP, engine=watch.kind.id, method=facts.method,
                                    gamma=facts.gamma, sample=sample)
+
+    def open_server(self, instance: str) -> ServerWatch | None:
+        """A watch of its own for one instance (the single-server screen's), with the command's
+        full timeouts; None for a name that is none of the targets. Detection asks the server:
+        not on the UI thread."""
+        for target in self._targets:
+            if target.name == instance:
+                return ServerWatch(target.url, self._api_key, self._key_env, self._server, self._base_timeouts)
+        return None
 
     def interrupt(self) -> None:
         """End every scrape in flight (any thread)."""
