@@ -191,3 +191,16 @@ def test_the_lines_for_a_person_in_each_language(fleet: list[Exporter], capsys: 
     assert heading in lines[0] and len(lines) == 4  # heading, two instances, the fleet
     assert lines[1].startswith(f"  {fleet[0].root} · llama-server MTP (draft-mtp) · {up} · α 0.75")
     assert lines[3].startswith(f"  {totals} · α ")
+
+
+def test_one_url_with_a_fleet_output_is_a_fleet_of_one_and_no_url_is_an_error(
+        fleet: list[Exporter], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = watch(capsys, "--url", fleet[0].root, "--once", "--json")
+    assert code == 0, err
+    record = json.loads(out)
+    assert [r["instance"] for r in record["instances"]] == [fleet[0].root] and record["totals"]["up"] == 1
+    code, out, err = watch(capsys, "--url", fleet[0].root, "--count", "1", "--json")  # the single-server watch
+    assert code == 0 and "instances" not in json.loads(out) and "per_position_acceptance" in json.loads(out)
+    with pytest.raises(SystemExit) as exited:
+        watch(capsys, "--json")
+    assert exited.value.code == 2 and "give the server to watch" in capsys.readouterr().err

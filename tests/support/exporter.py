@@ -3,7 +3,7 @@
 It answers what detection asks of a llama-server (/v1/models owned by llamacpp, /props, /slots)
 and serves `llamacpp:` speculative counters, generated tokens and running requests from its
 fields; `advance()` moves them as a server would. `mode` makes it misbehave: "hang" holds every
-request until the test ends, "error" answers 500.
+request until the test ends, "error" answers 500 with `error_body`; `props` is what /props says.
 """
 
 from __future__ import annotations
@@ -50,6 +50,8 @@ class Exporter(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.counters = Counters()
         self.mode = "ok"
+        self.props: dict[str, object] = PROPS
+        self.error_body = b"broken"
         self.release = threading.Event()
         self.lock = threading.Lock()
 
@@ -82,7 +84,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.release.wait(30)
             return
         if self.server.mode == "error":
-            self._send(500, "text/plain", b"broken")
+            self._send(500, "text/plain", self.server.error_body)
             return
         path = self.path.split("?", 1)[0]
         if path == "/metrics":
@@ -92,7 +94,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif path in ("/v1/models", "/models"):
             self._send(200, "application/json", json.dumps({"data": [{"id": "m", "owned_by": "llamacpp"}]}).encode())
         elif path == "/props":
-            self._send(200, "application/json", json.dumps(PROPS).encode())
+            self._send(200, "application/json", json.dumps(self.server.props).encode())
         elif path == "/slots":
             self._send(200, "application/json", b"[]")
         else:
