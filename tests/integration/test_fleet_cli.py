@@ -204,3 +204,34 @@ def test_one_url_with_a_fleet_output_is_a_fleet_of_one_and_no_url_is_an_error(
     with pytest.raises(SystemExit) as exited:
         watch(capsys, "--json")
     assert exited.value.code == 2 and "give the server to watch" in capsys.readouterr().err
+
+
+def test_a_member_with_requests_running_and_no_counter_moving_is_stalled(capsys: pytest.CaptureFixture[str]) -> None:
+    with exporters(2) as (moving, stuck):
+        stuck.advance(10, (8, 6, 4), running=3)  # then nothing moves, with three requests running
+        stop = threading.Event()
+
+        def load() -> None:
+            while not stop.wait(0.02):
+                moving.advance(10, (8, 6, 4), running=1)
+
+        thread = threading.Thread(target=load, daemon=True)
+        thread.start()
+        try:
+            code, out, err = watch(capsys, "--url", moving.root, "--url", stuck.root, "--count", "3", "--json")
+        finally:
+            stop.set()
+            thread.join()
+    assert code == 0, err
+    states = [[r["state"] for r in json.loads(line)["instances"]] for line in out.splitlines()]
+    assert states[0] == ["up", "up"] and states[-1] == ["up", "stalled"]  # two still polls: stalled
+    last = json.loads(out.splitlines()[-1])["instances"][1]
+    assert [a["kind"] for a in last["alerts"]] == ["stalled"] and last["since"] is not None
+    assert last["alerts"][0]["values"]["running"] == 3
+
+
+def test_an_on_alert_command_that_cannot_be_split_is_said_before_any_server_is_asked(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        watch(capsys, "--url", nobody_url(), "--url", nobody_url(), "--once", "--on-alert", "notify 'unclosed")
+    assert exited.value.code == 2 and "--on-alert cannot be split" in capsys.readouterr().err

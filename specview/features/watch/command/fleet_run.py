@@ -38,6 +38,10 @@ def run_fleet(args: argparse.Namespace) -> int:
         raise CliError("--check needs --once or --count N (it exits when the polls are done)")
     if sum((args.json, args.csv)) > 1:
         raise CliError("--json and --csv are two outputs: choose one")
+    if args.on_alert is not None:
+        from specview.features.watch.runner.alert_hook import command_argv
+
+        command_argv(args.on_alert)  # a command that cannot be split is said before any server is asked
     config = load_config()
     rules = rules_of(args, config)
     retention = args.retention if args.retention is not None else DEFAULT_RETENTION_S
