@@ -23,6 +23,14 @@ TIMEOUT_KEYS = ("connect_timeout", "request_timeout", "read_timeout", "stream_ti
 MAX_TIMEOUT_S = 86_400.0
 MAX_CONFIG_BYTES = 1 * 2**20
 MAX_KEYS_CHARS = 100  # of one keymap entry (a few key names)
+# `[watch.alerts]`: the fleet watch's alert thresholds (features/watch/model/alert_rules.py says
+# what each means), each with its range; `specview watch` has a flag of the same name for each
+WATCH_ALERTS: dict[str, tuple[float, float]] = {
+    "window_s": (1.0, 86_400.0), "min_accept_length": (1.0, 100.0), "alpha_drop": (0.0, 1.0),
+    "min_drafts": (1, 1_000_000_000), "stall_polls": (1, 1000), "baseline_tokens_per_s": (0.001, 1e9),
+    "outlier_p": (1e-12, 0.5), "outlier_gap": (0.0, 1.0),
+}
+WHOLE_ALERT_KEYS = ("min_drafts", "stall_polls")
 DEFAULT_SERVE_SESSIONS = 2  # browser tabs `specview serve` serves at once
 MAX_SERVE_SESSIONS = 64  # each is a specview process of its own (~100 MB): far more is a mistake
 
@@ -46,6 +54,7 @@ class Config:
     export_dir: str | None = None  # where `e` writes a run's recording and report (default: the current folder)
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (the UI checks the ids)
     serve_max_sessions: int | None = None  # browser tabs `specview serve` serves at once
+    watch_alerts: dict[str, float] = field(default_factory=dict)  # `[watch.alerts]`: key -> threshold
     problems: tuple[str, ...] = ()
 
 
@@ -110,6 +119,39 @@ def _keymap(value: Any, where: str, problems: list[str]) -> dict[str, str] | Non
     return good
 
 
+def _watch(value: Any, where: str, problems: list[str]) -> dict[str, float]:
+    """`[watch]` holds one table, `[watch.alerts]`: threshold = number, each in its range."""
+    if not isinstance(value, dict):
+        problems.append(f"{where}: [watch] must be a table (holding [watch.alerts]); ignored")
+        return {}
+    for key in value:
+        if key != "alerts":
+            problems.append(f"{where}: unknown key [watch] {shown(key)} ignored (known: alerts)")
+    alerts = value.get("alerts", {})
+    if not isinstance(alerts, dict):
+        problems.append(f"{where}: [watch.alerts] must be a table of threshold = number; ignored")
+        return {}
+    good: dict[str, float] = {}
+    for key, number in alerts.items():
+        limits = WATCH_ALERTS.get(key)
+        if limits is None:
+            problems.append(f"{where}: unknown key [watch.alerts] {shown(key)} ignored "
+                            f"(known: {', '.join(WATCH_ALERTS)})")
+            continue
+        low, high = limits
+        whole = key in WHOLE_ALERT_KEYS
+        ok = (isinstance(number, int) if whole else isinstance(number, int | float)) and not isinstance(number, bool)
+        if ok and not (math.isfinite(number) and low <= number <= high):
+            ok = False
+        if not ok:
+            kind = "a whole number" if whole else "a number"
+            problems.append(f"{where}: [watch.alerts] {key} must be {kind} between {low:g} and {high:g}, "
+                            f"got {shown(number)}; using the default")
+            continue
+        good[key] = float(number)
+    return good
+
+
 def load_config(path: Path | None = None) -> Config:
     """Read the config file (if any) and SPECVIEW_THEME / _LANG / _PRESET / _SPEED / _FPS / _EXPORT_DIR overrides."""
     path = config_path() if path is None else path
@@ -122,9 +164,12 @@ def load_config(path: Path | None = None) -> Config:
             data = read_toml(path, MAX_CONFIG_BYTES, ConfigError)
         except ConfigError as exc:
             problems.append(f"cannot read the config {exc}; using the defaults")
-    known = {f for f in Config.__dataclass_fields__ if f != "problems"}
+    known = {f for f in Config.__dataclass_fields__ if f not in ("problems", "watch_alerts")} | {"watch"}
     values: dict[str, Any] = {}
     for key, value in data.items():
+        if key == "watch":
+            values["watch_alerts"] = _watch(value, str(path), problems) or None
+            continue
         if key not in known:
             problems.append(f"{path}: unknown key {shown(key)} ignored (known: {', '.join(sorted(known))})")
             continue

@@ -18,7 +18,6 @@ counted (`Samples.notes`: what `watch` and the side panel say). A poll costs at 
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -26,6 +25,7 @@ from specview.boundary.bounds import MAX_COUNTER, MAX_POSITION, Invalid
 from specview.boundary.text import sanitize, shown
 from specview.kernel.backend import Note
 from specview.kernel.errors import SpecviewError
+from specview.kernel.poller import Poller
 
 _COUNTERS = ("num_drafts", "num_draft_tokens", "num_accepted_tokens")
 _PER_POS = "num_accepted_tokens_per_pos"
@@ -245,38 +245,31 @@ def parse_gauges(text: str, names: tuple[str, ...]) -> dict[str, float]:
 class MetricsPoller:
     """Scrape `/metrics` on a small thread every `interval` s while a stream runs.
 
-    `fetch` returns the text or None; `latest` holds the last text that arrived. The thread
-    ends on `stop()` or after `max_polls` scrapes, so it never outlives its stream by much, or
-    at the first scrape `fetch` refuses with an error (`error`: the stream's reader raises it).
+    `fetch` returns the text or None; `latest` holds the last text that arrived. The polling
+    (kernel/poller.py) ends on `stop()` or after `max_polls` scrapes, so it never outlives its
+    stream by much, or at the first scrape `fetch` refuses with an error (`error`: the stream's
+    reader raises it).
     """
 
     def __init__(self, fetch: Callable[[], str | None], interval: float = 1.0, max_polls: int = 3600) -> None:
-        self._fetch = fetch
-        self._interval = interval
-        self._max_polls = max_polls
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._poller: Poller[str | None] = Poller(fetch, self._took, interval, max_polls=max_polls,
+                                                  first_after=interval, stop_on_error=True, name="specview-metrics")
         self.latest: str | None = None
         self.error: SpecviewError | None = None
-        self.polls = 0
+
+    @property
+    def polls(self) -> int:
+        return self._poller.polls
+
+    def _took(self, answer: str | SpecviewError | None) -> None:
+        if isinstance(answer, SpecviewError):
+            self.error = answer
+        elif answer is not None:
+            self.latest = answer
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="specview-metrics", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while self.polls < self._max_polls and not self._stop.wait(self._interval):
-            self.polls += 1
-            try:
-                text = self._fetch()
-            except SpecviewError as exc:
-                self.error = exc
-                return
-            if text is not None:
-                self.latest = text
+        self._poller.start()
 
     def stop(self, wait: bool = True) -> None:
         """End the polling; `wait` joins the thread (briefly: a scrape in flight may hang)."""
-        self._stop.set()
-        if wait and self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(0.5)
+        self._poller.stop(0.5 if wait else None)

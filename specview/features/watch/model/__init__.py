@@ -91,6 +91,9 @@ class WatchSample:
     violations: tuple[Violation, ...] = ()
     gauges: dict[str, float] = field(default_factory=dict)  # the server's own gauges, as they are
     notes: tuple[Note, ...] = ()  # the scrape's notes (catalog `note.<id>`), e.g. lines skipped
+    # positions verified, where the sample sums servers of different γ (a fleet's totals): α is
+    # then accepted ÷ this, not inferred from the summed per-position counts (None: inferred)
+    verified: int | None = None
 
     def _rate(self, n: int | None) -> float | None:
         return None if n is None or self.dt <= 0 else n / self.dt
@@ -113,6 +116,8 @@ class WatchSample:
 
     @property
     def alpha(self) -> float | None:
+        if self.verified is not None:
+            return self.accepted / self.verified if self.verified > 0 else None
         return leviathan_alpha(self.drafts, self.accepted, self.per_position)
 
     @property
@@ -155,10 +160,15 @@ def mean_accepted_length(drafts: int, accepted: int) -> float | None:
 def leviathan_alpha(drafts: int, accepted: int, per_position: tuple[int, ...]) -> float | None:
     """accepted ÷ verified, with γ = the number of position series: position k is verified by
     the drafts that accepted position k − 1 (all drafts verify position 0)."""
+    verified = verified_positions(drafts, per_position)
+    return accepted / verified if verified else None
+
+
+def verified_positions(drafts: int, per_position: tuple[int, ...]) -> int | None:
+    """Draft positions the target verified (α's denominator); None without position series."""
     if drafts <= 0 or not per_position:
         return None
-    verified = drafts + sum(per_position[:-1])
-    return accepted / verified if verified > 0 else None
+    return drafts + sum(per_position[:-1])
 
 
 def check_invariants(drafts: int, draft_tokens: int, accepted: int, per_position: tuple[int, ...],

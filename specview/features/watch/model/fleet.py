@@ -100,4 +100,8 @@ class FleetSnapshot:
     window_s: float  # the window every rate and α is over
     rows: tuple[InstanceRow, ...]
     totals: WatchSample | None  # the sum over the instances that are up
-    alerts: tuple[Alert, ...] = ()
+    alerts: tuple[Alert, ...] = ()  # firing now, row by row
+    began: tuple[Alert, ...] = ()  # alerts that began firing with this poll (the log's lines)
+    ended: tuple[Alert, ...] = ()  # alerts that stopped firing with this poll
+    alert_window_s: float = 0.0  # the window the alerts and the outlier test read
+    retention_s: float = 0.0  # how far back each row's history reaches

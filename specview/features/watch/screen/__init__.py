@@ -1,7 +1,7 @@
 """The monitor of `specview watch`: a server's speculative decoding from /metrics, over time.
 
-A small thread polls the source every `interval` seconds into a bounded buffer (a slow or
-dead server never blocks the UI). The screen drains it on the app's Throttle, like every
+A Textual thread worker runs the poller (kernel/poller.py) every `interval` seconds into a
+bounded buffer (a slow or dead server never blocks the UI). The screen drains it on the app's Throttle, like every
 other screen: at most `numbers_hz` times a second, in one batch. The gauges are the gauge
 table's WATCH view (drafted/s, accepted/s, α, mean accepted length, tokens/s, running
 requests); below them the per-position acceptance of the last interval, and α and tokens/s
@@ -13,7 +13,6 @@ stopped (its error notified once) until a poll succeeds again (a restarted serve
 
 from __future__ import annotations
 
-import threading
 import time
 from collections import deque
 
@@ -29,6 +28,7 @@ from specview.features.watch.model import WatchModel, WatchSample
 from specview.features.watch.source import ServerWatch
 from specview.kernel.errors import SpecviewError
 from specview.kernel.gauges import WATCH, gauges, position_texts
+from specview.kernel.poller import Poller
 from specview.texts.catalog import fill, text
 from specview.tui.gauges import violation_text, watch_texts
 from specview.tui.notify import notify_error, notify_safe
@@ -45,7 +45,7 @@ HISTORY = 240  # points of the α and tokens/s charts
 
 
 class WatchScreen(Screen[None]):
-    """Gauges and charts of one server, fed by a polling thread."""
+    """Gauges and charts of one server, fed by a poller on a thread worker."""
 
     BINDINGS = [bind("space", "toggle_pause", "watch.pause")]
 
@@ -58,13 +58,11 @@ class WatchScreen(Screen[None]):
         self.model = WatchModel()
         self.state = RunState()
         self._buffer: deque[WatchSample | SpecviewError] = deque(maxlen=MAX_BUFFER)
-        self._stop = threading.Event()
-        self._paused = threading.Event()
-        self._thread: threading.Thread | None = None
+        self.poller: Poller[WatchSample | None] = Poller(self._scrape, self._hand_over, interval,
+                                                         interrupt=source.interrupt, name="specview-watch")
         self._alpha: deque[float] = deque(maxlen=HISTORY)
         self._tps: deque[float] = deque(maxlen=HISTORY)
         self._described = source.describe(learn=False)  # the polling thread learns the method
-        self._asking: tuple[float, float] | None = None  # (monotonic, wall clock) the scrape in flight began
         self._failing = False  # the last poll failed (its error was notified)
         self.samples_shown = 0
         self.violations_shown = 0
@@ -93,38 +91,29 @@ class WatchScreen(Screen[None]):
         self._gauges = {g.id.removeprefix("g-"): g for g in self.query(StatGauge) if g.id}
         self._status = self.query_one(StatusLine)
         self._status.set(what=self._title(), state=self.state.text(self.lang), hint=key_hint(self.app, "app.help"))
-        self._thread = threading.Thread(target=self._poll, name="specview-watch", daemon=True)
-        self._thread.start()
+        self._worker = self.run_worker(self.poller.run, name="specview-watch", group="watch-poll", thread=True,
+                                       exit_on_error=False)
         # the one throttle policy: the monitor's numbers at the rate every screen draws numbers
         self.set_interval(1 / self.throttle.numbers_hz, self.pump, name="watch-pump")
 
     def on_unmount(self) -> None:
-        self._stop.set()
-        self.source.interrupt()  # a scrape stuck on the server ends now, not at its deadline
-        if self._thread is not None:
-            self._thread.join(2.0)
+        self.poller.stop()  # a scrape stuck on the server ends now, not at its deadline
+        self._worker.cancel()
         self.source.close()
 
     def _title(self) -> str:
         return f"{text('watch.title', self.lang)} · {sanitize(self._described, 200, one_line=True)}"
 
-    def _poll(self) -> None:
-        """The polling thread: scrapes into the buffer; errors are handed over as they are."""
-        while not self._stop.is_set():
-            if not self._paused.is_set():
-                self._asking = (time.monotonic(), time.time())
-                try:
-                    sample = self.model.feed(self.source.scrape())
-                    self._described = self.source.describe()
-                except SpecviewError as exc:
-                    if not self._stop.is_set():  # not the scrape cut short by quitting
-                        self._buffer.append(exc)
-                else:
-                    if sample is not None:
-                        self._buffer.append(sample)
-                finally:
-                    self._asking = None
-            self._stop.wait(self.interval)
+    def _scrape(self) -> WatchSample | None:
+        """One poll (on the worker's thread): the sample since the last, the method learnt."""
+        sample = self.model.feed(self.source.scrape())
+        self._described = self.source.describe()
+        return sample
+
+    def _hand_over(self, item: WatchSample | SpecviewError | None) -> None:
+        """Into the buffer the pump drains; errors are handed over as they are."""
+        if item is not None:
+            self._buffer.append(item)
 
     def pump(self) -> None:
         """Drain what the thread found and redraw once."""
@@ -146,7 +135,7 @@ class WatchScreen(Screen[None]):
 
     def _check_stalled(self) -> None:
         """A scrape late past its due time: "stalled since HH:MM:SS (… for N s)" while it waits."""
-        asking = self._asking
+        asking = self.poller.in_flight_since
         if asking is None or self.state.kind == "paused":
             if self.state.kind == "stalled":  # it answered (or failed: _failed has said so)
                 self._set_state("running")
@@ -211,9 +200,9 @@ class WatchScreen(Screen[None]):
         self._status.set(state=self.state.text(self.lang))
 
     def action_toggle_pause(self) -> None:
-        if self._paused.is_set():
-            self._paused.clear()
+        if self.poller.paused:
+            self.poller.resume()
             self._set_state("running")
         else:
-            self._paused.set()
+            self.poller.pause()
             self._set_state("paused")

@@ -4,17 +4,21 @@ No prompt of ours: drafts/s, accepted/s, α, mean accepted length, per-position 
 tokens/s and running requests, over time, with counter resets (a restarted server) and broken
 counter invariants shown. In a terminal it opens the monitor screen; `--json` prints one object
 per poll, `--count N` stops after N polls (both work without a terminal).
+
+Several servers (`--url` more than once, `--targets FILE`, `--prometheus URL`) are a fleet:
+fleet_run.py. So are the fleet's own outputs (--once, --csv, --check, --on-alert, --retention)
+with one --url; one --url alone is the single-server monitor as it always was.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import TYPE_CHECKING
 
 from specview.cli.argtypes import Parser, SubParsers, float_in, fps_option, int_in, lang_option, server_option
 from specview.cli.timeout_args import timeout_options
+from specview.features.watch.command.fleet_args import add_fleet_options, is_fleet
 
 if TYPE_CHECKING:
     from specview.features.watch.model import WatchSample
@@ -22,12 +26,14 @@ if TYPE_CHECKING:
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
-    watch = sub.add_parser("watch", help="monitor a server's speculative decoding from its /metrics",
+    watch = sub.add_parser("watch", help="monitor a server's (or a fleet's) speculative decoding from /metrics",
                            description="Poll a server's /metrics (llama-server with --metrics, vLLM, SGLang) "
-                           "and show what speculation does across every request it serves.")
-    watch.add_argument("--url", required=True, metavar="URL", help="server base URL, e.g. http://127.0.0.1:8080")
-    watch.add_argument("--interval", type=float_in(0.05, 3600.0, "--interval"), default=1.0, metavar="S",
-                       help="seconds between polls (default: 1)")
+                           "and show what speculation does across every request it serves; several "
+                           "servers, or a Prometheus that scrapes them, as one fleet.")
+    watch.add_argument("--url", action="append", metavar="URL",
+                       help="server base URL, e.g. http://127.0.0.1:8080 (repeat it for a fleet)")
+    watch.add_argument("-d", "--interval", type=float_in(0.05, 3600.0, "--interval"), default=2.0, metavar="S",
+                       help="seconds between polls (default: 2)")
     watch.add_argument("--count", type=int_in(1, 10_000_000, "--count"), metavar="N",
                        help="stop after N polls (default: until q or Ctrl-C)")
     watch.add_argument("--json", action="store_true", help="print one JSON object per poll (no terminal UI)")
@@ -38,6 +44,7 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     lang_option(watch, default=argparse.SUPPRESS)
     fps_option(watch)
     timeout_options(watch, streams=False, default=argparse.SUPPRESS)
+    add_fleet_options(watch)
     watch.set_defaults(run=run)
 
 
@@ -52,14 +59,23 @@ def open_watch(args: argparse.Namespace, lang: str) -> tuple[ServerWatch, str | 
 
     config = load_config()
     key, key_env = api_key_of(args, config)
-    notice = withheld_key_notice(key, [args.url], lang)
+    url = args.url[0]
+    notice = withheld_key_notice(key, [url], lang)
     with announced_wait(lang):  # the first /metrics, detection: said, and q ends it
-        source = ServerWatch(args.url, key, key_env, getattr(args, "server", None), timeouts_of(args, config))
+        source = ServerWatch(url, key, key_env, getattr(args, "server", None), timeouts_of(args, config))
     return source, notice
 
 
 def run(args: argparse.Namespace) -> int:
+    from specview.kernel.errors import CliError
     from specview.kernel.langs import DEFAULT_LANG
+
+    if is_fleet(args):
+        from specview.features.watch.command.fleet_run import run_fleet
+
+        return run_fleet(args)
+    if not args.url:
+        raise CliError("give the server to watch: --url URL (or several, --targets FILE, --prometheus URL)")
 
     if not args.json and sys.stdout.isatty() and args.count is None:
         from specview.cli.app_run import run_app, throttle_of, ui_settings
@@ -83,6 +99,8 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
     from specview.boundary.text import sanitize
     from specview.features.live.run_text import note_texts
     from specview.features.watch.model import WatchModel
+    from specview.kernel.errors import SpecviewError
+    from specview.kernel.poller import Poller
     from specview.texts.catalog import text
     from specview.tui.gauges import violation_text
 
@@ -90,25 +108,37 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
     if not as_json:
         print(sanitize(source.describe(), 200, one_line=True), flush=True)
     printed = 0
+    failed: list[SpecviewError] = []
+
+    def take(sample: WatchSample | SpecviewError | None) -> None:
+        nonlocal printed
+        if isinstance(sample, SpecviewError):  # the server stopped answering: the command's error
+            failed.append(sample)
+            return
+        if sample is None:
+            return
+        printed += 1
+        if as_json:  # each note with its text, e.g. "/metrics: 2 lines skipped (over 4096 bytes)"
+            record = sample.to_dict()
+            record["notes"] = [{**n.to_dict(), "text": t} for n in sample.notes for t in note_texts((n,), lang)]
+            print(dumps(record), flush=True)
+        else:
+            print(line(sample, lang), flush=True)
+            for v in sample.violations:
+                print(f"  ! {text('watch.invariant', lang)}: {violation_text(v, lang)}", flush=True)
+            for note in note_texts(sample.notes, lang):
+                print(f"  ! {note}", flush=True)
+        if count is not None and printed >= count:
+            poller.stop()
+
+    poller: Poller[WatchSample | None] = Poller(lambda: model.feed(source.scrape()), take, interval,
+                                                stop_on_error=True, interrupt=source.interrupt)
     try:
-        while count is None or printed < count:
-            sample = model.feed(source.scrape())
-            if sample is not None:
-                printed += 1
-                if as_json:  # each note with its text, e.g. "/metrics: 2 lines skipped (over 4096 bytes)"
-                    record = sample.to_dict()
-                    record["notes"] = [{**n.to_dict(), "text": t} for n in sample.notes for t in note_texts((n,), lang)]
-                    print(dumps(record), flush=True)
-                else:
-                    print(line(sample, lang), flush=True)
-                    for v in sample.violations:
-                        print(f"  ! {text('watch.invariant', lang)}: {violation_text(v, lang)}", flush=True)
-                    for note in note_texts(sample.notes, lang):
-                        print(f"  ! {note}", flush=True)
-            if count is None or printed < count:
-                time.sleep(interval)
+        poller.run()
     finally:
         source.close()
+    if failed:
+        raise failed[0]
     if not model.has_drafts and not as_json:
         print(text("watch.no_counters", lang), flush=True)
     return 0

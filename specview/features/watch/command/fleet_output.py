@@ -1,0 +1,153 @@
+"""What headless fleet watch prints for each poll: JSON Lines, CSV, or lines for a person.
+
+Every number says its window: each JSON object has `window_s` (the poll's window, which every
+rate and α is over), `alert_window_s` (what the alerts and the outlier test read) and, per
+instance, the `window_s` of its own last sample. Strings that came from a server (the instance,
+its method, an error) are sanitized before they are written anywhere; a CSV cell that would
+start a spreadsheet formula is quoted with a leading apostrophe.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from typing import Any
+
+from specview.boundary.text import number, sanitize
+from specview.features.watch.model import WatchSample
+from specview.features.watch.model.alert_rules import accept_length
+from specview.features.watch.model.fleet import Alert, FleetSnapshot, InstanceRow, State
+from specview.texts.catalog import fill, text
+
+MAX_FIELD = 300  # characters of one untrusted string in any output
+
+CSV_COLUMNS = ("time", "row", "instance", "engine", "method", "state", "acceptance_rate", "draft_yield",
+               "accept_length", "drafted_per_s", "tokens_per_s", "running", "window_s", "outlier", "alerts")
+
+
+def clean(value: str | None) -> str | None:
+    return None if value is None else sanitize(value, MAX_FIELD, one_line=True)
+
+
+def iso(t: float | None) -> str | None:
+    """Wall-clock seconds as ISO 8601 UTC, to the millisecond."""
+    if t is None:
+        return None
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
+
+
+def _r(value: float | None, digits: int = 4) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def numbers(sample: WatchSample | None) -> dict[str, Any]:
+    """The gauges of one window (the issue's field names), None where there is none."""
+    s = sample
+    return {
+        "acceptance_rate": _r(s.alpha) if s else None, "draft_yield": _r(s.draft_yield) if s else None,
+        "accept_length": _r(accept_length(s)), "drafted_per_s": _r(s.drafts_per_s, 2) if s else None,
+        "accepted_per_s": _r(s.accepted_per_s, 2) if s else None, "tokens_per_s": _r(s.tokens_per_s, 2) if s else None,
+        "running": s.active if s else None, "drafts": s.drafts if s else None,
+        "drafted": s.draft_tokens if s else None, "accepted": s.accepted if s else None,
+        "window_s": _r(s.dt, 3) if s else None, "reset": s.reset if s else False,
+    }
+
+
+def alert_record(alert: Alert, lang: str, window_s: float | None = None) -> dict[str, Any]:
+    """One alert as JSON (each line of --json; --on-alert's standard input)."""
+    record: dict[str, Any] = {"kind": alert.kind.value, "instance": clean(alert.instance), "since": iso(alert.since),
+                              "values": {k: clean(v) if isinstance(v, str) else v for k, v in alert.values.items()},
+                              "text": alert_text(alert, lang)}
+    if window_s is not None:
+        record["window_s"] = window_s
+    return record
+
+
+def alert_text(alert: Alert, lang: str) -> str:
+    values = {k: clean(v) if isinstance(v, str) else v for k, v in alert.values.items()}
+    return fill(f"fleet.alert.{alert.kind.value}", lang, **values)
+
+
+def row_record(row: InstanceRow, lang: str) -> dict[str, Any]:
+    return {"instance": clean(row.instance), "engine": row.engine, "method": clean(row.method), "gamma": row.gamma,
+            "state": row.state.value, "since": iso(row.since), **numbers(row.window), "outlier": row.outlier,
+            "alerts": [alert_record(a, lang) for a in row.alerts], "error": clean(row.error),
+            "missing": [clean(m) for m in row.missing]}
+
+
+def snapshot_record(snap: FleetSnapshot, lang: str) -> dict[str, Any]:
+    """One poll as one JSON object (`--json` writes one per line)."""
+    up = sum(row.state is not State.DOWN for row in snap.rows)
+    return {"time": iso(snap.time), "unix_time": round(snap.time, 3), "window_s": round(snap.window_s, 3),
+            "alert_window_s": snap.alert_window_s, "retention_s": snap.retention_s,
+            "instances": [row_record(row, lang) for row in snap.rows],
+            "totals": {"up": up, "instances": len(snap.rows), **numbers(snap.totals)}}
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    shown = str(value)
+    return "'" + shown if shown[:1] in ("=", "+", "-", "@", "\t", "\r") else shown
+
+
+def csv_header() -> str:
+    return _csv_line(CSV_COLUMNS)
+
+
+def csv_rows(snap: FleetSnapshot) -> str:
+    """One CSV line per instance, then the fleet's totals (`row` says which)."""
+    when = iso(snap.time)
+    lines = []
+    for row in snap.rows:
+        n = numbers(row.window)
+        lines.append(_csv_line((when, "instance", clean(row.instance), row.engine, clean(row.method), row.state.value,
+                                n["acceptance_rate"], n["draft_yield"], n["accept_length"], n["drafted_per_s"],
+                                n["tokens_per_s"], n["running"], n["window_s"], int(row.outlier),
+                                ";".join(a.kind.value for a in row.alerts))))
+    t = numbers(snap.totals)
+    lines.append(_csv_line((when, "fleet", "", "", "", "", t["acceptance_rate"], t["draft_yield"], t["accept_length"],
+                            t["drafted_per_s"], t["tokens_per_s"], t["running"], round(snap.window_s, 3), "",
+                            ";".join(sorted({a.kind.value for a in snap.alerts})))))
+    return "".join(lines)
+
+
+def _csv_line(values: tuple[object, ...]) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow([_cell(v) for v in values])
+    return out.getvalue()
+
+
+def human_lines(snap: FleetSnapshot, lang: str) -> list[str]:
+    """A heading, one line per instance, the totals, and a line per alert."""
+    up = sum(row.state is not State.DOWN for row in snap.rows)
+    lines = [fill("fleet.heading", lang, time=time.strftime("%H:%M:%S", time.localtime(snap.time)), up=up,
+                  n=len(snap.rows), window=f"{snap.window_s:.3g}", alert_window=f"{snap.alert_window_s:g}")]
+    for row in snap.rows:
+        lines.append("  " + _numbers_line(clean(row.instance) or "", row, row.window, lang))
+    lines.append("  " + _numbers_line(text("fleet.totals", lang), None, snap.totals, lang))
+    lines += alert_lines(snap, lang)
+    return lines
+
+
+def alert_lines(snap: FleetSnapshot, lang: str) -> list[str]:
+    return [f"  ! {clean(a.instance) or text('fleet.totals', lang)}: {alert_text(a, lang)}" for a in snap.alerts]
+
+
+def _numbers_line(name: str, row: InstanceRow | None, s: WatchSample | None, lang: str) -> str:
+    parts = [name]
+    if row is not None:
+        engine = " ".join(p for p in (row.engine, clean(row.method)) if p)
+        parts += [engine or "—", text(f"fleet.state.{row.state.value}", lang)]
+        if row.outlier:
+            parts.append(text("fleet.outlier", lang))
+        if row.state is State.DOWN and row.error:
+            parts.append(clean(row.error) or "")
+            return " · ".join(parts)
+    n = numbers(s)
+    parts.append(fill("fleet.numbers", lang, alpha=number(n["acceptance_rate"], ".2f"),
+                      yield_=number(n["draft_yield"], ".2f"), length=number(n["accept_length"], ".2f"),
+                      drafted=number(n["drafted_per_s"], ".1f"), tps=number(n["tokens_per_s"], ".1f"),
+                      running=number(n["running"], "g")))
+    return " · ".join(parts)

@@ -1,0 +1,232 @@
+"""`specview watch` over a fleet: direct targets or Prometheus, on the fleet screen or headless.
+
+The source is polled by the one poller (kernel/poller.py) every `--interval`; each poll's
+readings are folded by the FleetModel into a snapshot, which is printed (JSON Lines, CSV or
+lines), checked (`--check`) and handed to `--on-alert`. A snapshot is printed once the rates
+exist: direct targets need two scrapes, so the first poll of a fresh target prints nothing
+(unless the second poll still lacks a target's rates: it is printed as it is).
+
+A terminal with no --json/--csv/--check/--count/--once opens the fleet screen
+(features/watch/fleet_app.py) where this build has one; otherwise a notice, and the lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, TextIO
+
+from specview.kernel.errors import CliError, SpecviewError
+
+if TYPE_CHECKING:
+    from specview.catalog.config import Config
+    from specview.features.watch.model.alert_rules import AlertRules
+    from specview.features.watch.model.fleet import FleetSnapshot, FleetSource, InstanceReading
+    from specview.features.watch.model.fleet_model import FleetModel
+    from specview.features.watch.runner.alert_hook import HookRun
+
+MIN_DEADLINE_S = 2.0  # a direct target answers within max(interval, this) unless --request-timeout says
+
+
+def run_fleet(args: argparse.Namespace) -> int:
+    from specview.catalog.config import load_config
+    from specview.features.watch.command.fleet_args import DEFAULT_RETENTION_S, rules_of
+    from specview.features.watch.model.fleet_model import FleetModel
+    from specview.kernel.langs import DEFAULT_LANG
+
+    if args.check and not (args.once or args.count):
+        raise CliError("--check needs --once or --count N (it exits when the polls are done)")
+    if sum((args.json, args.csv)) > 1:
+        raise CliError("--json and --csv are two outputs: choose one")
+    if args.on_alert is not None:
+        from specview.features.watch.runner.alert_hook import command_argv
+
+        command_argv(args.on_alert)  # a command that cannot be split is said before any server is asked
+    config = load_config()
+    rules = rules_of(args, config)
+    retention = args.retention if args.retention is not None else DEFAULT_RETENTION_S
+    headless = args.json or args.csv or args.check or args.once or args.count is not None or not sys.stdout.isatty()
+    if not headless:
+        app_code = _run_screen(args, config, rules, retention)
+        if app_code is not None:
+            return app_code
+    lang = getattr(args, "lang", None) or DEFAULT_LANG
+    source = open_fleet(args, config, lang)
+    return run_headless_fleet(source, FleetModel(args.interval, retention, rules), args, lang)
+
+
+def open_fleet(args: argparse.Namespace, config: Config, lang: str) -> FleetSource:
+    """The FleetSource the options describe: Prometheus, or the targets scraped directly."""
+    if args.prometheus is not None:
+        if args.url or args.targets is not None:
+            raise CliError("--prometheus reads the fleet from Prometheus: leave out --url and --targets")
+        try:
+            from specview.features.watch.source.prometheus import prometheus_fleet_of
+        except ImportError:
+            raise CliError("--prometheus is not available in this build of specview") from None
+        from specview.cli.timeout_args import timeouts_of
+
+        source: FleetSource = prometheus_fleet_of(args, timeouts_of(args, config))
+        return source
+    from specview.cli.runspec_args import api_key_of, warn_notice, withheld_key_notice
+    from specview.cli.timeout_args import chosen, timeouts_of
+    from specview.features.watch.command.targets import all_targets
+    from specview.features.watch.source.direct import DirectFleet
+
+    urls = all_targets(args.url, args.targets)
+    if not urls:
+        raise CliError("give the servers to watch: --url URL (repeatable), --targets FILE or --prometheus URL")
+    key, key_env = api_key_of(args, config)
+    warn_notice(withheld_key_notice(key, urls, lang))
+    given = chosen(args, config, "request_timeout")
+    deadline = given if given is not None else max(args.interval, MIN_DEADLINE_S)
+    fleet = DirectFleet(urls, api_key=key, key_env=key_env, server=getattr(args, "server", None),
+                        timeouts=timeouts_of(args, config), deadline_s=deadline)
+    from specview.cli.waiting import announced_wait
+
+    try:
+        with announced_wait(lang):  # detection: said, and q ends it
+            fleet.connect()
+    except BaseException:
+        fleet.close()
+        raise
+    return fleet
+
+
+def _run_screen(args: argparse.Namespace, config: Config, rules: AlertRules, retention: float) -> int | None:
+    """The fleet screen, where this build has one (None: it has not; the caller prints lines).
+    `--on-alert` runs from the fold there too (its failures are not said: stderr is the screen)."""
+    from specview.cli.app_run import run_app, throttle_of, ui_settings
+    from specview.cli.runspec_args import warn_notice
+    from specview.features.watch.model.fleet_model import FleetModel
+    from specview.texts.catalog import text
+
+    ui = ui_settings(args)
+    try:
+        from specview.features.watch.fleet_app import FleetApp  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        warn_notice(text("fleet.no_screen", ui.lang))
+        return None
+    source = open_fleet(args, config, ui.lang)
+    model = FleetModel(args.interval, retention, rules)
+    hook = None
+    if args.on_alert is not None:
+        from specview.features.watch.runner.alert_hook import AlertHook
+
+        hook = AlertHook(args.on_alert, rules.window_s, args.on_alert_timeout)
+
+    def fold(readings: tuple[InstanceReading, ...]) -> FleetSnapshot:
+        snap = model.fold(readings)
+        if hook is not None:
+            from specview.boundary.jsonio import dumps
+            from specview.features.watch.command.fleet_output import alert_record
+
+            hook.fire(snap.alerts, lambda a: dumps(alert_record(a, ui.lang, rules.window_s)))
+        return snap
+
+    open_server = getattr(source, "open_server", None)  # the direct fleet's: `enter` watches that server
+    app = FleetApp(source, fold, args.interval, theme_name=ui.theme, lang=ui.lang, problems=ui.problems,
+                   keymap=ui.keymap, throttle=throttle_of(ui), open_server=open_server)
+    return int(run_app(app, []))
+
+
+def run_headless_fleet(source: FleetSource, model: FleetModel, args: argparse.Namespace, lang: str,
+                       out: TextIO | None = None) -> int:
+    """Poll, fold and print until --count snapshots, --once, or Ctrl-C; the exit status."""
+    from specview.boundary.jsonio import dumps
+    from specview.boundary.text import sanitize
+    from specview.features.watch.command.fleet_output import (
+        alert_lines,
+        alert_record,
+        csv_header,
+        csv_rows,
+        human_lines,
+        snapshot_record,
+    )
+    from specview.features.watch.runner.alert_hook import AlertHook
+    from specview.kernel.poller import Poller
+    from specview.texts.catalog import fill, text
+
+    out = out or sys.stdout
+    hook = None
+    if args.on_alert is not None:
+        hook = AlertHook(args.on_alert, model.rules.window_s, args.on_alert_timeout,
+                         done=lambda run: _told(run, lang, args.on_alert_timeout))
+    wanted = 1 if args.once else args.count
+    printed = 0
+    fired = False
+
+    def emit(snap: FleetSnapshot) -> None:
+        if args.json:
+            out.write(dumps(snapshot_record(snap, lang)) + "\n")
+        elif args.csv:
+            out.write(csv_rows(snap))
+        elif args.check:
+            lines = alert_lines(snap, lang)
+            out.write("\n".join(lines or [text("fleet.no_alerts", lang)]) + "\n")
+        else:
+            out.write("\n".join(human_lines(snap, lang)) + "\n")
+        out.flush()
+
+    def take(readings: object) -> None:
+        nonlocal printed, fired
+        if isinstance(readings, SpecviewError):  # the source failed as a whole (Prometheus down)
+            if model.polls == 0:
+                raise readings  # before anything was watched: the command's one error line
+            _warn(sanitize(str(readings), 500, one_line=True))  # later: said, and the next poll may answer
+            return
+        assert isinstance(readings, tuple)
+        snap = model.fold(readings)
+        if not _has_rates(snap) and model.polls < 2:
+            return
+        emit(snap)
+        printed += 1
+        fired = fired or bool(snap.alerts)
+        if hook is not None:
+            hook.fire(snap.alerts, lambda a: dumps(alert_record(a, lang, model.rules.window_s)))
+        if wanted is not None and printed >= wanted:
+            poller.stop()
+
+    poller: Poller[object] = Poller(source.poll, take, args.interval, interrupt=source.interrupt,
+                                    name="specview-fleet")
+    if args.csv:
+        out.write(csv_header())
+    try:
+        poller.run()
+    finally:
+        source.close()
+        if hook is not None:
+            hook.close(args.on_alert_timeout + 2.0 if wanted is not None else 0.0)  # its timeout, then the kill
+            if hook.skipped:
+                _warn(fill("fleet.hook_skipped", lang, n=hook.skipped))
+    return 1 if args.check and fired else 0
+
+
+def _has_rates(snap: FleetSnapshot) -> bool:
+    """Every instance that answered has a window of rates (direct targets: from their 2nd scrape)."""
+    from specview.features.watch.model.fleet import State
+
+    return all(row.window is not None for row in snap.rows if row.state is not State.DOWN)
+
+
+def _told(run: HookRun, lang: str, timeout_s: float) -> None:
+    """One line on stderr for an --on-alert run that did not end well (its output sanitized)."""
+    from specview.boundary.text import sanitize
+    from specview.texts.catalog import fill
+
+    instance = sanitize(run.alert.instance or "", 200, one_line=True)
+    kind = run.alert.kind.value
+    if run.error is not None:
+        _warn(fill("fleet.hook_not_started", lang, error=sanitize(run.error, 200, one_line=True)))
+    elif run.timed_out:
+        _warn(fill("fleet.hook_timeout", lang, instance=instance, kind=kind, seconds=f"{timeout_s:g}"))
+    elif run.status:
+        output = sanitize(run.output.decode("utf-8", "replace").strip(), 300, one_line=True)
+        _warn(fill("fleet.hook_failed", lang, instance=instance, kind=kind, status=run.status, output=output))
+
+
+def _warn(line: str) -> None:
+    from specview.cli.errors import warn
+
+    warn(line)
+

@@ -1,0 +1,106 @@
+"""The targets of a fleet watch: `--url` (repeatable) and `--targets FILE`.
+
+The file holds one server URL per line; `#` starts a comment (to the end of the line: a server's
+base URL has no use for a fragment) and blank lines are skipped. It is read bounded: at most
+MAX_FILE_BYTES, a regular file only (a directory, a FIFO or a device is refused before it is
+opened for reading, so nothing blocks), UTF-8. A line that is not a usable URL, is longer than
+MAX_URL_CHARS or repeats an earlier target is one CliError naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from specview.backends.remote.client import parse_base_url
+from specview.boundary.text import shown
+from specview.kernel.errors import SpecviewError
+
+MAX_FILE_BYTES = 1 * 2**20
+MAX_URL_CHARS = 2048
+MAX_TARGETS = 1000
+
+
+class TargetsError(SpecviewError):
+    """A targets file (or `--url` list) that cannot be used; the message names the file and line."""
+
+
+def read_targets(path: Path) -> list[str]:
+    """The URLs a targets file lists, in its order."""
+    where = f"--targets {shown(str(path), 200)}"
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise TargetsError(f"{where}: no such file") from None
+    except OSError as exc:
+        raise TargetsError(f"{where}: cannot be read ({exc.strerror})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise TargetsError(f"{where} is a directory: give a file with one server URL per line")
+    if not stat.S_ISREG(info.st_mode):
+        raise TargetsError(f"{where} is not a regular file")
+    if info.st_size > MAX_FILE_BYTES:
+        raise TargetsError(f"{where} is {info.st_size} bytes, more than a targets file holds "
+                           f"({MAX_FILE_BYTES // 2**20} MiB at most)")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise TargetsError(f"{where}: cannot be read ({exc.strerror})") from None
+    if len(data) > MAX_FILE_BYTES:  # it grew after the check
+        raise TargetsError(f"{where} is more than a targets file holds ({MAX_FILE_BYTES // 2**20} MiB at most)")
+    return parse_targets(data, where)
+
+
+def parse_targets(data: bytes, where: str) -> list[str]:
+    """The URLs in a targets file's bytes (`where` names it in errors)."""
+    urls: list[str] = []
+    first: dict[str, int] = {}
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise TargetsError(f"{where}: line {number} is not UTF-8 text") from None
+        if len(line) > MAX_URL_CHARS:
+            raise TargetsError(f"{where}: line {number} is {len(line)} characters long; "
+                               f"a URL is at most {MAX_URL_CHARS}")
+        url = line.split("#", 1)[0].strip()
+        if not url:
+            continue
+        if any(c.isspace() for c in url):
+            raise TargetsError(f"{where}: line {number} holds more than one word ({shown(url)}): one URL per line")
+        try:
+            root = parse_base_url(url).root
+        except SpecviewError as exc:
+            raise TargetsError(f"{where}: line {number}: {exc}") from None
+        if root in first:
+            raise TargetsError(f"{where}: line {number} repeats the target of line {first[root]} ({shown(root)})")
+        first[root] = number
+        urls.append(url)
+        if len(urls) > MAX_TARGETS:
+            raise TargetsError(f"{where}: more than {MAX_TARGETS} targets (line {number})")
+    if not urls:
+        raise TargetsError(f"{where} lists no server URL (one per line; # starts a comment)")
+    return urls
+
+
+def all_targets(urls: list[str] | None, targets: Path | None) -> list[str]:
+    """`--url`s then the file's URLs; the same server twice is an error."""
+    chosen = list(urls or [])
+    seen: dict[str, str] = {}
+    for url in chosen:
+        root = parse_base_url(url).root
+        if root in seen:
+            raise TargetsError(f"--url {shown(root)} is given twice")
+        seen[root] = url
+    if targets is not None:
+        for url in read_targets(targets):
+            root = parse_base_url(url).root
+            if root in seen:
+                raise TargetsError(f"--targets {shown(str(targets), 200)} repeats --url {shown(root)}")
+            seen[root] = url
+            chosen.append(url)
+    if len(chosen) > MAX_TARGETS:
+        raise TargetsError(f"more than {MAX_TARGETS} targets")
+    return chosen

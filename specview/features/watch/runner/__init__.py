@@ -1,0 +1,1 @@
+"""What the fleet watch runs besides its polls: the `--on-alert` command."""
