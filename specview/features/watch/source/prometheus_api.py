@@ -23,7 +23,7 @@ from specview.backends.remote.timeouts import Timeouts
 from specview.boundary.api_key import ApiKey
 from specview.boundary.bounds import MAX_SECONDS
 from specview.boundary.secrets import add_secret
-from specview.boundary.text import shown
+from specview.boundary.text import sanitize
 from specview.kernel.errors import BackendError, CliError
 
 MAX_SERIES = 20_000  # series of one answer (a fleet of 1000 instances × 20 series; more: narrow --match)
@@ -77,7 +77,7 @@ def _named(env: str | None, flag: str) -> str | None:
         return None
     value = os.environ.get(env, "").strip()
     if not value:
-        raise CliError(f"{flag} names ${shown(env, 60)}, which is not set or empty")
+        raise CliError(f"{flag} names ${sanitize(env, 60, one_line=True)}, which is not set or empty")
     return value
 
 
@@ -129,9 +129,9 @@ class PrometheusApi:
             how = "it wants credentials: give --prometheus-token-env NAME, or --prometheus-user and " \
                   "--prometheus-password-env NAME"
         elif auth.token_env is not None:
-            how = f"it refused the token in ${shown(auth.token_env, 60)} (--prometheus-token-env)"
+            how = f"it refused the token in ${sanitize(auth.token_env, 60, one_line=True)} (--prometheus-token-env)"
         else:
-            how = f"it refused the user and the password in ${shown(auth.password_env or '', 60)}"
+            how = f"it refused the user and the password in ${sanitize(auth.password_env or '', 60, one_line=True)}"
         return BackendError(f"Prometheus at {self.root} answered {exc.code}: {how}")
 
     def interrupt(self) -> None:
