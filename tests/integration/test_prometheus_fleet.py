@@ -30,6 +30,7 @@ from specview.features.watch.source.prometheus import PrometheusFleet
 from tests.support.llama_server import NGRAM_ARGS, RunningServer, free_port, llama_server, server_binary
 from tests.support.mtp_gguf import write_tiny_mtp
 from tests.support.prometheus import RunningPrometheus, prometheus, prometheus_binary
+from tests.support.vllm_server import NGRAM_CONFIG, vllm_python, vllm_server
 
 pytestmark = [
     pytest.mark.skipif(server_binary() is None, reason="llama-server not built (make llama-server)"),
@@ -108,11 +109,11 @@ def alpha(c: DraftCounters) -> float | None:
     return WatchSample(0, 1, c.drafts, c.draft_tokens, c.accepted, c.per_position, None, None).alpha
 
 
-def settled(server: RunningServer, prefix: str, tokens: str) -> bool:
+def settled(server: RunningServer, prefix: str, tokens: str, running: str = "llamacpp:requests_processing") -> bool:
     """No request running, and the counters the same twice 0.3 s apart (a request's counts land
     when its slot is released)."""
     text = httpx.get(f"{server.root}/metrics", timeout=5).text
-    if parse_sums(text, ("llamacpp:requests_processing",)).get("llamacpp:requests_processing", 0) > 0:
+    if parse_sums(text, (running,)).get(running, 0) > 0:
         return False
     first = counters(server, prefix, tokens)
     time.sleep(0.3)
@@ -220,3 +221,35 @@ def test_down_then_up_with_prometheus_outliving_the_server(tmp_path: Path) -> No
         with llama_server(mtp_args(RATES["fast"]), model=str(model), port=port):
             wait_until(lambda: by_instance(source.poll())[target].state is State.UP, 15, "never up again")
         source.close()
+
+
+@pytest.mark.skipif(vllm_python() is None, reason="vLLM not installed (make vllm)")
+def test_vllm_counts_from_prometheus_equal_its_own_metrics() -> None:
+    with vllm_server(NGRAM_CONFIG) as server:
+        target = server.root.removeprefix("http://")
+        model = httpx.get(f"{server.url}/models", timeout=10).json()["data"][0]["id"]
+        with prometheus([target], scrape_s=1.0) as prom:
+            before = counters(server, "vllm", "vllm:generation_tokens_total")
+            scraped_after(prom, [target], time.time())
+            source = PrometheusFleet(prom.url, window_s=1.0, retention_s=60)
+            (first,) = source.poll()
+            assert first.engine == "vllm" and first.state is State.UP
+            samples: list[WatchSample] = []
+            with httpx.Client(timeout=300) as client:
+                for k, prompt in enumerate(REPEATING * 2):
+                    body = {"model": model, "prompt": prompt, "max_tokens": 24, "temperature": 0.0, "seed": k}
+                    client.post(f"{server.url}/completions", json=body).raise_for_status()
+                    samples += [r.sample for r in source.poll() if r.sample is not None]
+            wait_until(lambda: settled(server, "vllm", "vllm:generation_tokens_total", "vllm:num_requests_running"),
+                       30, "vLLM not idle")
+            after = counters(server, "vllm", "vllm:generation_tokens_total")
+            scraped_after(prom, [target], time.time())
+            (last,) = source.poll()
+            samples += [last.sample] if last.sample is not None else []
+            source.close()
+    delta, got = after[0].minus(before[0]), total(samples)
+    assert delta.draft_tokens > 0
+    assert (got.drafts, got.draft_tokens, got.accepted, got.per_position) == \
+        (delta.drafts, delta.draft_tokens, delta.accepted, delta.per_position)
+    assert sum(s.tokens or 0 for s in samples) == after[1] - before[1]
+    assert last.gamma == NGRAM_CONFIG["num_speculative_tokens"] and not last.missing, last
