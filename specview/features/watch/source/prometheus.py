@@ -29,7 +29,6 @@ import math
 import time
 from argparse import Namespace
 from dataclasses import dataclass, field
-from typing import Any
 
 from specview.backends.remote.timeouts import Timeouts
 from specview.boundary.bounds import MAX_COUNTER, MAX_POSITION, Invalid
@@ -169,16 +168,14 @@ class PrometheusFleet:
         self._api.close()
 
 
-def prometheus_fleet_of(args: Namespace, config: Any = None) -> PrometheusFleet:
+def prometheus_fleet_of(args: Namespace, timeouts: Timeouts | None = None) -> PrometheusFleet:
     """The fleet the command line names: `--prometheus URL`, `--match`, the credential flags
     (`--prometheus-user`, `--prometheus-password-env`, `--prometheus-token-env`), `--interval`
-    (the window) and `--retention`, and the timeouts (`--connect-timeout`, `--request-timeout`)
-    where the namespace has them. `config` is not read yet (no config keys for Prometheus)."""
+    (the history's finest window) and `--retention` (seconds of history), with `timeouts`
+    (the command's `timeouts_of(args, config)`). CliError for flags that do not fit together."""
     auth = PrometheusAuth.from_env(getattr(args, "prometheus_user", None),
                                    getattr(args, "prometheus_password_env", None),
                                    getattr(args, "prometheus_token_env", None))
-    timeouts = Timeouts.given(connect=getattr(args, "connect_timeout", None),
-                              request=getattr(args, "request_timeout", None))
     interval = getattr(args, "interval", None)
     retention = getattr(args, "retention", None)
     return PrometheusFleet(args.prometheus, match=getattr(args, "match", None), auth=auth,
