@@ -205,7 +205,7 @@ def test_a_gauge_that_is_not_finite_is_left_out_with_a_note(server: HostileServe
     (reading,) = fleet.poll()
     assert reading.sample is not None
     assert reading.sample.gauges == {"sglang:spec_accept_rate": 0.5}
-    assert [n.id for n in reading.sample.notes] == ["prometheus_not_finite"]
+    assert [n.id for n in reading.sample.notes] == ["prometheus_not_finite", "prometheus_no_history"]
 
 
 def test_hostile_label_values_stay_data_and_never_reach_a_message_raw(server: HostileServer) -> None:
@@ -246,3 +246,29 @@ def test_a_match_that_is_not_a_label_selector_is_refused(match: str) -> None:
 def test_a_good_match_is_kept_as_written() -> None:
     assert match_selector(' { job = "vllm" , instance=~"gpu-\\\\d+" } ') == 'job="vllm",instance=~"gpu-\\\\d+"'
     assert match_selector(None) == "" and match_selector("{}") == ""
+
+
+def test_a_failed_history_is_said_with_the_first_sample(server: HostileServer) -> None:
+    server.scenario = Scenario(get={"/api/v1/query": (200, JSON, answer(instance("a:1", COUNTS)))})
+    fleet = PrometheusFleet(server.root)  # /api/v1/query_range answers 404 here
+    (first,) = fleet.poll()
+    assert first.state is State.UP and first.sample is None and first.history == ()
+    later = instance("a:1", {**COUNTS, f"{LLAMA}num_drafts_total": "11"})
+    later[1]["value"] = [NOW + 1, str(NOW + 1)]
+    server.scenario = Scenario(get={"/api/v1/query": (200, JSON, answer(later))})
+    (second,) = fleet.poll()
+    assert second.sample is not None and second.sample.drafts == 1
+    (note,) = second.sample.notes
+    assert note.id == "prometheus_no_history" and "404" in note.values["error"]
+
+
+def test_a_down_target_says_prometheus_own_scrape_error_scrubbed(server: HostileServer) -> None:
+    targets = {"status": "success", "data": {"activeTargets": [
+        {"labels": {"instance": "a:1", "job": "j"}, "health": "down", "lastError": "refused " + HOSTILE}]}}
+    server.scenario = Scenario(get={"/api/v1/query": (200, JSON, answer(instance("a:1", {}, up="0"))),
+                                    "/api/v1/targets": (200, JSON, json.dumps(targets).encode())})
+    (reading,) = PrometheusFleet(server.root).poll()
+    assert reading.state is State.DOWN and reading.error is not None
+    assert reading.error.startswith("Prometheus's last scrape of it failed (up = 0): refused ")
+    assert_terminal_clean(reading.error.encode())
+    assert "\x1b" not in reading.error and "\n" not in reading.error

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import time
 from argparse import Namespace
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from specview.backends.remote.timeouts import Timeouts
 from specview.boundary.bounds import MAX_COUNTER, MAX_POSITION, Invalid
@@ -53,6 +53,7 @@ from specview.kernel.errors import BackendError
 MAX_INSTANCES = 2000  # instances of one fleet (more: narrow --match)
 MAX_HISTORY = 150  # windows of history asked for on the first poll (its answer stays a few MB)
 DEFAULT_WINDOW_S = 2.0
+FAILED_SCRAPE = "Prometheus's last scrape of it failed (up = 0)"
 DEFAULT_RETENTION_S = 600.0
 
 Key = tuple[str, str]  # (job, instance)
@@ -75,6 +76,7 @@ class _Followed:
 
     model: WatchModel = field(default_factory=lambda: WatchModel(history=1))
     scraped: float | None = None
+    pending: tuple[Note, ...] = ()  # said with the next sample (the first may be None)
 
 
 class PrometheusFleet:
@@ -108,8 +110,12 @@ class PrometheusFleet:
             except BackendError as exc:  # the live numbers do not need it
                 history_note = Note("prometheus_no_history", {"error": str(exc)})
         self._name_all(set(now) | set(self._followed))
-        readings = [self._reading(key, now.get(key), history.get(key, []), history_note)
-                    for key in sorted(set(now) | set(self._followed), key=lambda k: self._names[k])]
+        keys = sorted(set(now) | set(self._followed), key=lambda k: self._names[k])
+        readings = [self._reading(key, now.get(key), history.get(key, []), history_note) for key in keys]
+        if any(r.error == FAILED_SCRAPE for r in readings):
+            why = self._api.scrape_errors()  # one more request, only while an instance is down
+            readings = [replace(r, error=f"{FAILED_SCRAPE}: {why[key]}") if r.error == FAILED_SCRAPE and key in why
+                        else r for key, r in zip(keys, readings, strict=True)]
         return tuple(readings)
 
     def _history(self, at: float) -> dict[Key, list[_Instance]]:
@@ -142,6 +148,8 @@ class PrometheusFleet:
         series = _engine(now)
         first = key not in self._followed
         followed = self._followed.setdefault(key, _Followed())
+        if first and history_note is not None:
+            followed.pending = (history_note,)
         try:
             samples = [s for point in history if (s := _fold(followed, point, series)) is not None]
             sample = _fold(followed, now, series)
@@ -150,13 +158,13 @@ class PrometheusFleet:
                                    error=f"Prometheus holds {exc}")
         if first and sample is None and samples:  # no scrape since the history's last: that is the window
             sample = samples.pop()
-        if sample is not None and history_note is not None:
-            sample = _noted(sample, history_note)
+        if sample is not None and followed.pending:
+            sample, followed.pending = replace(sample, notes=(*sample.notes, *followed.pending)), ()
         engine = series.engine if series else "generic"
         gamma = len(sample.per_position) if sample is not None and sample.per_position else _width(now, series)
         if now.up == 0:
             return InstanceReading(name, State.DOWN, engine=engine, gamma=gamma, missing=_missing(now, series),
-                                   error="Prometheus's last scrape of it failed (up = 0)")
+                                   error=FAILED_SCRAPE)
         return InstanceReading(name, State.UP, engine=engine, gamma=gamma, sample=sample,
                                missing=_missing(now, series), history=tuple(samples))
 
@@ -288,9 +296,3 @@ def _scrape(point: _Instance, series: EngineSeries | None) -> Scrape:
                   tokens=_count(point, series.tokens),
                   active=active if active is not None and math.isfinite(active) else None,
                   gauges=gauges, notes=notes)
-
-
-def _noted(sample: WatchSample, note: Note) -> WatchSample:
-    from dataclasses import replace
-
-    return replace(sample, notes=(*sample.notes, note))

@@ -121,6 +121,20 @@ class PrometheusApi:
                                f"reads ({MAX_SERIES}); narrow the instances with --match")
         return [_series(item, kind, self.root) for item in result]
 
+    def scrape_errors(self) -> dict[tuple[str, str], str]:
+        """Each active target's last scrape error by (job, instance), from /api/v1/targets (scrubbed:
+        masked, one line, short); empty where Prometheus does not serve that endpoint."""
+        answer = self._conn.probe_json(f"{self.root}/api/v1/targets?state=active")
+        data = answer.get("data") if isinstance(answer, dict) else None
+        targets = data.get("activeTargets") if isinstance(data, dict) else None
+        found: dict[tuple[str, str], str] = {}
+        for target in targets[:MAX_SERIES] if isinstance(targets, list) else []:
+            labels = target.get("labels") if isinstance(target, dict) else None
+            error = target.get("lastError") if isinstance(target, dict) else None
+            if isinstance(labels, dict) and isinstance(error, str) and error:
+                found[(str(labels.get("job", "")), str(labels.get("instance", "")))] = scrub(error)
+        return found
+
     def _status(self, exc: StatusError) -> BackendError:
         if exc.code not in (401, 403):
             return exc
