@@ -11,8 +11,8 @@ instance Prometheus has not scraped again since the last poll has no new sample 
 Prometheus cannot know more than its scrape interval lets it.
 
 The first poll also asks a range query over the retention, so the charts start before specview
-did: the values every `step` seconds (the window, or coarser so at most MAX_HISTORY windows come
-back), folded the same way. The engine is the server kind whose series the instance has; its
+did: the values every `step` seconds (the window, or coarser: at most MAX_HISTORY windows, fewer
+for a big fleet so the answer stays a few MB), folded the same way. The engine is the server kind whose series the instance has; its
 `missing` lists the kind's series it lacks (per-position counters only once it drafted: servers
 add them with the first draft). Prometheus does not know a server's method, so `method` is None
 and γ is the number of position series.
@@ -51,7 +51,9 @@ from specview.kernel.backend import Note
 from specview.kernel.errors import BackendError
 
 MAX_INSTANCES = 2000  # instances of one fleet (more: narrow --match)
-MAX_HISTORY = 150  # windows of history asked for on the first poll (its answer stays a few MB)
+MAX_HISTORY = 150  # windows of history asked for on the first poll
+MIN_HISTORY = 10
+MAX_HISTORY_POINTS = 120_000  # points of the history's answer in all (~30 bytes each: a few MB)
 DEFAULT_WINDOW_S = 2.0
 FAILED_SCRAPE = "Prometheus's last scrape of it failed (up = 0)"
 DEFAULT_RETENTION_S = 600.0
@@ -96,7 +98,8 @@ class PrometheusFleet:
     def poll(self) -> tuple[InstanceReading, ...]:
         """One reading per instance (see the module docstring); BackendError when Prometheus fails."""
         at = time.time()
-        now = _instances(self._api.vector(now_query(self._matchers), at), at)
+        answer = self._api.vector(now_query(self._matchers), at)
+        now = _instances(answer, at)
         if not now and not self._followed:
             shown_match = f" matching {{{sanitize(self._matchers, 200, one_line=True)}}}" if self._matchers else ""
             raise BackendError(f"Prometheus at {self.root} has no instance{shown_match}: nothing scraped there has "
@@ -106,7 +109,7 @@ class PrometheusFleet:
         history_note: Note | None = None
         if not self._followed:
             try:
-                history = self._history(at)
+                history = self._history(at, len(answer))
             except BackendError as exc:  # the live numbers do not need it
                 history_note = Note("prometheus_no_history", {"error": str(exc)})
         self._name_all(set(now) | set(self._followed))
@@ -118,17 +121,19 @@ class PrometheusFleet:
                         else r for key, r in zip(keys, readings, strict=True)]
         return tuple(readings)
 
-    def _history(self, at: float) -> dict[Key, list[_Instance]]:
+    def _history(self, at: float, series: int) -> dict[Key, list[_Instance]]:
         """Each instance's values every `step` s over the retention, oldest first, each stamped
-        with the time of the scrape it comes from."""
-        step = max(self.window_s, self.retention_s / MAX_HISTORY)
+        with the time of the scrape it comes from; at most MAX_HISTORY_POINTS points in all for
+        the `series` the instant query found (a big fleet gets coarser steps, not a refusal)."""
+        windows = max(MIN_HISTORY, min(MAX_HISTORY, MAX_HISTORY_POINTS // max(1, series)))
+        step = max(self.window_s, self.retention_s / windows)
         found: dict[Key, dict[float, _Instance]] = {}
-        for series in self._api.matrix(now_query(self._matchers), at - self.retention_s, at, step):
-            points = found.setdefault(_key(series.labels), {})
+        for one in self._api.matrix(now_query(self._matchers), at - self.retention_s, at, step):
+            points = found.setdefault(_key(one.labels), {})
             if len(found) > MAX_INSTANCES:
                 raise _too_many(self.root, len(found))
-            for t, value in series.points:
-                _add(points.setdefault(t, _Instance(at=t)), series.labels, value)
+            for t, value in one.points:
+                _add(points.setdefault(t, _Instance(at=t)), one.labels, value)
         return {key: [points[t] for t in sorted(points)] for key, points in found.items()}
 
     def _name_all(self, keys: set[Key]) -> None:
