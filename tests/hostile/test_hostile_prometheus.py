@@ -272,3 +272,15 @@ def test_a_down_target_says_prometheus_own_scrape_error_scrubbed(server: Hostile
     assert reading.error.startswith("Prometheus's last scrape of it failed (up = 0): refused ")
     assert_terminal_clean(reading.error.encode())
     assert "\x1b" not in reading.error and "\n" not in reading.error
+
+
+def test_a_reflected_token_is_masked_in_any_error(server: HostileServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PROM_TOKEN", SECRET)
+    body = b'{"status":"error","errorType":"internal","error":"token @KEY@ rejected"}'
+    for code in (200, 500):
+        server.scenario = Scenario(get={"/api/v1/query": (code, JSON, body)})
+        fleet = PrometheusFleet(server.root, auth=PrometheusAuth.from_env(None, None, "PROM_TOKEN"))
+        with pytest.raises(BackendError) as exc:
+            fleet.poll()
+        message = clean_error(exc)
+        assert SECRET not in message and "token *** rejected" in message

@@ -12,10 +12,10 @@ Prometheus cannot know more than its scrape interval lets it.
 
 The first poll also asks a range query over the retention, so the charts start before specview
 did: the values every `step` seconds (the window, or coarser: at most MAX_HISTORY windows, fewer
-for a big fleet so the answer stays a few MB), folded the same way. The engine is the server kind whose series the instance has; its
-`missing` lists the kind's series it lacks (per-position counters only once it drafted: servers
-add them with the first draft). Prometheus does not know a server's method, so `method` is None
-and γ is the number of position series.
+for a big fleet so the answer stays a few MB), folded the same way. The engine is the server
+kind whose series the instance has; its `missing` lists the kind's series it lacks (per-position
+counters only once it drafted: servers add them with the first draft). Prometheus does not know
+a server's method, so `method` is None and γ is the number of position series.
 
 Values that are not counts (NaN, ±Inf, negative, beyond 2^53) make that instance's reading an
 error (DOWN, the series named); a gauge that is not finite is left out with a note. Prometheus
@@ -169,7 +169,7 @@ class PrometheusFleet:
         gamma = len(sample.per_position) if sample is not None and sample.per_position else _width(now, series)
         if now.up == 0:
             return InstanceReading(name, State.DOWN, engine=engine, gamma=gamma, missing=_missing(now, series),
-                                   error=FAILED_SCRAPE)
+                                   error=FAILED_SCRAPE, history=tuple(samples))
         return InstanceReading(name, State.UP, engine=engine, gamma=gamma, sample=sample,
                                missing=_missing(now, series), history=tuple(samples))
 
