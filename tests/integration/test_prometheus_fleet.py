@@ -74,6 +74,13 @@ def scraped_at(prom: RunningPrometheus, instance: str) -> float:
     return float(result[0]["value"][1]) if result else 0.0
 
 
+def scrapes(prom: RunningPrometheus, instance: str) -> int:
+    """How many times Prometheus has scraped `instance`."""
+    query = f'count_over_time(up{{instance="{instance}"}}[1h])'
+    result = httpx.get(f"{prom.url}/api/v1/query", params={"query": query}, timeout=5).json()["data"]["result"]
+    return int(result[0]["value"][1]) if result else 0
+
+
 def scraped_after(prom: RunningPrometheus, instances: list[str], t: float) -> None:
     """Until Prometheus has scraped every one of `instances` after wall-clock time `t`."""
     wait_until(lambda: all(scraped_at(prom, i) > t for i in instances), 15, f"no scrape after {t}")
@@ -142,6 +149,7 @@ def test_counts_from_prometheus_equal_each_servers_own_metrics(fleet: Fleet) -> 
     tokens_name = "llamacpp:tokens_predicted_total"
     before = {n: counters(fleet.servers[n], fleet.prefix, tokens_name) for n in names}
     scraped_after(fleet.prometheus, instances, time.time())  # Prometheus holds what `before` read
+    wait_until(lambda: all(scrapes(fleet.prometheus, i) >= 4 for i in instances), 15, "too few scrapes for a history")
     source = PrometheusFleet(fleet.prometheus.url, match='{job="specview-test"}', window_s=1.0, retention_s=60)
     first = by_instance(source.poll())
     assert set(first) == set(instances)
