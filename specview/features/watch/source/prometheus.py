@@ -150,7 +150,8 @@ class PrometheusFleet:
         name = self._names[key]
         if now is None:
             return InstanceReading(name, State.DOWN, error="no longer in Prometheus (its target is gone, or stale)")
-        series = _engine(now)
+        names = _names_in(now)
+        series = _engine(names)
         first = key not in self._followed
         followed = self._followed.setdefault(key, _Followed())
         if first and history_note is not None:
@@ -168,10 +169,10 @@ class PrometheusFleet:
         engine = series.engine if series else "generic"
         gamma = len(sample.per_position) if sample is not None and sample.per_position else _width(now, series)
         if now.up == 0:
-            return InstanceReading(name, State.DOWN, engine=engine, gamma=gamma, missing=_missing(now, series),
+            return InstanceReading(name, State.DOWN, engine=engine, gamma=gamma, missing=_missing(now, names, series),
                                    error=FAILED_SCRAPE, history=tuple(samples))
         return InstanceReading(name, State.UP, engine=engine, gamma=gamma, sample=sample,
-                               missing=_missing(now, series), history=tuple(samples))
+                               missing=_missing(now, names, series), history=tuple(samples))
 
     def interrupt(self) -> None:
         """End a query in flight at once (any thread)."""
@@ -227,19 +228,21 @@ def _too_many(root: str, n: int) -> BackendError:
                         "narrow them with --match")
 
 
-def _engine(point: _Instance) -> EngineSeries | None:
-    """The kind with the most of its series in `point` (None: none of any kind)."""
-    names = {name for name, _pos in point.values} | set(point.gauges)
-    scored = [(len(names & set(s.expected)), s) for s in engine_series()]
+def _names_in(point: _Instance) -> set[str]:
+    return {name for name, _pos in point.values} | set(point.gauges)
+
+
+def _engine(names: set[str]) -> EngineSeries | None:
+    """The kind with the most of its series among `names` (None: none of any kind)."""
+    scored = [(len(names.intersection(s.expected)), s) for s in engine_series()]
     best = max(scored, key=lambda item: item[0], default=(0, None))
     return best[1] if best[0] > 0 else None
 
 
-def _missing(point: _Instance, series: EngineSeries | None) -> tuple[str, ...]:
+def _missing(point: _Instance, names: set[str], series: EngineSeries | None) -> tuple[str, ...]:
     if series is None:
         return ()
-    names = {name for name, _pos in point.values} | set(point.gauges)
-    drafted = any(name == series.draft_tokens and value > 0 for (name, _pos), value in point.values.items())
+    drafted = (point.values.get((series.draft_tokens or "", "")) or 0) > 0
     return tuple(n for n in series.expected if n not in names and (n != series.per_position or drafted))
 
 

@@ -119,7 +119,10 @@ class PrometheusApi:
         if len(result) > MAX_SERIES:
             raise BackendError(f"Prometheus at {self.root} answered with {len(result)} series, more than specview "
                                f"reads ({MAX_SERIES}); narrow the instances with --match")
-        return [_series(item, kind, self.root) for item in result]
+        try:
+            return [_series(item, kind) for item in result]
+        except _WrongShape:
+            raise BackendError(f"Prometheus at {self.root} answered with a series of the wrong shape") from None
 
     def scrape_errors(self) -> dict[tuple[str, str], str]:
         """Each active target's last scrape error by (job, instance), from /api/v1/targets (scrubbed:
@@ -155,28 +158,32 @@ class PrometheusApi:
         self._conn.close()
 
 
-def _series(item: Any, kind: str, root: str) -> Series:
-    """One result entry, checked (BackendError naming Prometheus for one of the wrong shape)."""
-    bad = BackendError(f"Prometheus at {root} answered with a series of the wrong shape")
-    if not isinstance(item, dict) or not isinstance(item.get("metric"), dict):
-        raise bad
-    labels = item["metric"]
-    if len(labels) > MAX_LABELS or not all(isinstance(k, str) and isinstance(v, str) for k, v in labels.items()):
-        raise bad
+class _WrongShape(Exception):
+    """A result entry that is not a series (`_get` says so, naming Prometheus)."""
+
+
+def _series(item: Any, kind: str) -> Series:
+    """One result entry, checked (_WrongShape for one that is not a series)."""
+    labels = item.get("metric") if isinstance(item, dict) else None
+    if not isinstance(labels, dict) or len(labels) > MAX_LABELS:
+        raise _WrongShape
+    for value in labels.values():  # JSON keys are strings already
+        if not isinstance(value, str):
+            raise _WrongShape
     raw = [item.get("value")] if kind == "vector" else item.get("values")
     if not isinstance(raw, list) or len(raw) > MAX_POINTS:
-        raise bad
-    return Series(labels, tuple(_point(p, bad) for p in raw))
+        raise _WrongShape
+    return Series(labels, tuple(_point(p) for p in raw))
 
 
-def _point(raw: Any, bad: BackendError) -> Point:
+def _point(raw: Any) -> Point:
     if not isinstance(raw, list) or len(raw) != 2 or not isinstance(raw[1], str):
-        raise bad
+        raise _WrongShape
     t = raw[0]
     if isinstance(t, bool) or not isinstance(t, int | float) or not 0 <= t <= MAX_SECONDS:
-        raise bad
+        raise _WrongShape
     try:
         value = float(raw[1])  # "NaN", "+Inf", "-Inf" parse: the caller decides
     except ValueError:
-        raise bad from None
+        raise _WrongShape from None
     return float(t), value

@@ -19,7 +19,7 @@ never close the selector or add an expression of its own.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from specview.backends.remote.metrics import spec_counter_names
@@ -49,17 +49,13 @@ class EngineSeries:
     tokens: str | None
     active: str | None
     gauges: tuple[str, ...]
+    summed: tuple[str, ...] = field(init=False)  # the counters and the running gauge (summed over label sets)
+    expected: tuple[str, ...] = field(init=False)  # every series an instance of this engine should have
 
-    @property
-    def summed(self) -> tuple[str, ...]:
-        """The counters and the running gauge (summed over label sets)."""
+    def __post_init__(self) -> None:  # computed once: every poll asks for them per instance
         names = (self.drafts, self.draft_tokens, self.accepted, self.per_position, self.tokens, self.active)
-        return tuple(n for n in names if n)
-
-    @property
-    def expected(self) -> tuple[str, ...]:
-        """Every series an instance of this engine should have."""
-        return self.summed + self.gauges
+        object.__setattr__(self, "summed", tuple(n for n in names if n))
+        object.__setattr__(self, "expected", self.summed + self.gauges)
 
 
 @cache
