@@ -87,10 +87,10 @@ def scraped_after(prom: RunningPrometheus, instances: list[str], t: float) -> No
 
 
 def load(server: RunningServer, worker: int, requests: int, errors: list[str],
-         prompts: tuple[str, ...] = PROMPTS) -> None:
+         prompts: tuple[str, ...] = PROMPTS, max_tokens: int = 48) -> None:
     with httpx.Client(timeout=120.0) as client:
         for k in range(requests):
-            body = {"prompt": prompts[(worker + k) % len(prompts)], "max_tokens": 48, "temperature": 0.0,
+            body = {"prompt": prompts[(worker + k) % len(prompts)], "max_tokens": max_tokens, "temperature": 0.0,
                     "seed": worker * 100 + k}
             try:
                 client.post(f"{server.url}/completions", json=body).raise_for_status()
@@ -161,9 +161,9 @@ def test_counts_from_prometheus_equal_each_servers_own_metrics(fleet: Fleet) -> 
     for n in names:
         models[n].feed(direct[n].scrape())
     errors: list[str] = []
-    workers = [threading.Thread(target=load, args=(fleet.servers[n], w, 6, errors,
-                                                   REPEATING if n == "gemma" else PROMPTS))
-               for n in names for w in range(2)]
+    # the tiny MTP model is fast: long answers keep its requests running across several polls
+    workers = [threading.Thread(target=load, args=(fleet.servers[n], w, 6, errors, *(
+        (REPEATING, 48) if n == "gemma" else (PROMPTS, 160)))) for n in names for w in range(2)]
     for w in workers:
         w.start()
     seen: dict[str, list[WatchSample]] = {i: [] for i in instances}
