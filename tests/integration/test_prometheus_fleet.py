@@ -150,11 +150,13 @@ def test_counts_from_prometheus_equal_each_servers_own_metrics(fleet: Fleet) -> 
     before = {n: counters(fleet.servers[n], fleet.prefix, tokens_name) for n in names}
     scraped_after(fleet.prometheus, instances, time.time())  # Prometheus holds what `before` read
     wait_until(lambda: all(scrapes(fleet.prometheus, i) >= 4 for i in instances), 15, "too few scrapes for a history")
+    created = time.time()
     source = PrometheusFleet(fleet.prometheus.url, match='{job="specview-test"}', window_s=1.0, retention_s=60)
     first = by_instance(source.poll())
     assert set(first) == set(instances)
     assert all(first[i].state is State.UP and first[i].engine == "llama-server" for i in instances)
-    assert any(first[i].history for i in instances), "the first poll brings the history before specview started"
+    assert all(first[i].history and first[i].history[0].t < created - 1.0 for i in instances), \
+        "the first poll brings the history from before specview started"
 
     direct = {n: ServerWatch(fleet.servers[n].url) for n in names}
     models = {n: WatchModel() for n in names}
