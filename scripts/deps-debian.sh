@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Debian packages the tests drive for real: sshd and ssh (the SSH test), tmux (terminal-level
 # tests), headless Chromium (the browser test of `specview serve`), a monospace font for its
-# screenshots. Installs only what is missing, with one `apt-get update` before; does nothing
+# screenshots, Prometheus (`watch --prometheus`: its integration test and bench/fleet_watch.py). Installs only what is missing, with one `apt-get update` before; does nothing
 # (and needs no network) when everything is there.
 set -euo pipefail
-packages=(openssh-server openssh-client tmux chromium fonts-dejavu-core)
+packages=(openssh-server openssh-client tmux chromium fonts-dejavu-core prometheus)
 missing=()
 for pkg in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)

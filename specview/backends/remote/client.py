@@ -100,7 +100,8 @@ class Connection:
     """An httpx client bound to one server, with the key in its headers and nowhere else."""
 
     def __init__(self, url: str, api_key: ApiKey | None, key_env: str | None,
-                 timeouts: Timeouts | None = None) -> None:
+                 timeouts: Timeouts | None = None, *, auth: tuple[str, str] | None = None) -> None:
+        """`auth`: basic-auth credentials given apart from the URL (its own `user:password@` else)."""
         base = parse_base_url(url)
         self.root, self.api = base.root, base.api
         self.timeouts = timeouts or Timeouts()
@@ -114,7 +115,7 @@ class Connection:
             headers["Authorization"] = f"Bearer {sent}"
         self._client = httpx.Client(
             headers=headers,
-            auth=base.auth,
+            auth=auth or base.auth,
             params=list(base.params) or None,
             follow_redirects=False,
             # every request connects anew, so deadline.py sees each socket before its headers

@@ -32,6 +32,14 @@ class HostileAnswer(BackendError):
         self.what = what
 
 
+class StatusError(BackendError):
+    """An HTTP error status (`code`), for callers that word some statuses their own way."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 def scrub(text: str) -> str:
     """`text` from the server for a message: secrets masked first, controls visible, whitespace
     collapsed, then cut to a readable length (never the other way round)."""
@@ -122,30 +130,34 @@ class KeyUse:
     sent: bool  # the key went with the requests (core/api_key.py: only where the user sent it)
 
 
-def status_error(root: str, key: KeyUse, code: int, detail: str, what: str, model: str | None) -> BackendError:
+def status_error(root: str, key: KeyUse, code: int, detail: str, what: str, model: str | None) -> StatusError:
     """One clear message for an HTTP error status; `detail` is what its body says, scrubbed."""
+    return StatusError(_status_message(root, key, code, detail, what, model), code)
+
+
+def _status_message(root: str, key: KeyUse, code: int, detail: str, what: str, model: str | None) -> str:
     suffix = f": {detail}" if detail else ""
     if (code == 401 or code == 403) and not key.sent:
         how = (f"put the key in ${key.env}" if key.env_named else
                f"name the variable that holds it with --api-key-env (e.g. --api-key-env {DEFAULT_KEY_ENV})")
-        return BackendError(f"the server wants an API key ({code}{suffix}) and specview sent none; {how}")
+        return f"the server wants an API key ({code}{suffix}) and specview sent none; {how}"
     if code == 401 or code == 403:
-        return BackendError(
+        return (
             f"the server refused the API key ({code}{suffix}); put the right key in "
             f"${key.env} or name another variable with --api-key-env"
         )
     if code == 404 and model is not None:
-        return BackendError(
+        return (
             f"the server answered 404 while {what} with model {shown(model)}"
             f"{f' ({detail})' if detail else ''}; "
             "check --model (GET /v1/models lists the served models)"
         )
     if code == 404:
-        return BackendError(
+        return (
             f"{root} answered 404 while {what}; is this an OpenAI-compatible server "
             "(a base URL such as http://HOST:PORT/v1)?"
         )
-    return BackendError(f"{root} failed while {what} (HTTP {code}{suffix})")
+    return f"{root} failed while {what} (HTTP {code}{suffix})"
 
 
 def error_detail(raw: bytes | None) -> str:

@@ -44,6 +44,14 @@ def spec_family(prefix: str) -> str:
     return f"{prefix}:spec_decode_"
 
 
+def spec_counter_names(prefix: str) -> tuple[str, str, str, str]:
+    """The full series names (as Prometheus stores them) of a family's drafts, drafted tokens,
+    accepted tokens and accepted-per-position counters."""
+    family = spec_family(prefix)
+    drafts, draft_tokens, accepted = (f"{family}{base}_total" for base in _COUNTERS)
+    return drafts, draft_tokens, accepted, f"{family}{_PER_POS}_total"
+
+
 @dataclass(frozen=True, slots=True)
 class DraftCounters:
     """Cumulative speculative counters (or a difference of two scrapes)."""

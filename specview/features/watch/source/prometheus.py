@@ -1,0 +1,306 @@
+"""`specview watch --prometheus URL`: every instance's speculative decoding, read from Prometheus.
+
+Each poll is one instant query (promql.py) for every instance's latest cumulative counters, its
+`up` and the time of its last scrape. An instance (its `instance` label, with `job`) is folded the
+way a direct scrape is: its values become a `Scrape` stamped with Prometheus's scrape time and go
+through the same `WatchModel`, so each reading's sample holds the same counts a direct watch
+would (deltas between two scrapes, a counter that went down is a restart) and rates over the
+time between those scrapes. That is `increase()` without its extrapolation to the window's
+edges: whole counts, and the equality with the servers' own /metrics holds to the count. An
+instance Prometheus has not scraped again since the last poll has no new sample (None):
+Prometheus cannot know more than its scrape interval lets it.
+
+The first poll also asks a range query over the retention, so the charts start before specview
+did: the values every `step` seconds (the window, or coarser: at most MAX_HISTORY windows, fewer
+for a big fleet so the answer stays a few MB), folded the same way. The engine is the server
+kind whose series the instance has; its `missing` lists the kind's series it lacks (per-position
+counters only once it drafted: servers add them with the first draft). Prometheus does not know
+a server's method, so `method` is None and γ is the number of position series.
+
+Values that are not counts (NaN, ±Inf, negative, beyond 2^53) make that instance's reading an
+error (DOWN, the series named); a gauge that is not finite is left out with a note. Prometheus
+that fails (down, 401/403, a query error, an answer too large) raises one BackendError from
+`poll`, and a selector that matches no instance is one too.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from argparse import Namespace
+from dataclasses import dataclass, field, replace
+
+from specview.backends.remote.timeouts import Timeouts
+from specview.boundary.bounds import MAX_COUNTER, MAX_POSITION, Invalid
+from specview.boundary.text import sanitize, shown
+from specview.features.watch.model import Scrape, WatchModel, WatchSample
+from specview.features.watch.model.fleet import InstanceReading, State
+from specview.features.watch.source.prometheus_api import PrometheusApi, PrometheusAuth, Series
+from specview.features.watch.source.promql import (
+    COUNT,
+    GAUGE,
+    PART,
+    SCRAPED,
+    UP,
+    EngineSeries,
+    engine_series,
+    match_selector,
+    now_query,
+)
+from specview.kernel.backend import Note
+from specview.kernel.errors import BackendError
+
+MAX_INSTANCES = 2000  # instances of one fleet (more: narrow --match)
+MAX_HISTORY = 150  # windows of history asked for on the first poll
+MIN_HISTORY = 10
+MAX_HISTORY_POINTS = 120_000  # points of the history's answer in all (~30 bytes each: a few MB)
+DEFAULT_WINDOW_S = 2.0
+FAILED_SCRAPE = "Prometheus's last scrape of it failed (up = 0)"
+DEFAULT_RETENTION_S = 600.0
+
+Key = tuple[str, str]  # (job, instance)
+
+
+@dataclass
+class _Instance:
+    """What Prometheus holds for one instance at one time."""
+
+    values: dict[tuple[str, str], float] = field(default_factory=dict)  # (series, position) -> value
+    gauges: dict[str, float] = field(default_factory=dict)
+    up: float | None = None
+    scraped: float | None = None  # the time of the scrape the values come from (timestamp(up))
+    at: float = 0.0  # when Prometheus was asked (the time stamp where there is no `up`)
+
+
+@dataclass
+class _Followed:
+    """An instance being watched: its fold, and the last scrape time folded."""
+
+    model: WatchModel = field(default_factory=lambda: WatchModel(history=1))
+    scraped: float | None = None
+    pending: tuple[Note, ...] = ()  # said with the next sample (the first may be None)
+
+
+class PrometheusFleet:
+    """Every instance Prometheus scrapes (narrowed by `match`), as a FleetSource."""
+
+    def __init__(self, url: str, *, match: str | None = None, auth: PrometheusAuth | None = None,
+                 window_s: float = DEFAULT_WINDOW_S, retention_s: float = DEFAULT_RETENTION_S,
+                 timeouts: Timeouts | None = None) -> None:
+        self._matchers = match_selector(match)  # CliError for one that is not a label selector
+        self.window_s = max(0.001, window_s)
+        self.retention_s = max(self.window_s, retention_s)
+        self._api = PrometheusApi(url, auth, timeouts)
+        self.root = self._api.root
+        self._followed: dict[Key, _Followed] = {}
+        self._names: dict[Key, str] = {}
+
+    def poll(self) -> tuple[InstanceReading, ...]:
+        """One reading per instance (see the module docstring); BackendError when Prometheus fails."""
+        at = time.time()
+        answer = self._api.vector(now_query(self._matchers), at)
+        now = _instances(answer, at)
+        if not now and not self._followed:
+            shown_match = f" matching {{{sanitize(self._matchers, 200, one_line=True)}}}" if self._matchers else ""
+            raise BackendError(f"Prometheus at {self.root} has no instance{shown_match}: nothing scraped there has "
+                               "an `up` or a series of llama-server, vLLM or SGLang (check --match and its "
+                               "scrape config)")
+        history: dict[Key, list[_Instance]] = {}
+        history_note: Note | None = None
+        if not self._followed:
+            try:
+                history = self._history(at, len(answer))
+            except BackendError as exc:  # the live numbers do not need it
+                history_note = Note("prometheus_no_history", {"error": str(exc)})
+        self._name_all(set(now) | set(self._followed))
+        keys = sorted(set(now) | set(self._followed), key=lambda k: self._names[k])
+        readings = [self._reading(key, now.get(key), history.get(key, []), history_note) for key in keys]
+        if any(r.error == FAILED_SCRAPE for r in readings):
+            why = self._api.scrape_errors()  # one more request, only while an instance is down
+            readings = [replace(r, error=f"{FAILED_SCRAPE}: {why[key]}") if r.error == FAILED_SCRAPE and key in why
+                        else r for key, r in zip(keys, readings, strict=True)]
+        return tuple(readings)
+
+    def _history(self, at: float, series: int) -> dict[Key, list[_Instance]]:
+        """Each instance's values every `step` s over the retention, oldest first, each stamped
+        with the time of the scrape it comes from; at most MAX_HISTORY_POINTS points in all for
+        the `series` the instant query found (a big fleet gets coarser steps, not a refusal)."""
+        windows = max(MIN_HISTORY, min(MAX_HISTORY, MAX_HISTORY_POINTS // max(1, series)))
+        step = max(self.window_s, self.retention_s / windows)
+        found: dict[Key, dict[float, _Instance]] = {}
+        for one in self._api.matrix(now_query(self._matchers), at - self.retention_s, at, step):
+            points = found.setdefault(_key(one.labels), {})
+            if len(found) > MAX_INSTANCES:
+                raise _too_many(self.root, len(found))
+            for t, value in one.points:
+                _add(points.setdefault(t, _Instance(at=t)), one.labels, value)
+        return {key: [points[t] for t in sorted(points)] for key, points in found.items()}
+
+    def _name_all(self, keys: set[Key]) -> None:
+        if len(keys) > MAX_INSTANCES:
+            raise _too_many(self.root, len(keys))
+        per_instance: dict[str, int] = {}
+        for _job, instance in keys:
+            per_instance[instance] = per_instance.get(instance, 0) + 1
+        for job, instance in keys:  # an instance scraped by two jobs is shown with its job
+            self._names[(job, instance)] = instance if per_instance[instance] == 1 else f"{job}/{instance}"
+
+    def _reading(self, key: Key, now: _Instance | None, history: list[_Instance],
+                 history_note: Note | None) -> InstanceReading:
+        name = self._names[key]
+        if now is None:
+            return InstanceReading(name, State.DOWN, error="no longer in Prometheus (its target is gone, or stale)")
+        names = _names_in(now)
+        series = _engine(names)
+        first = key not in self._followed
+        followed = self._followed.setdefault(key, _Followed())
+        if first and history_note is not None:
+            followed.pending = (history_note,)
+        try:
+            samples = [s for point in history if (s := _fold(followed, point, series)) is not None]
+            sample = _fold(followed, now, series)
+        except Invalid as exc:
+            return InstanceReading(name, State.DOWN, engine=series.engine if series else None,
+                                   error=f"Prometheus holds {exc}")
+        if first and sample is None and samples:  # no scrape since the history's last: that is the window
+            sample = samples.pop()
+        if sample is not None and followed.pending:
+            sample, followed.pending = replace(sample, notes=(*sample.notes, *followed.pending)), ()
+        engine = series.engine if series else "generic"
+        gamma = len(sample.per_position) if sample is not None and sample.per_position else _width(now, series)
+        if now.up == 0:
+            return InstanceReading(name, State.DOWN, engine=engine, gamma=gamma, missing=_missing(now, names, series),
+                                   error=FAILED_SCRAPE, history=tuple(samples))
+        return InstanceReading(name, State.UP, engine=engine, gamma=gamma, sample=sample,
+                               missing=_missing(now, names, series), history=tuple(samples))
+
+    def interrupt(self) -> None:
+        """End a query in flight at once (any thread)."""
+        self._api.interrupt()
+
+    def close(self) -> None:
+        self._api.close()
+
+
+def prometheus_fleet_of(args: Namespace, timeouts: Timeouts | None = None) -> PrometheusFleet:
+    """The fleet the command line names: `--prometheus URL`, `--match`, the credential flags
+    (`--prometheus-user`, `--prometheus-password-env`, `--prometheus-token-env`), `--interval`
+    (the history's finest window) and `--retention` (seconds of history), with `timeouts`
+    (the command's `timeouts_of(args, config)`). CliError for flags that do not fit together."""
+    auth = PrometheusAuth.from_env(getattr(args, "prometheus_user", None),
+                                   getattr(args, "prometheus_password_env", None),
+                                   getattr(args, "prometheus_token_env", None))
+    interval = getattr(args, "interval", None)
+    retention = getattr(args, "retention", None)
+    return PrometheusFleet(args.prometheus, match=getattr(args, "match", None), auth=auth,
+                           window_s=float(interval) if interval else DEFAULT_WINDOW_S,
+                           retention_s=float(retention) if retention else DEFAULT_RETENTION_S, timeouts=timeouts)
+
+
+def _key(labels: dict[str, str]) -> Key:
+    return labels.get("job", ""), labels.get("instance", "")
+
+
+def _add(into: _Instance, labels: dict[str, str], value: float) -> None:
+    part, name = labels.get(PART), labels.get("__name__", "")
+    if part == COUNT:
+        into.values[(name, labels.get("position", ""))] = value
+    elif part == GAUGE:
+        into.gauges[name] = value
+    elif part == UP:
+        into.up = value
+    elif part == SCRAPED and math.isfinite(value):
+        into.scraped = value
+
+
+def _instances(result: list[Series], at: float) -> dict[Key, _Instance]:
+    found: dict[Key, _Instance] = {}
+    for series in result:
+        if series.points:
+            _add(found.setdefault(_key(series.labels), _Instance(at=at)), series.labels, series.points[0][1])
+        if len(found) > MAX_INSTANCES:
+            raise _too_many("Prometheus", len(found))
+    return found
+
+
+def _too_many(root: str, n: int) -> BackendError:
+    return BackendError(f"{root} holds {n} instances or more, beyond the {MAX_INSTANCES} specview watches; "
+                        "narrow them with --match")
+
+
+def _names_in(point: _Instance) -> set[str]:
+    return {name for name, _pos in point.values} | set(point.gauges)
+
+
+def _engine(names: set[str]) -> EngineSeries | None:
+    """The kind with the most of its series among `names` (None: none of any kind)."""
+    scored = [(len(names.intersection(s.expected)), s) for s in engine_series()]
+    best = max(scored, key=lambda item: item[0], default=(0, None))
+    return best[1] if best[0] > 0 else None
+
+
+def _missing(point: _Instance, names: set[str], series: EngineSeries | None) -> tuple[str, ...]:
+    if series is None:
+        return ()
+    drafted = (point.values.get((series.draft_tokens or "", "")) or 0) > 0
+    return tuple(n for n in series.expected if n not in names and (n != series.per_position or drafted))
+
+
+def _width(point: _Instance, series: EngineSeries | None) -> int | None:
+    positions = [pos for name, pos in point.values if series is not None and name == series.per_position]
+    return len(positions) or None
+
+
+def _count(point: _Instance, name: str | None, position: str = "") -> int | None:
+    """A counter's value as a count; Invalid naming the series for one that is not."""
+    if name is None or (name, position) not in point.values:
+        return None
+    value = point.values[(name, position)]
+    if not math.isfinite(value) or not 0 <= value <= MAX_COUNTER:
+        label = f'{{position="{shown(position, 20)}"}}' if position else ""
+        raise Invalid(f"{name}{label} = {value}, not a count in 0..{MAX_COUNTER}")
+    return round(value)
+
+
+def _positions(point: _Instance, name: str | None) -> tuple[int, ...]:
+    if name is None:
+        return ()
+    counts: dict[int, int] = {}
+    for series, label in point.values:
+        if series != name:
+            continue
+        try:
+            pos = int(label)
+        except ValueError:
+            raise Invalid(f"{name} has position {shown(label)}, not a whole number") from None
+        if not 0 <= pos <= MAX_POSITION:
+            raise Invalid(f"{name} has position {shown(label)}, expected 0..{MAX_POSITION}")
+        counts[pos] = _count(point, name, label) or 0
+    return tuple(counts.get(k, 0) for k in range(max(counts) + 1)) if counts else ()
+
+
+def _fold(followed: _Followed, point: _Instance, series: EngineSeries | None) -> WatchSample | None:
+    """The sample since the last scrape folded, or None: a scrape already folded, a failed one
+    (its series are gone until the next), or the first."""
+    if point.up == 0 or not (point.values or point.gauges):
+        return None
+    if point.scraped is not None and followed.scraped is not None and point.scraped <= followed.scraped:
+        return None
+    sample = followed.model.feed(_scrape(point, series))
+    followed.scraped = point.scraped
+    return sample
+
+
+def _scrape(point: _Instance, series: EngineSeries | None) -> Scrape:
+    t = point.scraped if point.scraped is not None else point.at
+    if series is None:
+        return Scrape(t)
+    gauges = {name: v for name, v in point.gauges.items() if math.isfinite(v)}
+    odd = sorted(set(point.gauges) - set(gauges))
+    active = point.values.get((series.active or "", ""))
+    notes = (Note("prometheus_not_finite", {"series": ", ".join(odd)}),) if odd else ()
+    return Scrape(t, drafts=_count(point, series.drafts), draft_tokens=_count(point, series.draft_tokens),
+                  accepted=_count(point, series.accepted), per_position=_positions(point, series.per_position),
+                  tokens=_count(point, series.tokens),
+                  active=active if active is not None and math.isfinite(active) else None,
+                  gauges=gauges, notes=notes)
