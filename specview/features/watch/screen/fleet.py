@@ -104,7 +104,9 @@ class FleetScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
         yield TextLine("", id="fleet-caption")
-        yield FleetTable(id="fleet-table")
+        table = FleetTable(id="fleet-table")
+        localize(table, self.lang)
+        yield table
         yield Label(text("fleetscreen.log", self.lang), id="fleet-log-title")
         yield Log(id="fleet-log", max_lines=MAX_LOG)
         yield Input(placeholder=text("fleetscreen.filter_prompt", self.lang), id="fleet-filter")
@@ -172,10 +174,9 @@ class FleetScreen(Screen[None]):
         self.snapshot = snapshot
         self.snapshots_shown += 1
         self._draw()
-        rows = {r.instance: r for r in snapshot.rows}
-        for screen in self.app.screen_stack:
-            if isinstance(screen, InstanceScreen):
-                screen.update(rows.get(screen.instance), snapshot.window_s)
+        on_top = self.app.screen
+        if isinstance(on_top, InstanceScreen):
+            on_top.update(next((r for r in snapshot.rows if r.instance == on_top.instance), None), snapshot.window_s)
 
     def _draw(self) -> None:
         snapshot = self.snapshot

@@ -47,9 +47,11 @@ def engine_text(row: InstanceRow) -> str:
 
 
 def short_instance(instance: str) -> str:
-    """The instance as its column shows it: without the scheme (every direct target has one)."""
-    shown = sanitize(instance, FIELD_CHARS, one_line=True)
-    return shown.split("://", 1)[1] if "://" in shown[:10] else shown
+    """The instance as its column shows it: without the scheme (every direct target has one), and
+    its end kept where it is long (instances differ at their ends: host, port)."""
+    bare = instance.split("://", 1)[1] if "://" in instance[:10] else instance
+    cut = "…" + bare[-FIELD_CHARS:] if len(bare) > FIELD_CHARS else bare
+    return sanitize(cut, 4 * FIELD_CHARS, one_line=True)  # room for the escapes it may add
 
 
 def tail(cell: str, width: int) -> str:

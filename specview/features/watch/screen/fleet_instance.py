@@ -9,9 +9,12 @@ snapshot's row while it is open; `esc` goes back.
 
 from __future__ import annotations
 
+from contextlib import suppress
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
@@ -45,6 +48,7 @@ class InstanceScreen(Screen[None]):
         localize(self, lang)
         self.instance, self.lang = row.instance, lang
         self.row, self.window_s = row, window_s
+        self._ready = False  # composed and mounted: until then a new row is only kept
 
     def compose(self) -> ComposeResult:
         t = self.lang
@@ -63,6 +67,7 @@ class InstanceScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self._ready = True
         self.query_one(StatusLine).set(hint=key_hint(self.app, "app.help"))
         self.update(self.row, self.window_s)
 
@@ -70,8 +75,13 @@ class InstanceScreen(Screen[None]):
         """Show the row of the latest snapshot (None: the instance left the fleet; the last one stays)."""
         if row is None:
             return
-        t = self.lang
         self.row, self.window_s = row, window_s
+        if self._ready:
+            with suppress(NoMatches):  # a screen being taken down (the app quitting) has nothing to update
+                self._draw(row, window_s)
+
+    def _draw(self, row: InstanceRow, window_s: float) -> None:
+        t = self.lang
         title = f"{sanitize(row.instance, FIELD_CHARS, one_line=True)} · {engine_text(row)}"
         self.query_one(StatusLine).set(what=title, state=state_text(row, t))
         self.query_one("#instance-window", Static).update(fill("fleetscreen.window", t, seconds=number(window_s, "g")))
