@@ -5,8 +5,9 @@ dead server never blocks the UI). The screen drains it on the app's Throttle, li
 other screen: at most `numbers_hz` times a second, in one batch. The gauges are the gauge
 table's WATCH view (drafted/s, accepted/s, α, mean accepted length, tokens/s, running
 requests); below them the per-position acceptance of the last interval, and α and tokens/s
-over time. Counter resets and broken counter invariants are notified as they happen and
-counted. A scrape that has not answered within STALL_S (or two intervals, if longer) shows as
+over time, and the requests running now where the engine tells them (llama-server's /slots;
+for the others the pane says that they do not). Counter resets and broken counter invariants
+are notified as they happen and counted. A scrape that has not answered within STALL_S (or two intervals, if longer) shows as
 "stalled since …" while it waits; one that fails, or runs past the request timeout, shows as
 stopped (its error notified once) until a poll succeeds again (a restarted server is watched on).
 """
@@ -26,6 +27,8 @@ from textual.widgets import Footer, Label, Static
 from specview.boundary.text import number, sanitize
 from specview.features.live.run_text import note_texts
 from specview.features.watch.model import WatchModel, WatchSample
+from specview.features.watch.model.requests import RequestsNow
+from specview.features.watch.screen.requests_text import requests_lines
 from specview.features.watch.source import ServerWatch
 from specview.kernel.errors import SpecviewError
 from specview.kernel.gauges import WATCH, gauges, position_texts
@@ -68,6 +71,7 @@ class WatchScreen(Screen[None]):
         self._failing = False  # the last poll failed (its error was notified)
         self.samples_shown = 0
         self.violations_shown = 0
+        self.requests_now: RequestsNow | None = None  # the last poll's, set by the polling thread
         self.notes_shown: tuple[str, ...] = ()  # the scrape notes last notified (each told once, not every poll)
 
     def compose(self) -> ComposeResult:
@@ -86,6 +90,7 @@ class WatchScreen(Screen[None]):
                 yield HistoryChart([], id="h-tps")
                 yield Static("", id="watch-totals", markup=False)
                 yield Static("", id="watch-checks", markup=False)
+                yield Static("", id="watch-requests", markup=False)
                 yield Static(text("watch.alpha_note", t), classes="watch-heading", markup=False)
         yield Footer()
 
@@ -116,6 +121,7 @@ class WatchScreen(Screen[None]):
                 try:
                     sample = self.model.feed(self.source.scrape())
                     self._described = self.source.describe()
+                    self.requests_now = self.source.requests()
                 except SpecviewError as exc:
                     if not self._stop.is_set():  # not the scrape cut short by quitting
                         self._buffer.append(exc)
@@ -204,6 +210,8 @@ class WatchScreen(Screen[None]):
         else:
             checks = text("watch.invariants_ok", t)
         self.query_one("#watch-checks", Static).update(Text("\n".join((checks, *note_texts(s.notes, t)))))
+        if self.requests_now is not None:
+            self.query_one("#watch-requests", Static).update(Text("\n".join(requests_lines(self.requests_now, t))))
         self._status.set(what=self._title(), extra=time.strftime("%H:%M:%S"))
 
     def _set_state(self, kind: str) -> None:

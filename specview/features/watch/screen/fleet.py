@@ -57,7 +57,7 @@ SEEN_ALERTS = 10_000  # alerts remembered as already logged (then forgotten olde
 class FleetWatchScreen(WatchScreen):
     """The single-server watch, opened from the fleet: `esc` goes back to it."""
 
-    BINDINGS = [bind("escape", "back", "fleetscreen.back")]
+    BINDINGS = [bind("escape", "back", "fleetscreen.watch_back")]
 
     def action_back(self) -> None:
         self.dismiss()
