@@ -9,7 +9,8 @@ over time, and the requests running now where the engine tells them (llama-serve
 for the others the pane says that they do not). Counter resets and broken counter invariants
 are notified as they happen and counted. A scrape that has not answered within STALL_S (or
 two intervals, if longer) shows as "stalled since …" while it waits; one that fails, or runs
-past the request timeout, shows as stopped (its error notified once) until a poll succeeds again (a restarted server is watched on).
+past the request timeout, shows as stopped (its error notified once) until a poll succeeds
+again (a restarted server is watched on).
 """
 
 from __future__ import annotations
