@@ -180,6 +180,7 @@ async def test_alert_and_outlier_rows_carry_marks_not_only_colour_and_the_log_li
         table = screen.query_one(FleetTable)
         kinds = {r.instance[-4:]: k.kind for r, k in zip(screen.shown, table.rows, strict=True)}
         assert kinds == {"8000": "plain", "8001": "alert", "8002": "plain", "8003": "alert", "8004": "alert"}
+    assert source.polls >= 4 and source.closed.is_set()  # polled on a thread; closed when the app ends
 
 
 async def test_80x24_keeps_the_key_columns_on_one_line_each_and_enter_shows_the_rest() -> None:

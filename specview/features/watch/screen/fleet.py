@@ -125,7 +125,7 @@ class FleetScreen(Screen[None]):
         self.source.interrupt()  # a poll stuck on a server ends now, not at its deadline
         self.source.close()
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="fleet-poll")
+    @work(thread=True, exclusive=True, group="fleet-poll")  # a bug in it ends the app with its report
     def _poll(self) -> None:
         """The polling thread: one poll and one fold per interval, into the buffer."""
         while not self._stop.is_set():
@@ -257,7 +257,7 @@ class FleetScreen(Screen[None]):
         if self.shown:
             self._open(self.shown[self.query_one(FleetTable).cursor])
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="fleet-open")
+    @work(thread=True, exclusive=True, group="fleet-open")
     def _open(self, row: InstanceRow) -> None:
         """Reach the server (detection asks it: not on the UI thread), or show the instance's readings."""
         window = self.snapshot.window_s if self.snapshot is not None else self.interval
