@@ -41,7 +41,7 @@ def test_rows_without_a_value_stay_last_in_either_order() -> None:
     for reverse in (False, True):
         by_alpha = [r.instance[-4:] for r in sort_rows(rows, "alpha", reverse)]
         assert by_alpha[-1] == "8004"  # down: no α
-    assert [r.state for r in sort_rows(rows, "state", False)][0] is State.DOWN
+    assert sort_rows(rows, "state", False)[0].state is State.DOWN
 
 
 def test_the_sparkline_is_fixed_width_on_a_0_to_1_scale() -> None:
