@@ -183,6 +183,22 @@ async def test_alert_and_outlier_rows_carry_marks_not_only_colour_and_the_log_li
     assert source.polls >= 4 and source.closed.is_set()  # polled on a thread; closed when the app ends
 
 
+async def test_space_pauses_the_polling_and_says_so() -> None:
+    app, source = fleet_app(five())
+    async with app.run_test(size=(130, 30)) as pilot:
+        screen = await shown(pilot)
+        await pilot.press("space")
+        await pilot.pause(0.2)  # a poll already under way may still land
+        polls = source.polls
+        assert text("state.paused") in lines(app)[0]
+        await pilot.pause(0.3)  # six intervals with no poll (nothing to wait for: that nothing comes is the point)
+        assert source.polls == polls
+        await pilot.press("space")
+        await wait_until(pilot, lambda: source.polls > polls)
+        await wait_until(pilot, lambda: "4 up · 1 down" in lines(app)[0])
+        assert screen.snapshots_shown > 1
+
+
 async def test_80x24_keeps_the_key_columns_on_one_line_each_and_enter_shows_the_rest() -> None:
     long_name = "http://" + "very-long-host-name." * 10 + "example:9999"
     snapshot = five()
@@ -209,8 +225,8 @@ async def test_80x24_keeps_the_key_columns_on_one_line_each_and_enter_shows_the_
 
 
 @pytest.mark.parametrize("lang", LANGS)
-async def test_every_fleet_view_shows_only_catalog_texts_and_data(lang: str) -> None:
-    app, _ = fleet_app(five(), lang=lang)
+async def test_every_fleet_view_shows_only_catalog_texts_and_data(lang: str, llama_like: HostileServer) -> None:
+    app, _ = fleet_app(five(), lang=lang, server=llama_like)
     found: dict[str, set[str]] = {}
     async with app.run_test(size=(130, 30)) as pilot:
         await shown(pilot)
@@ -223,6 +239,13 @@ async def test_every_fleet_view_shows_only_catalog_texts_and_data(lang: str) -> 
         await pilot.pause()
         found["help"] = strays(app, lang, DATA)
         assert text("keys.fleetscreen.sort.tip", lang) in screen_text(app)  # the keys are listed in help
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, FleetScreen))
+        await pilot.press("enter")  # the single-server watch, its requests pane included
+        await wait_until(pilot, lambda: isinstance(app.screen, FleetWatchScreen) and app.screen.samples_shown >= 1)
+        await pilot.pause()
+        assert text("requests.llama_no_drafts", lang)[:12] in screen_text(app)
+        found["server watch"] = strays(app, lang, DATA | {"MTP", "b", "test"})  # the build (b1-test), the method
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, FleetScreen))
         await pilot.press("down", "down", "down", "enter")

@@ -3,7 +3,8 @@
 A Textual worker thread polls the `FleetSource` every `interval` seconds and folds the readings
 into a `FleetSnapshot` (the fleet model's `fold`, passed in), into a bounded buffer; the screen
 drains it on the app's Throttle and draws the latest snapshot in one batch (`show`). Alerts of
-every snapshot drained go to the log pane as they fire, each once. Keys: `s` cycles the sort
+every snapshot drained go to the log pane as they fire, each once. Keys: `space` pauses the
+polling, `s` cycles the sort
 column and `r` reverses it (the caption and the header say which), `/` filters by a regular
 expression over instance, engine and method (fleet_filter.py: bounded), `esc` clears the
 filter, `enter` opens the instance: the single-server watch for a server we can reach
@@ -41,7 +42,7 @@ from specview.features.watch.source import ServerWatch
 from specview.kernel.errors import SpecviewError
 from specview.texts.catalog import fill, text
 from specview.tui.notify import notify_error, notify_safe
-from specview.tui.pump import Throttle
+from specview.tui.pump import RunState, Throttle
 from specview.widgets.bindings import bind, key_hint, localize
 from specview.widgets.fleet_table import FleetTable, TableRow
 from specview.widgets.status_line import StatusLine
@@ -80,6 +81,7 @@ class FleetScreen(Screen[None]):
         bind("slash", "filter", "fleetscreen.filter"),
         bind("enter", "open", "fleetscreen.open"),
         bind("escape", "clear_filter", "fleetscreen.clear", show=False),
+        bind("space", "toggle_pause", "fleetscreen.pause"),
     ]
 
     def __init__(self, source: FleetSource, fold: Fold, interval: float, lang: str = "en",
@@ -91,6 +93,7 @@ class FleetScreen(Screen[None]):
         self.open_server = open_server
         self._buffer: deque[FleetSnapshot | SpecviewError] = deque(maxlen=MAX_BUFFER)
         self._stop = threading.Event()
+        self._paused = threading.Event()
         self._failing = False
         self._seen: dict[tuple[str, str | None, float], None] = {}
         self.snapshot: FleetSnapshot | None = None
@@ -129,11 +132,12 @@ class FleetScreen(Screen[None]):
     def _poll(self) -> None:
         """The polling thread: one poll and one fold per interval, into the buffer."""
         while not self._stop.is_set():
-            try:
-                self._buffer.append(self.fold(self.source.poll()))
-            except SpecviewError as exc:
-                if not self._stop.is_set():  # not a poll cut short by quitting
-                    self._buffer.append(exc)
+            if not self._paused.is_set():
+                try:
+                    self._buffer.append(self.fold(self.source.poll()))
+                except SpecviewError as exc:
+                    if not self._stop.is_set():  # not a poll cut short by quitting
+                        self._buffer.append(exc)
             self._stop.wait(self.interval)
 
     def pump(self) -> None:
@@ -194,9 +198,24 @@ class FleetScreen(Screen[None]):
         if self.shown:
             self.cursor_instance = self.shown[table.cursor].instance
         self.query_one("#fleet-caption", TextLine).show(self._caption(snapshot, len(matching)))
-        counts = {state: sum(r.state is state for r in snapshot.rows) for state in State}
-        self._status.set(state=fill("fleetscreen.counts", t, up=counts[State.UP], down=counts[State.DOWN],
-                                    stalled=counts[State.STALLED]))
+        self._status.set(state=self._state_text())
+
+    def _state_text(self) -> str:
+        """'4 up · 1 down · 0 stalled', or that polling is paused."""
+        if self._paused.is_set():
+            return RunState("paused").text(self.lang)
+        rows = self.snapshot.rows if self.snapshot is not None else ()
+        counts = {state: sum(r.state is state for r in rows) for state in State}
+        return fill("fleetscreen.counts", self.lang, up=counts[State.UP], down=counts[State.DOWN],
+                    stalled=counts[State.STALLED])
+
+    def action_toggle_pause(self) -> None:
+        """Stop polling (the table stays as it is) or start again."""
+        if self._paused.is_set():
+            self._paused.clear()
+        else:
+            self._paused.set()
+        self._status.set(state=self._state_text())
 
     def _caption(self, snapshot: FleetSnapshot, matching: int) -> str:
         t = self.lang
