@@ -5,10 +5,12 @@ bounded buffer (a slow or dead server never blocks the UI). The screen drains it
 other screen: at most `numbers_hz` times a second, in one batch. The gauges are the gauge
 table's WATCH view (drafted/s, accepted/s, α, mean accepted length, tokens/s, running
 requests); below them the per-position acceptance of the last interval, and α and tokens/s
-over time. Counter resets and broken counter invariants are notified as they happen and
-counted. A scrape that has not answered within STALL_S (or two intervals, if longer) shows as
-"stalled since …" while it waits; one that fails, or runs past the request timeout, shows as
-stopped (its error notified once) until a poll succeeds again (a restarted server is watched on).
+over time, and the requests running now where the engine tells them (llama-server's /slots;
+for the others the pane says that they do not). Counter resets and broken counter invariants
+are notified as they happen and counted. A scrape that has not answered within STALL_S (or
+two intervals, if longer) shows as "stalled since …" while it waits; one that fails, or runs
+past the request timeout, shows as stopped (its error notified once) until a poll succeeds
+again (a restarted server is watched on).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from textual.widgets import Footer, Label, Static
 from specview.boundary.text import number, sanitize
 from specview.features.live.run_text import note_texts
 from specview.features.watch.model import WatchModel, WatchSample
+from specview.features.watch.model.requests import RequestsNow
+from specview.features.watch.screen.requests_text import requests_lines
 from specview.features.watch.source import ServerWatch
 from specview.kernel.errors import SpecviewError
 from specview.kernel.gauges import WATCH, gauges, position_texts
@@ -66,6 +70,7 @@ class WatchScreen(Screen[None]):
         self._failing = False  # the last poll failed (its error was notified)
         self.samples_shown = 0
         self.violations_shown = 0
+        self.requests_now: RequestsNow | None = None  # the last poll's, set by the polling thread
         self.notes_shown: tuple[str, ...] = ()  # the scrape notes last notified (each told once, not every poll)
 
     def compose(self) -> ComposeResult:
@@ -84,6 +89,7 @@ class WatchScreen(Screen[None]):
                 yield HistoryChart([], id="h-tps")
                 yield Static("", id="watch-totals", markup=False)
                 yield Static("", id="watch-checks", markup=False)
+                yield Static("", id="watch-requests", markup=False)
                 yield Static(text("watch.alpha_note", t), classes="watch-heading", markup=False)
         yield Footer()
 
@@ -108,6 +114,7 @@ class WatchScreen(Screen[None]):
         """One poll (on the worker's thread): the sample since the last, the method learnt."""
         sample = self.model.feed(self.source.scrape())
         self._described = self.source.describe()
+        self.requests_now = self.source.requests()
         return sample
 
     def _hand_over(self, item: WatchSample | SpecviewError | None) -> None:
@@ -193,6 +200,8 @@ class WatchScreen(Screen[None]):
         else:
             checks = text("watch.invariants_ok", t)
         self.query_one("#watch-checks", Static).update(Text("\n".join((checks, *note_texts(s.notes, t)))))
+        if self.requests_now is not None:
+            self.query_one("#watch-requests", Static).update(Text("\n".join(requests_lines(self.requests_now, t))))
         self._status.set(what=self._title(), extra=time.strftime("%H:%M:%S"))
 
     def _set_state(self, kind: str) -> None:

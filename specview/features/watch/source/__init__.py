@@ -1,4 +1,5 @@
-"""Where `specview watch` gets its scrapes: a server's /metrics (and llama-server's /slots).
+"""Where `specview watch` gets its scrapes: a server's /metrics (and llama-server's /slots, for
+tokens in flight and the requests pane: source/requests.py).
 
 No prompt is sent. The family is detected like the remote backend does (registry order,
 `--server` to force one), but without listing models. Each `scrape()` reads the family's
@@ -28,6 +29,8 @@ from specview.backends.remote.server_values import learned_method, server_values
 from specview.backends.remote.timeouts import Timeouts
 from specview.boundary.api_key import ApiKey
 from specview.features.watch.model import Scrape
+from specview.features.watch.model.requests import RequestsNow
+from specview.features.watch.source.requests import read_requests
 
 METRICS_HINT = "there is no /metrics to watch: llama-server needs --metrics; vLLM and SGLang serve it by default"
 
@@ -92,6 +95,13 @@ class ServerWatch:
             gauges=gauge_means(samples, kind.watch_gauges) if kind.watch_gauges else {},
             notes=samples.notes(),
         )
+
+    def requests(self) -> RequestsNow:
+        """What the server tells per request now (llama-server's /slots; for the others, that
+        they tell nothing to a watcher). Optional: a server that does not answer says nothing; one
+        that lists more slots than any server has is a BackendError, as in detection."""
+        with self._server_values("reading /slots"):
+            return read_requests(self.kind.id, self._conn)
 
     def interrupt(self) -> None:
         """End a scrape in flight at once (any thread): stopping never waits on a stuck server."""

@@ -1,0 +1,113 @@
+"""One instance of the fleet up close, from its readings: what `enter` opens where there is no server
+of ours to watch (a Prometheus instance), and every column a narrow terminal left out.
+
+The gauges are the gauge table's WATCH view over the fleet's window, the per-position acceptance
+of that window, α over the retention, and what the source said about the instance: its state and
+since when, its alerts, the series it lacks, why it is down. The fleet screen feeds it each
+snapshot's row while it is open; `esc` goes back.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
+from textual.screen import Screen
+from textual.widgets import Footer, Label, Static
+
+from specview.boundary.text import number, sanitize
+from specview.features.watch.model.fleet import InstanceRow
+from specview.features.watch.screen.fleet_cells import FIELD_CHARS, alert_line, engine_text, marks, state_text
+from specview.kernel.gauges import WATCH, gauges, position_texts
+from specview.texts.catalog import fill, text
+from specview.tui.gauges import watch_texts
+from specview.widgets.bindings import bind, key_hint, localize
+from specview.widgets.history_chart import HistoryChart
+from specview.widgets.position_bars import PositionBars
+from specview.widgets.stat_gauge import StatGauge
+from specview.widgets.status_line import StatusLine
+
+MAX_MISSING = 20  # series named as missing (the rest counted)
+
+
+class InstanceScreen(Screen[None]):
+    """The gauges, per-position bars and α history of one fleet row."""
+
+    DEFAULT_CSS = """
+    #instance-body { height: 1fr; }
+    #instance-now, #instance-more { width: 1fr; padding: 0 1; border: round $panel; }
+    .instance-heading { color: $text-muted; margin-top: 1; }
+    """
+    BINDINGS = [bind("escape", "back", "fleetscreen.back")]
+
+    def __init__(self, row: InstanceRow, window_s: float, lang: str = "en") -> None:
+        super().__init__()
+        localize(self, lang)
+        self.instance, self.lang = row.instance, lang
+        self.row, self.window_s = row, window_s
+        self._ready = False  # composed and mounted: until then a new row is only kept
+
+    def compose(self) -> ComposeResult:
+        t = self.lang
+        yield StatusLine(id="status")
+        with Horizontal(id="instance-body"):
+            with VerticalScroll(id="instance-now"):
+                yield Static("", id="instance-window", classes="instance-heading", markup=False)
+                for spec in gauges(WATCH):
+                    yield StatGauge(text(spec.label_id, t), show_bar=spec.bar, id=f"g-{spec.key}")
+                yield Label(text("watch.by_position", t), classes="instance-heading")
+                yield PositionBars(text("bars.empty", t), id="g-positions")
+            with Vertical(id="instance-more"):
+                yield Label(text("gauge.alpha.label", t), classes="instance-heading")
+                yield HistoryChart([], id="h-alpha")
+                yield Static("", id="instance-facts", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._ready = True
+        self.query_one(StatusLine).set(hint=key_hint(self.app, "app.help"))
+        self.update(self.row, self.window_s)
+
+    def update(self, row: InstanceRow | None, window_s: float) -> None:
+        """Show the row of the latest snapshot (None: the instance left the fleet; the last one stays)."""
+        if row is None:
+            return
+        self.row, self.window_s = row, window_s
+        if self._ready:
+            with suppress(NoMatches):  # a screen being taken down (the app quitting) has nothing to update
+                self._draw(row, window_s)
+
+    def _draw(self, row: InstanceRow, window_s: float) -> None:
+        t = self.lang
+        title = f"{sanitize(row.instance, FIELD_CHARS, one_line=True)} · {engine_text(row)}"
+        self.query_one(StatusLine).set(what=title, state=state_text(row, t))
+        self.query_one("#instance-window", Static).update(fill("fleetscreen.window", t, seconds=number(window_s, "g")))
+        for gauge in watch_texts(row.window, t):
+            self.query_one(f"#g-{gauge.key}", StatGauge).set(gauge.value, gauge.fraction, gauge.note)
+        per_position = row.window.per_position_acceptance if row.window is not None else ()
+        self.query_one(PositionBars).set(position_texts(per_position))
+        self.query_one("#h-alpha", HistoryChart).show([a for a in row.alpha_history if a is not None])
+        self.query_one("#instance-facts", Static).update(Text("\n".join(self.facts(row))))
+
+    def facts(self, row: InstanceRow) -> list[str]:
+        """γ, yield, the marks, alerts, missing series and the error, in words."""
+        t = self.lang
+        window = row.window
+        lines = [fill("fleetscreen.facts", t, gamma=number(row.gamma, "d"),
+                      yield_=number(window.draft_yield if window else None, ".3f"), marks=marks(row).strip() or "—")]
+        if row.outlier:
+            lines.append(text("fleetscreen.outlier", t))
+        lines += [alert_line(a, t) for a in row.alerts]
+        if row.missing:
+            names = ", ".join(sanitize(m, 120, one_line=True) for m in row.missing[:MAX_MISSING])
+            more = len(row.missing) - MAX_MISSING
+            lines.append(fill("fleetscreen.missing", t, names=names + (f" (+{more})" if more > 0 else "")))
+        if row.error:
+            lines.append(fill("fleetscreen.error", t, error=sanitize(row.error, 300, one_line=True)))
+        return lines
+
+    def action_back(self) -> None:
+        self.dismiss()
