@@ -18,6 +18,7 @@ from textual.pilot import Pilot
 from specview.features.watch.fleet_app import FleetApp
 from specview.features.watch.model.fleet import Alert, AlertKind, FleetSnapshot
 from specview.features.watch.screen.fleet import FleetScreen, FleetWatchScreen
+from specview.features.watch.screen.fleet_cells import alert_text
 from specview.features.watch.screen.fleet_filter import MAX_REPEATS
 from specview.features.watch.screen.fleet_instance import InstanceScreen
 from specview.features.watch.source import ServerWatch
@@ -31,7 +32,7 @@ from tests.support.fleet_snapshots import T0, Snapshots, five, fleet, row, windo
 from tests.support.hostile_server import HostileServer, Scenario, hostile_server
 
 # what the snapshots name (data, not interface): engines, methods, hosts
-DATA = words("llama-server vllm draft-mtp ngram-simple eagle3 http") | {"mtp"}
+DATA = words("llama-server vllm draft-mtp ngram-simple eagle3 http connection refused") | {"mtp"}  # the fixtures' own words
 
 
 def fleet_app(snapshot: FleetSnapshot, lang: str = "en",
@@ -167,8 +168,11 @@ async def test_alert_and_outlier_rows_carry_marks_not_only_colour_and_the_log_li
         assert marks["127.0.0.1:8000"] == "   "
         assert screen.alerts_logged == 2  # three polls, the same two alerts: logged once each
         log = screen_text(app)
-        assert "∅ http://127.0.0.1:8003 — " + text("fleetscreen.alert.not_working") in log
-        drop = Alert(AlertKind.ALPHA_DROP, "http://127.0.0.1:8001", T0 + 2, {"before": 0.6, "after": 0.2})
+        broken = next(a for r in source.now.rows for a in r.alerts if a.kind is AlertKind.NOT_WORKING)
+        assert "∅ http://127.0.0.1:8003 — " + alert_text(broken, "en") in log
+        assert "120 drafts" in alert_text(broken, "en")  # its values fill the fleet's text
+        drop = Alert(AlertKind.ALPHA_DROP, "http://127.0.0.1:8001", T0 + 2,
+                     {"before": 0.6, "after": 0.2, "drop": 0.4, "threshold": 0.15})
         rows = list(source.now.rows)
         rows[1] = row("http://127.0.0.1:8001", sample=window(40, 20, 150), alerts=(drop,))
         source.now = fleet(tuple(rows))

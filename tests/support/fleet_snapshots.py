@@ -44,8 +44,9 @@ def fleet(rows: tuple[InstanceRow, ...], alerts: tuple[Alert, ...] = ()) -> Flee
 
 def five() -> FleetSnapshot:
     """Three llama-servers, a vLLM (the outlier, alerting: not working) and one down."""
-    down = Alert(AlertKind.DOWN, "http://127.0.0.1:8004", T0 - 30)
-    broken = Alert(AlertKind.NOT_WORKING, "http://127.0.0.1:8003", T0 - 10)
+    down = Alert(AlertKind.DOWN, "http://127.0.0.1:8004", T0 - 30, {"error": "connection refused"})
+    broken = Alert(AlertKind.NOT_WORKING, "http://127.0.0.1:8003", T0 - 10,
+                   {"drafts": 120, "alpha": 0.0, "accept_length": 1.0, "threshold": 1.05})
     return fleet((
         row("http://127.0.0.1:8000", sample=window(40, 90, 200), history=(0.7, 0.72, 0.75)),
         row("http://127.0.0.1:8001", sample=window(40, 60, 150), history=(0.5, 0.55)),

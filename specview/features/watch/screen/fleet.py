@@ -13,7 +13,6 @@ filter, `enter` opens the instance: the single-server watch for a server we can 
 
 from __future__ import annotations
 
-import threading
 from collections import deque
 from collections.abc import Callable
 
@@ -40,6 +39,7 @@ from specview.features.watch.screen.fleet_filter import FilterError, FleetFilter
 from specview.features.watch.screen.fleet_instance import InstanceScreen
 from specview.features.watch.source import ServerWatch
 from specview.kernel.errors import SpecviewError
+from specview.kernel.poller import Poller
 from specview.texts.catalog import fill, text
 from specview.tui.notify import notify_error, notify_safe
 from specview.tui.pump import RunState, Throttle
@@ -92,8 +92,8 @@ class FleetScreen(Screen[None]):
         self.throttle = throttle or Throttle.default()
         self.open_server = open_server
         self._buffer: deque[FleetSnapshot | SpecviewError] = deque(maxlen=MAX_BUFFER)
-        self._stop = threading.Event()
-        self._paused = threading.Event()
+        self.poller: Poller[FleetSnapshot] = Poller(self._fold_poll, self._buffer.append, interval,
+                                                    interrupt=source.interrupt, name="specview-fleet")
         self._failing = False
         self._seen: dict[tuple[str, str | None, float], None] = {}
         self.snapshot: FleetSnapshot | None = None
@@ -120,25 +120,18 @@ class FleetScreen(Screen[None]):
         self._status.set(what=text("fleetscreen.title", self.lang), state=text("fleetscreen.waiting", self.lang),
                          hint=key_hint(self.app, "app.help"))
         self.query_one(FleetTable).focus()
-        self._poll()
+        self._worker = self.run_worker(self.poller.run, name="specview-fleet", group="fleet-poll", thread=True)
+        # (exit_on_error stays on: a bug in the poll ends the app with its report)
         self.set_interval(1 / self.throttle.numbers_hz, self.pump, name="fleet-pump")
 
     def on_unmount(self) -> None:
-        self._stop.set()
-        self.source.interrupt()  # a poll stuck on a server ends now, not at its deadline
+        self.poller.stop()  # interrupts a poll stuck on a server: it ends now, not at its deadline
+        self._worker.cancel()
         self.source.close()
 
-    @work(thread=True, exclusive=True, group="fleet-poll")  # a bug in it ends the app with its report
-    def _poll(self) -> None:
-        """The polling thread: one poll and one fold per interval, into the buffer."""
-        while not self._stop.is_set():
-            if not self._paused.is_set():
-                try:
-                    self._buffer.append(self.fold(self.source.poll()))
-                except SpecviewError as exc:
-                    if not self._stop.is_set():  # not a poll cut short by quitting
-                        self._buffer.append(exc)
-            self._stop.wait(self.interval)
+    def _fold_poll(self) -> FleetSnapshot:
+        """One poll and one fold (on the worker's thread); the Poller hands errors over as data."""
+        return self.fold(self.source.poll())
 
     def pump(self) -> None:
         """Drain what the thread found: log every alert, draw the latest snapshot once."""
@@ -202,7 +195,7 @@ class FleetScreen(Screen[None]):
 
     def _state_text(self) -> str:
         """'4 up · 1 down · 0 stalled', or that polling is paused."""
-        if self._paused.is_set():
+        if self.poller.paused:
             return RunState("paused").text(self.lang)
         rows = self.snapshot.rows if self.snapshot is not None else ()
         counts = {state: sum(r.state is state for r in rows) for state in State}
@@ -211,10 +204,10 @@ class FleetScreen(Screen[None]):
 
     def action_toggle_pause(self) -> None:
         """Stop polling (the table stays as it is) or start again."""
-        if self._paused.is_set():
-            self._paused.clear()
+        if self.poller.paused:
+            self.poller.resume()
         else:
-            self._paused.set()
+            self.poller.pause()
         self._status.set(state=self._state_text())
 
     def _caption(self, snapshot: FleetSnapshot, matching: int) -> str:

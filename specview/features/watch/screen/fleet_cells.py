@@ -17,7 +17,7 @@ from rich.cells import cell_len
 from specview.boundary.text import number, sanitize
 from specview.features.watch.model.fleet import Alert, AlertKind, FleetSnapshot, InstanceRow, State
 from specview.kernel.gauges import SPARK
-from specview.texts.catalog import FALLBACK, catalog, fill, text
+from specview.texts.catalog import fill, text
 
 FIELD_CHARS = 200  # of an instance, engine or method as a cell holds it (before the column cuts it)
 SPARK_WIDTH = 12  # windows the α sparkline shows
@@ -168,8 +168,6 @@ def row_cells(row: InstanceRow, columns: Sequence[Column], widths: Sequence[int]
 def alert_text(alert: Alert, lang: str) -> str:
     """An alert in words: the fleet's catalog text (`fleet.alert.<kind>`), filled with its values."""
     key = f"fleet.alert.{alert.kind.value}"
-    if key not in catalog(FALLBACK):  # until the fleet's catalog is merged: this screen's own words
-        key = f"fleetscreen.alert.{alert.kind.value}"
     values = {k: sanitize(v, 80, one_line=True) if isinstance(v, str) else v for k, v in alert.values.items()}
     return fill(key, lang, **values)
 
