@@ -52,6 +52,16 @@ def int_in(low: int, high: int, name: str) -> Callable[[str], int]:
 FPS_RANGE = (1.0, 60.0)
 
 
+def template_name(text: str) -> str:
+    """`--chat-template`'s value: a name's shape (which names exist, llama.cpp says when loaded)."""
+    from specview.catalog.config import TEMPLATE_NAME
+
+    if TEMPLATE_NAME.fullmatch(text) is None:
+        raise argparse.ArgumentTypeError(
+            f"--chat-template must be a built-in chat template's name (e.g. chatml, gemma) or none, got {text!r}")
+    return text
+
+
 def fps_option(parser: argparse.ArgumentParser, default: object = argparse.SUPPRESS) -> None:
     """`--fps N`: how often the screen redraws (a subcommand's has no default: the top level's applies)."""
     parser.add_argument("--fps", type=float_in(*FPS_RANGE, "--fps"), default=default, metavar="N",

@@ -86,7 +86,18 @@ def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: 
         request_timeout=chosen(args, config, "request_timeout"),
         stream_timeout=chosen(args, config, "stream_timeout"),
         baseline_tps=args.baseline_tps,
+        **_chat_template(args, config),
     )
+
+
+def _chat_template(args: argparse.Namespace, config: Config) -> dict[str, str | None]:
+    """--chat-template, else the config's chat_template, and which of them named it."""
+    given = getattr(args, "chat_template", None)
+    if given:
+        return {"chat_template": given, "chat_template_from": "option"}
+    if config.chat_template:
+        return {"chat_template": config.chat_template, "chat_template_from": "config"}
+    return {}
 
 
 def specs_from_args(args: argparse.Namespace, *, speed: float, max_rounds: int | None,

@@ -54,6 +54,10 @@ class RunSpec:
     draft: str | None = field(default=None, metadata=_recorded("models.draft_source"))
     model: str | None = None  # recorded as the model the server named (BackendInfo.model)
     prompt: str | None = field(default=None, metadata=_recorded("prompt"))
+    # the chat template a local run applies (--chat-template / the config's chat_template):
+    # a llama.cpp built-in name or "none"; None = the GGUF's own, or a raw completion without one
+    chat_template: str | None = field(default=None, metadata=_recorded("settings.chat_template"))
+    chat_template_from: str | None = None  # "option" or "config": who named it (the error says)
     read_timeout: float | None = None
     # seconds to connect, for a whole plain request, for a whole stream (None: the defaults)
     connect_timeout: float | None = None
