@@ -58,6 +58,7 @@ def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: 
     config = config or load_config()
     add_url_secrets(args.url)  # before anything could quote the URL
     key, key_env = api_key_of(args, config)
+    template, template_from = _chat_template(args, config)
     return RunSpec(
         preset=args.preset or config.preset,
         prompt=args.prompt,
@@ -86,18 +87,20 @@ def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: 
         request_timeout=chosen(args, config, "request_timeout"),
         stream_timeout=chosen(args, config, "stream_timeout"),
         baseline_tps=args.baseline_tps,
-        **_chat_template(args, config),
+        chat_template=template,
+        chat_template_from=template_from,
     )
 
 
-def _chat_template(args: argparse.Namespace, config: Config) -> dict[str, str | None]:
-    """--chat-template, else the config's chat_template, and which of them named it."""
+def _chat_template(args: argparse.Namespace, config: Config) -> tuple[str | None, str | None]:
+    """--chat-template, else the config's chat_template, and which of them named it ("option",
+    "config"); (None, None) leaves it to the GGUF."""
     given = getattr(args, "chat_template", None)
     if given:
-        return {"chat_template": given, "chat_template_from": "option"}
+        return given, "option"
     if config.chat_template:
-        return {"chat_template": config.chat_template, "chat_template_from": "config"}
-    return {}
+        return config.chat_template, "config"
+    return None, None
 
 
 def specs_from_args(args: argparse.Namespace, *, speed: float, max_rounds: int | None,

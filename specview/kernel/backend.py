@@ -112,7 +112,7 @@ class BackendInfo:
     # empty when every number is measured. `outputs` maps a gauge to cited / derived / assumed.
     provenance: dict[str, Any] = field(default_factory=dict)
     # How a local model got its prompt (raw completion, which chat template from where): the
-    # catalog text `prompts.<id>` with `values` filled in; None where specview does not tokenize.
+    # note `prompt_*` (texts/prompts.*.toml); None where specview does not tokenize the prompt.
     prompt_format: Note | None = None
 
     @property

@@ -38,7 +38,7 @@ def totals_dict(snap: MetricsSnapshot) -> dict[str, Any] | None:
 
 
 def prompt_format_dict(info: BackendInfo) -> dict[str, Any] | None:
-    """How a local model got its prompt: the catalog id (`prompts.<id>`), its values, the English
+    """How a local model got its prompt: the note's id (`note.prompt_*`), its values, the English
     text ("raw completion", "chat template gemma (from the GGUF)"); null where specview did not
     tokenize the prompt."""
     if info.prompt_format is None:
@@ -46,7 +46,7 @@ def prompt_format_dict(info: BackendInfo) -> dict[str, Any] | None:
     from specview.texts.catalog import fill
 
     note = info.prompt_format
-    return {**note.to_dict(), "text": fill(f"prompts.{note.id}", "en", **note.values)}
+    return {**note.to_dict(), "text": fill(f"note.{note.id}", "en", **note.values)}
 
 
 def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str, Any]:

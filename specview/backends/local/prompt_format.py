@@ -35,7 +35,7 @@ PROBE = (("system", "s"), ("user", "u"), ("assistant", "a"), ("user", "v"))
 
 
 class Source(StrEnum):
-    """Where a chat template comes from: the catalog says `prompts.template_<source>`."""
+    """Where a chat template comes from: the catalog says `note.prompt_template_<source>`."""
 
     GGUF = "gguf"
     OPTION = "option"
@@ -57,7 +57,7 @@ def builtin_templates() -> tuple[str, ...]:
 
 def prepare_prompt(runner: ModelRunner, prompt: str, template: str | None,
                    source: Source = Source.OPTION) -> tuple[Note, list[int]]:
-    """The prompt's tokens and how they were made (`prompts.<id>` in the catalog).
+    """The prompt's tokens and how they were made (`note.<id>` in texts/prompts.*.toml).
 
     `template`: a built-in name, NO_TEMPLATE, or None (the GGUF's own template if it has one,
     else a raw completion); `source` says who named it.
@@ -65,10 +65,10 @@ def prepare_prompt(runner: ModelRunner, prompt: str, template: str | None,
     if template is None:
         own = runner.lib.llama_model_chat_template(runner.model, None)
         if not own:
-            return Note("raw"), runner.tokenize(prompt)
+            return Note("prompt_raw"), runner.tokenize(prompt)
         return _own_template(runner, prompt, bytes(own))
     if template == NO_TEMPLATE:
-        return Note("raw"), runner.tokenize(prompt)
+        return Note("prompt_raw"), runner.tokenize(prompt)
     if template not in builtin_templates():
         where = WHERE[source].format(name=sanitize(template, 64, one_line=True))
         raise BackendError(f"{where}: no such chat template; known: {', '.join(builtin_templates())}, "
@@ -76,7 +76,7 @@ def prepare_prompt(runner: ModelRunner, prompt: str, template: str | None,
     text = render_builtin(runner.lib, template.encode(), (("user", prompt),))
     if text is None:
         raise BackendError(f"llama.cpp could not apply the chat template {template}")
-    return Note(f"template_{source}", {"name": template}), _templated_tokens(runner, text)
+    return Note(f"prompt_template_{source}", {"name": template}), _templated_tokens(runner, text)
 
 
 def render_builtin(lib: Any, template: bytes, messages: Sequence[tuple[str, str]]) -> str | None:
@@ -117,7 +117,7 @@ def _own_template(runner: ModelRunner, prompt: str, template: bytes) -> tuple[No
     if not isinstance(text, str) or len(text) > len(prompt) + 4 * MAX_TEMPLATE_BYTES:
         raise BackendError(f"the chat template in {runner.name} rendered an implausible prompt{fix}")
     name = _builtin_name(lib, template)
-    note = Note("template_gguf", {"name": name}) if name else Note("template_gguf_unnamed")
+    note = Note("prompt_template_gguf", {"name": name}) if name else Note("prompt_template_gguf_unnamed")
     return note, _templated_tokens(runner, text)
 
 

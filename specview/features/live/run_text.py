@@ -29,17 +29,9 @@ def run_title(info: BackendInfo, lang: str, gamma_now: int | None = None) -> str
         parts.append(fill("status.seed", lang, seed=info.seed))
     if info.pace is not None:
         parts.append(pace_text(info.pace.speed, lang))
-    if info.prompt_format is not None:
-        parts += prompt_format_texts((info.prompt_format,), lang)
+    if info.prompt_format is not None:  # "raw completion", "chat template gemma (from the GGUF)"
+        parts += note_texts((info.prompt_format,), lang)
     return JOIN.join(parts)
-
-
-def prompt_format_texts(formats: Iterable[Note], lang: str) -> list[str]:
-    """How a local model got its prompt (`prompts.<id>`): "raw completion", "chat template gemma
-    (from the GGUF)"; an id this specview does not know (a newer recording's) is left out."""
-    known = catalog("en")
-    return [fill(f"prompts.{f.id}", lang, **{k: sanitize(v, MAX_SHOWN, one_line=True) for k, v in f.values.items()})
-            for f in formats if f"prompts.{f.id}" in known]
 
 
 def compare_title(paces: Sequence[Pace | None], lang: str) -> str:
