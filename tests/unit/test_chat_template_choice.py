@@ -3,6 +3,7 @@ GGUF), and how the choice is shown: the status line, bench --json, a recording's
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from specview.backends.replay import recorded_info
 from specview.catalog.config import load_config
 from specview.cli.parser import build_parser
 from specview.cli.runspec_args import spec_from_args
-from specview.features.live.run_text import note_texts, run_title
+from specview.features.live.run_text import note_texts, notes_text, run_title
 from specview.features.record.recorder import recording_header
 from specview.features.record.recording import Header
 from specview.kernel.backend import BackendInfo, Note
@@ -66,10 +67,10 @@ def test_a_bad_option_is_one_line(value: str, capsys: pytest.CaptureFixture[str]
      "对话模板 chatml（--chat-template）"),
 ])
 def test_the_status_line_and_json_say_which(note: Note, en: str, zh: str) -> None:
-    info = BackendInfo(**{**{f: getattr(INFO, f) for f in ("backend", "label", "gamma", "temperature", "model")},
-                          "prompt_format": note})
+    info = replace(INFO, prompt_format=note)
     assert run_title(info, "en").endswith(f" · {en}") and run_title(info, "zh").endswith(f" · {zh}")
     assert prompt_format_dict(info) == {**note.to_dict(), "text": en}
+    assert notes_text(replace(info, notes=(Note("device_cpu", {"threads": "1"}),)), "en") == f"CPU, 1 threads; {en}"
     assert prompt_format_dict(INFO) is None and "completion" not in run_title(INFO, "en")
 
 
