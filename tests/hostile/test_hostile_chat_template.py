@@ -40,7 +40,7 @@ def test_a_failing_template_is_one_clean_line(tmp_path: Path, template: str) -> 
     assert line.endswith("run with --chat-template none (a raw completion) or --chat-template NAME")
     assert_terminal_clean(stdout)
     code, stdout, err = bench(tmp_path, template, "--chat-template", "none")  # the way out it names
-    assert code == 0 and json_lines(stdout)[0]["prompt_format"] == {  # type: ignore[comparison-overlap]
+    assert code == 0 and json_lines(stdout)[0]["prompt_format"] == {
         "id": "prompt_raw", "values": {}, "text": "raw completion"}
 
 

@@ -60,7 +60,7 @@ def make_llama_backend(spec: RunSpec) -> LlamaBackend:
         max_tokens=max_tokens or DEFAULT_MAX_TOKENS,
         n_threads=spec.threads,
         chat_template=spec.chat_template,
-        chat_template_from=Source.CONFIG if spec.chat_template_from == Source.CONFIG else Source.OPTION,
+        chat_template_from=Source(spec.chat_template_from or Source.OPTION),
     )
 
 
