@@ -55,6 +55,8 @@ def recorded_info(header: Header, path: Path) -> BackendInfo:
         if not isinstance(virtual_clock, bool) or not isinstance(reconciles, bool):
             raise Invalid("backend.virtual_clock and backend.reconciles must be true or false")
         provenance = checked_provenance(backend.get("provenance"))
+        prompt_format = backend.get("prompt_format")  # absent before specview recorded it
+        formats = Note.read_all(None if prompt_format is None else [prompt_format], "backend.prompt_format")
         return BackendInfo(
             backend=name,
             label=_opt(backend, "backend.label", string) or _opt(settings, "settings.preset", string) or name,
@@ -70,6 +72,7 @@ def recorded_info(header: Header, path: Path) -> BackendInfo:
             note=_opt(backend, "backend.note", string) or "",
             reconciles=reconciles,
             provenance=provenance,
+            prompt_format=formats[0] if formats else None,
         )
     except Invalid as exc:
         raise BackendError(f"{path} line {header.line}: the header is malformed ({exc})") from None

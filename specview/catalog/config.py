@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,9 @@ WATCH_ALERTS: dict[str, tuple[float, float]] = {
     "outlier_p": (1e-12, 0.5), "outlier_gap": (0.0, 1.0),
 }
 WHOLE_ALERT_KEYS = ("min_drafts", "stall_polls")
+# a chat template's name (llama.cpp's built-ins: `chatml`, `gemma`, `llama2-sys-bos`, `seed_oss`) or
+# `none`; whether the name exists is known only once llama.cpp is loaded (backends/local/prompt_format.py)
+TEMPLATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 DEFAULT_SERVE_SESSIONS = 2  # browser tabs `specview serve` serves at once
 MAX_SERVE_SESSIONS = 64  # each is a specview process of its own (~100 MB): far more is a mistake
 
@@ -55,6 +59,7 @@ class Config:
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (the UI checks the ids)
     serve_max_sessions: int | None = None  # browser tabs `specview serve` serves at once
     watch_alerts: dict[str, float] = field(default_factory=dict)  # `[watch.alerts]`: key -> threshold
+    chat_template: str | None = None  # a local run's chat template: a llama.cpp built-in name, or "none"
     problems: tuple[str, ...] = ()
 
 
@@ -86,6 +91,9 @@ def _check(key: str, value: Any, where: str, problems: list[str]) -> Any:
     elif key == "fps":
         ok = isinstance(value, int | float) and not isinstance(value, bool) and 1 <= value <= 60
         reason = "must be a number of redraws per second between 1 and 60"
+    elif key == "chat_template":
+        ok = isinstance(value, str) and TEMPLATE_NAME.fullmatch(value) is not None
+        reason = "must be a built-in chat template's name (e.g. chatml, gemma) or none"
     elif key == "serve_max_sessions":
         ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_SERVE_SESSIONS
         reason = f"must be a whole number of sessions between 1 and {MAX_SERVE_SESSIONS}"

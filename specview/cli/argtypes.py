@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from specview.cli.errors import fail
 from specview.kernel.langs import LANGS
@@ -17,6 +17,13 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         fail(f"{message} (see specview --help)")
+
+    def _get_option_tuples(self, option_string: str) -> list[Any]:
+        """Abbreviations, except that a parser with subcommands takes an ambiguous one as unknown:
+        argparse sorts every word before it hands the rest to the subcommand, so `calc --c` would
+        die as "ambiguous: --chat-template, --connect-timeout" before calc saw its own --c."""
+        found: list[Any] = super()._get_option_tuples(option_string)
+        return [] if len(found) > 1 and self._subparsers is not None else found
 
 
 if TYPE_CHECKING:
@@ -50,6 +57,16 @@ def int_in(low: int, high: int, name: str) -> Callable[[str], int]:
 
 
 FPS_RANGE = (1.0, 60.0)
+
+
+def template_name(text: str) -> str:
+    """`--chat-template`'s value: a name's shape (which names exist, llama.cpp says when loaded)."""
+    from specview.catalog.config import TEMPLATE_NAME
+
+    if TEMPLATE_NAME.fullmatch(text) is None:
+        raise argparse.ArgumentTypeError(
+            f"--chat-template must be a built-in chat template's name (e.g. chatml, gemma) or none, got {text!r}")
+    return text
 
 
 def fps_option(parser: argparse.ArgumentParser, default: object = argparse.SUPPRESS) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from specview import __version__
 from specview.catalog.presets import DEFAULT_PRESET
-from specview.cli.argtypes import Parser, float_in, fps_option, int_in, lang_option, server_option
+from specview.cli.argtypes import Parser, float_in, fps_option, int_in, lang_option, server_option, template_name
 from specview.cli.timeout_args import timeout_options
 from specview.kernel.runspec import default_of, option_of
 from specview.kernel.theory import MAX_GAMMA
@@ -71,6 +71,9 @@ def _selectors(*, defaults: bool = True) -> Parser:
                  help="adapt γ: shrink after rejections, grow after full acceptance")
     _spec_option(loc, "max_tokens", type=int_in(1, 1_000_000, "--max-tokens"), metavar="N",
                  help="stop after N generated tokens")
+    _spec_option(loc, "chat_template", type=template_name, metavar="NAME|none",
+                 help="wrap the prompt in llama.cpp's built-in chat template NAME (e.g. chatml, gemma), or "
+                      "none for a raw completion (default: the GGUF's own template, else a raw completion)")
     rem = p.add_argument_group("remote OpenAI-compatible server")
     _spec_option(rem, "url", metavar="URL", help="server base URL, e.g. http://127.0.0.1:8080/v1")
     _spec_option(rem, "model", metavar="M", help="model name (default: the first one /v1/models lists)")

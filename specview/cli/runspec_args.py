@@ -76,10 +76,19 @@ def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: 
     given = options_given(args, config)
     # what the command line resolves rather than copies: the key (its variable's name, then its
     # value), and `--server auto`, which leaves the kind to detection
-    given.update(api_key_env=key_env, api_key=key, speed=speed, max_rounds=max_rounds)
+    given.update(api_key_env=key_env, api_key=key, speed=speed, max_rounds=max_rounds,
+                 chat_template_from=_chat_template_from(args, config))
     if given.get("server") == "auto":
         del given["server"]
     return RunSpec(**given)
+
+
+def _chat_template_from(args: argparse.Namespace, config: Config) -> str | None:
+    """Who named the chat template (`options_given` took --chat-template, else the config's):
+    "option", "config", or None when neither did (the GGUF decides)."""
+    if getattr(args, "chat_template", None):
+        return "option"
+    return "config" if config.chat_template else None
 
 
 def specs_from_args(args: argparse.Namespace, *, speed: float, max_rounds: int | None,

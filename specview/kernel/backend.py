@@ -111,6 +111,9 @@ class BackendInfo:
     # Where a model's numbers come from (the simulator's preset): {"fields", "outputs", ...};
     # empty when every number is measured. `outputs` maps a gauge to cited / derived / assumed.
     provenance: dict[str, Any] = field(default_factory=dict)
+    # How a local model got its prompt (raw completion, which chat template from where): the
+    # note `prompt_*` (texts/prompts.*.toml); None where specview does not tokenize the prompt.
+    prompt_format: Note | None = None
 
     @property
     def run_label(self) -> str:

@@ -37,6 +37,18 @@ def totals_dict(snap: MetricsSnapshot) -> dict[str, Any] | None:
     return {**snap.totals.to_dict(), "requests": snap.totals_requests, "exact": sorted(snap.exact_totals)}
 
 
+def prompt_format_dict(info: BackendInfo) -> dict[str, Any] | None:
+    """How a local model got its prompt: the note's id (`note.prompt_*`), its values, the English
+    text ("raw completion", "chat template gemma (from the GGUF)"); null where specview did not
+    tokenize the prompt."""
+    if info.prompt_format is None:
+        return None
+    from specview.texts.catalog import fill
+
+    note = info.prompt_format
+    return {**note.to_dict(), "text": fill(f"note.{note.id}", "en", **note.values)}
+
+
 def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str, Any]:
     """One JSON-ready object with the keys DESIGN.md lists, plus seed, model names, the
     verify-cost curve, the measured speedup with its baseline, where every number comes from,
@@ -51,6 +63,7 @@ def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str,
         "seed": info.seed,
         "gamma": info.gamma,
         "temperature": info.temperature,
+        "prompt_format": prompt_format_dict(info),
         "rounds": snap.rounds,
         "tokens": snap.tokens,
         "drafted": snap.drafted,

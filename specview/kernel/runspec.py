@@ -64,6 +64,11 @@ class RunSpec:
     # recorded as the model the server named (BackendInfo.model)
     model: str | None = field(default=None, metadata=_declared(option="--model"))
     prompt: str | None = field(default=None, metadata=_declared("prompt", "--prompt"))
+    # the chat template a local run applies (--chat-template / the config's chat_template):
+    # a llama.cpp built-in name or "none"; None = the GGUF's own, or a raw completion without one
+    chat_template: str | None = field(default=None, metadata=_declared("settings.chat_template", "--chat-template",
+                                                                       config=True))
+    chat_template_from: str | None = None  # "option" or "config": who named it (the error says)
     # seconds to wait for a stream's next event, to connect, for a whole plain request, for a whole
     # stream (None: the defaults)
     read_timeout: float | None = field(default=None, metadata=_declared(option="--read-timeout", config=True))

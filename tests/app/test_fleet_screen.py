@@ -32,7 +32,7 @@ from tests.support.fleet_snapshots import T0, Snapshots, five, fleet, row, windo
 from tests.support.hostile_server import HostileServer, Scenario, hostile_server
 
 # what the snapshots name (data, not interface): engines, methods, hosts
-DATA = words("llama-server vllm draft-mtp ngram-simple eagle3 http connection refused") | {"mtp"}  # the fixtures' own words
+DATA = words("llama-server vllm draft-mtp ngram-simple eagle3 http connection refused") | {"mtp"}
 
 
 def fleet_app(snapshot: FleetSnapshot, lang: str = "en",

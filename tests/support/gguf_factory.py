@@ -52,8 +52,10 @@ def write_tiny_llama(
     out_scale: float = 6.0,
     n_ctx: int = 2048,
     vocab: str = "base",
+    chat_template: str | None = None,
 ) -> Path:
-    """Write a random 2-layer llama. `noise` > 0 perturbs the `seed` weights (a related draft)."""
+    """Write a random 2-layer llama. `noise` > 0 perturbs the `seed` weights (a related draft);
+    `chat_template` goes into tokenizer.chat_template."""
     tokens, types = tiny_vocab(vocab)
     n_vocab, head_dim = len(tokens), N_EMBD // N_HEAD
     rng = np.random.default_rng(seed)
@@ -76,6 +78,8 @@ def write_tiny_llama(
     w.add_rope_freq_base(10000.0)
     w.add_layer_norm_rms_eps(1e-5)
     add_vocab(w, tokens, types)
+    if chat_template is not None:
+        w.add_chat_template(chat_template)
     w.add_tensor("token_embd.weight", weight(n_vocab, N_EMBD, scale=1.0))
     w.add_tensor("output_norm.weight", np.ones(N_EMBD, np.float32))
     w.add_tensor("output.weight", weight(n_vocab, N_EMBD, scale=out_scale / np.sqrt(N_EMBD)))

@@ -20,12 +20,14 @@ from specview.kernel.runspec import CONFIG, HEADER, OPTION, RunSpec, declared
 # Fields no option sets, and what sets them: a new field declares its option or is named here.
 SET_OTHERWISE = {"speed": "--speed before the command, or the config's speed (cli/app_run.py)",
                  "max_rounds": "bench --rounds", "api_key": "resolved from api_key_env",
-                 "replay": "`specview replay` and replay: selectors", "baseline_basis": "bench --baseline-url"}
+                 "replay": "`specview replay` and replay: selectors", "baseline_basis": "bench --baseline-url",
+                 "chat_template_from": "whether --chat-template or the config's chat_template named it"}
 # Fields a recording's header does not hold, and why: a new field declares its place or is named here.
 NOT_RECORDED = {"api_key": "never written anywhere", "model": "the header holds the model the server named",
                 "read_timeout": "how long to wait, not what ran", "connect_timeout": "ditto",
                 "request_timeout": "ditto", "stream_timeout": "ditto",
-                "baseline_tps": "the recording keeps the calibration it made", "baseline_basis": "ditto"}
+                "baseline_tps": "the recording keeps the calibration it made", "baseline_basis": "ditto",
+                "chat_template_from": "the header holds the prompt format the backend used"}
 # The header writes these as the backend ran them (BackendInfo), not as asked
 RAN = {"preset", "gamma", "temperature", "seed"}
 

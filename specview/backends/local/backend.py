@@ -17,6 +17,7 @@ from specview.backends.local.engine import RECALIBRATE_ROUNDS, Engine, LoopTimes
 from specview.backends.local.lib import llama_lib, supports_gpu_offload
 from specview.backends.local.log import LOG
 from specview.backends.local.model import ModelRunner, check_gguf_file
+from specview.backends.local.prompt_format import Source, prepare_prompt
 from specview.backends.local.vocab import check_vocab
 from specview.kernel.backend import BackendInfo, BackendKind, Exact, Note
 from specview.kernel.errors import BackendError
@@ -27,7 +28,6 @@ from specview.kernel.theory import MAX_GAMMA
 DEFAULT_GAMMA = 4
 DEFAULT_MAX_TOKENS = 256
 ADAPTIVE_P_MIN = 0.5
-CHAT_TEMPLATES = {"gemma": b"gemma", "gemma2": b"gemma", "gemma3": b"gemma"}
 EXACT: dict[str, bool] = {Exact.ACCEPTANCE: True, Exact.TAU: True, Exact.PER_POSITION: True,
                           Exact.TOKENS_PER_SECOND: True, Exact.DRAFT_COST: True}
 
@@ -59,6 +59,8 @@ def make_llama_backend(spec: RunSpec) -> LlamaBackend:
         adaptive=spec.adaptive,
         max_tokens=max_tokens or DEFAULT_MAX_TOKENS,
         n_threads=spec.threads,
+        chat_template=spec.chat_template,
+        chat_template_from=Source(spec.chat_template_from or Source.OPTION),
     )
 
 
@@ -79,7 +81,8 @@ class LlamaBackend:
         adaptive: bool = False,
         max_tokens: int = DEFAULT_MAX_TOKENS,
         n_threads: int | None = None,
-        chat_template: bool = True,
+        chat_template: str | None = None,
+        chat_template_from: Source = Source.OPTION,
         ngram: tuple[int, int] = (3, 2),
         calibrate_every: int | None = RECALIBRATE_ROUNDS,
     ) -> None:
@@ -113,8 +116,8 @@ class LlamaBackend:
                 drafter = ModelDrafter(runner, self.target.n_vocab, p_min=ADAPTIVE_P_MIN if adaptive else 0.0)
             elif not plain:
                 drafter = NgramDrafter(self.target.n_vocab, *ngram)
-            text = (self._chat(prompt) if chat_template else None) or prompt
-            self.prompt_tokens = self.target.tokenize(text)
+            # the GGUF's own template, the one named, or a raw completion (prompt_format.py)
+            prompt_format, self.prompt_tokens = prepare_prompt(self.target, prompt, chat_template, chat_template_from)
             if not self.prompt_tokens:
                 raise BackendError("the prompt is empty")
             controller = None
@@ -148,21 +151,13 @@ class LlamaBackend:
             seed=seed,
             exact=dict(EXACT),
             notes=(note,),
+            prompt_format=prompt_format,
         )
 
     def _load(self, path: Path, role: str, layers: int, n_threads: int | None) -> ModelRunner:
         runner = ModelRunner(path, role=role, n_gpu_layers=layers, n_threads=n_threads)
         self._runners.append(runner)
         return runner
-
-    def _chat(self, prompt: str) -> str | None:
-        """The prompt in the target's chat template (its own, or one named after its architecture)."""
-        own = self.target.chat_prompt(prompt)
-        if own is not None:
-            return own
-        arch = self.target.architecture()
-        name = CHAT_TEMPLATES.get(arch or "")
-        return None if name is None else self.target.chat_prompt(prompt, template=name)
 
     @property
     def info(self) -> BackendInfo:

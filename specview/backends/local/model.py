@@ -187,30 +187,6 @@ class ModelRunner:
         """The vocabulary entry as stored (e.g. '▁the'), for the compatibility check."""
         return bytes(self.lib.llama_vocab_get_text(self.vocab, token) or b"")
 
-    def architecture(self) -> str | None:
-        """general.architecture from the GGUF metadata."""
-        buf = ctypes.create_string_buffer(128)
-        n = self.lib.llama_model_meta_val_str(self.model, b"general.architecture", buf, len(buf))
-        return buf.value.decode("utf-8", "replace") if n >= 0 else None
-
-    def chat_prompt(self, user: str, template: bytes | None = None) -> str | None:
-        """`user` wrapped in a chat template (default: the model's own), or None if none applies."""
-        lib = self.lib
-        tmpl = template or lib.llama_model_chat_template(self.model, None)
-        if not tmpl:
-            return None
-        msgs = (lib.llama_chat_message * 1)(lib.llama_chat_message(b"user", user.encode("utf-8")))
-        size = len(tmpl) + len(user.encode("utf-8")) * 2 + 256
-        for _ in range(2):
-            buf = ctypes.create_string_buffer(size)
-            n = lib.llama_chat_apply_template(tmpl, msgs, 1, True, buf, size)
-            if n < 0:
-                return None
-            if n <= size:
-                return buf.raw[:n].decode("utf-8", "replace")
-            size = n + 1
-        return None
-
     def close(self) -> None:
         """Free the context, batch and model (idempotent)."""
         if self._closed.is_set():

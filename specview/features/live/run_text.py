@@ -29,6 +29,8 @@ def run_title(info: BackendInfo, lang: str, gamma_now: int | None = None) -> str
         parts.append(fill("status.seed", lang, seed=info.seed))
     if info.pace is not None:
         parts.append(pace_text(info.pace.speed, lang))
+    if info.prompt_format is not None:  # "raw completion", "chat template gemma (from the GGUF)"
+        parts += note_texts((info.prompt_format,), lang)
     return JOIN.join(parts)
 
 
@@ -70,9 +72,10 @@ def check_text(check: CrossChecked, lang: str) -> str:
 
 
 def notes_text(info: BackendInfo, lang: str, check: CrossChecked | None = None) -> str:
-    """The run's notes in `lang`, then any text from outside, made safe, then what the
-    cross-check of its last request found."""
-    parts = note_texts(info.notes, lang)
+    """The run's notes in `lang`, then how a local model got its prompt (the status line says it
+    too, but a long model name pushes it out of 80 columns), then any text from outside, made
+    safe, then what the cross-check of its last request found."""
+    parts = note_texts((*info.notes, *(() if info.prompt_format is None else (info.prompt_format,))), lang)
     if info.note:
         parts.append(sanitize(info.note, MAX_SHOWN))
     if check is not None:

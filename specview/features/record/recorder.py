@@ -206,6 +206,7 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> Masked:
             "notes": [note.to_dict() for note in info.notes],
             "note": info.note,
             "provenance": info.provenance,
+            "prompt_format": None if info.prompt_format is None else info.prompt_format.to_dict(),
         },
         settings=settings,
         models={"model": info.model, "draft": info.draft, **spec_fields["models"]},
