@@ -29,8 +29,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-BATCH_ROUNDS = 16  # rounds per batch of the run's rate: a round's own luck averages out inside one,
-# and a 200-token demo run still has a dozen
+BATCH_ROUNDS = 8  # rounds per batch of the run's rate: a round's own luck (all drafts kept or none)
+# averages out inside one, and the demo's 200 tokens with n-gram (≈ 45 rounds) still make five
 MIN_BATCHES = 2  # batches (or calibrations) needed before there is a spread to speak of
 
 
