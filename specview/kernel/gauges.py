@@ -8,6 +8,8 @@ template). Values come out formatted (`formatted`), so widgets only draw text.
 
 A gauge reads a `Reading`: one snapshot, the theory overlay for it and the run's BackendInfo.
 `window` is what the live views show (the last rounds), `run` the whole run (summary, bench).
+A gauge with a `spread` (one standard error: kernel/spread.py) writes its whole-run value as
+"1.68× ± 0.12" wherever the whole run's value is shown.
 In the monitor (view WATCH) there is no run of ours: `watched` reads a `WatchSample`, what a
 server's /metrics counters did over one poll interval.
 """
@@ -22,7 +24,7 @@ from specview.features.watch.model import WatchSample
 from specview.kernel.backend import BackendInfo, Exact, Origin
 from specview.kernel.events import Basis
 from specview.kernel.metrics import MetricsSnapshot
-from specview.kernel.overlay import Overlay, overlay
+from specview.kernel.overlay import Overlay, overlay, plain_run
 
 PANEL = "panel"  # the live view's side panel
 PANE = "pane"  # a compare pane's gauge line
@@ -42,7 +44,7 @@ class Reading:
 
     @classmethod
     def of(cls, snap: MetricsSnapshot, info: BackendInfo) -> Reading:
-        return cls(snap, overlay(snap), info)
+        return cls(snap, overlay(snap, plain=plain_run(info.gamma, snap)), info)
 
 
 Value = Callable[[Reading], float | None]
@@ -82,6 +84,7 @@ class GaugeSpec:
     source: Source | None = None  # a value-dependent origin (the speedup's baseline, the verify costs')
     watched: Watched | None = None  # its value in the monitor (view WATCH)
     watched_note: WatchedNoteFields | None = None  # values for its note template there
+    spread: Value | None = None  # one standard error of the whole run's value (None: unknown)
 
     @property
     def label_id(self) -> str:
@@ -104,11 +107,16 @@ class GaugeSpec:
         read = self.window if windowed and self.window is not None else self.run
         return read(reading)
 
-    def formatted(self, reading: Reading, *, windowed: bool) -> str:
-        """The value as every view writes it (an em dash until there is one)."""
+    def formatted(self, reading: Reading, *, windowed: bool, spread: bool = True) -> str:
+        """The value as every view writes it (an em dash until there is one), with its spread
+        ("1.68× ± 0.12") where the value is the whole run's and its spread is known; `spread`
+        False leaves it out (a one-line strip has no room)."""
         value = self.value(reading, windowed=windowed)
         fmt = self.fmt if windowed else self.run_fmt or self.fmt
-        return number(value, fmt) + (self.suffix if value is not None else "")
+        text = number(value, fmt) + (self.suffix if value is not None else "")
+        whole_run = not windowed or self.window is None
+        error = self.spread(reading) if spread and whole_run and value is not None and self.spread else None
+        return text if error is None else f"{text} ± {number(error, fmt)}"
 
     def formatted_watched(self, sample: WatchSample | None) -> str:
         """The monitor's value for one poll interval (an em dash before the second poll)."""
@@ -173,15 +181,25 @@ def _tau_note(r: Reading) -> dict[str, str] | None:
 
 
 BASELINE_IDS = {Basis.MEASURED: "basis.measured", Basis.ASSUMED: "basis.assumed", Basis.GIVEN: "basis.given",
-                Basis.PAIRED: "basis.paired", Basis.PLAIN_ROUNDS: "basis.plain_rounds"}
+                Basis.PAIRED: "basis.paired", Basis.PLAIN_ROUNDS: "basis.plain_rounds",
+                Basis.DEFINITION: "spread.plain_run"}
+
+
+def _with_spread(value: float | None, spread: float | None, fmt: str = ".1f") -> str:
+    """`27.9 ± 1.2`, or the value alone where its spread is unknown."""
+    return number(value, fmt) + ("" if value is None or spread is None else f" ± {number(spread, fmt)}")
 
 
 def _speedup_source(r: Reading) -> tuple[str, dict[str, str]]:
-    """What the speedup is measured against: plain decoding's tokens/s and where it comes from."""
-    over = r.over
+    """What the speedup is measured against: plain decoding's tokens/s (± its spread) and where it
+    comes from; for a plain run, 1× by definition, with its tokens/s beside the calibrated ones."""
+    over, snap = r.over, r.snap
     if over.speedup_basis is None:
         return "basis.none", {}
-    plain = "—" if over.plain_tokens_per_second is None else f"{over.plain_tokens_per_second:.1f}"
+    plain = _with_spread(over.plain_tokens_per_second, over.plain_tokens_per_second_spread)
+    if over.speedup_basis is Basis.DEFINITION:
+        run = _with_spread(snap.tokens_per_second, snap.tokens_per_second_spread)
+        return BASELINE_IDS[Basis.DEFINITION], {"plain": plain, "run": run}
     return BASELINE_IDS.get(over.speedup_basis, "basis.none"), {"plain": plain}
 
 
@@ -247,9 +265,9 @@ GAUGES: tuple[GaugeSpec, ...] = (
               higher_is_better=False, exact_key=Exact.DRAFT_COST, timed=True, provenance_key="draft_cost"),
     GaugeSpec("speedup", lambda r: r.over.speedup_measured, ".2f", frozenset({PANEL, STRIP, SUMMARY, BENCH}),
               suffix="×", higher_is_better=True, note=_speedup_note, provenance_key="speedup",
-              source=_speedup_source),
+              source=_speedup_source, spread=lambda r: r.over.speedup_spread),
     GaugeSpec("verify_ratio", lambda r: r.over.verify_ratio, ".2f", frozenset({PANEL, SUMMARY, BENCH}),
-              higher_is_better=False, source=_verify_source),
+              higher_is_better=False, source=_verify_source, spread=lambda r: r.over.verify_ratio_spread),
 )
 
 

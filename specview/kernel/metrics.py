@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from specview.boundary.bounds import MAX_ROUND_DRAFTS
 from specview.kernel.events import Basis, Calibration, Round, TokenStatus
+from specview.kernel.spread import CalibrationSpread, CalibrationSpreads, Moments, RateBatches
 from specview.kernel.theory import expected_tau
 from specview.kernel.totals import CrossChecked, Totals
 
@@ -69,6 +70,12 @@ class MetricsSnapshot:
     totals_requests: int = 0
     exact_totals: frozenset[str] = frozenset()  # BackendInfo.exact keys the totals make exact
     cross_check: CrossChecked | None = None  # the last request's counts against the server's own
+    # one standard error each (kernel/spread.py): the calibrated costs', the run's tokens/s (from
+    # batches of its rounds) and the plain rounds' mean duration
+    calibration_spread: CalibrationSpread | None = None
+    tokens_per_second_spread: float | None = None
+    rate_batches: int = 0
+    plain_round_spread_s: float | None = None
 
 
 @dataclass(slots=True)
@@ -127,8 +134,9 @@ class Metrics:
         self._cal_context: int | None = None
         self._cal_plain = [0.0, 0]
         self._cal_costs: list[list[float]] = []  # [sum, n] per k
-        self._plain_round_sum = 0.0
-        self._plain_rounds = 0
+        self._cal_spreads = CalibrationSpreads()
+        self._plain_round_times = Moments()
+        self._batches = RateBatches()
         self._closed = _Counts()
         self._totals: Totals | None = None
         self._totals_requests = 0
@@ -141,7 +149,9 @@ class Metrics:
             self._cal_basis = cal.basis
             self._cal_plain = [0.0, 0]
             self._cal_costs = []
+            self._cal_spreads = CalibrationSpreads()
         self.calibrations += 1
+        self._cal_spreads.add(cal.plain_s, cal.plain_samples_s, cal.verify_costs_s, cal.verify_samples_s)
         self._cal_context = cal.context
         if cal.plain_s is not None:
             self._cal_plain[0] += cal.plain_s
@@ -255,8 +265,7 @@ class Metrics:
             return
         token = rnd.tokens[0]
         if token.status is TokenStatus.PLAIN and not token.inferred:
-            self._plain_round_sum += max(0.0, rnd.t_wall - self._t_last)
-            self._plain_rounds += 1
+            self._plain_round_times.add(max(0.0, rnd.t_wall - self._t_last))
 
     @property
     def drafting_rounds(self) -> int:
@@ -277,10 +286,10 @@ class Metrics:
         if self._t_start is None:
             spent = (rnd.t_draft_s or 0.0) + (rnd.t_verify_s or 0.0)
             self._t_start = rnd.t_wall - spent
-            if spent > 0:
-                self._rate_tokens += emitted
-        else:
-            self._rate_tokens += emitted
+            self._batches.start(self._t_start)
+            emitted = emitted if spent > 0 else 0  # the prompt's round counts only when it was timed
+        self._rate_tokens += emitted
+        self._batches.add(rnd.t_wall, emitted)
         self._t_last = rnd.t_wall
         if rnd.t_verify_s is not None:
             self._verify_all_sum += rnd.t_verify_s
@@ -351,13 +360,17 @@ class Metrics:
             alpha_history=tuple(self._alpha_history),
             calibration=calibration,
             calibrations=self.calibrations,
-            plain_round_s=_ratio(self._plain_round_sum, self._plain_rounds),
-            plain_rounds=self._plain_rounds,
+            plain_round_s=self._plain_round_times.mean if self._plain_round_times.n else None,
+            plain_rounds=self._plain_round_times.n,
             gamma_counts=tuple(sorted(self._gamma_counts.items())),
             totals=self._totals,
             totals_requests=self._totals_requests,
             exact_totals=self._exact_totals(),
             cross_check=self.cross_check,
+            calibration_spread=self._cal_spreads.snapshot(),
+            tokens_per_second_spread=self._batches.standard_error(self._t_last),
+            rate_batches=self._batches.batches,
+            plain_round_spread_s=self._plain_round_times.standard_error,
         )
 
     def _draft_cost(self, calibration: Calibration | None) -> float | None:

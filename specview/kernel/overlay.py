@@ -7,6 +7,17 @@ plain decoding's time per token comes from the run's calibration (the local back
 plain step; the simulator assumes one; `--baseline-tps` or a paired plain run gives one) or
 else from the run's own plain rounds (rounds that drafted nothing). Without any of these the
 speedup is unknown ("no baseline") rather than guessed.
+
+A plain run (`--no-spec`: a backend that drafts nothing by construction, measured here) is its
+own baseline: its speedup is 1 by definition (basis DEFINITION), never its tokens/s ÷ its
+calibrated plain step, which would be a ratio of two measurements of the same thing. Those two
+sit side by side in the gauge's note instead, each with its spread, and agree within it.
+
+Each measured value carries one standard error (kernel/spread.py says how each is formed):
+speedup S = R · P (R the run's tokens/s, P plain decoding's seconds per token), so
+δS = S · √((δR/R)² + (δP/P)²); v(γ) = C(γ+1) / C(1), so δv = v · √((δC(γ+1)/C(γ+1))² + (δC(1)/C(1))²).
+An assumed baseline adds nothing (δP = 0); a given or paired one's spread is unknown, and so is
+the speedup's.
 """
 
 from __future__ import annotations
@@ -15,10 +26,12 @@ from dataclasses import dataclass
 
 from specview.kernel.events import Basis, Calibration
 from specview.kernel.metrics import MetricsSnapshot
+from specview.kernel.spread import combined, reciprocal_spread
 from specview.kernel.theory import MAX_GAMMA, VerifyRatio, best_gamma, expected_tau
 
 MIN_PLAIN_ROUNDS = 8  # timed plain rounds needed before they stand in for a baseline
 PLAIN_ROUNDS = Basis.PLAIN_ROUNDS  # the basis when the run's own plain rounds are the baseline
+PLAIN_SPEEDUP = 1.0  # a plain run's speedup, by definition
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,20 +49,42 @@ class Overlay:
     plain_tokens_per_second: float | None = None
     verify_ratio: float | None = None  # v(γ) = cost(γ+1) ÷ cost(1) at the run's γ (1 where assumed)
     gamma: int | None = None  # the γ of the drafting rounds (rounded mean)
+    speedup_spread: float | None = None  # one standard error of speedup_measured (None: unknown)
+    plain_tokens_per_second_spread: float | None = None
+    verify_ratio_spread: float | None = None
+
+
+def plain_run(gamma: int | None, snap: MetricsSnapshot) -> bool:
+    """Whether the run is plain decoding by construction (`--no-spec`, or its replay): the backend
+    names no γ, nothing was drafted, and plain decoding's cost was measured in the run itself.
+    (A remote run without a known γ has a given, paired or plain-round baseline: not this.)"""
+    cal = snap.calibration
+    return gamma is None and snap.drafted == 0 and cal is not None and cal.basis is Basis.MEASURED
 
 
 def baseline(snap: MetricsSnapshot) -> tuple[float | None, Basis | None]:
     """Plain decoding's seconds per token for this run, and where it comes from (None: no baseline)."""
+    plain_s, _, basis = _baseline(snap)
+    return plain_s, basis
+
+
+def _baseline(snap: MetricsSnapshot) -> tuple[float | None, float | None, Basis | None]:
+    """Plain decoding's seconds per token, its standard error (None: unknown) and its basis."""
     cal = snap.calibration
     if cal is not None and cal.plain_s is not None:
-        return cal.plain_s, cal.basis
+        if cal.basis is Basis.ASSUMED:
+            return cal.plain_s, 0.0, cal.basis  # an assumption: nothing measured, nothing to spread
+        spread = snap.calibration_spread
+        return cal.plain_s, None if spread is None else spread.plain_s, cal.basis
     if snap.plain_rounds >= MIN_PLAIN_ROUNDS and snap.plain_round_s:
-        return snap.plain_round_s, PLAIN_ROUNDS
-    return None, None
+        return snap.plain_round_s, snap.plain_round_spread_s, PLAIN_ROUNDS
+    return None, None, None
 
 
-def overlay(snap: MetricsSnapshot) -> Overlay:
-    """Theory for a snapshot: expected τ at the measured α and γ, the speedup c and v allow, best γ."""
+def overlay(snap: MetricsSnapshot, *, plain: bool = False) -> Overlay:
+    """Theory for a snapshot: expected τ at the measured α and γ, the speedup c and v allow, best γ.
+
+    `plain`: the run is plain decoding by construction (`plain_run`), its speedup 1 by definition."""
     alpha = snap.acceptance_rate
     drafting = [(g, n) for g, n in snap.gamma_counts if g > 0]
     gamma = round(sum(g * n for g, n in drafting) / sum(n for _, n in drafting)) if drafting else None
@@ -66,8 +101,12 @@ def overlay(snap: MetricsSnapshot) -> Overlay:
         theory = _mixture_speedup(bounded, snap.draft_cost, snap.gamma_counts, ratio)
         # best γ is searched only where v is known: up to the measured k, or everywhere when v ≡ 1
         best_g, best_s = best_gamma(bounded, snap.draft_cost, MAX_GAMMA, ratio)
-    plain_s, basis = baseline(snap)
-    measured = None if plain_s is None or snap.tokens_per_second is None else snap.tokens_per_second * plain_s
+    plain_s, plain_spread, basis = _baseline(snap)
+    rate = snap.tokens_per_second
+    measured = None if plain_s is None or rate is None else rate * plain_s
+    spread = combined(measured, (rate, snap.tokens_per_second_spread), (plain_s, plain_spread))
+    if plain:
+        measured, spread, basis = PLAIN_SPEEDUP, None, Basis.DEFINITION
     return Overlay(
         tau=snap.tau,
         expected_tau=exp_tau,
@@ -80,7 +119,21 @@ def overlay(snap: MetricsSnapshot) -> Overlay:
         plain_tokens_per_second=None if plain_s is None else 1.0 / plain_s,
         verify_ratio=v,
         gamma=gamma,
+        speedup_spread=spread,
+        plain_tokens_per_second_spread=reciprocal_spread(plain_s, plain_spread),
+        verify_ratio_spread=_verify_ratio_spread(snap, gamma, v),
     )
+
+
+def _verify_ratio_spread(snap: MetricsSnapshot, gamma: int | None, v: float | None) -> float | None:
+    """δv(γ) from the spreads of the (γ+1)-token and the 1-token forward (measured costs only)."""
+    cal, spread = snap.calibration, snap.calibration_spread
+    if cal is None or spread is None or v is None or not gamma or cal.basis is not Basis.MEASURED:
+        return None
+    costs, errors = cal.verify_costs_s, spread.verify_costs_s
+    if len(costs) <= gamma or len(errors) <= gamma:
+        return None
+    return combined(v, (costs[gamma], errors[gamma]), (costs[0], errors[0]))
 
 
 def _verify_ratios(cal: Calibration | None) -> VerifyRatio | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from specview.kernel.overlay import overlay
+from specview.kernel.overlay import Overlay, overlay, plain_run
 
 if TYPE_CHECKING:
     from specview.kernel.backend import BackendInfo
@@ -49,11 +49,33 @@ def prompt_format_dict(info: BackendInfo) -> dict[str, Any] | None:
     return {**note.to_dict(), "text": fill(f"note.{note.id}", "en", **note.values)}
 
 
+SPREAD_KIND = "standard_error"  # what every number of the `spread` object is (kernel/spread.py)
+
+
+def spread_dict(snap: MetricsSnapshot, over: Overlay) -> dict[str, Any]:
+    """One standard error for each measured number, keyed like the number itself (null: unknown),
+    and what they rest on: the calibrations and timed repeats, the batches of the run's rounds."""
+    cal = snap.calibration_spread
+    costs = None if cal is None or not cal.verify_costs_s else [_round(c, 6) for c in cal.verify_costs_s]
+    return {
+        "kind": SPREAD_KIND,
+        "speedup": _round(over.speedup_spread),
+        "tokens_per_second": _round(snap.tokens_per_second_spread, 2),
+        "plain_tokens_per_second": _round(over.plain_tokens_per_second_spread, 2),
+        "verify_cost": costs,
+        "verify_ratio": _round(over.verify_ratio_spread),
+        "calibrations": 0 if cal is None else cal.calibrations,
+        "plain_repeats": 0 if cal is None else cal.repeats,
+        "rate_batches": snap.rate_batches,
+    }
+
+
 def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str, Any]:
     """One JSON-ready object with the keys DESIGN.md lists, plus seed, model names, the
     verify-cost curve, the measured speedup with its baseline, where every number comes from,
-    the servers' totals and the /metrics cross-check's result."""
-    over = overlay(snap)
+    the spreads, the servers' totals and the /metrics cross-check's result. A plain run's
+    speedup is 1 by definition (provenance.speedup_basis "definition")."""
+    over = overlay(snap, plain=plain_run(info.gamma, snap))
     cal = snap.calibration
     return {
         "backend": info.backend,
@@ -83,6 +105,7 @@ def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str,
         "speedup_theory": _round(over.speedup_theory),
         "best_gamma": over.best_gamma,
         "provenance": provenance(info, over.speedup_basis),
+        "spread": spread_dict(snap, over),
         "totals": totals_dict(snap),
         "cross_check": None if snap.cross_check is None else snap.cross_check.to_dict(),
         "elapsed_s": _round(snap.elapsed_s),

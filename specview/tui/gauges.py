@@ -71,7 +71,8 @@ def violation_text(v: Violation, lang: str) -> str:
 
 def pane_texts(reading: Reading, lang: str, view: str = PANE) -> list[tuple[str, str]]:
     """A compare pane's gauge line (or the live view's strip: `view=STRIP`): (short label, windowed value)."""
-    return [(text(spec.short_id, lang), spec.formatted(reading, windowed=True)) for spec in gauges(view)]
+    # a pane's line and the strip are one line of several gauges: no room for a spread there
+    return [(text(spec.short_id, lang), spec.formatted(reading, windowed=True, spread=False)) for spec in gauges(view)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +100,8 @@ def summary_texts(labels: Sequence[str], readings: Sequence[Reading], lang: str)
 ORIGIN_WORDS = {Origin.MEASURED: "origin.measured", Origin.SIMULATED: "origin.simulated",
                 Origin.RECORDED: "origin.recorded"}
 # a baseline that is not the run's own measurement or model is named in the summary's origin column
-BASIS_WORDS = {Basis.GIVEN: "origin.given", Basis.PAIRED: "origin.paired", Basis.PLAIN_ROUNDS: "origin.plain_rounds"}
+BASIS_WORDS = {Basis.GIVEN: "origin.given", Basis.PAIRED: "origin.paired", Basis.PLAIN_ROUNDS: "origin.plain_rounds",
+               Basis.DEFINITION: "spread.origin_plain"}
 
 
 def origin_text(reading: Reading, lang: str) -> str:

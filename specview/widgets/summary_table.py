@@ -64,15 +64,18 @@ class SummaryTable(Widget):
         out = Text(no_wrap=True, overflow="ellipsis")
         if not self._headers:
             return out
+        # a column is CELL_WIDTH wide, or as wide as its widest cell ("2.37× ± 0.14"), in every row
+        widths = [max(CELL_WIDTH - len(LEAD), *(cell_len(row[c]) for row in self._cells if c < len(row)))
+                  for c in range(len(self._headers) - 1)]
         out.append(_left(self._headers[0], width), header)
-        for name in self._headers[1:]:
-            out.append(_right(name, CELL_WIDTH - len(LEAD)) + "  ", header)
+        for name, cells in zip(self._headers[1:], widths, strict=True):
+            out.append(_right(name, cells) + "  ", header)
         for i, label in enumerate(self._labels):
             out.append("\n")
             out.append(set_cell_size(label, width - 1) + " ")
             for column, shown in enumerate(self._cells[i]):
                 led = self._lead[column] == i
-                out.append(_right(shown, CELL_WIDTH - len(LEAD)) + (LEAD if led else "  "), bold if led else "")
+                out.append(_right(shown, widths[column]) + (LEAD if led else "  "), bold if led else "")
         return out
 
 

@@ -189,3 +189,26 @@ def test_a_hostile_recorded_provenance_is_refused(tmp_path: Path) -> None:
     line = one_error_line(run.err)
     assert run.returncode == 2 and "backend.provenance.outputs" in line and "[/][link=" in line
     assert_terminal_clean(run.stderr)
+
+
+CALIBRATION = {"type": "calibration", "basis": "measured", "plain_s": 0.01, "verify_costs_s": [0.01, 0.02]}
+# a calibration's repeats (the baseline's spread): name -> (bad line, what the error says)
+BROKEN_SAMPLES: dict[str, tuple[Any, str]] = {
+    "a million plain repeats": ({**CALIBRATION, "plain_samples_s": [0.01] * 1_000_000},
+                                "calibration.plain_samples_s has 1000000 items, at most 64"),
+    "a negative repeat": ({**CALIBRATION, "plain_samples_s": [0.01, -1]}, "calibration.plain_samples_s[1] is -1"),
+    "a repeat in markup": ({**CALIBRATION, "plain_samples_s": [MARKUP]}, "calibration.plain_samples_s[0]"),
+    "repeats for costs that were not timed": ({**CALIBRATION, "verify_samples_s": [[0.01]] * 3},
+                                              "calibration.verify_samples_s has 3 lists for 2 costs"),
+    "repeats nested in repeats": ({**CALIBRATION, "verify_samples_s": [[[0.01]], [0.02]]},
+                                  "calibration.verify_samples_s[0][0]"),
+}
+
+
+@pytest.mark.parametrize("name", list(BROKEN_SAMPLES))
+def test_a_hostile_calibration_spread_ends_in_one_clean_line(tmp_path: Path, name: str) -> None:
+    bad, expected = BROKEN_SAMPLES[name]
+    file, run, line, stats = replayed_with_a_bad_third_line(tmp_path / "spread.jsonl", name, bad, HEADER_4)
+    assert f"{file} line 3: not a valid calibration: " in line and expected in line, line
+    assert stats["spread"]["calibrations"] == 0
+    assert_terminal_clean(run.stderr)

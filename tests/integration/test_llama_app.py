@@ -39,7 +39,8 @@ async def test_demo_streams_in_the_app() -> None:
         # the speedup is measured against a plain step timed here, and the verify-cost curve is shown
         speedup = live.query_one("#g-speedup", StatGauge)
         await wait_until(pilot, lambda: speedup.note.startswith("vs plain"))  # drawn with the calibration
-        assert speedup.value.strip().endswith("×")
+        assert "×" in speedup.value  # "1.02×", and "1.02× ± 0.05" once the run has two batches of rounds
         assert speedup.note.startswith("vs plain") and "timed here" in speedup.note
         verify = live.query_one("#g-verify_ratio", StatGauge)
-        assert verify.note.startswith("k 1–5 ") and float(verify.value) > 1.0  # γ 4: k = 1 … 5; a CPU
+        assert verify.note.startswith("k 1–5 ") and float(verify.value.split()[0]) > 1.0  # γ 4: k = 1 … 5; a CPU
+        assert " ± " in verify.value  # the calibration's repeats give v its spread from the first one

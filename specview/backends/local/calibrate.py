@@ -24,14 +24,22 @@ DEFAULT_REPEATS = 3
 def measure_verify_costs(
     runner: ModelRunner, ks: Sequence[int], *, repeats: int = DEFAULT_REPEATS, token: int = 0
 ) -> list[float]:
-    """Seconds per k-token target forward (all k logits rows, as a verification asks), one per k in `ks`.
+    """Seconds per k-token target forward (all k logits rows, as a verification asks), one per k in `ks`:
+    the median of each k's `repeats` timings (`time_verify_costs`)."""
+    return [statistics.median(samples) for samples in time_verify_costs(runner, ks, repeats=repeats, token=token)]
+
+
+def time_verify_costs(
+    runner: ModelRunner, ks: Sequence[int], *, repeats: int = DEFAULT_REPEATS, token: int = 0
+) -> list[list[float]]:
+    """Every timing of a k-token target forward, `repeats` per k in `ks` (their spread is the
+    calibration's spread: kernel/spread.py).
 
     Measured at the live context: the k tokens are appended after the `runner.n_past` tokens
-    already cached and removed again, so the cache is left as found. Each value is the median
-    of `repeats` timings; the ks are visited round-robin, so a change in machine load during
-    the measurement touches every k alike. One untimed forward of the largest k comes first
-    (llama.cpp sizes its buffers for a new batch shape on first use). `token` is the id fed
-    (a dense model's cost does not depend on it).
+    already cached and removed again, so the cache is left as found. The ks are visited
+    round-robin, so a change in machine load during the measurement touches every k alike.
+    One untimed forward of the largest k comes first (llama.cpp sizes its buffers for a new
+    batch shape on first use). `token` is the id fed (a dense model's cost does not depend on it).
     """
     if not ks or min(ks) < 1:
         raise ValueError(f"ks must be positive token counts, got {list(ks)}")
@@ -48,22 +56,22 @@ def measure_verify_costs(
     for _ in range(repeats):
         for k in ks:
             times[k].append(_forward(runner, [token] * k, keep))
-    return [statistics.median(times[k]) for k in ks]
+    return [times[k] for k in ks]
 
 
-def measure_plain_step(
+def time_plain_steps(
     runner: ModelRunner,
     token: int,
     decide: Callable[[Logits], int],
     *,
     repeats: int = DEFAULT_REPEATS,
-) -> float:
-    """Seconds for one plain decoding step through the same loop: a 1-token forward, the
-    verdict on its row (`decide`, e.g. greedy argmax or a sample) and the token's text.
+) -> list[float]:
+    """Seconds for each of `repeats` plain decoding steps through the same loop: a 1-token
+    forward, the verdict on its row (`decide`, e.g. greedy argmax or a sample) and the token's text.
 
     This is the baseline a speculative run is measured against: plain decoding done by the
-    same code, so the loop's own per-token work counts on both sides. Median of `repeats`;
-    the cache is left as found.
+    same code, so the loop's own per-token work counts on both sides. The calibration keeps
+    their median and, for its spread, every timing; the cache is left as found.
     """
     keep = runner.n_past
     timings = []
@@ -74,7 +82,7 @@ def measure_plain_step(
         runner.piece(chosen)
         timings.append(time.perf_counter() - start)
         runner.truncate(keep)
-    return statistics.median(timings)
+    return timings
 
 
 def _forward(runner: ModelRunner, tokens: list[int], keep: int) -> float:

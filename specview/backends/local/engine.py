@@ -18,12 +18,12 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from specview.backends.local.calibrate import DEFAULT_REPEATS, measure_plain_step, measure_verify_costs
+from specview.backends.local.calibrate import DEFAULT_REPEATS, time_plain_steps, time_verify_costs
 from specview.backends.local.drafters import EMPTY, AdaptiveGamma, Draft, Drafter
 from specview.backends.local.model import Logits, ModelRunner
 from specview.backends.local.verify import verify_greedy_logits, verify_sampled_logits
 from specview.backends.local.vocab import TextStream
-from specview.kernel.events import Basis, Calibration, Round, TokenEvent, TokenStatus
+from specview.kernel.events import Calibration, Round, TokenEvent, TokenStatus
 from specview.kernel.sampling import Decision, discarded_after
 
 RECALIBRATE_TOKENS = 256  # measure again once the context has grown this much (attention cost grows with it)
@@ -117,7 +117,8 @@ class Engine:
                 or (every is not None and self._rounds_since_calibration >= every))
 
     def calibrate(self, repeats: int = DEFAULT_REPEATS) -> Calibration:
-        """Time k-token forwards (k = 1 … max_verify) and one plain step at the live context.
+        """Time k-token forwards (k = 1 … max_verify) and one plain step at the live context,
+        `repeats` times each: the medians are the costs, the repeats their spread.
 
         The cache is left as found and the time spent is kept off the rounds' clock.
         """
@@ -125,12 +126,12 @@ class Engine:
         target = self.target
         room = min(self.max_verify, target.n_ctx - target.n_past, target.n_batch)
         pending = self._run.committed[-1]
-        costs = measure_verify_costs(target, range(1, room + 1), repeats=repeats, token=pending)
-        plain = measure_plain_step(target, pending, self._plain_choice, repeats=repeats)
+        costs = time_verify_costs(target, range(1, room + 1), repeats=repeats, token=pending)
+        plain = time_plain_steps(target, pending, self._plain_choice, repeats=repeats)
         self._calibrated_at = target.n_past
         self._rounds_since_calibration = 0
         self._excluded_s += time.monotonic() - start
-        return Calibration(Basis.MEASURED, plain, tuple(costs), context=target.n_past)
+        return Calibration.timed(plain, costs, context=target.n_past)
 
     def _plain_choice(self, rows: Logits) -> int:
         """What a plain round decides on its one row (the calibration's plain step runs it)."""

@@ -1,7 +1,7 @@
 """Recordings: JSON Lines, a header line then one line per Round, flushed every round.
 
     {"type": "header", "format": "specview-recording", "version": 3, "specview": "0.1.0", ...}
-    {"type": "calibration", "basis": "measured", "plain_s": ..., "verify_costs_s": [...], ...}
+    {"type": "calibration", "basis": "measured", "plain_s": ..., "verify_costs_s": [...], "plain_samples_s": [...], ...}
     {"type": "round", "index": 0, "drafted": 3, "tokens": [...], "discarded": [...], "t_wall": ...}
     {"type": "reconcile", "first_index": 0, "rounds": [...]}
     {"type": "totals", "source": "sglext.spec_tokens_details", "drafted": 12, "accepted": 4, ...}
@@ -14,7 +14,10 @@ adds calibration lines (what plain decoding cost: the baseline of the measured s
 a round's discarded drafts. Versions 1 and 2 have neither and are still read. Version 4 adds
 totals lines (a server's exact counts at the end of a request, after its rounds) and check lines
 (how the server's own counters compared with the counts shown); a file of an earlier version
-holds neither, and is read as before.
+holds neither, and is read as before. A calibration line may carry the repeats behind its values
+(`plain_samples_s`, `verify_samples_s`: the spread of the baseline); they are optional within
+version 4, so a file written before them reads as a calibration without a spread, and a reader
+that predates them ignores them.
 
 A file may hold several segments: each later run of the same program (a restart or a preset
 switch in the live view) appends a new header followed by its rounds. The reader yields what
