@@ -3,8 +3,9 @@
 Local llama runs time drafting and verifying, so c and the verify-cost ratio are measured (their
 models are loaded once for the whole sweep); a remote server gives tok/s, τ and α only.
 llama-server reads the draft length from its command line (`--spec-draft-n-max`) in current
-builds and ignores the per-request `speculative.n_max`: when the runs' drafted lengths do not follow γ, the sweep says so and
-names the restart-free alternatives instead of showing a sweep that did not happen.
+builds and ignores the per-request `speculative.n_max`: when the runs' drafted lengths do not
+follow γ, the sweep says so and names the restart-free alternatives instead of showing a sweep
+that did not happen.
 """
 
 from __future__ import annotations
