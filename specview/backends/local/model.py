@@ -85,7 +85,8 @@ class ModelRunner:
         params.n_seq_max = 1
         params.n_threads = params.n_threads_batch = self.n_threads
         params.no_perf = True
-        self.ctx = lib.llama_init_from_model(self.model, params)
+        with self._loaded.lock:
+            self.ctx = lib.llama_init_from_model(self.model, params)
         if not self.ctx:
             raise BackendError(f"could not create a context for the {self.role} model: {LOG.last_error()}")
         self.batch = lib.llama_batch_init(self.n_batch, 0, 1)
@@ -117,9 +118,10 @@ class ModelRunner:
             b.seq_id[i][0] = 0
             b.logits[i] = i >= first_row
         b.n_tokens = n
-        t0 = time.perf_counter()
-        rc = self.lib.llama_decode(self.ctx, b)
-        self.decode_s += time.perf_counter() - t0
+        with self._loaded.lock:  # another context of this model may decode on another thread
+            t0 = time.perf_counter()
+            rc = self.lib.llama_decode(self.ctx, b)
+            self.decode_s += time.perf_counter() - t0
         if rc != 0:
             self.truncate(self.n_past)  # a failed decode may leave part of the batch behind
             why = LOG.last_error()
@@ -223,7 +225,8 @@ class ModelRunner:
             self.threadpool.close()
             self.threadpool = None
         if self.ctx:
-            lib.llama_free(self.ctx)
+            with self._loaded.lock:
+                lib.llama_free(self.ctx)
             self.ctx = None
         if self.model:
             POOL.release(self._loaded)

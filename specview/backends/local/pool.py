@@ -13,7 +13,7 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,10 @@ class LoadedModel:
     model: Any  # llama_model *
     load_lines: tuple[str, ...]  # llama.cpp's log of the load (devices, offload): logged once per load
     users: int = 0
+    # contexts of one model decode one at a time: llama.cpp promises one thread per object, and
+    # concurrent decodes on contexts of one model have crashed other bindings (a Learn screen's
+    # forward runs on a worker thread while the live run decodes on its own)
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 class ModelPool:
