@@ -29,11 +29,13 @@ from specview.kernel.runspec import RunSpec
 from tests.integration.test_diff_local import PerturbedWithBatches
 
 MAX_TOKENS = 64
-# the prompt first (it diverged at token 11, then 21, with γ 4); how a prompt reaches the model
-# (chat template or raw) moves the near-ties, so several prompts and γ are tried for one that diverges
-CONFIGS = [("Write a haiku about the sea.", 4), ("Write a haiku about the sea.", 6),
-           ("Explain why the sky is blue.", 6), ("Le chat dort sur le canapé parce que", 6),
-           ("def fibonacci(n):", 6), ("Count from 1 to 30, separated by commas.", 6)]
+# How a prompt reaches the model (a chat template or raw) moves the near-ties, so several prompts
+# and γ are tried for one that diverges: in a chat template the haiku prompt diverged at
+# token 21 with γ 4; as raw completions the French one at token 46 (γ 4), the Roman one at 34 (γ 8)
+CONFIGS = [("Le chat dort sur le canapé parce que", 4), ("Write a haiku about the sea.", 4),
+           ("The history of the Roman Empire", 8), ("Once upon a time", 4),
+           ("Le chat dort sur le canapé parce que", 8), ("Write a haiku about the sea.", 6)]
+pytestmark = pytest.mark.timeout(1800)  # the search runs several configurations in one fixture
 
 
 class Recorded:
