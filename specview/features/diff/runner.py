@@ -20,6 +20,7 @@ from specview.features.diff.model import (
     first_divergence,
 )
 from specview.kernel.backend import Backend, BackendKind
+from specview.kernel.errors import BackendError
 from specview.kernel.events import Reconcile, Round
 
 
@@ -68,4 +69,7 @@ def _local_verdict(reference: Backend, candidate: Backend, divergence: Divergenc
         return margin, None
     ids = [e.token_id for e in cand[: divergence.index + 1] if e.token_id is not None]
     candidate.close()  # its context goes before the replay's opens (the reference still holds the model)
-    return margin, cause_of(reference, candidate, ids, divergence.index, a.token_id, b.token_id, margin)
+    try:
+        return margin, cause_of(reference, candidate, ids, divergence.index, a.token_id, b.token_id, margin)
+    except BackendError:  # no room for the replay's context: the verdict stands on the margin alone
+        return margin, None
