@@ -9,6 +9,8 @@ with `PYTEST_MARK=…`). `make test` runs everything.
 from __future__ import annotations
 
 import os
+import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,14 @@ os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 KINDS = ("unit", "app", "integration", "hostile")
 # helper modules whose use means a real llama-server or vLLM process (built by `make test`)
 SERVER_HELPERS = ("llama_server", "vllm_server")
+
+
+@pytest.fixture(autouse=True)
+def _no_last_diff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`specview diff` keeps its verdict for Learn 6 (features/diff/last.py): never in the user's
+    folder from a test, and each test starts without one."""
+    path = Path(tempfile.gettempdir()) / f"specview-test-last-diff-{uuid.uuid4().hex}.json"
+    monkeypatch.setenv("SPECVIEW_DIFF_LAST", str(path))
 
 
 def _starts_servers(module: object) -> bool:

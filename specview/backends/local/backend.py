@@ -18,6 +18,7 @@ from specview.backends.local.lib import llama_lib, supports_gpu_offload
 from specview.backends.local.log import LOG
 from specview.backends.local.model import ModelRunner, check_gguf_file
 from specview.backends.local.prompt_format import Source, prepare_prompt
+from specview.backends.local.replay import VerifyBatch
 from specview.backends.local.vocab import check_vocab
 from specview.kernel.backend import BackendInfo, BackendKind, Exact, Note
 from specview.kernel.errors import BackendError
@@ -140,7 +141,8 @@ class LlamaBackend:
         )
         draft_name = None if drafter is None else drafter.name
         mode = "plain" if drafter is None else f"{draft_name}{' adaptive γ' if adaptive else ''}"
-        device, note = _device(LOG.lines_since(mark), layers, self.target)
+        # a target shared with another backend (pool.py) logged its load then: its lines come first
+        device, note = _device([*self.target.load_lines, *LOG.lines_since(mark)], layers, self.target)
         self._info = BackendInfo(
             backend=BackendKind.LLAMA,
             label=f"{target.name} · {mode} · {device}",
@@ -167,6 +169,11 @@ class LlamaBackend:
     def logs(self) -> list[str]:
         """Recent llama.cpp log lines (the full log is in LOG.path)."""
         return LOG.tail()
+
+    @property
+    def verify_batches(self) -> list[VerifyBatch]:
+        """Every round's target forward so far (position and tokens), for `diff`'s replay."""
+        return self.engine.batches
 
     @property
     def times(self) -> LoopTimes:

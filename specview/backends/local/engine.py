@@ -21,6 +21,7 @@ import numpy as np
 from specview.backends.local.calibrate import DEFAULT_REPEATS, time_plain_steps, time_verify_costs
 from specview.backends.local.drafters import EMPTY, AdaptiveGamma, Draft, Drafter
 from specview.backends.local.model import Logits, ModelRunner
+from specview.backends.local.replay import VerifyBatch
 from specview.backends.local.verify import verify_greedy_logits, verify_sampled_logits
 from specview.backends.local.vocab import TextStream
 from specview.kernel.events import Calibration, Round, TokenEvent, TokenStatus
@@ -82,6 +83,7 @@ class Engine:
         self._excluded_s = 0.0  # calibration time, kept off the rounds' clock
         self._calibrated_at: int | None = None
         self._rounds_since_calibration = 0
+        self.batches: list[VerifyBatch] = []  # every round's target forward, for `diff`'s replay (replay.py)
 
     def start(self, stop: threading.Event | None = None) -> bool:
         """Reset both caches and evaluate the prompt but its last token; False if stopped."""
@@ -92,6 +94,7 @@ class Engine:
         self._calibrated_at = None
         self._rounds_since_calibration = 0
         self.times = LoopTimes()
+        self.batches = []
         self.target.reset()
         if self.drafter is not None:
             self.drafter.reset()
@@ -147,6 +150,7 @@ class Engine:
         draft = self._draft(stop)
         t1 = time.perf_counter()
         batch = [run.committed[-1], *draft.tokens]
+        self.batches.append(VerifyBatch(self.target.n_past, tuple(batch)))
         rows = self.target.eval(batch, rows=len(batch))
         t2 = time.perf_counter()
         if self.temperature > 0:

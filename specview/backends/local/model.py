@@ -1,5 +1,8 @@
 """One GGUF model and its context, driven through llama.cpp's low-level batch API.
 
+The weights come from the pool (pool.py): runners of one file share one llama_model, each
+with its own context and cache.
+
 The cache always holds `n_past` tokens of sequence 0. `eval` appends tokens and returns
 float32 logits only for the rows asked for (never for the whole context); `truncate`
 rolls the cache back with llama_memory_seq_rm. Every call must come from one thread.
@@ -20,11 +23,11 @@ import numpy.typing as npt
 
 from specview.backends.local.lib import llama_lib
 from specview.backends.local.log import LOG
+from specview.backends.local.pool import POOL
 from specview.backends.local.threads import Threadpool
 from specview.kernel.errors import BackendError
 
 Logits = npt.NDArray[np.float32]
-ALL_LAYERS = 2**31 - 1
 GGUF_MAGIC = b"GGUF"
 
 
@@ -48,16 +51,12 @@ class ModelRunner:
     def __init__(self, path: Path, *, role: str, n_gpu_layers: int, n_threads: int | None = None) -> None:
         self.lib = lib = llama_lib()
         check_gguf_file(path, role)
-        self.role, self.name = role, path.name
+        self.role, self.name, self.path = role, path.name, path
+        self.n_gpu_layers = n_gpu_layers
         self.n_threads = n_threads or os.cpu_count() or 1
-        params = lib.llama_model_default_params()
-        params.n_gpu_layers = ALL_LAYERS if n_gpu_layers < 0 else n_gpu_layers
-        mark = LOG.mark()
-        self.model = lib.llama_model_load_from_file(str(path).encode(), params)
-        if not self.model:
-            why = LOG.errors_since(mark)
-            detail = f": {why[0]}" if why else " (truncated or unsupported file?)"
-            raise BackendError(f"could not load the {role} model {path}{detail}")
+        self._loaded = POOL.acquire(path, role, n_gpu_layers)  # shared with other runners of this file
+        self.model = self._loaded.model
+        self.load_lines = self._loaded.load_lines
         self.ctx: Any = None
         self.batch: Any = None
         self.threadpool: Threadpool | None = None
@@ -86,7 +85,8 @@ class ModelRunner:
         params.n_seq_max = 1
         params.n_threads = params.n_threads_batch = self.n_threads
         params.no_perf = True
-        self.ctx = lib.llama_init_from_model(self.model, params)
+        with self._loaded.lock:
+            self.ctx = lib.llama_init_from_model(self.model, params)
         if not self.ctx:
             raise BackendError(f"could not create a context for the {self.role} model: {LOG.last_error()}")
         self.batch = lib.llama_batch_init(self.n_batch, 0, 1)
@@ -118,9 +118,10 @@ class ModelRunner:
             b.seq_id[i][0] = 0
             b.logits[i] = i >= first_row
         b.n_tokens = n
-        t0 = time.perf_counter()
-        rc = self.lib.llama_decode(self.ctx, b)
-        self.decode_s += time.perf_counter() - t0
+        with self._loaded.lock:  # another context of this model may decode on another thread
+            t0 = time.perf_counter()
+            rc = self.lib.llama_decode(self.ctx, b)
+            self.decode_s += time.perf_counter() - t0
         if rc != 0:
             self.truncate(self.n_past)  # a failed decode may leave part of the batch behind
             why = LOG.last_error()
@@ -200,8 +201,9 @@ class ModelRunner:
             self.threadpool.close()
             self.threadpool = None
         if self.ctx:
-            lib.llama_free(self.ctx)
+            with self._loaded.lock:
+                lib.llama_free(self.ctx)
             self.ctx = None
         if self.model:
-            lib.llama_model_free(self.model)
+            POOL.release(self._loaded)
             self.model = None

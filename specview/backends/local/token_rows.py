@@ -1,10 +1,11 @@
 """A drafted position's real target and draft distributions, recomputed on demand for Learn screen 6.
 
 Keeping every round's full rows would cost a 262k-wide copy (or a top-k search) per verified
-position during decoding; instead, when the user opens a token, this loads its own copies of the
-run's models and runs one forward over the same prefix (prompt + committed tokens before that
-position). The result matches the run's p and q up to floating-point differences between batch
-shapes. Call it from a worker thread: loading and prefilling take a moment.
+position during decoding; instead, when the user opens a token, this opens its own contexts on
+the run's models (shared through pool.py, one context decoding at a time) and runs one forward
+over the same prefix (prompt + committed tokens before that position). The result matches the
+run's p and q up to floating-point differences between batch shapes. Call it from a worker
+thread: loading and prefilling take a moment.
 """
 
 from __future__ import annotations

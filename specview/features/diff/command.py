@@ -5,7 +5,9 @@ without speculation, token by token.
     specview diff url:http://host:8081/v1 url:http://host:8080/v1      # two server configurations
 
 Identical runs say so (exit 0). Otherwise the first divergence is shown with both tokens, the
-round it happened in and, locally, the target's logit margin there (exit 1, like diff(1)).
+round it happened in and, locally, the target's logit margin there and its cause: the target
+re-run on the speculative run's own batches tells kernel numerics (the loop is exact) from a
+defect of the speculative path (exit 1, like diff(1)).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING
 from specview.cli.argtypes import Parser, SubParsers
 
 if TYPE_CHECKING:
-    from specview.features.diff.model import DiffResult
+    from specview.features.diff.model import Cause, DiffResult
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
@@ -63,6 +65,10 @@ def run(args: argparse.Namespace) -> int:
     from specview.boundary.jsonio import dumps
 
     result = compare_backends(reference, candidate)
+    if ref_spec.kind == "llama":  # Learn 6 explains the greedy case with this verdict (last.py)
+        from specview.features.diff.last import save
+
+        save(result, reference.info.model or "")
     print(dumps(result.to_dict()) if args.json else describe(result, lang))
     return 0 if result.identical else 1
 
@@ -88,9 +94,33 @@ def describe(result: DiffResult, lang: str) -> str:
         shown_text = sanitize(tok.text, MAX_TOKEN_SHOWN, one_line=True)
         lines.append(f"  {name}: {shown_text!r}{ident} · {text('diff.round', lang)} {tok.round} · "
                      f"{text(f'token.{tok.status}', lang)}")
-    m = result.margin
+    m, cause = result.margin, result.cause
     if m is not None:
-        verdict = text("diff.near_tie", lang) if m.near_tie else text("diff.not_lossless", lang)
         gap = fill("diff.gap", lang, gap=f"{m.top1_minus_top2:.4f}")
-        lines.append(f"  {text('diff.margin', lang)} {m.margin:+.4f} · {gap} · {verdict}")
+        line = f"  {text('diff.margin', lang)} {m.margin:+.4f} · {gap}"
+        if cause is None:  # no replay of the speculative batches: the margin is all there is to go on
+            line += " · " + (text("diff.near_tie", lang) if m.near_tie else text("diff.not_lossless", lang))
+        else:
+            line += f" ({text('diffcause.one_token', lang)})"
+        lines.append(line)
+    lines += _cause_lines(cause, lang)
     return "\n".join(lines)
+
+
+def _cause_lines(cause: Cause | None, lang: str) -> list[str]:
+    from specview.features.diff.model import DEFECT, NUMERICS
+    from specview.texts.catalog import fill
+
+    if cause is None:
+        return []
+    if cause.kind == DEFECT and cause.defect_at is not None:
+        return [f"  {fill('diffcause.defect', lang, n=cause.defect_at + 1)}"]
+    if cause.kind != NUMERICS or cause.position is None:
+        return []
+    out = []
+    if cause.batched is not None:
+        out.append(f"  {fill('diffcause.batched', lang, margin=f'{cause.batched.margin:+.4f}')}")
+    shift = "?" if cause.logit_shift is None else f"{cause.logit_shift:.4f}"
+    numerics = fill("diffcause.numerics", lang, width=cause.batch_width, position=cause.position + 1, shift=shift)
+    out.append(f"  {numerics}")
+    return out

@@ -4,9 +4,8 @@ The reference is plain decoding (or the first of two server configurations), the
 speculative run. Tokens are compared by id when both runs know them (local llama.cpp), else by
 text: the first differing character, mapped back to the token (and round) that emitted it in
 each run. A run that stops earlier than the other diverges where it stopped. The logit margin
-at the divergence (local only) is filled in by the caller: a margin near zero is a near-tie
-that batched and one-token kernels may break differently; a large one means the speculative
-path is not lossless.
+at the divergence and the cause (local only: the reference re-run on the speculative run's
+own batches, features/diff/cause.py) are filled in by the caller.
 """
 
 from __future__ import annotations
@@ -48,6 +47,34 @@ class Margin:
         return abs(self.margin) < NEAR_TIE
 
 
+EXACT, NUMERICS, DEFECT = "exact", "numerics", "defect"
+
+
+@dataclass(frozen=True, slots=True)
+class Cause:
+    """Why the runs differ, from the reference re-run on the speculative run's own batches.
+
+    exact: no divergence. numerics: the speculative run equals the target's greedy on the same
+    batches, so the loop is exact and one-token decoding differs by kernel numerics (the widest
+    batch at or before the divergence: `batch_width` tokens deciding tokens from `position` on;
+    `logit_shift` = how much the reference − speculative logit gap moved between the one-token
+    and the batched computation). defect: even the same batches give another token, from
+    `defect_at` on: the speculative path is not lossless.
+    """
+
+    kind: str
+    batch_width: int | None = None
+    position: int | None = None
+    logit_shift: float | None = None
+    batched: Margin | None = None  # the two tokens' logits on the speculative run's batches
+    defect_at: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "batch_width": self.batch_width, "position": self.position,
+                "logit_shift": self.logit_shift, "defect_at": self.defect_at,
+                "batched": None if self.batched is None else _margin(self.batched)}
+
+
 @dataclass(frozen=True, slots=True)
 class Divergence:
     """Where the runs first differ (a token is None where that run had already stopped)."""
@@ -67,7 +94,8 @@ class DiffResult:
     candidate_label: str
     compared: int  # tokens (or, by text, characters) that matched before the end or the divergence
     divergence: Divergence | None
-    margin: Margin | None = None
+    margin: Margin | None = None  # on the reference's own computation (one-token decoding)
+    cause: Cause | None = None  # None where it cannot be told (servers, a run without replayable batches)
 
     @property
     def identical(self) -> bool:
@@ -82,12 +110,14 @@ class DiffResult:
                 "index": d.index, "by_text": d.by_text, "prefix_tail": d.prefix[-80:],
                 "reference": _emitted(d.reference), "candidate": _emitted(d.candidate),
             },
-            "margin": None if self.margin is None else {
-                "reference_logit": self.margin.reference_logit, "candidate_logit": self.margin.candidate_logit,
-                "margin": self.margin.margin, "top1_minus_top2": self.margin.top1_minus_top2,
-                "near_tie": self.margin.near_tie,
-            },
+            "margin": None if self.margin is None else _margin(self.margin),
+            "cause": None if self.cause is None else self.cause.to_dict(),
         }
+
+
+def _margin(m: Margin) -> dict[str, Any]:
+    return {"reference_logit": m.reference_logit, "candidate_logit": m.candidate_logit, "margin": m.margin,
+            "top1_minus_top2": m.top1_minus_top2, "near_tie": m.near_tie}
 
 
 def _emitted(e: Emitted | None) -> dict[str, Any] | None:

@@ -1,16 +1,26 @@
 """Run two backends to the end on one thread each in turn and compare what they emitted.
 
 The reference backend stays open until the comparison is done, so a local reference can
-recompute the target's logits at the divergence (`local/margin.py`). A backend that ends
-with a Reconcile (vLLM) is compared on its exact rounds.
+recompute the target's logits at the divergence and re-run the speculative run's batches
+(`cause.py`). A backend that ends with a Reconcile (vLLM) is compared on its exact rounds.
 """
 
 from __future__ import annotations
 
 import threading
 
-from specview.features.diff.model import DiffResult, emitted, first_divergence
+from specview.features.diff.model import (
+    EXACT,
+    Cause,
+    DiffResult,
+    Divergence,
+    Emitted,
+    Margin,
+    emitted,
+    first_divergence,
+)
 from specview.kernel.backend import Backend, BackendKind
+from specview.kernel.errors import BackendError
 from specview.kernel.events import Reconcile, Round
 
 
@@ -26,23 +36,40 @@ def collect(backend: Backend) -> list[Round]:
 
 
 def compare_backends(reference: Backend, candidate: Backend) -> DiffResult:
-    """Run both; the verdict, with the logit margin when the reference is local llama.cpp."""
+    """Run both; the verdict, with the logit margin and the cause when the reference is local llama.cpp."""
     try:
         ref = emitted(collect(reference))
         cand = emitted(collect(candidate))
         compared, divergence = first_divergence(ref, cand)
-        margin = None
-        if divergence is not None and not divergence.by_text:
-            a, b = divergence.reference, divergence.candidate
-            local = reference.info.backend == BackendKind.LLAMA  # llama.cpp is imported only then
-            if local and a is not None and b is not None and a.token_id is not None and b.token_id is not None:
-                from specview.backends.local.backend import LlamaBackend
-                from specview.features.diff.margin import logit_margin
-
-                assert isinstance(reference, LlamaBackend)
-                prefix = [e.token_id for e in ref[: divergence.index] if e.token_id is not None]
-                margin = logit_margin(reference, prefix, a.token_id, b.token_id)
-        return DiffResult(reference.info.label, candidate.info.label, compared, divergence, margin)
+        if divergence is None:
+            return DiffResult(reference.info.label, candidate.info.label, compared, None, cause=Cause(EXACT))
+        margin, cause = None, None
+        local = reference.info.backend == BackendKind.LLAMA  # llama.cpp is imported only then
+        if local and not divergence.by_text:
+            margin, cause = _local_verdict(reference, candidate, divergence, cand)
+        return DiffResult(reference.info.label, candidate.info.label, compared, divergence, margin, cause)
     finally:
         reference.close()
         candidate.close()
+
+
+def _local_verdict(reference: Backend, candidate: Backend, divergence: Divergence,
+                   cand: list[Emitted]) -> tuple[Margin | None, Cause | None]:
+    """The margin on the reference's computation, and the cause when the candidate's batches are known."""
+    from specview.backends.local.backend import LlamaBackend
+    from specview.backends.local.replay import BatchedRun
+    from specview.features.diff.cause import cause_of, logit_margin
+
+    a, b = divergence.reference, divergence.candidate
+    if a is None or b is None or a.token_id is None or b.token_id is None:
+        return None, None
+    assert isinstance(reference, LlamaBackend)
+    margin = logit_margin(reference, divergence.index, a.token_id, b.token_id)
+    if not isinstance(candidate, BatchedRun):
+        return margin, None
+    ids = [e.token_id for e in cand[: divergence.index + 1] if e.token_id is not None]
+    candidate.close()  # its context goes before the replay's opens (the reference still holds the model)
+    try:
+        return margin, cause_of(reference, candidate, ids, divergence.index, a.token_id, b.token_id, margin)
+    except BackendError:  # no room for the replay's context: the verdict stands on the margin alone
+        return margin, None

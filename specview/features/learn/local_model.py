@@ -50,8 +50,8 @@ MEASURE_REPEATS = 3
 def measure_forward_costs(path: str, ks: list[int]) -> list[float]:
     """Seconds of one k-token forward of the model at `path`, for each k (median of a few repeats).
 
-    Loads its own copy of the model (the live run's engine thread owns the other), with a context
-    of MEASURE_CONTEXT tokens already cached, and times the forwards the way a live run calibrates
+    Opens its own context on the model (the live run's weights, shared through backends/local/pool.py),
+    with MEASURE_CONTEXT tokens already cached, and times the forwards the way a live run calibrates
     (calibrate.measure_verify_costs: at that context, the cache rolled back after each).
     """
     from pathlib import Path

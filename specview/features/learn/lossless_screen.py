@@ -71,6 +71,18 @@ class LosslessScreen(LearnScreen):
         yield DistributionBars(id="histogram")
         yield Static(id="sampling", classes="learn-numbers")
         yield Prose(self.ts("note"), classes="learn-note")
+        yield Prose(self._greedy(), id="greedy", classes="learn-note")
+
+    def _greedy(self) -> str:
+        """Why greedy runs may still differ: with the user's last `specview diff` when one is kept."""
+        from specview.features.diff.last import load
+
+        last = load()
+        if last is None or (last.kind == "numerics" and last.batch_width is None):
+            return self.ts("greedy")
+        shift = number(last.logit_shift, ".3f")
+        n = last.tokens if last.kind == "exact" else last.tokens + 1
+        return self.ts(f"greedy_{last.kind}", model=last.model, n=n, width=last.batch_width, shift=shift)
 
     def _live_header(self) -> Text:
         assert self.run is not None and self.rows is not None

@@ -1,15 +1,17 @@
 """Run the γ sweep: the same prompt once per γ (γ 0 = plain) through the ordinary backends.
 
-Local llama runs time drafting and verifying, so c and the verify-cost ratio are measured;
-a remote server gives tok/s, τ and α only. llama-server reads the draft length from its
-command line (`--spec-draft-n-max`) in current builds and ignores the per-request
-`speculative.n_max`: when the runs' drafted lengths do not follow γ, the sweep says so and
-names the restart-free alternatives instead of showing a sweep that did not happen.
+Local llama runs time drafting and verifying, so c and the verify-cost ratio are measured (their
+models are loaded once for the whole sweep); a remote server gives tok/s, τ and α only.
+llama-server reads the draft length from its command line (`--spec-draft-n-max`) in current
+builds and ignores the per-request `speculative.n_max`: when the runs' drafted lengths do not
+follow γ, the sweep says so and names the restart-free alternatives instead of showing a sweep
+that did not happen.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 
 from specview.features.sweep.model import GammaPoint
@@ -55,11 +57,21 @@ def gamma_points(base: RunSpec, gammas: list[int], *, plain: bool,
         replace(base, plain=False, gamma=g) for g in gammas
     ]
     points = []
-    for spec in runs:
-        if progress is not None:
-            progress(0 if spec.plain else (spec.gamma or 0))
-        points.append(run_point(spec))
+    with _models_kept(base):
+        for spec in runs:
+            if progress is not None:
+                progress(0 if spec.plain else (spec.gamma or 0))
+            points.append(run_point(spec))
     return points, tuple(ignored_gamma_notes(points))
+
+
+def _models_kept(base: RunSpec) -> AbstractContextManager[None]:
+    """Local runs load each model once for the whole sweep, not once per γ (backends/local/pool.py)."""
+    if base.kind != "llama":
+        return nullcontext()
+    from specview.backends.local.pool import POOL
+
+    return POOL.keep()
 
 
 def ignored_gamma_notes(points: list[GammaPoint]) -> list[Note]:

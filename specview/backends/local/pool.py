@@ -1,0 +1,119 @@
+"""Loaded GGUF models, shared: one llama_model per file while anyone uses it.
+
+llama.cpp lets one model serve several contexts, each with its own cache: `diff`'s plain and
+speculative runs, a draft that is the target file itself, the replay of a verify schedule all
+read one copy of the weights. A model is freed when its last user lets go, unless a `keep()`
+scope is open: a sweep holds its models loaded between runs that would otherwise free and load
+them again. `loads` counts real loads (what the tests read).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from specview.backends.local.lib import llama_lib
+from specview.backends.local.log import LOG
+from specview.kernel.errors import BackendError
+
+ALL_LAYERS = 2**31 - 1
+
+# (real path, device, inode, size, mtime, layers): a file replaced or rewritten is a new model
+Key = tuple[str, int, int, int, int, int]
+
+
+@dataclass(eq=False, slots=True)
+class LoadedModel:
+    """One llama_model and who uses it."""
+
+    key: Key
+    model: Any  # llama_model *
+    load_lines: tuple[str, ...]  # llama.cpp's log of the load (devices, offload): logged once per load
+    users: int = 0
+    # contexts of one model decode one at a time: llama.cpp promises one thread per object, and
+    # concurrent decodes on contexts of one model have crashed other bindings (a Learn screen's
+    # forward runs on a worker thread while the live run decodes on its own)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class ModelPool:
+    """The process's loaded models (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._models: dict[Key, LoadedModel] = {}
+        self._keeping = 0
+        self.loads = 0
+
+    def acquire(self, path: Path, role: str, n_gpu_layers: int) -> LoadedModel:
+        """The model at `path` with `n_gpu_layers` offloaded (< 0: all), loaded if nobody holds it."""
+        layers = ALL_LAYERS if n_gpu_layers < 0 else n_gpu_layers
+        key = _key(path, layers, role)
+        with self._lock:  # a second user of the same file waits for the first load, then shares it
+            found = self._models.get(key)
+            if found is None:
+                found = self._models[key] = _load(path, role, layers, key)
+                self.loads += 1
+            found.users += 1
+            return found
+
+    @property
+    def held(self) -> int:
+        """Models loaded now."""
+        with self._lock:
+            return len(self._models)
+
+    def release(self, loaded: LoadedModel) -> None:
+        """One user fewer; the last one frees the model (after the outermost `keep()` when one is open)."""
+        with self._lock:
+            loaded.users -= 1
+            if loaded.users <= 0 and not self._keeping:
+                self._free(loaded)
+
+    @contextmanager
+    def keep(self) -> Iterator[None]:
+        """Models loaded inside stay loaded until the scope ends, even between users."""
+        with self._lock:
+            self._keeping += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._keeping -= 1
+                if not self._keeping:
+                    for loaded in [m for m in self._models.values() if m.users <= 0]:
+                        self._free(loaded)
+
+    def _free(self, loaded: LoadedModel) -> None:
+        if self._models.get(loaded.key) is loaded:
+            del self._models[loaded.key]
+            llama_lib().llama_model_free(loaded.model)
+
+
+def _key(path: Path, layers: int, role: str) -> Key:
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise BackendError(f"cannot read the {role} model {path}: {exc.strerror or exc}") from None
+    return (os.path.realpath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, layers)
+
+
+def _load(path: Path, role: str, layers: int, key: Key) -> LoadedModel:
+    lib = llama_lib()
+    params = lib.llama_model_default_params()
+    params.n_gpu_layers = layers
+    mark, lines = LOG.mark(), LOG.line_mark()
+    model = lib.llama_model_load_from_file(str(path).encode(), params)
+    if not model:
+        why = LOG.errors_since(mark)
+        detail = f": {why[0]}" if why else " (truncated or unsupported file?)"
+        raise BackendError(f"could not load the {role} model {path}{detail}")
+    return LoadedModel(key, model, tuple(LOG.lines_since(lines)))
+
+
+POOL = ModelPool()
