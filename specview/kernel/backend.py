@@ -111,6 +111,9 @@ class BackendInfo:
     # Where a model's numbers come from (the simulator's preset): {"fields", "outputs", ...};
     # empty when every number is measured. `outputs` maps a gauge to cited / derived / assumed.
     provenance: dict[str, Any] = field(default_factory=dict)
+    # The prompt's length in tokens where known: context before the first output token, so
+    # acceptance by context position counts from it (core/context_acceptance.py).
+    prompt_tokens: int | None = None
 
     @property
     def run_label(self) -> str:

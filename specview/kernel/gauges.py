@@ -212,6 +212,12 @@ def _gamma(r: Reading) -> float | None:
     return r.info.gamma
 
 
+def _context_drop(r: Reading) -> float | None:
+    """α of the first bucket of context position minus the latest's (core/context_acceptance.py)."""
+    decay = None if r.snap.context is None else r.snap.context.decay()
+    return None if decay is None else decay.drop
+
+
 def _runs_only(r: Reading) -> float | None:
     """A monitor gauge has no value for a run of ours."""
     return None
@@ -248,6 +254,7 @@ GAUGES: tuple[GaugeSpec, ...] = (
     GaugeSpec("speedup", lambda r: r.over.speedup_measured, ".2f", frozenset({PANEL, STRIP, SUMMARY, BENCH}),
               suffix="×", higher_is_better=True, note=_speedup_note, provenance_key="speedup",
               source=_speedup_source),
+    GaugeSpec("context_drop", _context_drop, "+.2f", frozenset({SUMMARY, BENCH}), higher_is_better=False),
     GaugeSpec("verify_ratio", lambda r: r.over.verify_ratio, ".2f", frozenset({PANEL, SUMMARY, BENCH}),
               higher_is_better=False, source=_verify_source),
 )

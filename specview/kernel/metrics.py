@@ -30,6 +30,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from specview.boundary.bounds import MAX_ROUND_DRAFTS
+from specview.kernel.context_acceptance import ContextAcceptance, ContextFold
 from specview.kernel.events import Basis, Calibration, Round, TokenStatus
 from specview.kernel.theory import expected_tau
 from specview.kernel.totals import CrossChecked, Totals
@@ -69,6 +70,7 @@ class MetricsSnapshot:
     totals_requests: int = 0
     exact_totals: frozenset[str] = frozenset()  # BackendInfo.exact keys the totals make exact
     cross_check: CrossChecked | None = None  # the last request's counts against the server's own
+    context: ContextAcceptance | None = None  # acceptance by output position (core/context_acceptance.py)
 
 
 @dataclass(slots=True)
@@ -134,6 +136,7 @@ class Metrics:
         self._totals_requests = 0
         self._totals_cover: frozenset[str] = frozenset()
         self.cross_check: CrossChecked | None = None
+        self.context = ContextFold()
 
     def calibrate(self, cal: Calibration) -> None:
         """Fold in what plain decoding costs (a later basis replaces an earlier one)."""
@@ -191,6 +194,7 @@ class Metrics:
             self._verified_at[k] += 1
         for k in range(min(accepted, drafted)):
             self._accepted_at[k] += 1
+        self.context.add(emitted, drafted, verified, accepted)
         self._add_plain_round(rnd)
         self._add_timing(rnd, emitted)
         self._add_window(rnd.t_wall, emitted, verified, accepted)
@@ -238,6 +242,7 @@ class Metrics:
         self._totals_cover = frozenset(cover) & (self._totals_cover if self._totals else frozenset(cover))
         self._totals = totals if self._totals is None else self._totals.plus(totals)
         self._totals_requests += 1
+        self.context.new_request()
         self._closed = _Counts(self.rounds, self.tokens, self.drafted, self.accepted, self.verified,
                                list(self._verified_at), list(self._accepted_at), dict(counts))
 
@@ -358,6 +363,7 @@ class Metrics:
             totals_requests=self._totals_requests,
             exact_totals=self._exact_totals(),
             cross_check=self.cross_check,
+            context=self.context.snapshot(),
         )
 
     def _draft_cost(self, calibration: Calibration | None) -> float | None:

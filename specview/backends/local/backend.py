@@ -148,6 +148,7 @@ class LlamaBackend:
             seed=seed,
             exact=dict(EXACT),
             notes=(note,),
+            prompt_tokens=len(self.prompt_tokens),
         )
 
     def _load(self, path: Path, role: str, layers: int, n_threads: int | None) -> ModelRunner:

@@ -71,6 +71,8 @@ class SimBackend:
         self.pace = Pace(speed)
         self.max_rounds = max_rounds
         self.acceptance = preset.acceptance_at(self.temperature, self.gamma)
+        # the prompt is context the output follows (it counts for acceptance by context position)
+        self.prompt_tokens = len(_EN_TOKEN.findall(prompt) if self.lang == "en" else prompt) if prompt else 0
         self._info = BackendInfo(
             backend=BackendKind.SIM,
             label=preset.id,
@@ -84,6 +86,7 @@ class SimBackend:
             pace=self.pace,
             cpu_bound=speed <= 0,  # flat out it never waits: the UI runs it in a child process
             provenance=preset.provenance_json(),
+            prompt_tokens=self.prompt_tokens,
         )
 
     @property

@@ -32,10 +32,12 @@ from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Session
 from specview.kernel.totals import CrossChecked
 from specview.texts.catalog import fill, text
+from specview.tui.context_texts import context_texts
 from specview.tui.gauges import legend_entries, origin_text, pane_texts, panel_texts, rises
 from specview.tui.notify import notify_error, notify_safe, user_action
 from specview.tui.pump import Pump, Pumps, Throttle
 from specview.widgets.bindings import bind, key_hint, localize
+from specview.widgets.context_chart import ContextChart
 from specview.widgets.gauge_strip import GaugeStrip
 from specview.widgets.history_chart import HistoryChart
 from specview.widgets.legend import Legend
@@ -126,6 +128,8 @@ class LiveScreen(Screen[None]):
                 yield Label("", id="rising", classes="span")
                 yield Label(text("over_time", t), classes="section")
                 yield HistoryChart([], id="history")
+                yield Label(text("context.title", t), classes="section")
+                yield ContextChart(text("context.empty", t), id="context")
                 yield Static("", id="note", markup=False)
         yield GaugeStrip(id="strip")
         yield Static(text("term_too_small", t), id="too-small", markup=False)
@@ -136,6 +140,7 @@ class LiveScreen(Screen[None]):
         self._gauges = {g.id.removeprefix("g-"): g for g in self.query(StatGauge) if g.id}
         self._bars = self.query_one(PositionBars)
         self._history = self.query_one(HistoryChart)
+        self._context_chart = self.query_one(ContextChart)
         self._status = self.query_one(StatusLine)
         self._strip = self.query_one(GaugeStrip)
         self._status.set(hint=key_hint(self.app, "app.help"))
@@ -178,6 +183,8 @@ class LiveScreen(Screen[None]):
                     self._rising_shown = rising
                     self.query_one("#rising", Label).update(text("rising", self.lang) if rising else "")
                 self._history.show(reading.snap.tau_history)
+                ctx = context_texts(reading, self.lang)
+                self._context_chart.set(ctx.values, ctx.caption, ctx.mark, ctx.decayed)
         self._status.set(state=self.pump.state.text(self.lang))
         # adaptive γ, or what the backend learned while running (e.g. a server's method, a cross-check)
         if (self.pump.gamma_now != self._gamma_shown or self.backend.info is not self._info_shown

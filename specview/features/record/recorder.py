@@ -206,6 +206,7 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> dict[str, Any]:
             "notes": [note.to_dict() for note in info.notes],
             "note": info.note,
             "provenance": info.provenance,
+            "prompt_tokens": info.prompt_tokens,
         },
         settings=settings,
         models={"model": info.model, "draft": info.draft, **spec_fields["models"]},
