@@ -265,6 +265,16 @@ def gauges(view: str) -> tuple[GaugeSpec, ...]:
     return tuple(spec for spec in GAUGES if view in spec.views)
 
 
-def position_texts(values: Sequence[float | None]) -> list[tuple[float | None, str]]:
-    """Per-position acceptance as the bars show it: (fraction to two places, its text)."""
-    return [(None if v is None else round(v, 2), number(v, ".2f")) for v in values]
+def position_texts(values: Sequence[float | None], verified: Sequence[int] = ()) -> list[tuple[float | None, str]]:
+    """Per-position acceptance as the bars show it: (fraction to two places, its text), with the
+    rounds behind each bar where given (the rounds that drafted and verified the position)."""
+    counts = [f" ({compact_count(n)})" for n in verified] + [""] * (len(values) - len(verified))
+    return [(None if v is None else round(v, 2), number(v, ".2f") + c) for v, c in zip(values, counts, strict=False)]
+
+
+def compact_count(n: int) -> str:
+    """A count in at most four characters: 950, 1.2k, 34k, 1.2M."""
+    if n < 1000:
+        return str(n)
+    value, suffix = (n / 1e6, "M") if n >= 1_000_000 else (n / 1e3, "k")
+    return f"{value:.1f}{suffix}" if value < 10 else f"{value:.0f}{suffix}"

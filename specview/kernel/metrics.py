@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from specview.boundary.bounds import MAX_ROUND_DRAFTS
 from specview.kernel.context_acceptance import ContextAcceptance, ContextFold
+from specview.kernel.drafters import DrafterCounts, DrafterFold
 from specview.kernel.events import Basis, Calibration, Round, TokenStatus
 from specview.kernel.theory import expected_tau
 from specview.kernel.totals import CrossChecked, Totals
@@ -71,6 +72,8 @@ class MetricsSnapshot:
     exact_totals: frozenset[str] = frozenset()  # BackendInfo.exact keys the totals make exact
     cross_check: CrossChecked | None = None  # the last request's counts against the server's own
     context: ContextAcceptance | None = None  # acceptance by output position (core/context_acceptance.py)
+    gamma_history: tuple[int, ...] = ()  # γ of the latest rounds, oldest first (depth that varies)
+    drafters: tuple[DrafterCounts, ...] = ()  # per drafter, where rounds name theirs (core/drafters.py)
 
 
 @dataclass(slots=True)
@@ -137,6 +140,8 @@ class Metrics:
         self._totals_cover: frozenset[str] = frozenset()
         self.cross_check: CrossChecked | None = None
         self.context = ContextFold()
+        self.drafters = DrafterFold()
+        self._gamma_history: deque[int] = deque(maxlen=history)
 
     def calibrate(self, cal: Calibration) -> None:
         """Fold in what plain decoding costs (a later basis replaces an earlier one)."""
@@ -195,6 +200,8 @@ class Metrics:
         for k in range(min(accepted, drafted)):
             self._accepted_at[k] += 1
         self.context.add(emitted, drafted, verified, accepted)
+        self.drafters.add(rnd.drafter, emitted, drafted, verified, accepted)
+        self._gamma_history.append(drafted)
         self._add_plain_round(rnd)
         self._add_timing(rnd, emitted)
         self._add_window(rnd.t_wall, emitted, verified, accepted)
@@ -364,6 +371,8 @@ class Metrics:
             exact_totals=self._exact_totals(),
             cross_check=self.cross_check,
             context=self.context.snapshot(),
+            gamma_history=tuple(self._gamma_history),
+            drafters=self.drafters.snapshot(),
         )
 
     def _draft_cost(self, calibration: Calibration | None) -> float | None:

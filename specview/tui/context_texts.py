@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from specview.boundary.text import number
 from specview.kernel.context_acceptance import MIN_VERIFIED
-from specview.kernel.gauges import Reading
+from specview.kernel.gauges import Reading, compact_count
 from specview.texts.catalog import fill
 
 
@@ -32,8 +32,8 @@ def context_texts(reading: Reading, lang: str) -> ContextTexts:
     prompt = reading.info.prompt_tokens
     values = tuple(None if b.alpha is None else round(b.alpha, 2) for b in ctx.buckets)
     offset = prompt or 0
-    span = {"start": f"{offset + ctx.buckets[0].start:,}", "end": f"{offset + ctx.buckets[-1].end:,}",
-            "width": f"{ctx.width:,}", "prompt": f"{prompt:,}" if prompt is not None else ""}
+    span = {"start": compact_count(offset + ctx.buckets[0].start), "end": compact_count(offset + ctx.buckets[-1].end),
+            "width": compact_count(ctx.width), "prompt": compact_count(prompt) if prompt is not None else ""}
     caption = fill("context.span" if prompt is not None else "context.span_output", lang, **span)
     decay = ctx.decay()
     if decay is None:

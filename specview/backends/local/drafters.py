@@ -19,11 +19,13 @@ FloatRows = npt.NDArray[np.float64]
 
 @dataclass(frozen=True, slots=True)
 class Draft:
-    """Drafted tokens with q: `q_rows` (γ × vocab) when sampling, `q_values` (q of each draft) always."""
+    """Drafted tokens with q: `q_rows` (γ × vocab) when sampling, `q_values` (q of each draft) always;
+    `source` names the drafter that made them (a round is attributed to it)."""
 
     tokens: list[int]
     q_values: list[float]
     q_rows: FloatRows | None = None
+    source: str = ""
 
 
 EMPTY = Draft([], [])
@@ -100,7 +102,7 @@ class NgramDrafter:
         if temperature > 0:
             q_rows = np.zeros((len(tokens), self.vocab), dtype=np.float64)
             q_rows[np.arange(len(tokens)), tokens] = 1.0
-        return Draft(tokens, [1.0] * len(tokens), q_rows)
+        return Draft(tokens, [1.0] * len(tokens), q_rows, self.name)
 
 
 class ModelDrafter:
@@ -166,7 +168,7 @@ class ModelDrafter:
                 break
             row = self._row(self.runner.eval([token]))
             self.cached.append(token)
-        return Draft(tokens, q_values, np.stack(q_rows) if q_rows else None)
+        return Draft(tokens, q_values, np.stack(q_rows) if q_rows else None, self.name)
 
     def _row(self, logits: Logits) -> Logits:
         """The last row, cut or padded (-inf) to the target's vocabulary size."""
