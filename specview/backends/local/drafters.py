@@ -193,6 +193,39 @@ class ModelDrafter:
             del self.cached[keep:]
 
 
+class ChainedDrafter:
+    """Spec types chained as llama.cpp chains them (#23269, docs/speculative.md): the draftless
+    n-gram lookup first, and the draft model in the rounds where it finds nothing. Each round
+    names the drafter whose drafts it verified (`Draft.source`), so α and τ come per drafter.
+
+    The draft model catches up on the tokens the n-gram rounds committed when it next drafts,
+    as llama.cpp's does. q: the model's rounds carry theirs, the n-gram's are one-hot (1.0 each).
+    """
+
+    one_hot = False  # only the n-gram's rounds are one-hot: a correction's q is then left unknown
+
+    def __init__(self, first: NgramDrafter, then: ModelDrafter) -> None:
+        self.first, self.then = first, then
+        self.name = f"{first.name}+{then.name}"
+
+    def reset(self) -> None:
+        self.first.reset()
+        self.then.reset()
+
+    @property
+    def decode_s(self) -> float:
+        return self.then.decode_s
+
+    def draft(self, history: Sequence[int], gamma: int, temperature: float, rng: np.random.Generator,
+              stop: threading.Event | None = None) -> Draft:
+        found = self.first.draft(history, gamma, temperature, rng, stop)
+        return found if found.tokens else self.then.draft(history, gamma, temperature, rng, stop)
+
+    def sync(self, committed: Sequence[int]) -> None:
+        self.first.sync(committed)
+        self.then.sync(committed)
+
+
 class AdaptiveGamma:
     """γ that grows by one after a fully accepted round and shrinks by one after a rejection."""
 
