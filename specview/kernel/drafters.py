@@ -41,12 +41,15 @@ class DrafterFold:
 
     def __init__(self) -> None:
         self._counts: dict[str, list[int]] = {}
+        self._named = 0
 
     def add(self, name: str, emitted: int, drafted: int, verified: int, accepted: int) -> None:
         if not drafted:  # a plain round is nobody's draft
             return
-        if name not in self._counts and len(self._counts) >= MAX_DRAFTERS:
-            name = OTHER
+        if name not in self._counts and name and self._named >= MAX_DRAFTERS:
+            name = OTHER  # the unnamed ("": the backend does not say) take no name's place
+        if name not in self._counts:
+            self._named += bool(name) and name != OTHER
         counts = self._counts.setdefault(name, [0, 0, 0, 0, 0])
         counts[0] += 1
         counts[1] += drafted
