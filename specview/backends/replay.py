@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from specview.boundary.bounds import MAX_ROUND_DRAFTS, Invalid, integer, mapping, real, string
+from specview.boundary.bounds import MAX_CONTEXT_TOKENS, MAX_ROUND_DRAFTS, Invalid, integer, mapping, real, string
 from specview.catalog.provenance import checked_provenance
 from specview.features.record.recording import Header, read_recording, scan_headers
 from specview.kernel.backend import BackendInfo, BackendKind, Note, Pace
@@ -73,6 +73,7 @@ def recorded_info(header: Header, path: Path) -> BackendInfo:
             reconciles=reconciles,
             provenance=provenance,
             prompt_format=formats[0] if formats else None,
+            prompt_tokens=_opt(backend, "backend.prompt_tokens", lambda v, f: integer(v, f, 0, MAX_CONTEXT_TOKENS)),
         )
     except Invalid as exc:
         raise BackendError(f"{path} line {header.line}: the header is malformed ({exc})") from None

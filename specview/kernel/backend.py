@@ -114,6 +114,9 @@ class BackendInfo:
     # How a local model got its prompt (raw completion, which chat template from where): the
     # note `prompt_*` (texts/prompts.*.toml); None where specview does not tokenize the prompt.
     prompt_format: Note | None = None
+    # The prompt's length in tokens where known: context before the first output token, so
+    # acceptance by context position counts from it (core/context_acceptance.py).
+    prompt_tokens: int | None = None
 
     @property
     def run_label(self) -> str:

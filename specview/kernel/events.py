@@ -23,8 +23,9 @@ from specview.boundary.bounds import (
     sequence,
     string,
 )
-from specview.boundary.text import shown
+from specview.boundary.text import sanitize, shown
 from specview.kernel import theory
+from specview.kernel.drafters import MAX_DRAFTER_NAME
 from specview.kernel.totals import CrossChecked, Totals
 
 
@@ -133,7 +134,8 @@ class Round:
     `tokens` are in display order: accepted…, rejected?, corrected|bonus (or one plain token).
     `discarded` are the drafts after the first rejection, in draft order: the target never
     judged them (its logits there condition on the rejected draft), so they carry q where the
-    drafter knows it and never p.
+    drafter knows it and never p. `drafter` names who drafted the round where a run mixes
+    drafters (core/drafters.py); "" where nobody did or the backend does not say.
     """
 
     index: int
@@ -143,6 +145,7 @@ class Round:
     t_verify_s: float | None
     t_wall: float
     discarded: tuple[TokenEvent, ...] = ()
+    drafter: str = ""
 
     @property
     def accepted(self) -> int:
@@ -154,7 +157,7 @@ class Round:
 
     def __reduce__(self) -> tuple[type[Round], tuple[Any, ...]]:
         return (Round, (self.index, self.drafted, self.tokens, self.t_draft_s, self.t_verify_s, self.t_wall,
-                        self.discarded))
+                        self.discarded, self.drafter))
 
     @property
     def text(self) -> str:
@@ -173,6 +176,8 @@ class Round:
         }
         if self.discarded:
             out["discarded"] = [t.to_dict() for t in self.discarded]
+        if self.drafter:
+            out["drafter"] = self.drafter
         return out
 
     @classmethod
@@ -202,6 +207,8 @@ class Round:
             t_verify_s=optional_real(data.get("t_verify_s"), f"{field}.t_verify_s", 0.0),
             t_wall=real(data.get("t_wall"), f"{field}.t_wall"),
             discarded=discarded,
+            # a name from outside: made safe (secrets masked first), then cut, so reading it again keeps it
+            drafter=sanitize(string(data.get("drafter", ""), f"{field}.drafter"), one_line=True)[:MAX_DRAFTER_NAME],
         )
 
 

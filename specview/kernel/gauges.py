@@ -230,6 +230,12 @@ def _gamma(r: Reading) -> float | None:
     return r.info.gamma
 
 
+def _context_drop(r: Reading) -> float | None:
+    """α of the first bucket of context position minus the latest's (core/context_acceptance.py)."""
+    decay = None if r.snap.context is None else r.snap.context.decay()
+    return None if decay is None else decay.drop
+
+
 def _runs_only(r: Reading) -> float | None:
     """A monitor gauge has no value for a run of ours."""
     return None
@@ -266,6 +272,7 @@ GAUGES: tuple[GaugeSpec, ...] = (
     GaugeSpec("speedup", lambda r: r.over.speedup_measured, ".2f", frozenset({PANEL, STRIP, SUMMARY, BENCH}),
               suffix="×", higher_is_better=True, note=_speedup_note, provenance_key="speedup",
               source=_speedup_source, spread=lambda r: r.over.speedup_spread),
+    GaugeSpec("context_drop", _context_drop, "+.2f", frozenset({SUMMARY, BENCH}), higher_is_better=False),
     GaugeSpec("verify_ratio", lambda r: r.over.verify_ratio, ".2f", frozenset({PANEL, SUMMARY, BENCH}),
               higher_is_better=False, source=_verify_source, spread=lambda r: r.over.verify_ratio_spread),
 )
@@ -276,6 +283,16 @@ def gauges(view: str) -> tuple[GaugeSpec, ...]:
     return tuple(spec for spec in GAUGES if view in spec.views)
 
 
-def position_texts(values: Sequence[float | None]) -> list[tuple[float | None, str]]:
-    """Per-position acceptance as the bars show it: (fraction to two places, its text)."""
-    return [(None if v is None else round(v, 2), number(v, ".2f")) for v in values]
+def position_texts(values: Sequence[float | None], verified: Sequence[int] = ()) -> list[tuple[float | None, str]]:
+    """Per-position acceptance as the bars show it: (fraction to two places, its text), with the
+    rounds behind each bar where given (the rounds that drafted and verified the position)."""
+    counts = [f" ({compact_count(n)})" for n in verified] + [""] * (len(values) - len(verified))
+    return [(None if v is None else round(v, 2), number(v, ".2f") + c) for v, c in zip(values, counts, strict=False)]
+
+
+def compact_count(n: int) -> str:
+    """A count in at most four characters: 950, 1.2k, 34k, 1.2M."""
+    if n < 1000:
+        return str(n)
+    value, suffix = (n / 1e6, "M") if n >= 1_000_000 else (n / 1e3, "k")
+    return f"{value:.1f}{suffix}" if value < 10 else f"{value:.0f}{suffix}"

@@ -30,6 +30,8 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from specview.boundary.bounds import MAX_ROUND_DRAFTS
+from specview.kernel.context_acceptance import ContextAcceptance, ContextFold
+from specview.kernel.drafters import DrafterCounts, DrafterFold
 from specview.kernel.events import Basis, Calibration, Round, TokenStatus
 from specview.kernel.spread import CalibrationSpread, CalibrationSpreads, Moments, RateBatches
 from specview.kernel.theory import expected_tau
@@ -76,6 +78,9 @@ class MetricsSnapshot:
     tokens_per_second_spread: float | None = None
     rate_batches: int = 0
     plain_round_spread_s: float | None = None
+    context: ContextAcceptance | None = None  # acceptance by output position (core/context_acceptance.py)
+    gamma_history: tuple[int, ...] = ()  # γ of the latest rounds, oldest first (depth that varies)
+    drafters: tuple[DrafterCounts, ...] = ()  # per drafter, where rounds name theirs (core/drafters.py)
 
 
 @dataclass(slots=True)
@@ -142,6 +147,9 @@ class Metrics:
         self._totals_requests = 0
         self._totals_cover: frozenset[str] = frozenset()
         self.cross_check: CrossChecked | None = None
+        self.context = ContextFold()
+        self.drafters = DrafterFold()
+        self._gamma_history: deque[int] = deque(maxlen=history)
 
     def calibrate(self, cal: Calibration) -> None:
         """Fold in what plain decoding costs (a later basis replaces an earlier one)."""
@@ -201,6 +209,9 @@ class Metrics:
             self._verified_at[k] += 1
         for k in range(min(accepted, drafted)):
             self._accepted_at[k] += 1
+        self.context.add(emitted, drafted, verified, accepted)
+        self.drafters.add(rnd.drafter, emitted, drafted, verified, accepted)
+        self._gamma_history.append(drafted)
         self._add_plain_round(rnd)
         self._add_timing(rnd, emitted)
         self._add_window(rnd.t_wall, emitted, verified, accepted)
@@ -248,6 +259,7 @@ class Metrics:
         self._totals_cover = frozenset(cover) & (self._totals_cover if self._totals else frozenset(cover))
         self._totals = totals if self._totals is None else self._totals.plus(totals)
         self._totals_requests += 1
+        self.context.new_request()
         self._closed = _Counts(self.rounds, self.tokens, self.drafted, self.accepted, self.verified,
                                list(self._verified_at), list(self._accepted_at), dict(counts))
 
@@ -371,6 +383,9 @@ class Metrics:
             tokens_per_second_spread=self._batches.standard_error(self._t_last),
             rate_batches=self._batches.batches,
             plain_round_spread_s=self._plain_round_times.standard_error,
+            context=self.context.snapshot(),
+            gamma_history=tuple(self._gamma_history),
+            drafters=self.drafters.snapshot(),
         )
 
     def _draft_cost(self, calibration: Calibration | None) -> float | None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from specview.kernel.context_acceptance import acceptance_json
+from specview.kernel.drafters import drafters_json
 from specview.kernel.overlay import Overlay, overlay, plain_run
 
 if TYPE_CHECKING:
@@ -97,6 +99,11 @@ def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str,
         "expected_tau": _round(snap.expected_tau),
         "tokens_per_second": _round(snap.tokens_per_second, 2),
         "per_position_acceptance": [_round(a) for a in snap.per_position_acceptance],
+        # per position: verified counts only rounds that drafted the position (early stops are no rejections)
+        "per_position_verified": list(snap.per_position_verified),
+        "gamma_counts": {str(g): n for g, n in snap.gamma_counts},
+        "by_drafter": drafters_json(snap.drafters),
+        "acceptance_by_context": acceptance_json(snap.context, info.prompt_tokens),
         "draft_cost": _round(snap.draft_cost),
         "verify_cost": None if cal is None or not cal.verify_costs_s else [_round(c, 6) for c in cal.verify_costs_s],
         "verify_ratio": _round(over.verify_ratio),

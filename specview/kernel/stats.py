@@ -84,3 +84,18 @@ def _gamma_q(a: float, x: float) -> float:
             break
         i += 1
     return min(1.0, h * math.exp(log_front))
+
+
+def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float] | None:
+    """Wilson's score interval for a binomial proportion (None without trials).
+
+    Chosen over the normal interval because it stays inside [0, 1] and behaves at 0 and n
+    successes, where a bucket of a run that accepts everything lands.
+    """
+    if trials <= 0:
+        return None
+    p = successes / trials
+    z2 = z * z
+    centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
+    return max(0.0, centre - half), min(1.0, centre + half)

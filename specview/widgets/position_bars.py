@@ -43,7 +43,8 @@ class PositionBars(Widget):
         if not self.values:
             out.append(self.empty, label)
             return out
-        width = max(3, min(20, self.size.width - 12))
+        longest = max(len(shown) for _, shown in self.values)  # the value and the rounds behind it
+        width = max(3, min(20, self.size.width - 8 - max(3, longest)))
         for k, (fraction, shown) in enumerate(self.values):
             if k:
                 out.append("\n")

@@ -59,6 +59,7 @@ BROKEN: dict[str, tuple[Any, str]] = {
     "a line of 20 MiB": ('{"type": "round", "text": "' + "x" * (20 * 2**20) + '"}', "longer than 16 MiB"),
     "bytes that are not UTF-8": (b"\xff\xfe\x00garbage", "not UTF-8 text"),
     "an unknown line type with escapes": ({"type": "\x1b]52;c;AAAA\x07"}, "unknown line type '\\x1b]52;c;AAAA\\x07'"),
+    "a drafter that is not a name": (round_(1, drafter={"evil": MARKUP}), "round.drafter must be a string"),
 }
 
 
@@ -212,3 +213,22 @@ def test_a_hostile_calibration_spread_ends_in_one_clean_line(tmp_path: Path, nam
     assert f"{file} line 3: not a valid calibration: " in line and expected in line, line
     assert stats["spread"]["calibrations"] == 0
     assert_terminal_clean(run.stderr)
+
+
+def test_hostile_drafter_names_replay_sanitized_bounded_and_few(tmp_path: Path) -> None:
+    names = [HOSTILE, MARKUP + "x" * 10_000, "ngram", *(f"d{i}" for i in range(2000))]
+    file = write(tmp_path / "names.jsonl", *(round_(i, drafter=name) for i, name in enumerate(names, start=1)))
+    run = run_cli(["replay", str(file), "--json"], base_env(tmp_path))
+    assert not run.timed_out and run.returncode == 0, run.err
+    (stats,) = json_lines(run.stdout)
+    shown = [d["drafter"] for d in stats["by_drafter"]]
+    assert len(shown) == 9 and shown[-1] == "…"  # eight names kept apart, the rest counted together
+    assert sum(d["rounds"] for d in stats["by_drafter"]) == len(names)  # the good first round names none
+    assert all(len(n) <= 48 for n in shown) and not any(ch in "".join(shown) for ch in "\x1b\x07\x9b")
+    assert_terminal_clean(run.stderr)
+
+
+def test_a_hostile_prompt_length_in_the_header_is_refused(tmp_path: Path) -> None:
+    bad = {**HEADER, "backend": {**HEADER["backend"], "prompt_tokens": 10**12}}
+    run = run_cli(["replay", str(write(tmp_path / "p.jsonl", header=bad)), "--json"], base_env(tmp_path))
+    assert "backend.prompt_tokens is 1000000000000" in one_error_line(run.err)

@@ -42,7 +42,8 @@ def test_every_finding_is_still_a_disagreement(preset_id: str) -> None:
 @pytest.mark.parametrize("preset_id", SHIPPED)
 def test_every_field_of_a_shipped_preset_is_tagged(preset_id: str) -> None:
     preset = get_preset(preset_id, user_dir=NOWHERE)
-    assert set(preset.provenance) == set(FIELDS)
+    # the five fields always, and the shape's fields (depth, context) exactly where the preset has a shape
+    assert set(preset.provenance) == set(FIELDS) | set(preset.shape.features)
     source_ids = {s.id for s in preset.sources}
     for name, source in preset.provenance.items():
         assert set(source.sources) <= source_ids, (preset_id, name)

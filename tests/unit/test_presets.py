@@ -19,7 +19,7 @@ SHIPPED = sorted(load_presets(user_dir=Path("/nonexistent")))
 
 def test_all_required_presets_ship() -> None:
     required = {"qwen3.6-mtp", "glm-5.2-mtp", "deepseek-v3-mtp", "eagle3", "gemma4-drafter", "medusa",
-                "draft-model", "ngram"}
+                "draft-model", "ngram", "dflash", "dspark", "suffix", "eagle3-tree", "qwen3.5-mtp-long"}
     assert required <= set(SHIPPED)
     for pid in SHIPPED:
         preset = get_preset(pid, user_dir=Path("/nonexistent"))
@@ -38,6 +38,8 @@ def test_calibrations_from_the_source_article() -> None:
 @pytest.mark.parametrize("preset_id", SHIPPED)
 def test_simulator_reproduces_declared_numbers(preset_id: str) -> None:
     preset = get_preset(preset_id, user_dir=Path("/nonexistent"))
+    if preset.shape.half_life is not None:
+        pytest.skip("acceptance decays with context: tests/unit/test_preset_shapes.py checks it bucket by bucket")
     metrics = Metrics()
     for rnd in SimBackend(preset, seed=3, speed=0, max_rounds=ROUNDS).rounds(threading.Event()):
         metrics.add(rnd)

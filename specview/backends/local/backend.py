@@ -12,7 +12,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from specview.backends.local.drafters import AdaptiveGamma, Drafter, ModelDrafter, NgramDrafter
+from specview.backends.local.drafters import AdaptiveGamma, ChainedDrafter, Drafter, ModelDrafter, NgramDrafter
 from specview.backends.local.engine import RECALIBRATE_ROUNDS, Engine, LoopTimes
 from specview.backends.local.lib import llama_lib, supports_gpu_offload
 from specview.backends.local.log import LOG
@@ -29,6 +29,7 @@ from specview.kernel.theory import MAX_GAMMA
 DEFAULT_GAMMA = 4
 DEFAULT_MAX_TOKENS = 256
 ADAPTIVE_P_MIN = 0.5
+CHAIN_PREFIX = "ngram,"  # --draft ngram,D.gguf: n-gram lookup first, the draft model where it finds nothing
 EXACT: dict[str, bool] = {Exact.ACCEPTANCE: True, Exact.TAU: True, Exact.PER_POSITION: True,
                           Exact.TOKENS_PER_SECOND: True, Exact.DRAFT_COST: True}
 
@@ -94,6 +95,9 @@ class LlamaBackend:
             raise BackendError(f"--temperature must be >= 0, got {temperature}")
         if max_tokens < 1:
             raise BackendError(f"--max-tokens must be at least 1, got {max_tokens}")
+        # `ngram,D.gguf` chains the n-gram lookup before the draft model (llama.cpp's spec-type chain)
+        chained = draft.startswith(CHAIN_PREFIX)
+        draft = draft.removeprefix(CHAIN_PREFIX)
         draft_path = None if plain or draft == "ngram" else Path(draft).expanduser()
         check_gguf_file(target, "target")
         if draft_path is not None:
@@ -115,6 +119,8 @@ class LlamaBackend:
                 runner = self._load(draft_path, "draft", layers, n_threads)
                 check_vocab(self.target, runner)
                 drafter = ModelDrafter(runner, self.target.n_vocab, p_min=ADAPTIVE_P_MIN if adaptive else 0.0)
+                if chained:
+                    drafter = ChainedDrafter(NgramDrafter(self.target.n_vocab, *ngram), drafter)
             elif not plain:
                 drafter = NgramDrafter(self.target.n_vocab, *ngram)
             # the GGUF's own template, the one named, or a raw completion (prompt_format.py)
@@ -154,6 +160,7 @@ class LlamaBackend:
             exact=dict(EXACT),
             notes=(note,),
             prompt_format=prompt_format,
+            prompt_tokens=len(self.prompt_tokens),
         )
 
     def _load(self, path: Path, role: str, layers: int, n_threads: int | None) -> ModelRunner:

@@ -19,11 +19,13 @@ FloatRows = npt.NDArray[np.float64]
 
 @dataclass(frozen=True, slots=True)
 class Draft:
-    """Drafted tokens with q: `q_rows` (γ × vocab) when sampling, `q_values` (q of each draft) always."""
+    """Drafted tokens with q: `q_rows` (γ × vocab) when sampling, `q_values` (q of each draft) always;
+    `source` names the drafter that made them (a round is attributed to it)."""
 
     tokens: list[int]
     q_values: list[float]
     q_rows: FloatRows | None = None
+    source: str = ""
 
 
 EMPTY = Draft([], [])
@@ -100,7 +102,7 @@ class NgramDrafter:
         if temperature > 0:
             q_rows = np.zeros((len(tokens), self.vocab), dtype=np.float64)
             q_rows[np.arange(len(tokens)), tokens] = 1.0
-        return Draft(tokens, [1.0] * len(tokens), q_rows)
+        return Draft(tokens, [1.0] * len(tokens), q_rows, self.name)
 
 
 class ModelDrafter:
@@ -166,7 +168,7 @@ class ModelDrafter:
                 break
             row = self._row(self.runner.eval([token]))
             self.cached.append(token)
-        return Draft(tokens, q_values, np.stack(q_rows) if q_rows else None)
+        return Draft(tokens, q_values, np.stack(q_rows) if q_rows else None, self.name)
 
     def _row(self, logits: Logits) -> Logits:
         """The last row, cut or padded (-inf) to the target's vocabulary size."""
@@ -189,6 +191,39 @@ class ModelDrafter:
         if keep < len(self.cached):
             self.runner.truncate(keep)
             del self.cached[keep:]
+
+
+class ChainedDrafter:
+    """Spec types chained as llama.cpp chains them (#23269, docs/speculative.md): the draftless
+    n-gram lookup first, and the draft model in the rounds where it finds nothing. Each round
+    names the drafter whose drafts it verified (`Draft.source`), so α and τ come per drafter.
+
+    The draft model catches up on the tokens the n-gram rounds committed when it next drafts,
+    as llama.cpp's does. q: the model's rounds carry theirs, the n-gram's are one-hot (1.0 each).
+    """
+
+    one_hot = False  # only the n-gram's rounds are one-hot: a correction's q is then left unknown
+
+    def __init__(self, first: NgramDrafter, then: ModelDrafter) -> None:
+        self.first, self.then = first, then
+        self.name = f"{first.name}+{then.name}"
+
+    def reset(self) -> None:
+        self.first.reset()
+        self.then.reset()
+
+    @property
+    def decode_s(self) -> float:
+        return self.then.decode_s
+
+    def draft(self, history: Sequence[int], gamma: int, temperature: float, rng: np.random.Generator,
+              stop: threading.Event | None = None) -> Draft:
+        found = self.first.draft(history, gamma, temperature, rng, stop)
+        return found if found.tokens else self.then.draft(history, gamma, temperature, rng, stop)
+
+    def sync(self, committed: Sequence[int]) -> None:
+        self.first.sync(committed)
+        self.then.sync(committed)
 
 
 class AdaptiveGamma:

@@ -71,6 +71,8 @@ class SimBackend:
         self.pace = Pace(speed)
         self.max_rounds = max_rounds
         self.acceptance = preset.acceptance_at(self.temperature, self.gamma)
+        # the prompt is context the output follows (it counts for acceptance by context position)
+        self.prompt_tokens = len(_EN_TOKEN.findall(prompt) if self.lang == "en" else prompt) if prompt else 0
         self._info = BackendInfo(
             backend=BackendKind.SIM,
             label=preset.id,
@@ -84,6 +86,7 @@ class SimBackend:
             pace=self.pace,
             cpu_bound=speed <= 0,  # flat out it never waits: the UI runs it in a child process
             provenance=preset.provenance_json(),
+            prompt_tokens=self.prompt_tokens,
         )
 
     @property
@@ -97,7 +100,9 @@ class SimBackend:
         """The preset's assumed costs first (a target forward of any width costs `target_ms`), then rounds.
 
         A mixture preset (prompt lookup) drafts γ tokens in the share of rounds that find a
-        match and nothing in the others (a plain round).
+        match and nothing in the others (a plain round). A preset with depth weights draws each
+        round's γ from them (a verify length chosen per round, a match of varying length), and
+        one whose acceptance decays with context scales it at each round's absolute position.
         """
         # numpy is imported here, on the producer thread, so the first frame does not wait for it.
         from specview.backends.sim.model import SimModel
@@ -108,13 +113,19 @@ class SimBackend:
         yield Calibration(Basis.ASSUMED, t_target, (t_target,) * (self.gamma + 1))
         match_rate = self.preset.match_rate
         matches = random.Random(self.seed)  # its own stream: presets without a mixture draw exactly as before
+        shape = self.preset.shape
+        depth = shape.depth_at(self.gamma)
+        depths = range(self.gamma + 1)
         clock, position, index = 0.0, 0, 0
         due = time.monotonic()
         while not stop.is_set() and (self.max_rounds is None or index < self.max_rounds):
-            gamma = self.gamma if match_rate is None or matches.random() < match_rate else 0
+            if depth is not None:
+                gamma = matches.choices(depths, depth)[0]
+            else:
+                gamma = self.gamma if match_rate is None or matches.random() < match_rate else 0
             t_draft = gamma * self.preset.c * t_target
             intended = [passage[(position + k) % len(passage)] for k in range(gamma + 1)]
-            verdict = model.verify(intended, gamma)
+            verdict = model.verify(intended, gamma, shape.context_factor(self.prompt_tokens + position))
             clock += t_draft + t_target
             tokens = tuple(_event(d, vocab) for d in verdict.decisions)
             discarded = tuple(_event(d, vocab) for d in verdict.discarded)

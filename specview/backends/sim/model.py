@@ -38,13 +38,15 @@ class SimModel:
         w = _TARGET_WEIGHTS ** (1.0 / self.temperature)
         return np.asarray(w / w.sum())
 
-    def verify(self, intended: list[int], gamma: int | None = None) -> Verdict:
+    def verify(self, intended: list[int], gamma: int | None = None, scale: float = 1.0) -> Verdict:
         """Draft γ tokens from q and verify them against p: one round (γ 0: a plain round).
 
-        `intended` holds at least γ + 1 passage tokens (only the first γ + 1 are used).
+        `intended` holds at least γ + 1 passage tokens (only the first γ + 1 are used); `scale`
+        multiplies the acceptance (a drafter that decays with context).
         """
         shapes, rng = self.shapes, self.rng
         gamma = self.gamma if gamma is None else gamma
+        acceptance = self.acceptance if scale == 1.0 else self.acceptance * scale
         intended = intended[: gamma + 1]
         p = shapes.p_rows[intended]  # (γ+1, V): one fancy index, no per-row work
         drafts: list[int] = []
@@ -54,16 +56,16 @@ class SimModel:
             q = 0.2 * p[:-1]
             for k in range(gamma):
                 tok = intended[k]
-                draft = tok if rng.random() < self.acceptance[k] else int(shapes.off[tok][0])
+                draft = tok if rng.random() < acceptance[k] else int(shapes.off[tok][0])
                 q[k, draft] += 0.8
                 drafts.append(draft)
             return verify_greedy(p, drafts, q)
-        beta = self.acceptance[:gamma, None]
+        beta = acceptance[:gamma, None]
         q = beta * p[:-1] + (1.0 - beta) * shapes.r_rows[intended[:-1]]
         for k in range(gamma):
             # Draw from the mixture directly: same law as sampling q, without a pass over V.
             tok = intended[k]
-            if rng.random() < self.acceptance[k]:
+            if rng.random() < acceptance[k]:
                 drafts.append(shapes.draw_support(tok, rng.random()))
             else:
                 drafts.append(shapes.draw_off(tok, rng.random()))

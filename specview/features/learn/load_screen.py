@@ -46,6 +46,7 @@ class LoadScreen(LearnScreen):
         yield Prose(self.ts("legend"), classes="learn-legend")
         yield Static(id="measured", classes="learn-note")
         yield Prose(self.ts("note", slow=VLLM_SLOWDOWN), classes="learn-note")
+        yield Prose(self.ts("context"), classes="learn-note")  # the other way it fails: long context
 
     def controls(self) -> dict[str, Any]:
         v = {s.id: s.value for s in self.query(Slider)}

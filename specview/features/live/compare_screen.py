@@ -21,6 +21,7 @@ from specview.kernel.gauges import position_texts
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Session
 from specview.texts.catalog import text
+from specview.tui.context_texts import context_texts
 from specview.tui.gauges import origin_text, pane_texts, summary_texts
 from specview.tui.notify import TITLE_CHARS, notify_error, user_action
 from specview.tui.pump import Pump, Pumps, Throttle
@@ -123,6 +124,8 @@ class CompareScreen(Screen[None]):
         for pump, pane, reading in zip(self.pumps.pumps, self._panes, readings, strict=True):
             if pump in stale:
                 state = pump.state.text(self.lang) if pump.state.ended else origin_text(reading, self.lang)
+                if (ctx := context_texts(reading, self.lang)).decayed:  # acceptance falls with context: say so
+                    state = f"{ctx.mark} · {state}"
                 pane.show(pane_texts(reading, self.lang), state,
                           position_texts(reading.snap.per_position_acceptance))
         table = summary_texts(self.labels, readings, self.lang)

@@ -21,21 +21,25 @@ from specview.backends.factory import make_backend
 from specview.backends.process import offload
 from specview.features.learn.explain.context import RunContext
 from specview.features.live.inspector import describe
+from specview.features.live.learn_run import run_context
 from specview.features.live.run_text import notes_text, run_title
 from specview.features.live.token_link import TokenRequest, token_request
 from specview.kernel.backend import Backend, BackendInfo, BackendKind
 from specview.kernel.errors import SpecviewError
-from specview.kernel.events import Basis, Calibration, Round, TokenStatus
+from specview.kernel.events import Calibration, Round, TokenStatus
 from specview.kernel.gauges import PANEL, STRIP, gauges, position_texts
 from specview.kernel.metrics import MetricsSnapshot
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Session
 from specview.kernel.totals import CrossChecked
 from specview.texts.catalog import fill, text
+from specview.tui.context_texts import context_texts
+from specview.tui.depth_texts import drafter_lines
 from specview.tui.gauges import legend_entries, origin_text, pane_texts, panel_texts, rises
 from specview.tui.notify import notify_error, notify_safe, user_action
 from specview.tui.pump import Pump, Pumps, Throttle
 from specview.widgets.bindings import bind, key_hint, localize
+from specview.widgets.context_chart import ContextChart
 from specview.widgets.gauge_strip import GaugeStrip
 from specview.widgets.history_chart import HistoryChart
 from specview.widgets.legend import Legend
@@ -54,8 +58,6 @@ SIDE_PANEL_MIN = 100  # columns: narrower, the side panel becomes the one-line g
 MIN_SIZE = (60, 16)  # columns, rows: smaller, the screen says it is too small (the legend needs ~50)
 # Rounds kept for `e` (export): about as many tokens as the token view holds (tens of MB at most).
 KEEP_ROUNDS = 20_000
-RECENT_ROUNDS = 8  # rounds the Learn screens look at: the last one drafted, and text before it
-CONTEXT_TOKENS = 4
 # The Learn screens t and i open, by the slug each declares (numbers move when a screen is added)
 SPEEDUP_LESSON = "speedup"
 TOKEN_LESSON = "lossless"
@@ -127,8 +129,13 @@ class LiveScreen(Screen[None]):
                 yield Label(text("by_position", t), classes="section", id="by-position")
                 yield PositionBars(text("bars.empty", t), id="bars")
                 yield Label("", id="rising", classes="span")
+                yield Label("", id="drafters", classes="span")
                 yield Label(text("over_time", t), classes="section")
                 yield HistoryChart([], id="history")
+                yield Label(text("depth.title", t), classes="section")
+                yield HistoryChart([], id="gammas")
+                yield Label(text("context.title", t), classes="section")
+                yield ContextChart(text("context.empty", t), id="context")
                 yield Static("", id="note", markup=False)
         yield GaugeStrip(id="strip")
         yield Static(text("term_too_small", t), id="too-small", markup=False)
@@ -138,7 +145,9 @@ class LiveScreen(Screen[None]):
         # The numbers are redrawn several times a second: look the widgets up once.
         self._gauges = {g.id.removeprefix("g-"): g for g in self.query(StatGauge) if g.id}
         self._bars = self.query_one(PositionBars)
-        self._history = self.query_one(HistoryChart)
+        self._history = self.query_one("#history", HistoryChart)
+        self._gammas = self.query_one("#gammas", HistoryChart)
+        self._context_chart = self.query_one(ContextChart)
         self._status = self.query_one(StatusLine)
         self._strip = self.query_one(GaugeStrip)
         self._status.set(hint=key_hint(self.app, "app.help"))
@@ -175,12 +184,16 @@ class LiveScreen(Screen[None]):
             if now - self._charts_at >= 1 / CHARTS_HZ or self.pump.state.kind != "running":
                 self._charts_at = now
                 positions = reading.snap.per_position_acceptance
-                self._bars.set(position_texts(positions))
+                self._bars.set(position_texts(positions, reading.snap.per_position_verified))
                 rising = rises(positions, reading.snap.per_position_verified)
                 if rising != self._rising_shown:
                     self._rising_shown = rising
                     self.query_one("#rising", Label).update(text("rising", self.lang) if rising else "")
                 self._history.show(reading.snap.tau_history)
+                self._gammas.show([float(g) for g in reading.snap.gamma_history])
+                self.query_one("#drafters", Label).update(Text(drafter_lines(reading.snap, self.lang)))
+                ctx = context_texts(reading, self.lang)
+                self._context_chart.set(ctx.values, ctx.caption, ctx.mark, ctx.decayed)
         self._status.set(state=self.pump.state.text(self.lang))
         # adaptive γ, or what the backend learned while running (e.g. a server's method, a cross-check)
         if (self.pump.gamma_now != self._gamma_shown or self.backend.info is not self._info_shown
@@ -299,34 +312,7 @@ class LiveScreen(Screen[None]):
 
     def learn_context(self) -> RunContext:
         """This run as the Learn screens see it: measured α, γ, c, τ, its model file."""
-        info = self.backend.info
-        snap = self.session.metrics.snapshot()
-        gamma = info.gamma if info.gamma is not None else (round(snap.mean_gamma) if snap.mean_gamma else None)
-        target = self.spec.target
-        if target is None and self.spec.demo:
-            from specview.backends.local.demo import demo_model_path
-
-            target = str(demo_model_path())
-        rounds = self.session.history[-RECENT_ROUNDS:]
-        drafted = [i for i, r in enumerate(rounds) if r.drafted]
-        last = rounds[drafted[-1]] if drafted else None
-        earlier = rounds[: drafted[-1]] if drafted else []
-        before = tuple(t.text for r in earlier for t in r.tokens if t.emitted)
-        cal = snap.calibration if snap.calibration is not None and snap.calibration.basis is Basis.MEASURED else None
-        return RunContext(
-            backend=info.backend,
-            alpha=snap.acceptance_rate,
-            gamma=gamma,
-            c=snap.draft_cost,
-            tau=snap.tau,
-            per_position=snap.per_position_acceptance,
-            verify_ratio=None if cal is None or gamma is None else cal.verify_ratio(gamma),
-            verify_costs_s=() if cal is None else cal.verify_costs_s,
-            tokens_per_second=snap.tokens_per_second,
-            target_path=target,
-            last_round=last,
-            before_round=before[-CONTEXT_TOKENS:],
-        )
+        return run_context(self.backend.info, self.session, self.spec)
 
     def action_learn_speedup(self) -> None:
         """The speedup lesson with this run's measured α, γ, c filled in."""

@@ -207,6 +207,7 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> Masked:
             "note": info.note,
             "provenance": info.provenance,
             "prompt_format": None if info.prompt_format is None else info.prompt_format.to_dict(),
+            "prompt_tokens": info.prompt_tokens,
         },
         settings=settings,
         models={"model": info.model, "draft": info.draft, **spec_fields["models"]},
