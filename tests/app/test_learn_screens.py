@@ -242,7 +242,7 @@ PROBES: dict[int, Callable[[LearnScreen, dict[str, Any]], list[tuple[str, str]]]
     1: lambda s, n: [(shown(s, "numbers"), f"{n['ceiling_tps']:.4g} tok/s")],
     2: lambda s, n: [(shown(s, "numbers"), f"{n['verify_ratio'][-1]:.3f}×")],
     3: lambda s, n: [(shown(s, "numbers"), " ".join(n["selected_attends"]))],
-    4: lambda s, n: [(shown(s, "numbers"), f"{n['emitted']} = {n['accepted']} + 1"),
+    4: lambda s, n: [(shown(s, "numbers"), f"{n['emitted']} = {n['accepted']} + 1" if n["phase"] == 5 else "—"),
                      (grid_text(s), n["steps"][n["phase"]]["slots"][-2]["label"] or " ")],
     5: lambda s, n: [(grid_text(s), n["drafts"][0]["text"]), (shown(s, "numbers"), f"{n['rounds']}")],
     6: lambda s, n: [(shown(s, "numbers"), f"{n['alpha']:.3f}"), (shown(s, "numbers"), f"{n['tv']:.3f}")]

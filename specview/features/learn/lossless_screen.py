@@ -87,8 +87,10 @@ class LosslessScreen(LearnScreen):
         if token is not None:
             return self.ts("live_token", token=label(token.text), p=number(token.p, ".3f"), q=number(token.q, ".3f"))
         rnd = self.run.last_round
-        judged = [] if rnd is None else [t for t in rnd.tokens if t.status in (TokenStatus.ACCEPTED, TokenStatus.REJECTED)
-                                         and t.p is not None and t.q is not None]
+        judged = [] if rnd is None else [
+            t for t in rnd.tokens
+            if t.status in (TokenStatus.ACCEPTED, TokenStatus.REJECTED) and t.p is not None and t.q is not None
+        ]
         if not judged:
             return ""
         last = judged[-1]
