@@ -197,6 +197,7 @@ class RoundScreen(LearnScreen):
         """Drafts and q from step 1; p and min(1, p/q) from step 2; u and the verdicts from step 3;
         the target's own token from step 4."""
         scored, judged, done = self.phase >= 1, self.phase >= 2, self.phase >= 3
+        greedy = self._greedy()  # judged by argmax: min(1, p/q) and u play no part
         rows, cells = [], []
         for k, d in enumerate(n["drafts"]):
             rows.append(f"d{k + 1}")
@@ -207,8 +208,9 @@ class RoundScreen(LearnScreen):
                 Cell(d["text"], state if judged else "plain"),
                 Cell(number(d["q"], ".3f")),
                 Cell(number(d["p"], ".3f") if p_seen else "?", "plain" if p_seen else "muted"),
-                Cell(number(d["keep"], ".3f") if p_seen else "?", "plain" if p_seen else "muted"),
-                self._draw_cell(d, judged and verified),
+                Cell("—", "muted") if greedy else Cell(number(d["keep"], ".3f") if p_seen else "?",
+                                                       "plain" if p_seen else "muted"),
+                Cell("—", "muted") if greedy else self._draw_cell(d, judged and verified),
                 Cell(f"{glyph} {self.ts('verdict.' + d['verdict']) if judged else self.ts('undecided')}", state),
             ])
         for k in range(len(n["drafts"]), n["gamma"]):  # drafts the backend did not report (never verified)
