@@ -3,7 +3,8 @@
 Textual and Rich break lines only at spaces, so a Chinese sentence after a space moves to the next
 line whole and leaves a ragged gap. This widget wraps by itself: a break is allowed after a space
 and between two characters when either is CJK, except before closing punctuation (，。）…) or after
-opening punctuation (（「…), the usual line-breaking rules for Chinese.
+opening punctuation (（「…), the usual line-breaking rules for Chinese; and never inside a short term
+joined by no-break spaces (U+00A0), so a catalog text keeps "min(1,\u00a0p/q)" or a key and its label whole.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from textual.widget import Widget
 _CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 _NO_START = set("，。、：；！？）」』】》〉…—％,.;:!?)]}")
 _NO_END = set("（「『【《〈([{")
+_TERM = re.compile(r"[^ ]*\u00a0[^ ]*")  # a run without ordinary spaces that holds a no-break space
+MAX_TERM = 24  # cells: longer runs are sentences with a formula inside, wrapped as usual
 
 
 def _breakable(before: str, after: str) -> bool:
@@ -30,12 +33,23 @@ def _breakable(before: str, after: str) -> bool:
     return bool(_CJK.match(before) or _CJK.match(after))
 
 
+def _held(paragraph: str) -> set[int]:
+    """Where a break is not allowed although the characters would allow one: inside a short term
+    joined by no-break spaces (a formula, a key and its label, "↑/↓\u00a0选择行"), CJK or not."""
+    held: set[int] = set()
+    for term in _TERM.finditer(paragraph):
+        if cell_len(term.group()) <= MAX_TERM:
+            held.update(range(term.start() + 1, term.end()))
+    return held
+
+
 def _units(paragraph: str) -> list[str]:
     """The paragraph cut at every allowed break (spaces stay at the end of their unit)."""
     units: list[str] = []
     start = 0
+    held = _held(paragraph)
     for i in range(1, len(paragraph)):
-        if _breakable(paragraph[i - 1], paragraph[i]):
+        if i not in held and _breakable(paragraph[i - 1], paragraph[i]):
             units.append(paragraph[start:i])
             start = i
     if paragraph:

@@ -39,6 +39,6 @@ async def test_the_users_numbers_after_a_diff() -> None:
     shown = await _greedy_text("en")
     assert "(gemma-3-270m-q4_k_m.gguf)" in shown and "at token 21" in shown
     assert "a batch of 5 tokens shifted the logits by 0.210: kernel numerics" in shown
-    assert "5 个词元的批次使 logit 偏移了 0.210" in await _greedy_text("zh")
+    assert "5 个 token 的批次使 logit 偏移了 0.210" in await _greedy_text("zh")
     save(_verdict(Cause(DEFECT, defect_at=20)), "m.gguf")
     assert "from token 21 on even the target's greedy on the same batches differs" in await _greedy_text("en")

@@ -242,11 +242,11 @@ PROBES: dict[int, Callable[[LearnScreen, dict[str, Any]], list[tuple[str, str]]]
     1: lambda s, n: [(shown(s, "numbers"), f"{n['ceiling_tps']:.4g} tok/s")],
     2: lambda s, n: [(shown(s, "numbers"), f"{n['verify_ratio'][-1]:.3f}×")],
     3: lambda s, n: [(shown(s, "numbers"), " ".join(n["selected_attends"]))],
-    4: lambda s, n: [(shown(s, "numbers"), f"{n['emitted']} = {n['accepted']} + 1"),
+    4: lambda s, n: [(shown(s, "numbers"), f"{n['emitted']} = {n['accepted']} + 1" if n["phase"] == 5 else "—"),
                      (grid_text(s), n["steps"][n["phase"]]["slots"][-2]["label"] or " ")],
     5: lambda s, n: [(grid_text(s), n["drafts"][0]["text"]), (shown(s, "numbers"), f"{n['rounds']}")],
     6: lambda s, n: [(shown(s, "numbers"), f"{n['alpha']:.3f}"), (shown(s, "numbers"), f"{n['tv']:.3f}")]
-    + ([(shown(s, "explain"), f"= {n['proof']['total']:.3f}")] if n["explain"] == "proof" else [])
+    + ([(s.query_one("#explain", Prose).text, f"= {n['proof']['total']:.3f}")] if n["explain"] == "proof" else [])
     + ([(shown(s, "sampling"), f"{n['sampling']['chi_square']:.4g}")] if "sampling" in n else []),
     7: lambda s, n: [(shown(s, "numbers"), " ".join(f"{x:.2f}" for x in n["presets"][n["selected"]]["survival"][:8]))],
     8: lambda s, n: [(shown(s, "shapes"), f"W ({p['shape'][0]} × {p['shape'][1]})") for p in n["projections"]]

@@ -142,3 +142,45 @@ async def test_the_live_runs_own_verify_costs_reach_learn_2_and_10(tmp_path: Pat
         assert isinstance(screen, VerifyScreen) and screen.measured == list(cal.verify_costs_s[: len(VERIFY_KS)])
         assert screen.numbers()["run"]["verify_ratio"] == pytest.approx(run.verify_ratio)
         assert "live run" in str(screen.query_one("#measured", Static).render())
+
+
+async def test_the_live_runs_last_round_reaches_learn_5_and_6_with_its_own_p_q_and_u(tmp_path: Path) -> None:
+    """A local run (sampling, a noisy draft) hands its last round to screen 5 as the first source, its
+    p, q and draws u shown as they were; screen 6 names the round's last judged draft."""
+    from specview.features.learn.explain.rounds import keep_probability
+    from specview.features.learn.lossless_screen import LosslessScreen
+    from specview.features.learn.round_screen import LIVE, RoundScreen
+    from specview.kernel.events import TokenStatus
+    from specview.widgets.grid import Grid
+    from specview.widgets.prose import Prose
+    from tests.support.app_helpers import wait_finished
+
+    app = live_local_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_finished(pilot)
+        run = app.live.learn_context()
+        last = run.last_round
+        assert last is not None and last.drafted
+        judged = [t for t in last.tokens if t.status in (TokenStatus.ACCEPTED, TokenStatus.REJECTED)]
+        app.push_screen(lesson_named("round").make_screen("en", run))
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RoundScreen) and screen.source == LIVE
+        assert "measured" in screen.query_one("#source", Prose).text
+        for _ in range(2):  # to step 3: the draws and the verdicts
+            await pilot.press("n")
+        drafts = screen.numbers()["drafts"]
+        grid = str(screen.query_one(Grid).render())
+        for shown, token in zip(drafts, judged, strict=False):
+            assert (shown["p"], shown["q"], shown["u"]) == (token.p, token.q, token.u)
+            assert shown["keep"] == keep_probability(token.p, token.q)
+            assert f"{token.p:.3f}" in grid and f"{token.q:.3f}" in grid
+            if token.p < token.q:  # judged by its draw: the run's own u is on screen
+                assert token.u is not None and f"{token.u:.3f}" in grid
+        await pilot.press("escape")
+        app.push_screen(lesson_named("lossless").make_screen("en", run))
+        await pilot.pause()
+        six = app.screen
+        assert isinstance(six, LosslessScreen)
+        said = " ".join(p.text for p in six.query(Prose)).replace("\u00a0", " ")
+        assert f"p(x) = {judged[-1].p:.3f}" in said and f"q(x) = {judged[-1].q:.3f}" in said

@@ -26,3 +26,17 @@ def test_english_wraps_at_spaces_and_keeps_paragraphs() -> None:
     assert wrap("one two three four", 9) == ["one two", "three", "four"]
     assert wrap("a\n\nb", 10) == ["a", "", "b"]
     assert wrap("abcdefghij", 4) == ["abcd", "efgh", "ij"]  # a word longer than a line is cut
+
+
+def test_a_term_joined_by_no_break_spaces_is_never_broken_at_any_width() -> None:
+    nb = "\u00a0"
+    terms = [f"min(1,{nb}p/q)", f"α{nb}={nb}Σ{nb}min(p,{nb}q)", f"↑/↓{nb}选择行", f"r{nb}重新开始"]
+    text = f"以 {terms[0]} 的概率保留草稿，重叠为 {terms[1]}：按 {terms[2]}，或按 {terms[3]} 从头再来。"
+    for width in range(20, 60):  # every term, with the punctuation that may not start a line, fits
+        lines = wrap(text, width)
+        assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+        for term in terms:
+            assert any(term in line for line in lines), (width, term, lines)
+    plain = text.replace(nb, " ")  # without them the same text does break inside a term somewhere
+    assert any(not all(any(t.replace(nb, " ") in line for line in wrap(plain, w)) for t in terms)
+               for w in range(20, 60))

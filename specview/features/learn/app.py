@@ -27,7 +27,14 @@ class LearnApp(BaseApp):
         return LearnHome(self.lang)
 
     def learn_context(self) -> RunContext | None:
-        return self.run_context
+        """The run given on the command line, else a live run started from a Learn screen (Learn 9's
+        `r`), so a lesson opened over it shows that run's own last round."""
+        if self.run_context is not None:
+            return self.run_context
+        from specview.features.live.screen import LiveScreen
+
+        live = [screen for screen in self.screen_stack if isinstance(screen, LiveScreen)]
+        return live[-1].learn_context() if live else None
 
     def on_mount(self) -> None:
         super().on_mount()

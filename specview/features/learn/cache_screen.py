@@ -14,6 +14,7 @@ from specview.features.learn.explain.rounds import label, round_drafts
 from specview.features.learn.registry import Lesson
 from specview.features.learn.sim_round import sample_round
 from specview.kernel.events import Round
+from specview.texts.catalog import fill
 from specview.widgets.bindings import bind
 from specview.widgets.grid import Cell, Grid
 from specview.widgets.prose import Prose
@@ -91,7 +92,8 @@ class CacheScreen(LearnScreen):
         text = self.ts(f"explain.{key}", **fields)
         self.show_pairs("numbers", [
             (self.ts("cache_len"), str(step["cache_len"])),
-            (self.ts("emitted"), f"{n['emitted']} = {accepted} + 1"),
+            (self.ts("emitted"), f"{n['emitted']} = {accepted} + 1" if key == "commit"
+             else fill("learn1.cache.emitted_later", self.lang)),  # nothing is emitted before the commit
         ], notes=[text])
 
     def action_next_phase(self) -> None:

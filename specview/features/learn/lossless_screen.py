@@ -18,8 +18,10 @@ from specview.features.learn.explain.coupling import (
     TARGET_P,
     coupling_numbers,
 )
-from specview.features.learn.explain.rounds import label
+from specview.features.learn.explain.rounds import keep_probability, label
 from specview.features.learn.registry import Lesson
+from specview.kernel.events import TokenStatus
+from specview.texts.catalog import fill
 from specview.widgets.bindings import bind
 from specview.widgets.dist_bars import COMPARE, SPLIT, DistributionBars
 from specview.widgets.prose import Prose
@@ -53,21 +55,21 @@ class LosslessScreen(LearnScreen):
 
     def body(self) -> ComposeResult:
         if self.rows is None:
-            token = self.run.token if self.run is not None else None
-            if token is not None:
-                yield Prose(self.ts("live_token",
-                    token=label(token.text), p=number(token.p, ".3f"),
-                    q=number(token.q, ".3f")), classes="learn-legend")
+            said = self._live_token()
+            if said:
+                yield Prose(said, classes="learn-legend")
+            yield Prose(self.fill1("example"), classes="learn-legend")
             yield Slider(self.ts("closeness"), CLOSENESS, CLOSENESS.index(DEFAULT_CLOSENESS), lambda v: f"{v:.2f}",
                          id="closeness")
         else:
-            yield Static(self._live_header(), classes="learn-legend")
+            yield Prose(self._live_header(), classes="learn-legend")
         start = self.rows.chosen if self.rows is not None else 0
         yield Slider(self.ts("token"), list(range(len(self.labels))), start, lambda i: self.labels[i], id="token")
         yield DistributionBars(id="dist")
         yield Prose(self.ts("legend"), classes="learn-legend")
         yield Static(id="numbers", classes="learn-numbers")
-        yield Static(id="explain", classes="learn-numbers")
+        yield Static(id="explain-title", classes="learn-numbers")
+        yield Prose(id="explain", classes="learn-numbers")
         yield DistributionBars(id="histogram")
         yield Static(id="sampling", classes="learn-numbers")
         yield Prose(self.ts("note"), classes="learn-note")
@@ -84,12 +86,37 @@ class LosslessScreen(LearnScreen):
         n = last.tokens if last.kind == "exact" else last.tokens + 1
         return self.ts(f"greedy_{last.kind}", model=last.model, n=n, width=last.batch_width, shift=shift)
 
-    def _live_header(self) -> Text:
+    def fill1(self, name: str, /, **values: object) -> str:
+        """A text of this screen's second edition (`learn1.lossless.<name>`)."""
+        return fill(f"learn1.lossless.{name}", self.lang, **values)
+
+    def _live_token(self) -> str:
+        """What the run gave this screen without its full rows: the token opened from the live view, else
+        the last round's judged draft (its refusal, or its last kept draft) with p, q, min(1, p/q) and u."""
+        if self.run is None:
+            return ""
+        token = self.run.token
+        if token is not None:
+            return self.ts("live_token", token=label(token.text), p=number(token.p, ".3f"), q=number(token.q, ".3f"))
+        rnd = self.run.last_round
+        judged = [] if rnd is None else [
+            t for t in rnd.tokens
+            if t.status in (TokenStatus.ACCEPTED, TokenStatus.REJECTED) and t.p is not None and t.q is not None
+        ]
+        if not judged:
+            return ""
+        last = judged[-1]
+        keep = keep_probability(last.p, last.q)
+        u = number(last.u, ".3f") if last.u is not None else self.fill1("no_draw")
+        return self.fill1("last_draft", token=label(last.text), p=number(last.p, ".3f"), q=number(last.q, ".3f"),
+                          keep=number(keep, ".3f"), u=u, verdict=self.fill1(f"verdict.{last.status.value}"))
+
+    def _live_header(self) -> str:
         assert self.run is not None and self.rows is not None
         token = self.run.token
         shown = label(token.text) if token is not None else "?"
         position = "?" if token is None or token.position is None else str(token.position + 1)
-        return Text(self.ts("live", token=shown, position=position, alpha=self.rows.alpha, tv=self.rows.tv))
+        return self.ts("live", token=shown, position=position, alpha=self.rows.alpha, tv=self.rows.tv)
 
     def controls(self) -> dict[str, Any]:
         values = {s.id: s.value for s in self.query(Slider)}
@@ -117,16 +144,17 @@ class LosslessScreen(LearnScreen):
             ("TV(p, q) = ½ Σ |p − q|", f"{n['tv']:.3f}"),
             ("1 − α", f"{n['rejection']:.3f}   = TV ✓"),
         ])
-        self.query_one("#explain", Static).update(self._explain(n))
+        title, said = self._explain(n)
+        self.query_one("#explain-title", Static).update(Text(title, style="bold"))
+        self.query_one("#explain", Prose).update(said)
         self._show_sampling(n.get("sampling"), n["p"])
 
-    def _explain(self, n: dict[str, Any]) -> Text:
+    def _explain(self, n: dict[str, Any]) -> tuple[str, str]:
+        """The explanation's title and its text (a Prose: a formula is never broken across lines)."""
         mode = MODES[self.mode]
-        out = Text()
-        out.append(self.ts(f"mode.{mode}") + "\n", style="bold")
+        title = self.ts(f"mode.{mode}")
         if mode != "proof":
-            out.append(self.ts(f"explain.{mode}"))
-            return out
+            return title, self.ts(f"explain.{mode}")
         pr = n["proof"]
         x = self.labels[n["token"]]
         values = {
@@ -134,9 +162,7 @@ class LosslessScreen(LearnScreen):
             "rej": pr["rejection"], "r": number(pr["r"], ".3f"), "rt": pr["reject_term"], "total": pr["total"],
             "alpha": n["alpha"],
         }
-        for i in range(1, 6):
-            out.append(self.ts(f"proof.{i}", **values) + "\n")
-        return out
+        return title, "\n".join(self.ts(f"proof.{i}", **values) for i in range(1, 6))
 
     def _show_sampling(self, sampling: dict[str, Any] | None, p: list[float]) -> None:
         histogram = self.query_one("#histogram", DistributionBars)

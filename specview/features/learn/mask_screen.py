@@ -79,7 +79,7 @@ class MaskScreen(LearnScreen):
         who = n["labels"][row]
         seen = " ".join(n["selected_attends"])
         out = Text()
-        out.append(self.ts("row_sees", row=who, seen=seen))
+        out.append(self.ts("row_sees", row=self._row_label(row, n["cached"]), token=who, seen=seen))
         scored = n["selected_scores"]
         out.append("\n")
         if scored is None:
@@ -88,7 +88,8 @@ class MaskScreen(LearnScreen):
             out.append(self.ts("scores_bonus"))
         else:
             draft = n["labels"][n["scored_column"]]
-            out.append(self.ts("scores_draft", j=scored, draft=draft, prev=scored - 1))
+            prev = self._row_label(n["cached"] + scored - 1, n["cached"])  # the row as the grid labels it
+            out.append(self.ts("scores_draft", j=scored, draft=draft, prev=prev))
             out.append("\n" + self.ts("never_sees", j=scored, draft=draft), style="bold")
         return out
 

@@ -22,6 +22,7 @@ from specview.catalog.hardware import (
 from specview.features.learn import show
 from specview.features.learn.base import LearnScreen
 from specview.features.learn.explain.roofline import DEFAULT_ACCELERATOR, DEFAULT_SHAPE, gpu_wait_numbers, local_shape
+from specview.features.learn.hardware_texts import chip_source, shape_label
 from specview.features.learn.local_model import model_error, read_model_info
 from specview.features.learn.registry import Lesson
 from specview.widgets.bindings import bind
@@ -54,7 +55,7 @@ class MemoryScreen(LearnScreen):
     def body(self) -> ComposeResult:
         chips = [a.id for a in ACCELERATORS]
         shapes = [m.id for m in MODEL_SHAPES] + (["local"] if self.local else [])
-        labels = {m.id: m.label for m in MODEL_SHAPES}
+        labels = {m.id: shape_label(m.id, m.label, self.lang) for m in MODEL_SHAPES}
         if self.local:
             labels["local"] = f"{self.ts('local')}: {self.local.label}"
         yield Slider(self.ts("chip"), chips, chips.index(DEFAULT_ACCELERATOR),
@@ -90,7 +91,8 @@ class MemoryScreen(LearnScreen):
         self.query_one("#intensity", Static).update(self._strip(n["intensity"], n["ridge"]))
         self._show_local(n.get("host"), n.get("local"))
         self.query_one("#source", Static).update(
-            Text(f"{self.ts('source')}: {accelerator(n['accelerator']).source}", style="dim"))
+            Text(self.ts("source", sources=chip_source(n["accelerator"], accelerator(n["accelerator"]).source,
+                                                       self.lang)), style="dim"))
 
     def _strip(self, intensity: float, ridge: float | None) -> Text:
         """Intensity and ridge on a log axis from 0.1 to 1000 FLOP/byte."""

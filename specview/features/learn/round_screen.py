@@ -1,4 +1,9 @@
-"""5 · Draft, then verify: the simulator in teaching mode, one round in two phases (`n`)."""
+"""5 · Draft, then verify: one round in four steps, one `n` per step, each showing only what has happened.
+
+The round is the live run's last one where it has its own p, q and draws (a local llama.cpp run,
+`--demo`), else a canned round whose drafts cover a keep at p ≥ q, a keep by the draw u and a
+rejection by it; or a seeded simulator run of a preset, round after round.
+"""
 
 from __future__ import annotations
 
@@ -6,19 +11,19 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Static
 
 from specview.backends.sim.backend import SimBackend
 from specview.boundary.text import number
-from specview.catalog.presets import DEFAULT_PRESET, load_presets
+from specview.catalog.presets import load_presets
 from specview.features.learn.base import LearnScreen, preset_name
+from specview.features.learn.explain.canned import canned_round
 from specview.features.learn.explain.rounds import round_numbers
 from specview.features.learn.registry import Lesson
-from specview.features.learn.sim_round import sample_round
-from specview.kernel.events import Round, only_rounds
+from specview.kernel.events import Round, TokenStatus, only_rounds
 from specview.kernel.metrics import Metrics
+from specview.texts.catalog import fill
 from specview.widgets.bindings import bind
 from specview.widgets.grid import Cell, Grid
 from specview.widgets.prose import Prose
@@ -26,14 +31,29 @@ from specview.widgets.slider import Slider
 from specview.widgets.token_view import TokenView
 
 SEED = 7
-STEPS = ("draft", "score", "accept", "finish")
+STEPS = ("draft", "score", "accept", "finish")  # one phase each: `n` moves to the next
+LIVE, CANNED = "@live", "@canned"  # the sources that are one round, before the presets
 MAX_SKIPPED = 1000  # rounds without drafts passed over before one is shown anyway
+# step texts kept from the first edition (learn.round.*); the others are learn1.round.*
+FIRST_EDITION = {"step.draft", "step.score", "step.accept", "step.finish_fix", "step.finish_bonus"}
 VERDICT = {"accepted": ("✓", "good"), "rejected": ("✗", "bad"), "discarded": ("…", "off")}
 
 
-class RoundScreen(LearnScreen):
-    """Phase 0 shows the drafts undecided (only q known); phase 1 the target's p and the verdicts."""
+def has_own_pq(rnd: Round | None) -> bool:
+    """A round whose verified drafts carry the run's own p and q (a local run; a remote one has none)."""
+    verified = [] if rnd is None else [t for t in rnd.tokens if t.status in (TokenStatus.ACCEPTED,
+                                                                             TokenStatus.REJECTED)]
+    return bool(verified) and all(t.p is not None and t.q is not None for t in verified)
 
+
+class RoundScreen(LearnScreen):
+    """Phase k lights step k + 1: drafts and q; then p and min(1, p/q); then u and the verdicts; then
+    the target's own token, the stream and the totals."""
+
+    CSS = """
+    RoundScreen .round-step { color: $text-muted; }
+    RoundScreen .round-step.-on { color: $text; text-style: bold; }
+    """
     BINDINGS = [
         bind("n", "next", "learn.round.next"),
         bind("r", "restart", "learn.round.restart"),
@@ -42,6 +62,9 @@ class RoundScreen(LearnScreen):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.presets = list(load_presets())
+        live = self.run.last_round if self.run is not None else None
+        self.live_round = live if has_own_pq(live) else None
+        self.sources = ([LIVE] if self.live_round is not None else []) + [CANNED] + self.presets
         self.phase = 0
         self.current: Round | None = None
         self.metrics = Metrics()
@@ -49,16 +72,26 @@ class RoundScreen(LearnScreen):
         self._rounds: Iterator[Round] | None = None
 
     def body(self) -> ComposeResult:
-        start = self.presets.index(DEFAULT_PRESET) if DEFAULT_PRESET in self.presets else 0
-        yield Slider(self.ts("preset"), self.presets, start, preset_name, id="preset")
-        yield Static(id="steps", classes="learn-numbers")
-        yield Grid(cell_width=13, id="round")
+        yield Slider(self.fill1("source"), self.sources, 0, self._source_name, id="preset")
+        yield Prose(id="source", classes="learn-legend")
+        for i in range(len(STEPS)):
+            yield Prose(id=f"step-{i}", classes="round-step")
+        yield Grid(cell_width=11, id="round")
         yield Prose(self.ts("legend"), classes="learn-legend")
         yield Static(id="numbers", classes="learn-numbers")
         view = TokenView(id="text")
         view.can_focus = False
         yield view
         yield Prose(self.ts("note"), classes="learn-note")
+
+    def fill1(self, name: str, /, **values: object) -> str:
+        """A text of this screen's second edition (`learn1.round.<name>`)."""
+        return fill(f"learn1.round.{name}", self.lang, **values)
+
+    def _source_name(self, source: str) -> str:
+        if source in (LIVE, CANNED):
+            return self.fill1("source.live" if source == LIVE else "source.canned")
+        return preset_name(source)
 
     def on_mount(self) -> None:
         self._start()
@@ -67,29 +100,40 @@ class RoundScreen(LearnScreen):
     def on_unmount(self) -> None:
         self._stop.set()
 
+    @property
+    def source(self) -> str:
+        return str(self.query_one(Slider).value)
+
     def _start(self) -> None:
-        """A fresh seeded simulator run of the chosen preset; show its first round's drafts."""
+        """The chosen source from its first round: the live or canned round, or a fresh seeded simulator run."""
         self._stop.set()
         self._stop = threading.Event()
-        preset = load_presets()[self.query_one(Slider).value]
-        backend = SimBackend(preset, seed=SEED, lang=self.lang, speed=0.0)
-        self._rounds = only_rounds(backend.rounds(self._stop))
+        source = self.source
+        if source == LIVE:
+            assert self.live_round is not None
+            self._rounds = iter([self.live_round])
+        elif source == CANNED:
+            self._rounds = iter([canned_round(self.fill1("canned_words").split("|"))])
+        else:
+            backend = SimBackend(load_presets()[source], seed=SEED, lang=self.lang, speed=0.0)
+            self._rounds = only_rounds(backend.rounds(self._stop))
         self.metrics = Metrics()
         self.query_one(TokenView).clear()
         self.phase = 0
         self.current = self._next_drafted()
 
-    def _next_drafted(self) -> Round:
-        """The next round with drafts to show; rounds that drafted nothing (an n-gram miss) are folded
-        into the totals and the stream unseen, so τ and α stay the run's own."""
+    def _next_drafted(self) -> Round | None:
+        """The next round with drafts to show (None when a one-round source is done); rounds that
+        drafted nothing (an n-gram miss) are folded into the totals and the stream unseen, so τ and α
+        stay the run's own."""
         assert self._rounds is not None
-        rnd = next(self._rounds)
+        rnd = next(self._rounds, None)
         for _ in range(MAX_SKIPPED):
-            if rnd.drafted:
+            if rnd is None or rnd.drafted:
                 break
             self.metrics.add(rnd)
             self.query_one(TokenView).append(rnd.tokens)
-            rnd = next(self._rounds)
+            rnd = next(self._rounds, None)
         return rnd
 
     def numbers(self) -> dict[str, Any]:
@@ -97,72 +141,116 @@ class RoundScreen(LearnScreen):
         out = round_numbers(self.current)
         snap = self.metrics.snapshot()
         out.update(phase=self.phase, rounds=snap.rounds, tau=snap.tau, alpha=snap.acceptance_rate,
-                   preset=self.query_one(Slider).value)
+                   preset=self.source)
         return out
+
+    def _greedy(self) -> bool:
+        """A preset run at temperature 0: drafts are argmaxes, kept when the target's argmax agrees."""
+        presets = load_presets()
+        return self.source in presets and presets[self.source].temperature == 0
 
     def refresh_numbers(self) -> None:
         if self.current is None:
             return
         n = self.numbers()
-        decided = self.phase == 1
-        self.query_one("#steps", Static).update(self._steps(n, decided))
-        rows, cells = [], []
-        for k, d in enumerate(n["drafts"]):
-            rows.append(f"d{k + 1}")
-            glyph, state = VERDICT[d["verdict"]] if decided else ("?", "warn")
-            p_seen = decided and d["verdict"] != "discarded"
-            cells.append([
-                Cell(d["text"], state if decided else "plain"),
-                Cell(number(d["q"], ".3f")),
-                Cell(number(d["p"], ".3f") if p_seen else "?", "plain" if p_seen else "muted"),
-                Cell(number(d["keep"], ".3f") if p_seen else "?", "plain" if p_seen else "muted"),
-                Cell(f"{glyph} {self.ts('verdict.' + d['verdict']) if decided else self.ts('undecided')}", state),
-            ])
-        for k in range(len(n["drafts"]), n["gamma"]):  # drafts the backend did not report (never verified)
-            rows.append(f"d{k + 1}")
-            glyph, state = VERDICT["discarded"] if decided else ("?", "warn")
-            verdict = self.ts("verdict.discarded") if decided else self.ts("undecided")
-            cells.append([Cell("—", "off"), Cell("—"), Cell("?", "muted"), Cell("?", "muted"),
-                          Cell(f"{glyph} {verdict}", state)])
-        if decided:
-            final = n["final"]
-            rows.append(self.ts(final["status"]))
-            mark = "▸" if final["status"] == "corrected" else "⁺"
-            cells.append([Cell(final["text"], "warn" if final["status"] == "corrected" else "info"), Cell("—"),
-                          Cell(number(final["p"], ".3f")), Cell("—"), Cell(f"{mark} {self.ts('emitted')}", "info")])
-        columns = [self.ts("col.token"), "q(x)", "p(x)", "min(1,p/q)", self.ts("col.verdict")]
-        self.query_one(Grid).set(rows, columns, cells)
+        self._show_source(n)
+        self._show_steps(n)
+        self.query_one(Grid).set(*self._grid(n))
+        done = self.phase == len(STEPS) - 1
         pairs = [(self.ts("this_round"), self.ts("round_sum", a=n["accepted"], e=n["emitted"])
-                  if decided else self.ts("waiting"))]
+                  if done else self.fill1(f"waiting.{STEPS[self.phase]}"))]
         pairs.append((self.ts("so_far"), self.ts("totals",
             rounds=n["rounds"], tau=number(n["tau"], ".2f"), alpha=number(n["alpha"], ".2f"))))
         self.show_pairs("numbers", pairs)
 
-    def _steps(self, n: dict[str, Any], decided: bool) -> Text:
-        """The algorithm, with the steps of the current phase marked ▶ and in bold."""
-        active = {"draft"} if not decided else {"score", "accept", "finish"}
-        out = Text()
+    def _show_source(self, n: dict[str, Any]) -> None:
+        source = self.source
+        if source == LIVE:
+            assert self.run is not None
+            said = self.fill1("from.live", backend=preset_name(str(self.run.backend or "?")))
+        elif source == CANNED:
+            said = self.fill1("from.canned")
+        else:
+            presets = load_presets()
+            kind = "ngram" if presets[source].method == "ngram" else ("greedy" if self._greedy() else "sampled")
+            said = self.fill1(f"from.sim.{kind}", preset=preset_name(source))
+        self.query_one("#source", Prose).update(said)
+
+    def _show_steps(self, n: dict[str, Any]) -> None:
+        """Each step's text; step 4 names its outcome only once it has happened."""
+        greedy = self._greedy()
+        lookup = self.source in load_presets() and load_presets()[self.source].method == "ngram"
         for i, step in enumerate(STEPS):
-            if i:
-                out.append("\n")
-            on = step in active
-            key = step
-            if step == "finish":
-                key = "finish_bonus" if n["final"]["status"] == "bonus" else "finish_fix"
-            out.append(("▶ " if on else "  ") + f"{i + 1}. " + self.ts(f"step.{key}", gamma=n["gamma"]),
-                       style="bold" if on else "dim")
-        return out
+            key = f"step.{step}"
+            if step == "draft" and (lookup or greedy):
+                key = "step.draft_lookup" if lookup else "step.draft_greedy"
+            elif step == "accept" and greedy:
+                key = "step.accept_greedy"
+            elif step == "finish" and self.phase == i:
+                key = "step.finish_bonus" if n["final"]["status"] == "bonus" else "step.finish_fix"
+            widget = self.query_one(f"#step-{i}", Prose)
+            said = (self.ts if key in FIRST_EDITION else self.fill1)(key, gamma=n["gamma"])
+            widget.update(("▶ " if self.phase == i else "  ") + f"{i + 1}. " + said)
+            widget.set_class(self.phase == i, "-on")
+
+    def _grid(self, n: dict[str, Any]) -> tuple[list[str], list[str], list[list[Cell]]]:
+        """Drafts and q from step 1; p and min(1, p/q) from step 2; u and the verdicts from step 3;
+        the target's own token from step 4."""
+        scored, judged, done = self.phase >= 1, self.phase >= 2, self.phase >= 3
+        greedy = self._greedy()  # judged by argmax: min(1, p/q) and u play no part
+        rows, cells = [], []
+        for k, d in enumerate(n["drafts"]):
+            rows.append(f"d{k + 1}")
+            verified = d["verdict"] != "discarded"
+            glyph, state = VERDICT[d["verdict"]] if judged else ("?", "warn")
+            p_seen = scored and verified and d["p"] is not None
+            cells.append([
+                Cell(d["text"], state if judged else "plain"),
+                Cell(number(d["q"], ".3f")),
+                Cell(number(d["p"], ".3f") if p_seen else "?", "plain" if p_seen else "muted"),
+                Cell("—", "muted") if greedy else Cell(number(d["keep"], ".3f") if p_seen else "?",
+                                                       "plain" if p_seen else "muted"),
+                Cell("—", "muted") if greedy else self._draw_cell(d, judged and verified),
+                Cell(f"{glyph} {self.ts('verdict.' + d['verdict']) if judged else self.ts('undecided')}", state),
+            ])
+        for k in range(len(n["drafts"]), n["gamma"]):  # drafts the backend did not report (never verified)
+            rows.append(f"d{k + 1}")
+            glyph, state = VERDICT["discarded"] if judged else ("?", "warn")
+            verdict = self.ts("verdict.discarded") if judged else self.ts("undecided")
+            cells.append([Cell("—", "off"), Cell("—"), Cell("?", "muted"), Cell("?", "muted"), Cell("?", "muted"),
+                          Cell(f"{glyph} {verdict}", state)])
+        if done:
+            final = n["final"]
+            rows.append(self.ts(final["status"]))
+            mark = "▸" if final["status"] == "corrected" else "⁺"
+            cells.append([Cell(final["text"], "warn" if final["status"] == "corrected" else "info"), Cell("—"),
+                          Cell(number(final["p"], ".3f")), Cell("—"), Cell("—"),
+                          Cell(f"{mark} {self.ts('emitted')}", "info")])
+        columns = [self.ts("col.token"), "q(x)", "p(x)", "min(1,p/q)", "u", self.ts("col.verdict")]
+        return rows, columns, cells
+
+    def _draw_cell(self, d: dict[str, Any], shown: bool) -> Cell:
+        """The uniform draw a draft was judged with; none is drawn where min(1, p/q) = 1."""
+        if not shown:
+            return Cell("?", "muted")
+        if d["u"] is not None:
+            return Cell(number(d["u"], ".3f"))
+        return Cell(self.fill1("no_draw") if d["keep"] == 1.0 else "—", "muted")
 
     def action_next(self) -> None:
         if self.current is None or self._rounds is None:
             return
-        if self.phase == 0:
-            self.phase = 1
-            self.metrics.add(self.current)
-            self.query_one(TokenView).append(self.current.tokens)
+        if self.phase < len(STEPS) - 1:
+            self.phase += 1
+            if self.phase == len(STEPS) - 1:  # the round is over: its tokens join the stream and the totals
+                self.metrics.add(self.current)
+                self.query_one(TokenView).append(self.current.tokens)
         else:
-            self.phase = 0
-            self.current = self._next_drafted()
+            following = self._next_drafted()
+            if following is None:  # a one-round source: show it again from its first step
+                self._start()
+            else:
+                self.phase, self.current = 0, following
         self.refresh_numbers()
 
     def action_restart(self) -> None:
@@ -174,4 +262,9 @@ class RoundScreen(LearnScreen):
         self.action_restart()
 
 
-LESSON = Lesson(5, "round", RoundScreen, lambda lang: round_numbers(sample_round(lang)[1]))
+def default_numbers(lang: str) -> dict[str, Any]:
+    """The canned round, as the screen opens without a live run."""
+    return round_numbers(canned_round(fill("learn1.round.canned_words", lang).split("|")))
+
+
+LESSON = Lesson(5, "round", RoundScreen, default_numbers)

@@ -39,7 +39,9 @@ def rollback_numbers(
 
     def batch(pending_state: str, draft_state: Any, tail: tuple[str, str] = ("", "free")) -> list[dict[str, Any]]:
         slots = [_slot(n, pending, pending_state)]
-        slots += [_slot(n + 1 + j, d, draft_state(j)) for j, d in enumerate(drafts)]
+        for j, d in enumerate(drafts):  # a free slot shows no token: nothing is drafted into it yet
+            state = draft_state(j)
+            slots.append(_slot(n + 1 + j, "" if state == "free" else d, state))
         return [*ctx, *slots, _slot(after, *tail)]
 
     def verdict(j: int) -> str:

@@ -24,6 +24,7 @@ class DraftToken:
     verdict: str  # accepted | rejected | discarded
     p: float | None
     q: float | None
+    u: float | None = None  # the uniform draw it was judged with (none where p ≥ q, or unknown)
 
 
 def label(text: str) -> str:
@@ -35,7 +36,7 @@ def label(text: str) -> str:
 def round_drafts(rnd: Round) -> list[DraftToken]:
     """The round's drafts in order: accepted, the rejected one, then the discarded ones (never verified)."""
     out = [
-        DraftToken(label(t.text), t.status.value, t.p, t.q)
+        DraftToken(label(t.text), t.status.value, t.p, t.q, t.u)
         for t in rnd.tokens
         if t.status in (TokenStatus.ACCEPTED, TokenStatus.REJECTED)
     ]
@@ -56,17 +57,20 @@ def keep_probability(p: float | None, q: float | None) -> float | None:
 
 
 def round_numbers(rnd: Round) -> dict[str, Any]:
-    """One round as screen 5 teaches it: drafts with p, q, min(1, p/q), verdicts; emitted = accepted + 1."""
+    """One round as screen 5 teaches it: drafts with p, q, min(1, p/q), their draws u, verdicts;
+    emitted = accepted + 1."""
     final = round_final(rnd)
     drafts = round_drafts(rnd)
     return {
         "index": rnd.index,
         "gamma": rnd.drafted,
         "drafts": [
-            {"text": d.text, "p": d.p, "q": d.q, "keep": keep_probability(d.p, d.q), "verdict": d.verdict}
+            {"text": d.text, "p": d.p, "q": d.q, "keep": keep_probability(d.p, d.q), "u": d.u,
+             "verdict": d.verdict}
             for d in drafts
         ],
         "accepted": rnd.accepted,
         "emitted": rnd.emitted,
-        "final": {"text": label(final.text), "status": final.status.value, "p": final.p},
+        "final": {"text": label(final.text), "status": final.status.value, "p": final.p,
+                  "residual_p": final.residual_p},
     }
