@@ -6,7 +6,7 @@ PIP    := $(BIN)/python -m pip
 SERVER := build/bin/llama-server
 VLLM   := build/vllm-python
 
-.PHONY: run test test-fast install install-test lint llama-server vllm bench clean deps-debian
+.PHONY: run test test-fast install install-test lint llama-server vllm bench clean deps-debian test-models
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,11 @@ $(VLLM): scripts/install-vllm.sh
 	@mkdir -p $(dir $@)
 	bash scripts/install-vllm.sh $(PYTHON) > $@.tmp && mv $@.tmp $@
 
+# Models the tests make locally (nothing is downloaded): Gemma 3 270M requantized as its own draft,
+# cached under ~/.cache/specview/models (tests/support/draft_pair.py; the tests make it too if missing).
+test-models: install-test
+	$(BIN)/python -m tests.support.draft_pair
+
 lint: install-test
 	$(BIN)/ruff check specview tests bench
 	$(BIN)/mypy
@@ -50,7 +55,7 @@ lint: install-test
 deps-debian:
 	@bash scripts/deps-debian.sh
 
-test: deps-debian install-test llama-server vllm lint
+test: deps-debian install-test llama-server vllm test-models lint
 	SPECVIEW_LLAMA_SERVER=$(abspath $(SERVER)) SPECVIEW_VLLM_PYTHON=$$(cat $(VLLM)) $(BIN)/python -m pytest -q
 
 # The quick loop: lint and the unit tests (no llama.cpp build, no vLLM, no terminal). Widen it with

@@ -4,12 +4,16 @@ Pairs (T = 0, same prompt token ids, same thread count, same token budget):
   (a) plain    — our --no-spec loop      vs llama-server without speculation
   (b) ngram    — our n-gram loop         vs llama-server --spec-type ngram-simple
                  (lookup n-gram N = --ngram-n, drafts up to M = --gamma tokens on both sides)
+  (c) draft    — our draft-model loop    vs llama-server --spec-type draft-simple -md <draft>
+                 (the same draft GGUF: Gemma requantized, tests/support/draft_pair.py; γ = --gamma
+                 drafts every round on both sides, no p_min cut-off)
 Each pair alternates ours / server for --reps repetitions; medians are reported. Also our
 loop's Python overhead per round: wall time of a round minus the time inside llama_decode.
 Server: $SPECVIEW_LLAMA_SERVER, else build/bin/llama-server (`make llama-server`). Every loop
 is bounded in count and time, and each server is killed when its pair is done.
 
-Usage: .venv/bin/python bench/llama_spec.py [--reps 3] [--max-tokens 128] [--threads N] [--json]
+Usage: .venv/bin/python bench/llama_spec.py [--reps 3] [--max-tokens 128] [--threads N]
+       [--pairs plain,ngram,draft] [--json]
 """
 
 from __future__ import annotations
@@ -32,10 +36,12 @@ from specview.backends.local.backend import LlamaBackend  # noqa: E402
 from specview.backends.local.demo import demo_model_path, demo_prompt  # noqa: E402
 from specview.kernel.events import Round  # noqa: E402
 from specview.kernel.metrics import Metrics  # noqa: E402
+from tests.support.draft_pair import draft_pair  # noqa: E402
 from tests.support.llama_server import llama_server  # noqa: E402
 
 WALL_CAP_S = 600.0
 TARGET_RATIO = 0.9
+PAIRS = ("plain", "ngram", "draft")
 
 
 def post(url: str, body: dict[str, Any], timeout: float = 300.0) -> dict[str, Any]:
@@ -107,30 +113,42 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--gamma", type=int, default=4, help="draft length M (server: --spec-ngram-simple-size-m)")
     ap.add_argument("--ngram-n", type=int, default=3, help="lookup n-gram size N on both sides")
+    ap.add_argument("--pairs", default=",".join(PAIRS), help=f"which pairs to run, of {','.join(PAIRS)}")
     ap.add_argument("--json", action="store_true", help="print only the JSON line")
     args = ap.parse_args()
+    pairs = [name for name in args.pairs.split(",") if name in PAIRS]
+    if not pairs:
+        ap.error(f"--pairs names none of {','.join(PAIRS)}")
     reps = max(1, min(args.reps, 20))
     n = max(8, min(args.max_tokens, 1024))
     deadline = time.monotonic() + WALL_CAP_S
     load_before = os.getloadavg()[0]
-    model = demo_model_path()
+    model, draft = draft_pair() if "draft" in pairs else (demo_model_path(), None)
     common = dict(prompt=demo_prompt(), max_tokens=n, n_threads=args.threads, gpu_layers=0)
-    plain = LlamaBackend(model, plain=True, **common)  # type: ignore[arg-type]
-    ngram = LlamaBackend(model, draft="ngram", gamma=args.gamma, ngram=(args.ngram_n, args.ngram_n),
-                         **common)  # type: ignore[arg-type]
-    prompt = plain.prompt_tokens
+    gamma = str(args.gamma)
+    # each pair: our backend and the llama-server flags that do the same
+    setups: dict[str, tuple[dict[str, Any], list[str]]] = {
+        "plain": ({"plain": True}, []),
+        "ngram": ({"draft": "ngram", "gamma": args.gamma, "ngram": (args.ngram_n, args.ngram_n)},
+                  ["--spec-type", "ngram-simple", "--spec-ngram-simple-size-n", str(args.ngram_n),
+                   "--spec-ngram-simple-size-m", gamma, "--spec-draft-n-max", gamma]),
+        "draft": ({"draft": str(draft), "gamma": args.gamma},
+                  ["--spec-type", "draft-simple", "-md", str(draft), "--spec-draft-n-max", gamma,
+                   "--spec-draft-n-min", "0", "--spec-draft-p-min", "0"]),
+    }
     rows = []
-    try:
-        with llama_server((), threads=args.threads) as server:
-            rows.append(measure_pair("plain", plain, server.root, prompt, n, reps, deadline))
-        spec = ["--spec-type", "ngram-simple", "--spec-ngram-simple-size-n", str(args.ngram_n),
-                "--spec-ngram-simple-size-m", str(args.gamma), "--spec-draft-n-max", str(args.gamma)]
-        with llama_server(spec, threads=args.threads) as server:
-            rows.append(measure_pair("ngram", ngram, server.root, prompt, n, reps, deadline))
-    finally:
-        plain.close()
-        ngram.close()
-    result = {"model": model.name, "threads": args.threads, "max_tokens": n, "gamma": args.gamma,
+    prompt: list[int] = []
+    for name in pairs:
+        ours_kw, server_args = setups[name]
+        backend = LlamaBackend(model, **ours_kw, **common)  # type: ignore[arg-type]
+        prompt = backend.prompt_tokens
+        try:
+            with llama_server(server_args, threads=args.threads, model=str(model)) as server:
+                rows.append(measure_pair(name, backend, server.root, prompt, n, reps, deadline))
+        finally:
+            backend.close()
+    result = {"model": model.name, "draft": draft.name if draft else None, "threads": args.threads,
+              "max_tokens": n, "gamma": args.gamma,
               "load_avg_1m": [round(load_before, 2), round(os.getloadavg()[0], 2)],
               "ngram_n": args.ngram_n, "prompt_tokens": len(prompt), "pairs": rows,
               "meets_target": all((r["ratio"] or 0) >= TARGET_RATIO for r in rows)}

