@@ -10,15 +10,16 @@ node is distributed exactly as p, whatever the qᵢ, provided each candidate x�
 independently of the others given the context. Applied node by node down the accepted path, the
 whole output is distributed as the target's.
 
-Two ways of proposing fit that condition, and both are supported:
-- `Proposal.IID` — children drawn i.i.d. from the draft's q at their parent (SpecInfer's own
-  setting); qᵢ = q.
-- `Proposal.DETERMINISTIC` — children that are a function of the context alone (the draft's
-  top-k, as EAGLE-2 and Sequoia branch): each is "drawn" from a point mass, qᵢ = δ(xᵢ). The rule
-  then reads: keep xᵢ with probability r(xᵢ), else remove xᵢ from r and renormalise — sampling
-  from p by asking "is it x₁? x₂? …" in turn (the same rule EAGLE's tree verifier uses). Here
-  the chance that some child is kept is Σᵢ p(xᵢ), the most any verifier can get from these
-  candidates.
+The lemma behind the theorem is one step: if x ~ qᵢ, keeping x with probability min(1, r(x)/qᵢ(x))
+and otherwise drawing from norm(max(0, r − qᵢ)) yields r. It asks only that xᵢ follow qᵢ given
+everything before it (the context and the earlier candidates), so each child says how it came:
+- drawn (`DraftTree.drawn[i]`): sampled from the draft's q at its parent (SpecInfer's setting;
+  a chain's draft is this); qᵢ = q, and the verifier needs q's row at the parent.
+- chosen: a function of the context and the earlier siblings (the draft's top-k, as EAGLE-2 and
+  Sequoia branch): a point mass, qᵢ = δ(xᵢ). The rule then reads: keep xᵢ with probability r(xᵢ),
+  else remove xᵢ from r and renormalise — sampling from p by asking "is it x₁? x₂? …" in turn
+  (EAGLE's tree verifier does the same). With only chosen children, the chance that one is kept
+  is Σᵢ p(xᵢ), the most any verifier can get from these candidates.
 
 Greedy (T = 0): from the root, move to the child that equals the target's argmax while there is
 one; then emit the argmax (corrected, or a bonus after a leaf). Children at one node are distinct
@@ -33,7 +34,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 
 import numpy as np
 import numpy.typing as npt
@@ -44,20 +44,15 @@ from specview.kernel.sampling import Decision, sample
 FloatArray = npt.NDArray[np.float64]
 
 
-class Proposal(Enum):
-    """How the children of a node were proposed (see the module's docstring)."""
-
-    DETERMINISTIC = "deterministic"
-    IID = "iid"
-
-
 @dataclass(frozen=True, slots=True)
 class DraftTree:
-    """Tokens and parents of a tree, node 0 the root; `q_values[i]` the draft's q of node i's token."""
+    """Tokens and parents of a tree, node 0 the root; `q_values[i]` the draft's q of node i's token;
+    `drawn[i]` true when node i was sampled from q at its parent (else chosen: see the module)."""
 
     tokens: tuple[int, ...]
     parents: tuple[int, ...]
     q_values: tuple[float | None, ...] = ()
+    drawn: tuple[bool, ...] = ()
     children: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
     depths: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
@@ -88,13 +83,16 @@ class DraftTree:
     def q_of(self, node: int) -> float | None:
         return self.q_values[node] if node < len(self.q_values) else None
 
+    def was_drawn(self, node: int) -> bool:
+        return node < len(self.drawn) and self.drawn[node]
+
     def leaves(self) -> list[int]:
         return [i for i in range(len(self.tokens)) if not self.children[i]]
 
     @classmethod
-    def chain(cls, root: int, drafts: Sequence[int]) -> DraftTree:
-        """A chain is the tree of width 1."""
-        return cls((root, *drafts), tuple(range(-1, len(drafts))))
+    def chain(cls, root: int, drafts: Sequence[int], *, drawn: bool = False) -> DraftTree:
+        """A chain is the tree of width 1 (drawn: sampled from q, as a chain drafter does at T > 0)."""
+        return cls((root, *drafts), tuple(range(-1, len(drafts))), drawn=(False, *[drawn] * len(drafts)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,16 +145,15 @@ def verify_tree_sampling(
     tree: DraftTree,
     p_rows: npt.ArrayLike,
     rng: np.random.Generator,
-    proposal: Proposal = Proposal.DETERMINISTIC,
     q_rows: npt.ArrayLike | None = None,
 ) -> TreeVerdict:
     """Multi-step speculative sampling; `p_rows[i]` is the target's probability row after node i,
-    `q_rows[i]` the draft's at node i (needed for `Proposal.IID`: the children of i were drawn from it)."""
+    `q_rows[i]` the draft's at node i (needed where a child of i was drawn from it)."""
     p = np.atleast_2d(np.asarray(p_rows, dtype=np.float64))
     _check_rows(tree, p)
     q = None if q_rows is None else np.atleast_2d(np.asarray(q_rows, dtype=np.float64))
-    if proposal is Proposal.IID and (q is None or q.shape != p.shape):
-        raise ValueError("i.i.d. proposals need the draft's q row at every node, shaped like p")
+    if any(tree.drawn) and (q is None or q.shape[0] < len(tree.tokens) or q.shape[1] != p.shape[1]):
+        raise ValueError("drawn children need the draft's q row at their parent, as wide as p")
 
     def prob(node: int, token: int) -> float:
         return float(p[node, token])
@@ -170,20 +167,20 @@ def verify_tree_sampling(
         kept = None
         for child in kids:
             x = tree.tokens[child]
-            qx = 1.0 if q is None or proposal is Proposal.DETERMINISTIC else float(q[node, x])
+            drawn = tree.was_drawn(child)
+            qx = float(q[node, x]) if drawn and q is not None else 1.0
             if qx <= 0.0:
-                raise ValueError(f"node {child} (token {x}) has q = 0")
+                raise ValueError(f"node {child} (token {x}) was drawn with q = 0")
             draw = None if r[x] >= qx else rng.random()  # min(1, r/q) = 1: kept without a draw
             if draw is None or draw < r[x] / qx:
                 kept = child
                 decisions.append(Decision(x, TokenStatus.ACCEPTED, tree.depths[node], float(p[node, x]),
                                           tree.q_of(child), u=draw))
                 break
-            if proposal is Proposal.DETERMINISTIC:
-                r[x] = 0.0
-            else:
-                assert q is not None
+            if drawn and q is not None:
                 r = np.maximum(r - q[node], 0.0)
+            else:
+                r[x] = 0.0
             mass = float(r.sum())
             r = r / mass if mass > 0 else p[node].copy()
         if kept is None:
@@ -196,10 +193,8 @@ def verify_tree_sampling(
     if shown is not None:
         decisions.append(_judged(tree, prob, shown, TokenStatus.REJECTED))
         fix = sample(r, rng)
-        residual = 1.0 - float(sum(p[node, tree.tokens[c]] for c in kids)) if proposal is Proposal.DETERMINISTIC \
-            else None
         decisions.append(Decision(fix, TokenStatus.CORRECTED, position, float(p[node, fix]), None,
-                                  residual=residual, residual_p=float(r[fix])))
+                                  residual_p=float(r[fix])))
     else:
         bonus = sample(p[node], rng)
         status = TokenStatus.BONUS if position else TokenStatus.PLAIN

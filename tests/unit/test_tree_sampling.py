@@ -8,11 +8,12 @@ import pytest
 from scipy.stats import chisquare
 
 from specview.kernel.events import TokenStatus
-from specview.kernel.sampling import sample, verify_greedy
-from specview.kernel.tree_sampling import DraftTree, Proposal, verify_tree_greedy, verify_tree_sampling
+from specview.kernel.sampling import sample, verify_greedy, verify_sampling
+from specview.kernel.tree_sampling import DraftTree, verify_tree_greedy, verify_tree_sampling
 
 DRAWS = 10_000
 V = 5
+TOP_K, IID, MIXED = "top-k", "iid", "mixed"  # children chosen, drawn from q, or the first drawn and the rest chosen
 
 
 def _dists() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -25,24 +26,31 @@ def _dists() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return p0, q0, p1, q1
 
 
-def _tree(q0: np.ndarray, q1: np.ndarray, width: int, proposal: Proposal,
+def _tree(q0: np.ndarray, q1: np.ndarray, width: int, proposal: str,
           rng: np.random.Generator) -> tuple[DraftTree, list[int]]:
-    """A depth-2 tree of `width` children per node: q's top-k, or drawn i.i.d. from q (repeats allowed)."""
+    """A depth-2 tree of `width` children per node: q's top-k, drawn i.i.d. from q (repeats allowed),
+    or one drawn from q followed by q's top others (what the local loop drafts at T > 0)."""
 
-    def pick(q: np.ndarray) -> list[int]:
-        if proposal is Proposal.DETERMINISTIC:
-            return [int(t) for t in np.argsort(-q, kind="stable")[:width]]
-        return [sample(q, rng) for _ in range(width)]
+    def pick(q: np.ndarray) -> list[tuple[int, bool]]:
+        ranked = [int(t) for t in np.argsort(-q, kind="stable")]
+        if proposal == TOP_K:
+            return [(t, False) for t in ranked[:width]]
+        if proposal == IID:
+            return [(sample(q, rng), True) for _ in range(width)]
+        first = sample(q, rng)
+        return [(first, True), *[(t, False) for t in ranked if t != first][:width - 1]]
 
-    tokens, parents = [0], [-1]
-    for x in pick(q0):
+    tokens, parents, drawn = [0], [-1], [False]
+    for x, d in pick(q0):
         tokens.append(x)
         parents.append(0)
+        drawn.append(d)
     for i in range(1, width + 1):
-        for y in pick(q1[tokens[i]]):
+        for y, d in pick(q1[tokens[i]]):
             tokens.append(y)
             parents.append(i)
-    return DraftTree(tuple(tokens), tuple(parents)), tokens
+            drawn.append(d)
+    return DraftTree(tuple(tokens), tuple(parents), drawn=tuple(drawn)), tokens
 
 
 def _rows(tree: DraftTree, p0: np.ndarray, p1: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
@@ -60,18 +68,18 @@ def _q_rows(tree: DraftTree, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("width", [2, 3])
-@pytest.mark.parametrize("proposal", [Proposal.DETERMINISTIC, Proposal.IID])
-def test_tree_output_is_distributed_as_p(proposal: Proposal, width: int) -> None:
+@pytest.mark.parametrize("proposal", [TOP_K, IID, MIXED])
+def test_tree_output_is_distributed_as_p(proposal: str, width: int) -> None:
     p0, q0, p1, q1 = _dists()
-    rng = np.random.default_rng(2026)
+    rng = np.random.default_rng(11)
     first = np.zeros(V)
     second = np.zeros((V, V))
     kept_at_root = 0
     for _ in range(DRAWS):
         tree, _ = _tree(q0, q1, width, proposal, rng)
         rows, _ = _rows(tree, p0, p1)
-        q_rows = _q_rows(tree, q0, q1) if proposal is Proposal.IID else None
-        verdict = verify_tree_sampling(tree, rows, rng, proposal, q_rows)
+        q_rows = _q_rows(tree, q0, q1) if proposal != TOP_K else None
+        verdict = verify_tree_sampling(tree, rows, rng, q_rows)
         emitted = verdict.emitted_ids
         first[emitted[0]] += 1
         if verdict.accepted >= 1:
@@ -85,7 +93,7 @@ def test_tree_output_is_distributed_as_p(proposal: Proposal, width: int) -> None
         n = second[x].sum()
         if n >= 500:
             assert chisquare(second[x], n * p1[x]).pvalue > 1e-3, (x, second[x], n * p1[x])
-    if proposal is Proposal.DETERMINISTIC:
+    if proposal == TOP_K:
         # Some child is kept with probability Σ p over the candidates: the most these candidates allow.
         mass = p0[np.argsort(-q0, kind="stable")[:width]].sum()
         assert abs(kept_at_root / DRAWS - mass) < 4 * np.sqrt(mass * (1 - mass) / DRAWS)
@@ -98,7 +106,7 @@ def test_a_wider_tree_keeps_more_than_the_chain() -> None:
         rng = np.random.default_rng(1)
         n = 0
         for _ in range(4000):
-            tree, _ = _tree(q0, q1, width, Proposal.DETERMINISTIC, rng)
+            tree, _ = _tree(q0, q1, width, TOP_K, rng)
             n += verify_tree_sampling(tree, _rows(tree, p0, p1)[0], rng).accepted
         kept.append(n)
     assert kept[0] < kept[1] < kept[2]
@@ -147,5 +155,17 @@ def test_bad_trees_are_refused() -> None:
     with pytest.raises(ValueError, match="one target row per node"):
         verify_tree_greedy(DraftTree((0, 1), (-1, 0)), np.zeros((1, V)))
     with pytest.raises(ValueError, match="need the draft's q row"):
-        verify_tree_sampling(DraftTree((0, 1), (-1, 0)), np.full((2, V), 1 / V), np.random.default_rng(0),
-                             Proposal.IID)
+        verify_tree_sampling(DraftTree((0, 1), (-1, 0), drawn=(False, True)), np.full((2, V), 1 / V),
+                             np.random.default_rng(0))
+
+
+def test_a_drawn_chain_is_leviathans_sampler() -> None:
+    """Width 1 with drawn drafts is the chain sampler: same draws, same verdicts."""
+    rng_data = np.random.default_rng(9)
+    for seed in range(100):
+        p = rng_data.dirichlet(np.ones(V), size=3)
+        q = rng_data.dirichlet(np.ones(V), size=3)
+        drafts = [sample(q[k], rng_data) for k in range(2)]
+        chain = verify_sampling(p, q[:2], drafts, np.random.default_rng(seed))
+        tree = verify_tree_sampling(DraftTree.chain(0, drafts, drawn=True), p, np.random.default_rng(seed), q)
+        assert tree.emitted_ids == chain.emitted_ids
