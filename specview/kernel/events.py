@@ -52,6 +52,7 @@ MARKS: dict[TokenStatus, tuple[str, str]] = {
 
 
 _STATUSES = {status.value: status for status in TokenStatus}
+MAX_Q_TOP = 8  # q's top tokens a round keeps per draft position
 _PROBABILITY_MAX = 1.0 + 1e-9  # a normalised float distribution may put 1 + ε on one token
 
 
@@ -134,6 +135,10 @@ class Round:
     `discarded` are the drafts after the first rejection, in draft order: the target never
     judged them (its logits there condition on the rejected draft), so they carry q where the
     drafter knows it and never p.
+    A tree round (`--tree`, backends/local/tree.py) shows its accepted path in `tokens` and keeps
+    the branches that lost in `lost` (rejected by the target, or discarded below a rejected one;
+    `position` is the depth − 1). `q_top[k]` is the draft's most probable tokens at draft position
+    k, where the drafter knows them: the rank of the target's token in q.
     """
 
     index: int
@@ -143,6 +148,8 @@ class Round:
     t_verify_s: float | None
     t_wall: float
     discarded: tuple[TokenEvent, ...] = ()
+    lost: tuple[TokenEvent, ...] = ()
+    q_top: tuple[tuple[int, ...], ...] = ()
 
     @property
     def accepted(self) -> int:
@@ -154,7 +161,7 @@ class Round:
 
     def __reduce__(self) -> tuple[type[Round], tuple[Any, ...]]:
         return (Round, (self.index, self.drafted, self.tokens, self.t_draft_s, self.t_verify_s, self.t_wall,
-                        self.discarded))
+                        self.discarded, self.lost, self.q_top))
 
     @property
     def text(self) -> str:
@@ -173,6 +180,10 @@ class Round:
         }
         if self.discarded:
             out["discarded"] = [t.to_dict() for t in self.discarded]
+        if self.lost:
+            out["lost"] = [t.to_dict() for t in self.lost]
+        if self.q_top:
+            out["q_top"] = [list(top) for top in self.q_top]
         return out
 
     @classmethod
@@ -194,6 +205,16 @@ class Round:
             raise Invalid(f"{field}.discarded holds a token that is not a discarded draft")
         if accepted + len(discarded) > drafted:
             raise Invalid(f"{field} has {len(discarded)} discarded drafts beyond the {drafted} drafted")
+        branches = sequence(data.get("lost", []), f"{field}.lost", MAX_ROUND_DRAFTS)
+        lost = tuple(TokenEvent.from_dict(t, f"{field}.lost[{i}]") for i, t in enumerate(branches))
+        if any(t.status not in (TokenStatus.REJECTED, TokenStatus.DISCARDED) for t in lost):
+            raise Invalid(f"{field}.lost holds a token that is neither rejected nor discarded")
+        tops = sequence(data.get("q_top", []), f"{field}.q_top", MAX_ROUND_DRAFTS)
+        q_top = tuple(
+            tuple(integer(t, f"{field}.q_top[{i}][{j}]", 0, MAX_TOKEN_ID)
+                  for j, t in enumerate(sequence(top, f"{field}.q_top[{i}]", MAX_Q_TOP)))
+            for i, top in enumerate(tops)
+        )
         return cls(
             index=integer(data.get("index"), f"{field}.index", 0, MAX_COUNTER),
             drafted=drafted,
@@ -202,6 +223,8 @@ class Round:
             t_verify_s=optional_real(data.get("t_verify_s"), f"{field}.t_verify_s", 0.0),
             t_wall=real(data.get("t_wall"), f"{field}.t_wall"),
             discarded=discarded,
+            lost=lost,
+            q_top=q_top,
         )
 
 

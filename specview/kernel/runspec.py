@@ -47,6 +47,7 @@ class RunSpec:
     threads: int | None = field(default=None, metadata=_declared("settings.threads", "--threads"))
     plain: bool = field(default=False, metadata=_declared("settings.plain", "--no-spec"))
     adaptive: bool = field(default=False, metadata=_declared("settings.adaptive", "--adaptive"))
+    tree: str | None = field(default=None, metadata=_declared("settings.tree", "--tree"))  # "WxD" (tree_shape.py)
     demo: bool = field(default=False, metadata=_declared("settings.demo", "--demo"))
     # openai (remote server)
     url: str | None = field(default=None, metadata=_declared("settings.url", "--url"))

@@ -32,7 +32,7 @@ A tree is its nodes in breadth-first order: node 0 is the root (the pending toke
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -145,15 +145,19 @@ def verify_tree_sampling(
     tree: DraftTree,
     p_rows: npt.ArrayLike,
     rng: np.random.Generator,
-    q_rows: npt.ArrayLike | None = None,
+    q_rows: Mapping[int, FloatArray] | FloatArray | None = None,
 ) -> TreeVerdict:
     """Multi-step speculative sampling; `p_rows[i]` is the target's probability row after node i,
-    `q_rows[i]` the draft's at node i (needed where a child of i was drawn from it)."""
+    `q_rows[i]` the draft's at node i (needed where a child of i was drawn from it: rows by node,
+    or a mapping from the nodes that have drawn children)."""
     p = np.atleast_2d(np.asarray(p_rows, dtype=np.float64))
     _check_rows(tree, p)
-    q = None if q_rows is None else np.atleast_2d(np.asarray(q_rows, dtype=np.float64))
-    if any(tree.drawn) and (q is None or q.shape[0] < len(tree.tokens) or q.shape[1] != p.shape[1]):
-        raise ValueError("drawn children need the draft's q row at their parent, as wide as p")
+    q: Mapping[int, FloatArray] = {} if q_rows is None else (
+        dict(enumerate(q_rows)) if isinstance(q_rows, np.ndarray) else q_rows)
+    for i in range(1, len(tree.tokens)):
+        parent = tree.parents[i]
+        if tree.was_drawn(i) and (parent not in q or len(q[parent]) != p.shape[1]):
+            raise ValueError(f"node {i} was drawn: it needs the draft's q row at its parent, as wide as p")
 
     def prob(node: int, token: int) -> float:
         return float(p[node, token])
@@ -168,7 +172,7 @@ def verify_tree_sampling(
         for child in kids:
             x = tree.tokens[child]
             drawn = tree.was_drawn(child)
-            qx = float(q[node, x]) if drawn and q is not None else 1.0
+            qx = float(q[node][x]) if drawn else 1.0
             if qx <= 0.0:
                 raise ValueError(f"node {child} (token {x}) was drawn with q = 0")
             draw = None if r[x] >= qx else rng.random()  # min(1, r/q) = 1: kept without a draw
@@ -177,7 +181,7 @@ def verify_tree_sampling(
                 decisions.append(Decision(x, TokenStatus.ACCEPTED, tree.depths[node], float(p[node, x]),
                                           tree.q_of(child), u=draw))
                 break
-            if drawn and q is not None:
+            if drawn:
                 r = np.maximum(r - q[node], 0.0)
             else:
                 r[x] = 0.0

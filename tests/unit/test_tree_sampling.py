@@ -154,7 +154,7 @@ def test_bad_trees_are_refused() -> None:
         DraftTree((0, 1, 2), (-1, 2, 0))
     with pytest.raises(ValueError, match="one target row per node"):
         verify_tree_greedy(DraftTree((0, 1), (-1, 0)), np.zeros((1, V)))
-    with pytest.raises(ValueError, match="need the draft's q row"):
+    with pytest.raises(ValueError, match="needs the draft's q row"):
         verify_tree_sampling(DraftTree((0, 1), (-1, 0), drawn=(False, True)), np.full((2, V), 1 / V),
                              np.random.default_rng(0))
 
