@@ -18,7 +18,7 @@ from specview.backends.local.lib import llama_lib, supports_gpu_offload
 from specview.backends.local.log import LOG
 from specview.backends.local.model import ModelRunner, check_gguf_file
 from specview.backends.local.prompt_format import Source, prepare_prompt
-from specview.backends.local.tree import TreeDrafter, TreeEngine, check_tree, tree_of
+from specview.backends.local.tree import Q_TOP, TreeDrafter, TreeEngine, check_tree, tree_of
 from specview.backends.local.vocab import check_vocab
 from specview.kernel.backend import BackendInfo, BackendKind, Exact, Note
 from specview.kernel.errors import BackendError
@@ -119,7 +119,7 @@ class LlamaBackend:
                 runner = self._load(draft_path, "draft", layers, n_threads)
                 check_vocab(self.target, runner)
                 kind = ModelDrafter if tree is None else TreeDrafter
-                drafter = kind(runner, self.target.n_vocab, p_min=ADAPTIVE_P_MIN if adaptive else 0.0)
+                drafter = kind(runner, self.target.n_vocab, p_min=ADAPTIVE_P_MIN if adaptive else 0.0, keep_top=Q_TOP)
             elif not plain:
                 drafter = NgramDrafter(self.target.n_vocab, *ngram)
             # the GGUF's own template, the one named, or a raw completion (prompt_format.py)

@@ -179,6 +179,7 @@ class Engine:
             t_verify_s=t2 - t1,
             t_wall=time.monotonic() - self._excluded_s,
             discarded=discarded,
+            q_top=draft.q_top[:drafted],
         )
 
     # parts ---------------------------------------------------------------------------
@@ -269,5 +270,5 @@ def _stop_at_eog(draft: Draft, target: ModelRunner) -> Draft:
         if target.is_eog(tok):
             n = i + 1
             rows = None if draft.q_rows is None else draft.q_rows[:n]
-            return Draft(draft.tokens[:n], draft.q_values[:n], rows)
+            return Draft(draft.tokens[:n], draft.q_values[:n], rows, draft.q_top[:n])
     return draft

@@ -21,6 +21,7 @@ import numpy as np
 from specview.backends.local.drafters import EMPTY, AdaptiveGamma, ModelDrafter
 from specview.backends.local.engine import RECALIBRATE_ROUNDS, Engine
 from specview.backends.local.model import Logits, ModelRunner
+from specview.backends.local.top import top_tokens
 from specview.backends.local.tree_verify import eval_tree, keep_path
 from specview.backends.local.verify import row_probabilities
 from specview.kernel.errors import BackendError
@@ -62,13 +63,6 @@ class TreeDraft:
     tree: DraftTree
     q_rows: dict[int, FloatArray]  # the draft's q at each node with a drawn child (T > 0)
     q_top: tuple[tuple[int, ...], ...]  # q's top tokens at each depth, most probable first
-
-
-def top_tokens(row: Logits | FloatArray, k: int) -> list[int]:
-    """The k highest entries of a row, highest first (argpartition: O(vocab), not a sort)."""
-    k = min(k, len(row))
-    idx = np.argpartition(row, -k)[-k:]
-    return [int(t) for t in idx[np.argsort(-row[idx], kind="stable")]]
 
 
 class TreeDrafter(ModelDrafter):
