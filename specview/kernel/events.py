@@ -53,6 +53,7 @@ MARKS: dict[TokenStatus, tuple[str, str]] = {
 
 _STATUSES = {status.value: status for status in TokenStatus}
 MAX_Q_TOP = 8  # q's top tokens a round keeps per draft position
+Q_TOP = 3  # what the local loop keeps: the inspector's rank, and what a width-2/3 tree would have had
 _PROBABILITY_MAX = 1.0 + 1e-9  # a normalised float distribution may put 1 + ε on one token
 
 
@@ -76,6 +77,7 @@ class TokenEvent:
     u: float | None = None
     residual: float | None = None
     residual_p: float | None = None
+    q_rank: int | None = None  # the token's rank in the draft's q at its position (0: below q's recorded top)
 
     @property
     def emitted(self) -> bool:
@@ -85,7 +87,7 @@ class TokenEvent:
     def __reduce__(self) -> tuple[type[TokenEvent], tuple[Any, ...]]:
         # By position: about twice as fast to unpickle as the slots state (the flat-out producer).
         return (TokenEvent, (self.token_id, self.text, self.status, self.position, self.p, self.q, self.inferred,
-                             self.u, self.residual, self.residual_p))
+                             self.u, self.residual, self.residual_p, self.q_rank))
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -97,7 +99,7 @@ class TokenEvent:
             "q": self.q,
             "inferred": self.inferred,
         }
-        for key in ("u", "residual", "residual_p"):  # only where the verifier knew them
+        for key in ("u", "residual", "residual_p", "q_rank"):  # only where the verifier knew them
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
@@ -124,6 +126,7 @@ class TokenEvent:
             u=optional_real(data.get("u"), f"{field}.u", 0.0, 1.0),
             residual=optional_real(data.get("residual"), f"{field}.residual", 0.0, _PROBABILITY_MAX),
             residual_p=optional_real(data.get("residual_p"), f"{field}.residual_p", 0.0, _PROBABILITY_MAX),
+            q_rank=optional_integer(data.get("q_rank"), f"{field}.q_rank", 0, MAX_Q_TOP),
         )
 
 

@@ -13,9 +13,9 @@ from specview.kernel.tree_sampling import DraftTree
 
 
 def _tree_round() -> Round:
-    tokens = (TokenEvent(5, "a", TokenStatus.ACCEPTED, 0, 0.6, 0.5),
+    tokens = (TokenEvent(5, "a", TokenStatus.ACCEPTED, 0, 0.6, 0.5, q_rank=1),
               TokenEvent(7, "b", TokenStatus.REJECTED, 1, 0.1, 0.4),
-              TokenEvent(8, "c", TokenStatus.CORRECTED, 1, 0.7, None))
+              TokenEvent(8, "c", TokenStatus.CORRECTED, 1, 0.7, None, q_rank=0))
     lost = (TokenEvent(6, "x", TokenStatus.REJECTED, 0, 0.2, 0.3),
             TokenEvent(9, "y", TokenStatus.DISCARDED, 1, None, 0.2))
     return Round(0, 2, tokens, 0.01, 0.02, 1.0, lost=lost, q_top=((5, 6, 1), (7, 9, 8)))
@@ -39,6 +39,7 @@ def test_a_tree_round_round_trips_and_a_chain_round_stays_as_it_was() -> None:
     (lambda d: d.update(q_top=[[1] * 9]), "round.q_top[0]"),
     (lambda d: d.update(q_top=[[-1]]), "round.q_top[0][0]"),
     (lambda d: d.update(q_top="abc"), "round.q_top"),
+    (lambda d: d["tokens"][0].update(q_rank=99), "round.tokens[0].q_rank"),
 ])
 def test_a_hostile_tree_round_is_refused_naming_the_field(edit: object, says: str) -> None:
     data = _tree_round().to_dict()

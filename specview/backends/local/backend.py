@@ -18,11 +18,11 @@ from specview.backends.local.lib import llama_lib, supports_gpu_offload
 from specview.backends.local.log import LOG
 from specview.backends.local.model import ModelRunner, check_gguf_file
 from specview.backends.local.prompt_format import Source, prepare_prompt
-from specview.backends.local.tree import Q_TOP, TreeDrafter, TreeEngine, check_tree, tree_of
+from specview.backends.local.tree import TreeDrafter, TreeEngine, check_tree, tree_of
 from specview.backends.local.vocab import check_vocab
 from specview.kernel.backend import BackendInfo, BackendKind, Exact, Note
 from specview.kernel.errors import BackendError
-from specview.kernel.events import Calibration, Round
+from specview.kernel.events import Q_TOP, Calibration, Round
 from specview.kernel.runspec import RunSpec
 from specview.kernel.theory import MAX_GAMMA
 from specview.kernel.tree_shape import TreeShape

@@ -25,6 +25,7 @@ from specview.backends.local.verify import verify_greedy_logits, verify_sampled_
 from specview.backends.local.vocab import TextStream
 from specview.kernel.events import Calibration, Round, TokenEvent, TokenStatus
 from specview.kernel.sampling import Decision, discarded_after
+from specview.kernel.what_if import with_q_ranks
 
 RECALIBRATE_TOKENS = 256  # measure again once the context has grown this much (attention cost grows with it)
 RECALIBRATE_ROUNDS = 64  # and at least this often: a machine's load changes, and the run averages its calibrations
@@ -174,7 +175,7 @@ class Engine:
         return Round(
             index=index,
             drafted=drafted,
-            tokens=events,
+            tokens=with_q_ranks(events, draft.q_top),
             t_draft_s=None if self.drafter is None else t1 - t0,
             t_verify_s=t2 - t1,
             t_wall=time.monotonic() - self._excluded_s,

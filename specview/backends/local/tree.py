@@ -25,12 +25,11 @@ from specview.backends.local.top import top_tokens
 from specview.backends.local.tree_verify import eval_tree, keep_path
 from specview.backends.local.verify import row_probabilities
 from specview.kernel.errors import BackendError
-from specview.kernel.events import Round, TokenEvent, TokenStatus
+from specview.kernel.events import Q_TOP, Round, TokenEvent, TokenStatus
 from specview.kernel.sampling import FloatArray, probabilities, sample
 from specview.kernel.tree_sampling import DraftTree, TreeVerdict, verify_tree_greedy, verify_tree_sampling
 from specview.kernel.tree_shape import TreeShape, parse_tree
-
-Q_TOP = 3  # q's top tokens kept per depth: the inspector's rank, and what a width-2/3 tree would accept
+from specview.kernel.what_if import with_q_ranks
 
 
 def tree_of(text: str | None) -> TreeShape | None:
@@ -175,7 +174,7 @@ class TreeEngine(Engine):
         return Round(
             index=index,
             drafted=drafted,
-            tokens=events,
+            tokens=with_q_ranks(events, draft.q_top),
             t_draft_s=t1 - t0,
             t_verify_s=t2 - t1,
             t_wall=time.monotonic() - self._excluded_s,
