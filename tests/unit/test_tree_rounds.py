@@ -66,3 +66,15 @@ def test_top_tokens_are_the_highest_first_and_leave_the_row_as_it_was() -> None:
     assert top_tokens(row, 3) == [1, 4, 3]
     assert np.array_equal(row, before)
     assert top_tokens(row, 10) == [1, 4, 3, 0, 5, 2]
+
+
+def test_a_secret_in_a_lost_branch_is_masked() -> None:
+    import re
+
+    from specview.boundary.stream_mask import mask_rounds
+
+    rnd = _tree_round()
+    secret = Round(rnd.index, rnd.drafted, rnd.tokens, None, None, 0.0,
+                   lost=(TokenEvent(6, "sk-SECRET", TokenStatus.REJECTED, 0, 0.2, 0.3),), q_top=rnd.q_top)
+    masked = mask_rounds([secret], re.compile("sk-SECRET"))[0]
+    assert "SECRET" not in masked.lost[0].text and masked.lost[0].token_id == 6
