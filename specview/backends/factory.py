@@ -11,8 +11,16 @@ if TYPE_CHECKING:
     from specview.kernel.backend import Backend
 
 
+_NO_TREE = {"sim": "the simulator (it has no draft model to branch)",
+            "openai": "a remote server (it drafts and verifies its own way)",
+            "replay": "a replay (it shows what was recorded)"}
+
+
 def make_backend(spec: RunSpec) -> Backend:
     """The backend `spec` selects. Raises BackendError or PresetError with a clear message."""
+    if spec.tree is not None and spec.kind != "llama":
+        raise BackendError(f"--tree drafts a tree on the local llama.cpp loop (--target T.gguf --draft D.gguf), "
+                           f"not on {_NO_TREE[spec.kind]}")
     if spec.kind == "sim":
         from specview.backends.sim.backend import SimBackend
         from specview.catalog.presets import DEFAULT_PRESET, get_preset

@@ -60,6 +60,7 @@ def mask_rounds(rounds: list[Round], pattern: re.Pattern[str]) -> list[Round]:
     """The rounds with every secret in their tokens' text masked (across token boundaries), and in
     each round's discarded drafts (a draft run of their own, read on from the rejected draft)."""
     rounds = [_mask_discarded(rnd, pattern) if rnd.discarded else rnd for rnd in rounds]
+    rounds = [_mask_lost(rnd, pattern) if rnd.lost else rnd for rnd in rounds]
     texts = [t.text for r in rounds for t in r.tokens]
     masked = mask_texts(texts, pattern)
     if masked is texts:
@@ -83,6 +84,12 @@ def _mask_discarded(rnd: Round, pattern: re.Pattern[str]) -> Round:
     new = masked[len(rejected):]
     return replace(rnd, discarded=tuple(t if t.text == s else replace(t, text=s)
                                         for t, s in zip(rnd.discarded, new, strict=True)))
+
+
+def _mask_lost(rnd: Round, pattern: re.Pattern[str]) -> Round:
+    """A tree's lost branches, each token on its own (they continue the text along different paths)."""
+    lost = tuple(t if (m := mask_texts([t.text], pattern)[0]) == t.text else replace(t, text=m) for t in rnd.lost)
+    return rnd if lost == rnd.lost else replace(rnd, lost=lost)
 
 
 class RoundMasker:

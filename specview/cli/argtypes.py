@@ -56,6 +56,16 @@ def int_in(low: int, high: int, name: str) -> Callable[[str], int]:
     return ranged(int, low, high, name)
 
 
+def tree_option(text: str) -> str:
+    """`--tree WxD`, checked here so a bad shape is one line before anything loads (kept as given)."""
+    from specview.kernel.tree_shape import parse_tree
+
+    try:
+        return str(parse_tree(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 FPS_RANGE = (1.0, 60.0)
 
 

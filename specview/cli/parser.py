@@ -12,7 +12,16 @@ from typing import Any
 
 from specview import __version__
 from specview.catalog.presets import DEFAULT_PRESET
-from specview.cli.argtypes import Parser, float_in, fps_option, int_in, lang_option, server_option, template_name
+from specview.cli.argtypes import (
+    Parser,
+    float_in,
+    fps_option,
+    int_in,
+    lang_option,
+    server_option,
+    template_name,
+    tree_option,
+)
 from specview.cli.timeout_args import timeout_options
 from specview.kernel.runspec import default_of, option_of
 from specview.kernel.theory import MAX_GAMMA
@@ -71,6 +80,9 @@ def _selectors(*, defaults: bool = True) -> Parser:
     _spec_option(loc, "plain", action="store_true", help="plain decoding baseline (no drafts)")
     _spec_option(loc, "adaptive", action="store_true",
                  help="adapt γ: shrink after rejections, grow after full acceptance")
+    _spec_option(loc, "tree", type=tree_option, metavar="WxD",
+                 help="draft a tree: the draft model's W most probable tokens at each of D depths, verified in "
+                      "one target batch (needs --draft D.gguf; e.g. 3x4)")
     _spec_option(loc, "max_tokens", type=int_in(1, 1_000_000, "--max-tokens"), metavar="N",
                  help="stop after N generated tokens")
     _spec_option(loc, "chat_template", type=template_name, metavar="NAME|none",

@@ -53,6 +53,8 @@ MARKS: dict[TokenStatus, tuple[str, str]] = {
 
 
 _STATUSES = {status.value: status for status in TokenStatus}
+MAX_Q_TOP = 8  # q's top tokens a round keeps per draft position
+Q_TOP = 3  # what the local loop keeps: the inspector's rank, and what a width-2/3 tree would have had
 _PROBABILITY_MAX = 1.0 + 1e-9  # a normalised float distribution may put 1 + ε on one token
 
 
@@ -76,6 +78,7 @@ class TokenEvent:
     u: float | None = None
     residual: float | None = None
     residual_p: float | None = None
+    q_rank: int | None = None  # the token's rank in the draft's q at its position (0: below q's recorded top)
 
     @property
     def emitted(self) -> bool:
@@ -85,7 +88,7 @@ class TokenEvent:
     def __reduce__(self) -> tuple[type[TokenEvent], tuple[Any, ...]]:
         # By position: about twice as fast to unpickle as the slots state (the flat-out producer).
         return (TokenEvent, (self.token_id, self.text, self.status, self.position, self.p, self.q, self.inferred,
-                             self.u, self.residual, self.residual_p))
+                             self.u, self.residual, self.residual_p, self.q_rank))
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -97,7 +100,7 @@ class TokenEvent:
             "q": self.q,
             "inferred": self.inferred,
         }
-        for key in ("u", "residual", "residual_p"):  # only where the verifier knew them
+        for key in ("u", "residual", "residual_p", "q_rank"):  # only where the verifier knew them
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
@@ -124,6 +127,7 @@ class TokenEvent:
             u=optional_real(data.get("u"), f"{field}.u", 0.0, 1.0),
             residual=optional_real(data.get("residual"), f"{field}.residual", 0.0, _PROBABILITY_MAX),
             residual_p=optional_real(data.get("residual_p"), f"{field}.residual_p", 0.0, _PROBABILITY_MAX),
+            q_rank=optional_integer(data.get("q_rank"), f"{field}.q_rank", 0, MAX_Q_TOP),
         )
 
 
@@ -136,6 +140,10 @@ class Round:
     judged them (its logits there condition on the rejected draft), so they carry q where the
     drafter knows it and never p. `drafter` names who drafted the round where a run mixes
     drafters (core/drafters.py); "" where nobody did or the backend does not say.
+    A tree round (`--tree`, backends/local/tree.py) shows its accepted path in `tokens` and keeps
+    the branches that lost in `lost` (rejected by the target, or discarded below a rejected one;
+    `position` is the depth − 1). `q_top[k]` is the draft's most probable tokens at draft position
+    k, where the drafter knows them: the rank of the target's token in q.
     """
 
     index: int
@@ -146,6 +154,8 @@ class Round:
     t_wall: float
     discarded: tuple[TokenEvent, ...] = ()
     drafter: str = ""
+    lost: tuple[TokenEvent, ...] = ()
+    q_top: tuple[tuple[int, ...], ...] = ()
 
     @property
     def accepted(self) -> int:
@@ -157,7 +167,8 @@ class Round:
 
     def __reduce__(self) -> tuple[type[Round], tuple[Any, ...]]:
         return (Round, (self.index, self.drafted, self.tokens, self.t_draft_s, self.t_verify_s, self.t_wall,
-                        self.discarded, self.drafter))
+                        self.discarded, self.drafter,
+                        self.lost, self.q_top))
 
     @property
     def text(self) -> str:
@@ -178,6 +189,10 @@ class Round:
             out["discarded"] = [t.to_dict() for t in self.discarded]
         if self.drafter:
             out["drafter"] = self.drafter
+        if self.lost:
+            out["lost"] = [t.to_dict() for t in self.lost]
+        if self.q_top:
+            out["q_top"] = [list(top) for top in self.q_top]
         return out
 
     @classmethod
@@ -199,6 +214,16 @@ class Round:
             raise Invalid(f"{field}.discarded holds a token that is not a discarded draft")
         if accepted + len(discarded) > drafted:
             raise Invalid(f"{field} has {len(discarded)} discarded drafts beyond the {drafted} drafted")
+        branches = sequence(data.get("lost", []), f"{field}.lost", MAX_ROUND_DRAFTS)
+        lost = tuple(TokenEvent.from_dict(t, f"{field}.lost[{i}]") for i, t in enumerate(branches))
+        if any(t.status not in (TokenStatus.REJECTED, TokenStatus.DISCARDED) for t in lost):
+            raise Invalid(f"{field}.lost holds a token that is neither rejected nor discarded")
+        tops = sequence(data.get("q_top", []), f"{field}.q_top", MAX_ROUND_DRAFTS)
+        q_top = tuple(
+            tuple(integer(t, f"{field}.q_top[{i}][{j}]", 0, MAX_TOKEN_ID)
+                  for j, t in enumerate(sequence(top, f"{field}.q_top[{i}]", MAX_Q_TOP)))
+            for i, top in enumerate(tops)
+        )
         return cls(
             index=integer(data.get("index"), f"{field}.index", 0, MAX_COUNTER),
             drafted=drafted,
@@ -209,6 +234,8 @@ class Round:
             discarded=discarded,
             # a name from outside: made safe (secrets masked first), then cut, so reading it again keeps it
             drafter=sanitize(string(data.get("drafter", ""), f"{field}.drafter"), one_line=True)[:MAX_DRAFTER_NAME],
+            lost=lost,
+            q_top=q_top,
         )
 
 

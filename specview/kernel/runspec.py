@@ -69,6 +69,8 @@ class RunSpec:
     chat_template: str | None = field(default=None, metadata=_declared("settings.chat_template", "--chat-template",
                                                                        config=True))
     chat_template_from: str | None = None  # "option" or "config": who named it (the error says)
+    # a local draft tree, "WxD" (kernel/tree_shape.py); recorded after every setting recorded before it
+    tree: str | None = field(default=None, metadata=_declared("settings.tree", "--tree"))  # "WxD" (tree_shape.py)
     # seconds to wait for a stream's next event, to connect, for a whole plain request, for a whole
     # stream (None: the defaults)
     read_timeout: float | None = field(default=None, metadata=_declared(option="--read-timeout", config=True))

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "specview"
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 # kernel modules that may import numpy when they are imported (everything else there imports it lazily)
-NUMPY_AT_IMPORT = {"kernel/sampling.py"}
+NUMPY_AT_IMPORT = {"kernel/sampling.py", "kernel/tree_sampling.py"}
 KERNEL = ("kernel", "boundary", "catalog")
 
 

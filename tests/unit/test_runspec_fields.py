@@ -30,6 +30,7 @@ NOT_RECORDED = {"api_key": "never written anywhere", "model": "the header holds 
                 "chat_template_from": "the header holds the prompt format the backend used"}
 # The header writes these as the backend ran them (BackendInfo), not as asked
 RAN = {"preset", "gamma", "temperature", "seed"}
+SHAPED = {"tree": "3x4"}  # string options whose text has a shape
 
 
 def _actions() -> dict[str, argparse.Action]:
@@ -44,7 +45,7 @@ def _given(name: str, action: argparse.Action) -> tuple[list[str], Any]:
     if action.choices is not None:
         raw = next(choice for choice in action.choices if choice != "auto")
     else:
-        raw = "3" if "int" in kind else "2.5" if "float" in kind else f"x-{name}"
+        raw = SHAPED.get(name) or ("3" if "int" in kind else "2.5" if "float" in kind else f"x-{name}")
     return [raw], action.type(raw) if callable(action.type) else raw
 
 

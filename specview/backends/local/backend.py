@@ -19,12 +19,14 @@ from specview.backends.local.log import LOG
 from specview.backends.local.model import ModelRunner, check_gguf_file
 from specview.backends.local.prompt_format import Source, prepare_prompt
 from specview.backends.local.replay import VerifyBatch
+from specview.backends.local.tree import TreeDrafter, TreeEngine, check_tree, tree_of
 from specview.backends.local.vocab import check_vocab
 from specview.kernel.backend import BackendInfo, BackendKind, Exact, Note
 from specview.kernel.errors import BackendError
-from specview.kernel.events import Calibration, Round
+from specview.kernel.events import Q_TOP, Calibration, Round
 from specview.kernel.runspec import RunSpec
 from specview.kernel.theory import MAX_GAMMA
+from specview.kernel.tree_shape import TreeShape
 
 DEFAULT_GAMMA = 4
 DEFAULT_MAX_TOKENS = 256
@@ -63,6 +65,7 @@ def make_llama_backend(spec: RunSpec) -> LlamaBackend:
         n_threads=spec.threads,
         chat_template=spec.chat_template,
         chat_template_from=Source(spec.chat_template_from or Source.OPTION),
+        tree=tree_of(spec.tree),
     )
 
 
@@ -87,8 +90,10 @@ class LlamaBackend:
         chat_template_from: Source = Source.OPTION,
         ngram: tuple[int, int] = (3, 2),
         calibrate_every: int | None = RECALIBRATE_ROUNDS,
+        tree: TreeShape | None = None,
     ) -> None:
-        gamma = DEFAULT_GAMMA if gamma is None else gamma
+        gamma = (DEFAULT_GAMMA if gamma is None else gamma) if tree is None else tree.depth
+        check_tree(tree, draft, plain=plain, adaptive=adaptive)
         if not 1 <= gamma <= MAX_GAMMA:
             raise BackendError(f"--gamma must be between 1 and {MAX_GAMMA}, got {gamma}")
         if temperature < 0:
@@ -118,7 +123,8 @@ class LlamaBackend:
             if draft_path is not None:
                 runner = self._load(draft_path, "draft", layers, n_threads)
                 check_vocab(self.target, runner)
-                drafter = ModelDrafter(runner, self.target.n_vocab, p_min=ADAPTIVE_P_MIN if adaptive else 0.0)
+                kind = ModelDrafter if tree is None else TreeDrafter
+                drafter = kind(runner, self.target.n_vocab, p_min=ADAPTIVE_P_MIN if adaptive else 0.0, keep_top=Q_TOP)
                 if chained:
                     drafter = ChainedDrafter(NgramDrafter(self.target.n_vocab, *ngram), drafter)
             elif not plain:
@@ -131,22 +137,29 @@ class LlamaBackend:
             if drafter is not None:
                 controller = AdaptiveGamma(gamma) if adaptive else AdaptiveGamma(gamma, gamma, gamma)
             n_ctx = len(self.prompt_tokens) + max_tokens + (controller.high if controller else 0) + 8
+            n_ctx += 0 if tree is None else tree.nodes
             if self.target.n_ctx_train and n_ctx > self.target.n_ctx_train:
                 raise BackendError(
                     f"prompt ({len(self.prompt_tokens)} tokens) plus --max-tokens {max_tokens} do not fit "
                     f"in {target.name}'s context of {self.target.n_ctx_train} tokens"
                 )
             for runner in self._runners:
-                runner.open_context(n_ctx)
+                runner.open_context(n_ctx, n_seq=tree.leaves if tree is not None and runner is self.target else 1)
         except BaseException:
             self.close()
             raise
-        self.engine = Engine(
-            self.target, drafter, self.prompt_tokens, gamma=controller,
-            temperature=temperature, max_tokens=max_tokens, seed=seed, calibrate_every=calibrate_every,
-        )
+        self.engine: Engine
+        if isinstance(drafter, TreeDrafter) and tree is not None:
+            self.engine = TreeEngine(self.target, drafter, self.prompt_tokens, shape=tree, temperature=temperature,
+                                     max_tokens=max_tokens, seed=seed, calibrate_every=calibrate_every)
+        else:
+            self.engine = Engine(
+                self.target, drafter, self.prompt_tokens, gamma=controller,
+                temperature=temperature, max_tokens=max_tokens, seed=seed, calibrate_every=calibrate_every,
+            )
         draft_name = None if drafter is None else drafter.name
         mode = "plain" if drafter is None else f"{draft_name}{' adaptive γ' if adaptive else ''}"
+        mode += "" if tree is None else f" tree {tree}"
         # a target shared with another backend (pool.py) logged its load then: its lines come first
         device, note = _device([*self.target.load_lines, *LOG.lines_since(mark)], layers, self.target)
         self._info = BackendInfo(

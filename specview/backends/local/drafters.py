@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from specview.backends.local.model import Logits, ModelRunner
+from specview.backends.local.top import top_tokens
 from specview.backends.local.verify import row_probability
 from specview.kernel.sampling import probabilities, sample
 
@@ -26,6 +27,7 @@ class Draft:
     q_values: list[float]
     q_rows: FloatRows | None = None
     source: str = ""
+    q_top: tuple[tuple[int, ...], ...] = ()  # q's most probable tokens at each position (ModelDrafter keep_top)
 
 
 EMPTY = Draft([], [])
@@ -114,11 +116,12 @@ class ModelDrafter:
 
     one_hot = False
 
-    def __init__(self, runner: ModelRunner, target_vocab: int, *, p_min: float = 0.0) -> None:
+    def __init__(self, runner: ModelRunner, target_vocab: int, *, p_min: float = 0.0, keep_top: int = 0) -> None:
         self.name = runner.name
         self.runner = runner
         self.vocab = target_vocab
         self.p_min = p_min
+        self.keep_top = keep_top  # q's top tokens kept per position: the rank of the target's token (top.py)
         self.cached: list[int] = []
 
     def reset(self) -> None:
@@ -149,8 +152,11 @@ class ModelDrafter:
         tokens: list[int] = []
         q_values: list[float] = []
         q_rows: list[FloatRows] = []
+        tops: list[tuple[int, ...]] = []
         row = self._row(logits)
         for k in range(gamma):
+            if self.keep_top:
+                tops.append(tuple(top_tokens(row, self.keep_top)))
             if temperature > 0:
                 q = probabilities(row, temperature)
                 token = sample(q, rng)
@@ -168,7 +174,7 @@ class ModelDrafter:
                 break
             row = self._row(self.runner.eval([token]))
             self.cached.append(token)
-        return Draft(tokens, q_values, np.stack(q_rows) if q_rows else None, self.name)
+        return Draft(tokens, q_values, np.stack(q_rows) if q_rows else None, self.name, tuple(tops[: len(tokens)]))
 
     def _row(self, logits: Logits) -> Logits:
         """The last row, cut or padded (-inf) to the target's vocabulary size."""

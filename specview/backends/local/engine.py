@@ -26,6 +26,7 @@ from specview.backends.local.verify import verify_greedy_logits, verify_sampled_
 from specview.backends.local.vocab import TextStream
 from specview.kernel.events import Calibration, Round, TokenEvent, TokenStatus
 from specview.kernel.sampling import Decision, discarded_after
+from specview.kernel.what_if import with_q_ranks
 
 RECALIBRATE_TOKENS = 256  # measure again once the context has grown this much (attention cost grows with it)
 RECALIBRATE_ROUNDS = 64  # and at least this often: a machine's load changes, and the run averages its calibrations
@@ -178,12 +179,13 @@ class Engine:
         return Round(
             index=index,
             drafted=drafted,
-            tokens=events,
+            tokens=with_q_ranks(events, draft.q_top),
             t_draft_s=None if self.drafter is None else t1 - t0,
             t_verify_s=t2 - t1,
             t_wall=time.monotonic() - self._excluded_s,
             discarded=discarded,
             drafter=draft.source if drafted else "",
+            q_top=draft.q_top[:drafted],
         )
 
     # parts ---------------------------------------------------------------------------
@@ -274,5 +276,5 @@ def _stop_at_eog(draft: Draft, target: ModelRunner) -> Draft:
         if target.is_eog(tok):
             n = i + 1
             rows = None if draft.q_rows is None else draft.q_rows[:n]
-            return Draft(draft.tokens[:n], draft.q_values[:n], rows, draft.source)
+            return Draft(draft.tokens[:n], draft.q_values[:n], rows, draft.source, draft.q_top[:n])
     return draft

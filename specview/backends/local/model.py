@@ -74,22 +74,26 @@ class ModelRunner:
         self._closed = threading.Event()
 
     # context ---------------------------------------------------------------
-    def open_context(self, n_ctx: int, n_batch: int = 512) -> None:
-        """Create the context (size known once the prompt is tokenized) and its batch."""
+    def open_context(self, n_ctx: int, n_batch: int = 512, n_seq: int = 1) -> None:
+        """Create the context (size known once the prompt is tokenized) and its batch.
+
+        `n_seq` > 1 (a draft tree's leaves, tree_verify.py) gives one unified cache that the
+        sequences share, so copying the committed prefix to another sequence copies no data."""
         lib = self.lib
         params = lib.llama_context_default_params()
         self.n_ctx = min(n_ctx, self.n_ctx_train) if self.n_ctx_train > 0 else n_ctx
         self.n_batch = min(n_batch, self.n_ctx)
         params.n_ctx = self.n_ctx
         params.n_batch = params.n_ubatch = self.n_batch
-        params.n_seq_max = 1
+        params.n_seq_max = n_seq
+        params.kv_unified = n_seq > 1
         params.n_threads = params.n_threads_batch = self.n_threads
         params.no_perf = True
         with self._loaded.lock:
             self.ctx = lib.llama_init_from_model(self.model, params)
         if not self.ctx:
             raise BackendError(f"could not create a context for the {self.role} model: {LOG.last_error()}")
-        self.batch = lib.llama_batch_init(self.n_batch, 0, 1)
+        self.batch = lib.llama_batch_init(self.n_batch, 0, n_seq)
         if os.environ.get("SPECVIEW_LLAMA_THREADPOOL", "1") != "0":
             self.threadpool = Threadpool(lib, self.ctx, self.n_threads)
 
@@ -131,6 +135,22 @@ class ModelRunner:
             return np.empty((0, self.n_vocab), dtype=np.float32)
         ptr = self.lib.llama_get_logits(self.ctx)
         view: Logits = np.ctypeslib.as_array(ptr, shape=(rows, self.n_vocab))
+        return view
+
+    def decode_batch(self, n: int) -> Logits:
+        """Decode the `n` tokens the caller put in `batch` (positions and sequences its own, every
+        row asking for logits); the rows, a view as in `eval`. `n_past` is the caller's to move."""
+        if not 0 < n <= self.n_batch:
+            raise ValueError(f"bad batch: {n} tokens (capacity {self.n_batch})")
+        t0 = time.perf_counter()
+        rc = self.lib.llama_decode(self.ctx, self.batch)
+        self.decode_s += time.perf_counter() - t0
+        if rc != 0:
+            self.lib.llama_memory_seq_keep(self.lib.llama_get_memory(self.ctx), 0)
+            self.truncate(self.n_past)
+            raise BackendError(f"llama_decode failed on the {self.role} model (code {rc}): {LOG.last_error()}")
+        ptr = self.lib.llama_get_logits(self.ctx)
+        view: Logits = np.ctypeslib.as_array(ptr, shape=(n, self.n_vocab))
         return view
 
     def prefill(self, tokens: Sequence[int], stop: threading.Event | None = None) -> Logits | None:

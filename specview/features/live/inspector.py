@@ -10,7 +10,7 @@ Greedy decoding has no draws: a draft is kept when it is the target's argmax.
 from __future__ import annotations
 
 from specview.boundary.text import sanitize
-from specview.kernel.events import TokenEvent, TokenStatus
+from specview.kernel.events import Q_TOP, TokenEvent, TokenStatus
 from specview.texts.catalog import fill, text
 
 JOIN = " · "
@@ -24,6 +24,9 @@ def describe(token: TokenEvent, lang: str = "en", *, greedy: bool = False) -> st
     if token.position is not None:
         parts.append(fill("token.position", lang, n=token.position + 1))
     parts += _verdict(token, lang, greedy)
+    if token.q_rank is not None:  # where the draft's q was known: how far down it the token was
+        parts.append(fill("tree.q_rank", lang, rank=token.q_rank) if token.q_rank
+                     else fill("tree.q_rank_below", lang, n=Q_TOP))
     if token.inferred:
         parts.append(text("token.inferred", lang))
     return JOIN.join(parts)
