@@ -83,5 +83,4 @@ def load_numbers(
             for p in CITED
         ],
         "vllm_slowdown": VLLM_SLOWDOWN,
-        "measured": [],  # a measured load sweep on the same axes comes with the engines issue
     }
