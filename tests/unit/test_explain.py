@@ -134,7 +134,9 @@ def test_survival_and_medusa_conditional() -> None:
     n = mtp_numbers()
     for row in n["presets"]:
         assert row["survival"] == pytest.approx(list(itertools.accumulate(row["acceptance"], lambda a, b: a * b)))
-        assert row["tau"] == pytest.approx(1 + sum(row["survival"]))
+        assert row["tau_chain"] == pytest.approx(1 + sum(row["survival"]))
+        m = row["match_rate"]  # a mixture's rounds without a match yield the one target token
+        assert row["tau"] == pytest.approx(row["tau_chain"] if m is None else m * row["tau_chain"] + 1 - m)
     assert n["medusa_heads"]["marginal"] == list(MEDUSA_HEAD_TOP1)
 
 

@@ -94,8 +94,8 @@ class VerifyScreen(LearnScreen):
                                  glyph="▒", style="second"))
         self.query_one(ColumnChart).set([str(k) for k in n["k"]], series, references=[Reference(1.0)], unit="×")
         if not self.measured:
-            hint = "press_m" if self._model_path() else "no_model"
-            self.query_one("#measured", Static).update(self.ts(hint))
+            self.query_one("#measured", Static).update(self.ts("press_m") if self._model_path()
+                                                       else self.no_model_text())
         elif self.run is not None and self.measured == list(self.run.verify_costs_s[: len(VERIFY_KS)]):
             self.query_one("#measured", Static).update(Text(self.ts("from_run",
                 k=len(self.measured), t1=self.measured[0] * 1e3, tk=self.measured[-1] * 1e3)))
@@ -106,7 +106,7 @@ class VerifyScreen(LearnScreen):
     def action_measure(self) -> None:
         path = self._model_path()
         if path is None:
-            self.notify(self.ts("no_model"), severity="warning")
+            self.notify(self.no_model_text(), severity="warning", markup=False)
             return
         self.query_one("#measured", Static).update(self.ts("measuring"))
         self._measure(path)
