@@ -10,10 +10,11 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from specview.boundary.text import sanitize
 from specview.features.learn.explain.context import RunContext
+from specview.features.learn.footer import LearnFooter
 from specview.texts.catalog import fill, text
 from specview.widgets.bindings import bind, key_hint, localize
 from specview.widgets.prose import Prose
@@ -76,7 +77,7 @@ class LearnScreen(Screen[None]):
         with VerticalScroll(id="learn-body", can_focus=False):
             yield Prose(self.t(self.lesson.idea_key), id="learn-idea")
             yield from self.body()
-        yield Footer()
+        yield LearnFooter()
 
     def on_mount(self) -> None:
         for widget in self.query("*"):  # the controls' own keys (slider, grid) in this language
