@@ -84,7 +84,7 @@ class LoadScreen(LearnScreen):
         mine = self.sweep.points if isinstance(self.sweep, LoadSweep) else ()
         if mine:
             gains = {p.concurrency: p.gain for p in mine}
-            series.append(Series(tuple(gains.get(b) for b in batches), glyph="●", style="warn", fill=False))
+            series.append(Series(tuple(gains.get(b) for b in batches), glyph="●", style="mark", fill=False))
         slow = next(p for p in n["cited"] if p["axis"] == "qps")
         self.query_one(ColumnChart).set([str(b) for b in batches], series,
                                         references=[Reference(1.0), Reference(slow["speedup"], "╌")],

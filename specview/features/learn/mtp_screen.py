@@ -109,8 +109,8 @@ class MtpScreen(LearnScreen):
 
     def _school(self, school: str) -> str:
         """The MTP schools are this screen's; the other drafter kinds are named in learn2."""
-        key = f"learn.mtp.school.{school}" if school in ("parallel", "sequential", "lookup") else f"learn2.mtp.school.{school}"
-        return self.t(key) if school != "other" else self.ts("school.other")
+        area = "learn2" if school in ("feature", "separate") else "learn"
+        return self.t(f"{area}.mtp.school.{school}")
 
     def _diagrams(self, step: int) -> Text:
         trunk, head = self.ts("trunk"), self.ts("head")

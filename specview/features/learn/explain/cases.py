@@ -10,7 +10,7 @@ from typing import Any
 
 from specview.catalog.claims import load_claims, preset_value
 from specview.catalog.presets import Preset, get_preset, load_presets
-from specview.kernel.theory import speedup, tau_from_positions
+from specview.kernel.theory import speedup
 
 COLUMNS = ("qwen3.6-mtp", "gemma4-drafter", "glm-5.2-mtp")
 ROWS = ("school", "form", "coupling", "training", "deploy")
@@ -32,7 +32,7 @@ def case_numbers(selected: int = 0) -> dict[str, Any]:
     for preset_id in COLUMNS:
         p = presets[preset_id] if preset_id in presets else get_preset(preset_id)
         acceptance = p.acceptance_at(p.temperature)
-        tau = tau_from_positions(acceptance)
+        tau = p.tau_at(p.temperature)  # the preset's own τ, as `specview presets` gives it
         columns.append({
             "preset": p.id,
             "method": p.method,
