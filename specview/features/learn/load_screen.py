@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Static
 
@@ -55,7 +54,7 @@ class LoadScreen(LearnScreen):
         yield Static(id="numbers", classes="learn-numbers")
         yield ColumnChart(id="chart", classes="-tall")
         yield Prose(self.ts("legend"), classes="learn-legend")
-        yield Static(id="measured", classes="learn-note")
+        yield Prose(id="measured", classes="learn-note")
         yield Prose(id="axes", classes="learn-note")
         yield Prose(self.ts("note", slow=VLLM_SLOWDOWN), classes="learn-note")
 
@@ -89,7 +88,7 @@ class LoadScreen(LearnScreen):
         self.query_one(ColumnChart).set([str(b) for b in batches], series,
                                         references=[Reference(1.0), Reference(slow["speedup"], "╌")],
                                         mark=batches.index(n["batch"]), unit="×")
-        self.query_one("#measured", Static).update(Text(self._sweep_line(batches)))
+        self.query_one("#measured", Prose).update(self._sweep_line(batches))
         self.query_one("#axes", Prose).update(fill("learn2.load.axes", self.lang, gamma=n["gamma"],
                                                    slow=n["vllm_slowdown"]))
 

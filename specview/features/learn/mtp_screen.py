@@ -91,8 +91,8 @@ class MtpScreen(LearnScreen):
         chosen = n["presets"][n["selected"]]
         medusa = n["medusa_heads"]
         rate = chosen["match_rate"]
-        how = "1 + Σ S_k" if rate is None else fill("learn2.mtp.tau_mixture", self.lang, m=rate,
-                                                     chain=chosen["tau_chain"], rest=1 - rate)
+        how = "1 + Σ S_k" if rate is None else f"{rate:.2f}·{chosen['tau_chain']:.2f} + {1 - rate:.2f}"
+        notes = [] if rate is None else [fill("learn2.mtp.tau_mixture", self.lang, m=rate)]
         self.show_pairs("numbers", [
             (self.ts("acceptance"), " ".join(f"{a:.2f}" for a in chosen["acceptance"][:SHOWN_K])
              + "  " + tag(chosen["acceptance_kind"], self.lang)),
@@ -103,7 +103,7 @@ class MtpScreen(LearnScreen):
              + "  " + tag("cited", self.lang)),
             (self.ts("medusa_conditional"), " ".join(f"{a:.2f}" for a in medusa["conditional"])
              + "  " + tag("derived", self.lang)),
-        ])
+        ], notes)
         figures = {f["name"]: f"{f['value']} {tag(f['kind'], self.lang)}" for f in n["deepseek_v3"]}
         self.query_one("#deepseek", Prose).update(fill("learn2.mtp.deepseek", self.lang, **figures))
 

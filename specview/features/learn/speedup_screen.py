@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Static
 
@@ -60,8 +59,9 @@ class SpeedupScreen(LearnScreen):
         yield Static(id="numbers", classes="learn-numbers")
         yield ColumnChart(id="chart")
         yield Prose(self.ts("legend"), classes="learn-legend")
-        yield Static(id="preset_line", classes="learn-note")
-        yield Static(id="sweep", classes="learn-note")
+        yield Prose(id="preset_line", classes="learn-note")
+        yield Prose(id="sweep", classes="learn-note")
+        yield Prose(id="hint", classes="learn-note")  # prose wraps at term boundaries; the pairs below are a table
         yield Static(id="measured", classes="learn-note")
         yield PositionBars(id="positions")
         yield Prose(self.ts("note"), classes="learn-note")
@@ -118,17 +118,17 @@ class SpeedupScreen(LearnScreen):
         )
         self._show_measured(n.get("measured"))
         self._show_preset()
-        self.query_one("#sweep", Static).update(Text(self._sweep_line()))
+        self.query_one("#sweep", Prose).update(self._sweep_line())
 
     def _show_preset(self) -> None:
         preset_id = self.query_one("#preset", Slider).value
-        box = self.query_one("#preset_line", Static)
+        box = self.query_one("#preset_line", Prose)
         box.display = bool(preset_id)
         if preset_id:
             p = preset_controls(preset_id)
             tags = {f"{k}_tag": tag(p["kinds"][k], self.lang) for k in ("tau", "gamma", "c", "alpha")}
-            box.update(Text(fill("learn2.speedup.preset_line", self.lang, preset=preset_name(preset_id),
-                                 tau=p["tau"], gamma=p["gamma"], c=p["c"], alpha=p["alpha"], **tags)))
+            box.update(fill("learn2.speedup.preset_line", self.lang, preset=preset_name(preset_id),
+                            tau=p["tau"], gamma=p["gamma"], c=p["c"], alpha=p["alpha"], **tags))
 
     def _sweep_line(self) -> str:
         sweep = self.sweep
@@ -144,10 +144,11 @@ class SpeedupScreen(LearnScreen):
 
     def _show_measured(self, taus: dict[str, float | None] | None) -> None:
         bars = self.query_one(PositionBars)
+        hint, pairs = self.query_one("#hint", Prose), self.query_one("#measured", Static)
+        hint.display, pairs.display = self.measured is None, self.measured is not None
         if taus is None or self.measured is None:
             no_run = self.run is None or self.run.backend == "file"
-            self.query_one("#measured", Static).update(self.t("learn2.speedup.no_run") if no_run
-                                                       else self.ts("fill_hint"))
+            hint.update(self.t("learn2.speedup.no_run") if no_run else self.ts("fill_hint"))
             bars.display = False
             return
         m = self.measured
