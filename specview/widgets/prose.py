@@ -27,6 +27,11 @@ _NO_END = set("（「『【《〈([{")
 NO_BREAK_SPACE = "\u00a0"
 
 
+def plain(text: str) -> str:
+    """`text` with its no-break spaces as plain ones: for what is not drawn by Prose (a notification)."""
+    return text.replace(NO_BREAK_SPACE, " ")
+
+
 def _breakable(before: str, after: str) -> bool:
     if NO_BREAK_SPACE in (before, after):
         return False
@@ -91,7 +96,7 @@ def wrap(text: str, width: int) -> list[str]:
                 lines.append(cut)
                 line = line[len(cut) :]
         lines.append(line.rstrip())
-    return [line.replace(NO_BREAK_SPACE, " ") for line in lines]
+    return [plain(line) for line in lines]
 
 
 class Prose(Widget):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from textual.geometry import Region
+from textual.pilot import Pilot
 from textual.widgets._footer import FooterKey
 
 from specview.features.learn.app import LearnApp
@@ -20,6 +21,16 @@ TERMS = (
     "specview sweep load --on URL --off URL", "specview learn 8 --demo", "specview learn 8 --target FILE.gguf",
     "W·z = Σ W_i z_i", "W_i = W_j", "i ∈ H∪T", "Gemma 3 270M", "B·(γ+1)", "Leviathan et al. 2022", "Leviathan 等 2022",
 )
+
+
+async def composed_keys(pilot: Pilot[None], footer: LearnFooter) -> list[FooterKey]:
+    """The footer's keys once it has recomposed for its width (it does after each resize)."""
+    for _ in range(100):
+        keys = list(footer.query(FooterKey))
+        if any(k.action.endswith("help") for k in keys) and all(k.region.width for k in keys):
+            return keys
+        await pilot.pause()
+    return list(footer.query(FooterKey))
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -41,7 +52,7 @@ async def test_nothing_is_cut_mid_term_at_80x24(number: int, lang: str) -> None:
                     assert any(term in line for line in lines), (number, lang, term, lines)
         assert checked or number == 7  # screen 7's terms are in its diagrams and table, not in prose
         footer = app.screen.query_one(LearnFooter)
-        keys = list(footer.query(FooterKey))
+        keys = await composed_keys(pilot, footer)
         assert any(k.action.endswith("help") for k in keys)
         assert all(k.region.right <= footer.region.right for k in keys)
         plain = [k for k in keys if not k.has_class("-command-palette")]
@@ -56,6 +67,6 @@ async def test_a_crowded_footer_leaves_out_whole_keys_that_f1_lists(lang: str) -
     async with app.run_test(size=(60, 24)) as pilot:
         await pilot.pause()
         footer = app.screen.query_one(LearnFooter)
-        shown = {k.action.rpartition(".")[2] for k in footer.query(FooterKey)}
+        shown = {k.action.rpartition(".")[2] for k in await composed_keys(pilot, footer)}
         assert {"help", "pop_screen"} <= shown and "learn" not in shown
         assert all(k.region.right <= footer.region.right for k in footer.query(FooterKey))

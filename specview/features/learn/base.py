@@ -66,11 +66,11 @@ class LearnScreen(Screen[None]):
         """A text of this lesson: `learn.<slug>.<name>`, its fields filled from `values` (catalog.fill)."""
         return fill(f"learn.{self.lesson.slug}.{name}", self.lang, **values)
 
-    def no_model_text(self) -> str:
-        """This screen's "needs a local model" line, with what to install or pass (`--demo`) to get one."""
+    def no_model_text(self, said: str) -> str:
+        """A screen's "needs a local model" line `said`, with what to install or pass (`--demo`) to get one."""
         from specview.features.learn.local_model import model_hint
 
-        return self.ts("no_model") + " " + model_hint(self.lang, self.lesson.number)
+        return said + " " + model_hint(self.lang, self.lesson.number)
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")

@@ -28,7 +28,7 @@ from specview.features.learn.tags import tag
 from specview.kernel.errors import SpecviewError
 from specview.texts.catalog import fill
 from specview.widgets.bindings import bind
-from specview.widgets.prose import Prose
+from specview.widgets.prose import Prose, plain
 from specview.widgets.slider import Slider
 
 STRIP = 48  # cells for the picture of W's column blocks
@@ -123,7 +123,7 @@ class FusionScreen(LearnScreen):
         box.display, hint.display = self.gguf is not None, self.gguf is None
         if self.gguf is None:
             has_model = self.run is not None and self.run.target_path
-            hint.update(self.ts("press_g") if has_model else self.no_model_text())
+            hint.update(self.ts("press_g") if has_model else self.no_model_text(self.ts("no_model")))
             return
         g = self.gguf
         lines = [self.ts("gguf_head", name=g["model"], arch=g["architecture"], d=g["n_embd"] or "?",
@@ -139,7 +139,7 @@ class FusionScreen(LearnScreen):
     def action_read_gguf(self) -> None:
         path = self.run.target_path if self.run is not None else None
         if not path:
-            self.notify(self.no_model_text(), severity="warning", markup=False)
+            self.notify(plain(self.no_model_text(self.ts("no_model"))), severity="warning", markup=False)
             return
         self._read(path)
 

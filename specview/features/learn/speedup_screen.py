@@ -28,7 +28,7 @@ from specview.texts.catalog import fill
 from specview.widgets.bindings import bind
 from specview.widgets.column_chart import ColumnChart, Reference, Series
 from specview.widgets.position_bars import PositionBars
-from specview.widgets.prose import Prose
+from specview.widgets.prose import Prose, plain
 from specview.widgets.slider import Slider
 
 ALPHAS = [round(i * 0.01, 2) for i in range(100)]
@@ -164,10 +164,10 @@ class SpeedupScreen(LearnScreen):
     def action_fill(self) -> None:
         run = self.run
         if run is None or run.backend == "file":  # a model file alone has no rounds to measure
-            self.notify(self.t("learn2.speedup.no_run"), severity="warning", markup=False)
+            self.notify(plain(self.t("learn2.speedup.no_run")), severity="warning", markup=False)
             return
         if run.alpha is None:
-            self.notify(self.t("learn2.speedup.no_alpha"), severity="warning", markup=False)
+            self.notify(plain(self.t("learn2.speedup.no_alpha")), severity="warning", markup=False)
             return
         self.measured = Measured(run.alpha, run.gamma, run.c, run.tau, run.per_position, run.verify_ratio)
         sliders = {s.id: s for s in self.query(Slider)}
