@@ -11,6 +11,7 @@ from textual.widgets._footer import FooterKey
 from specview.features.learn.app import LearnApp
 from specview.features.learn.footer import LearnFooter
 from specview.features.learn.registry import lesson
+from specview.widgets.grid import Grid
 from specview.widgets.prose import Prose
 
 # Terms the texts of these screens bind with no-break spaces: each must come out on one line.
@@ -51,6 +52,8 @@ async def test_nothing_is_cut_mid_term_at_80x24(number: int, lang: str) -> None:
                     checked += 1
                     assert any(term in line for line in lines), (number, lang, term, lines)
         assert checked or number == 7  # screen 7's terms are in its diagrams and table, not in prose
+        for grid in app.screen.query(Grid):  # a cell too narrow for its words would end in "…"
+            assert "…" not in str(grid.render()), (number, lang)
         footer = app.screen.query_one(LearnFooter)
         keys = await composed_keys(pilot, footer)
         assert any(k.action.endswith("help") for k in keys)
