@@ -92,7 +92,7 @@ def test_shapes_and_cited_figures_agree_with_their_sources(tmp_path: Path) -> No
     second = claims["deepseek-v3-second-token"]
     figures = {f["name"]: f["value"] for f in mtp_numbers()["deepseek_v3"]}
     assert figures["second_token"] == f"{second.low * 100:g}–{second.high * 100:g} %"
-    assert figures["depth"] == f"D = {load_presets()['deepseek-v3-mtp'].gamma}"
+    assert figures["depth"] == f"{load_presets()['deepseek-v3-mtp'].gamma}"
     assert load_presets()["deepseek-v3-mtp"].acceptance_at(1.0) == [pytest.approx((second.low + second.high) / 2)]
     # Learn 11's vLLM slowdown against its claim
     assert load_numbers()["vllm_slowdown"] == claims["vllm-load-slowdown"].high

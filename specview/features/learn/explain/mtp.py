@@ -34,7 +34,7 @@ SCHOOL = {
 DEEPSEEK_V3 = (
     ("second_token", "85–90 %", "cited"),
     ("speedup", "≈ 1.8×", "cited"),
-    ("depth", "D = 1", "cited"),
+    ("depth", "1", "cited"),
     ("tokens", "14.8T", "cited"),
 )
 DIAGRAM_STEPS = 4  # each diagram is shown in four steps
