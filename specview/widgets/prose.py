@@ -3,8 +3,10 @@
 Textual and Rich break lines only at spaces, so a Chinese sentence after a space moves to the next
 line whole and leaves a ragged gap. This widget wraps by itself: a break is allowed after a space
 and between two characters when either is CJK, except before closing punctuation (，。）…) or after
-opening punctuation (（「…), the usual line-breaking rules for Chinese; and never inside a short term
-joined by no-break spaces (U+00A0), so a catalog text keeps "min(1,\u00a0p/q)" or a key and its label whole.
+opening punctuation (（「…), the usual line-breaking rules for Chinese. A no-break space (U+00A0)
+binds a term into one unit — a short run joined by it ("min(1,\u00a0p/q)", a key and its label, a
+command) and the CJK word just before it ("定理\u00a03.8") — and is drawn as a plain space, so a
+command copied off the screen runs.
 """
 
 from __future__ import annotations
@@ -25,7 +27,17 @@ _TERM = re.compile(r"[^ ]*\u00a0[^ ]*")  # a run without ordinary spaces that ho
 MAX_TERM = 24  # cells: longer runs are sentences with a formula inside, wrapped as usual
 
 
+NO_BREAK_SPACE = "\u00a0"
+
+
+def plain(text: str) -> str:
+    """`text` with its no-break spaces as plain ones: for what is not drawn by Prose (a notification)."""
+    return text.replace(NO_BREAK_SPACE, " ")
+
+
 def _breakable(before: str, after: str) -> bool:
+    if NO_BREAK_SPACE in (before, after):
+        return False
     if before == " ":
         return True
     if after == " " or after in _NO_START or before in _NO_END:
@@ -43,11 +55,29 @@ def _held(paragraph: str) -> set[int]:
     return held
 
 
+_IDEOGRAPH = re.compile(r"[\u4e00-\u9fff]")
+GLUED_IDEOGRAPHS = 4  # a CJK word bound to a number by a no-break space ("定理 3.8"): at most this long
+
+
+def _glued(paragraph: str) -> set[int]:
+    """Indices i where a break before paragraph[i] would split a term a no-break space binds: the
+    CJK word just before it ("推论" of "推论 3.9") stays with it."""
+    inside: set[int] = set()
+    for j, ch in enumerate(paragraph):
+        if ch != NO_BREAK_SPACE:
+            continue
+        k = j
+        while k > 0 and j - k < GLUED_IDEOGRAPHS and _IDEOGRAPH.match(paragraph[k - 1]):
+            inside.add(k)
+            k -= 1
+    return inside
+
+
 def _units(paragraph: str) -> list[str]:
     """The paragraph cut at every allowed break (spaces stay at the end of their unit)."""
     units: list[str] = []
     start = 0
-    held = _held(paragraph)
+    held = _held(paragraph) | _glued(paragraph)
     for i in range(1, len(paragraph)):
         if i not in held and _breakable(paragraph[i - 1], paragraph[i]):
             units.append(paragraph[start:i])
@@ -79,7 +109,7 @@ def wrap(text: str, width: int) -> list[str]:
                 lines.append(cut)
                 line = line[len(cut) :]
         lines.append(line.rstrip())
-    return lines
+    return [plain(line) for line in lines]
 
 
 class Prose(Widget):

@@ -60,7 +60,7 @@ async def test_f_without_a_run_says_so() -> None:
         await pilot.press("f")
         await pilot.pause()
         assert isinstance(app.screen, SpeedupScreen) and app.screen.measured is None
-        assert any("No live run" in str(n.message) for n in app._notifications)
+        assert any("f needs a live run" in str(n.message) and "--demo" in str(n.message) for n in app._notifications)
 
 
 async def test_enter_runs_a_case_study_and_x_shows_the_engines() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from specview.features.learn.app import LearnApp
@@ -11,6 +13,8 @@ from specview.features.learn.registry import lesson
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("number", [1, 6, 10])
-def test_learn_screen_snapshot(snap_compare: object, number: int, lang: str, size: tuple[int, int]) -> None:
+def test_learn_screen_snapshot(snap_compare: object, number: int, lang: str, size: tuple[int, int],
+                               tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))  # screen 10 draws a saved γ sweep: none here
     assert callable(snap_compare)
     assert snap_compare(LearnApp(lesson(number), lang=lang), terminal_size=size)

@@ -19,9 +19,11 @@ from specview.boundary.text import sanitize
 from specview.features.learn.app import LearnApp
 from specview.features.learn.explain.context import RunContext
 from specview.features.learn.fusion_screen import FusionScreen
+from specview.features.learn.local_model import model_hint
 from specview.features.learn.registry import lesson_named
 from specview.kernel.errors import BackendError
 from specview.texts.catalog import text
+from specview.widgets.prose import plain
 from tests.support.gguf_factory import write_fusion_gguf, write_tiny_llama
 from tests.support.hostile_checks import (
     HOSTILE,
@@ -191,7 +193,10 @@ async def test_g_always_says_what_it_did(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 60)) as pilot:
         await pilot.pause()
         said = await pressed_g(app, pilot)
-    assert said == [("warning", "", text("learn.fusion.no_model"))]
+    assert [(kind, title) for kind, title, _ in said] == [("warning", "")]
+    # why not, and how to get a model (plain spaces: a command copied from it runs)
+    assert said[0][2] == plain(text("learn.fusion.no_model")) + " " + plain(model_hint("en", 8))
+    assert "--demo" in said[0][2] and "\u00a0" not in said[0][2]
 
 
 async def test_learn_1_says_why_its_model_is_missing(tmp_path: Path) -> None:

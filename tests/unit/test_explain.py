@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from pathlib import Path
 
 import pytest
 
@@ -134,7 +135,14 @@ def test_survival_and_medusa_conditional() -> None:
     n = mtp_numbers()
     for row in n["presets"]:
         assert row["survival"] == pytest.approx(list(itertools.accumulate(row["acceptance"], lambda a, b: a * b)))
-        assert row["tau"] == pytest.approx(1 + sum(row["survival"]))
+        assert row["tau_chain"] == pytest.approx(1 + sum(row["survival"]))
+        m = row["match_rate"]  # a mixture's rounds without a match yield the one target token
+        preset = get_preset(row["id"], user_dir=Path("/nonexistent"))
+        if preset.shape.depth is not None:  # depth varies per round: no full chain each time, τ below it
+            assert 1.0 <= row["tau"] < row["tau_chain"]
+            assert row["tau"] == pytest.approx(preset.declared_tau(), rel=0.02)
+        else:
+            assert row["tau"] == pytest.approx(row["tau_chain"] if m is None else m * row["tau_chain"] + 1 - m)
     assert n["medusa_heads"]["marginal"] == list(MEDUSA_HEAD_TOP1)
 
 

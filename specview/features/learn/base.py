@@ -10,10 +10,11 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from specview.boundary.text import sanitize
 from specview.features.learn.explain.context import RunContext
+from specview.features.learn.footer import LearnFooter
 from specview.texts.catalog import fill, text
 from specview.widgets.bindings import bind, key_hint, localize
 from specview.widgets.prose import Prose
@@ -65,12 +66,18 @@ class LearnScreen(Screen[None]):
         """A text of this lesson: `learn.<slug>.<name>`, its fields filled from `values` (catalog.fill)."""
         return fill(f"learn.{self.lesson.slug}.{name}", self.lang, **values)
 
+    def no_model_text(self, said: str) -> str:
+        """A screen's "needs a local model" line `said`, with what to install or pass (`--demo`) to get one."""
+        from specview.features.learn.local_model import model_hint
+
+        return said + " " + model_hint(self.lang, self.lesson.number)
+
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
         with VerticalScroll(id="learn-body", can_focus=False):
             yield Prose(self.t(self.lesson.idea_key), id="learn-idea")
             yield from self.body()
-        yield Footer()
+        yield LearnFooter()
 
     def on_mount(self) -> None:
         for widget in self.query("*"):  # the controls' own keys (slider, grid) in this language

@@ -11,6 +11,8 @@ from specview.boundary.text import sanitize
 from specview.features.learn.base import LearnScreen
 from specview.features.learn.explain.cases import COLUMNS, ROWS, case_numbers
 from specview.features.learn.registry import Lesson
+from specview.features.learn.tags import tag
+from specview.texts.catalog import fill
 from specview.widgets.bindings import bind
 from specview.widgets.grid import Cell, Grid
 from specview.widgets.prose import Prose
@@ -32,6 +34,15 @@ def _acceptance(column: dict[str, Any]) -> str:
     if len(set(values)) == 1:
         return f"{values[0]:.2f} × {len(values)}"
     return " ".join(f"{a:.2f}" for a in values[:3]) + (" …" if len(values) > 3 else "")
+
+
+def _mark(claim: dict[str, Any]) -> str:
+    """✓ reproduced, = the preset's own input, ≤ inside a bound, ≠ disagrees, · not comparable."""
+    if claim["agrees"] is None:
+        return "·"
+    if not claim["agrees"]:
+        return "≠"
+    return {"input": "=", "bound": "≤"}.get(claim["role"], "✓")
 
 
 class CasesScreen(LearnScreen):
@@ -58,28 +69,33 @@ class CasesScreen(LearnScreen):
         rows = [self.ts(f"row.{r}") for r in ROWS]
         cells = [[Cell(self.ts(f"cell.{c['preset']}.{r}", gamma=c["gamma"], **c["form"])) for c in cols]
                  for r in ROWS]
+        def tagged(c: dict[str, Any], kind: str, shown: str) -> str:
+            return f"{shown} {tag(c['kinds'][kind], self.lang)}"
+
         numeric: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
-            ("gamma", lambda c: f"γ {c['gamma']} · T {c['temperature']:g}"),
-            ("acceptance", _acceptance),
-            ("tau", lambda c: f"{c['tau']:.2f}"),
-            ("c", lambda c: f"{c['c']:g}"),
-            ("speedup", lambda c: f"{c['speedup']:.2f}×"),
+            ("gamma", lambda c: tagged(c, "gamma", f"γ {c['gamma']}")),
+            ("temperature", lambda c: tagged(c, "temperature", f"T {c['temperature']:g}")),
+            ("acceptance", lambda c: tagged(c, "acceptance", _acceptance(c))),
+            ("tau", lambda c: tagged(c, "tau", f"{c['tau']:.2f}")),
+            ("c", lambda c: tagged(c, "c", f"{c['c']:g}")),
+            ("speedup", lambda c: tagged(c, "speedup", f"{c['speedup']:.2f}×")),
             ("sources", lambda c: ", ".join(self.ts(f"tag.{t}") for t in c["sources"])),
             ("claims", lambda c: self.ts("claims_count",
-                agree=sum(1 for x in c["claims"] if x["agrees"]), total=len(c["claims"]))),
+                agree=sum(1 for x in c["claims"] if x["reproduced"]), total=len(c["claims"]))),
         ]
         for key, show in numeric:
-            rows.append(self.ts(f"row.{key}"))
+            rows.append(self.t("learn2.cases.row.temperature") if key == "temperature" else self.ts(f"row.{key}"))
             cells.append([Cell(show(c), "info") for c in cols])
         chosen = n["selected"]
         self.query_one(Grid).set(rows, [self.ts(f"name.{c['preset']}") for c in cols], cells,
                                  emphasise=[(r, chosen) for r in range(len(rows))])
         preset = cols[chosen]["preset"]
-        claims = [self.ts("claim_line",
-            mark="✓" if x["agrees"] else ("·" if x["agrees"] is None else "≠"),
+        claims = [self.ts("claim_line", mark=_mark(x),
             text=sanitize(x["text_zh"] if self.lang == "zh" and x["text_zh"] else x["text"]),
             value=_value(x["preset"])) for x in cols[chosen]["claims"]]
-        self.query_one("#about", Prose).update("\n".join([self.ts(f"about.{preset}"), *claims, self.ts("keys")]))
+        c_line = fill(f"learn2.cases.c.{preset}", self.lang, c=cols[chosen]["c"], speedup=cols[chosen]["speedup"])
+        self.query_one("#about", Prose).update("\n".join([self.ts(f"about.{preset}"), c_line, *claims,
+                                                          self.t("learn2.cases.legend"), self.ts("keys")]))
 
     def _preset(self) -> str:
         return str(COLUMNS[self.query_one(Slider).value])

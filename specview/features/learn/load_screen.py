@@ -7,6 +7,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.widgets import Static
 
+from specview.boundary.text import sanitize
 from specview.catalog.hardware import ACCELERATORS, MODEL_SHAPES, accelerator, model_shape
 from specview.catalog.presets import load_presets
 from specview.features.learn.base import LearnScreen, preset_name
@@ -20,6 +21,10 @@ from specview.features.learn.explain.load import (
     load_numbers,
 )
 from specview.features.learn.registry import Lesson
+from specview.features.learn.saved_sweeps import read_load_sweep
+from specview.features.sweep.model import LoadSweep
+from specview.features.sweep.saved import sweep_path
+from specview.texts.catalog import fill
 from specview.widgets.column_chart import ColumnChart, Reference, Series
 from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
@@ -28,7 +33,12 @@ SERIES = (("eagle3-sglang", "◆", "second"), ("eagle-sglang", "◇", "third"))
 
 
 class LoadScreen(LearnScreen):
-    """Accelerator, model, preset and batch sliders; the roofline speedup against batch, with cited points."""
+    """Accelerator, model, preset and batch sliders; the roofline speedup against batch, with cited points
+    and the user's own saved `specview sweep load` (concurrency on the batch axis)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.sweep = read_load_sweep()
 
     def body(self) -> ComposeResult:
         chips = [a.id for a in ACCELERATORS if a.bf16_flops is not None]  # a bend needs a compute figure
@@ -44,7 +54,8 @@ class LoadScreen(LearnScreen):
         yield Static(id="numbers", classes="learn-numbers")
         yield ColumnChart(id="chart", classes="-tall")
         yield Prose(self.ts("legend"), classes="learn-legend")
-        yield Static(id="measured", classes="learn-note")
+        yield Prose(id="measured", classes="learn-note")
+        yield Prose(id="axes", classes="learn-note")
         yield Prose(self.ts("note", slow=VLLM_SLOWDOWN), classes="learn-note")
         yield Prose(self.ts("context"), classes="learn-note")  # the other way it fails: long context
 
@@ -70,12 +81,34 @@ class LoadScreen(LearnScreen):
         for name, glyph, style in SERIES:
             points = {int(p["load"]): p["speedup"] for p in n["cited"] if p["series"] == name}
             series.append(Series(tuple(points.get(b) for b in batches), glyph=glyph, style=style, fill=False))
+        mine = self.sweep.points if isinstance(self.sweep, LoadSweep) else ()
+        if mine:
+            gains = {p.concurrency: p.gain for p in mine}
+            series.append(Series(tuple(gains.get(b) for b in batches), glyph="●", style="mark", fill=False))
         slow = next(p for p in n["cited"] if p["axis"] == "qps")
         self.query_one(ColumnChart).set([str(b) for b in batches], series,
                                         references=[Reference(1.0), Reference(slow["speedup"], "╌")],
                                         mark=batches.index(n["batch"]), unit="×")
-        measured = n["measured"]
-        self.query_one("#measured", Static).update(self.ts("measured_none") if not measured else "")
+        self.query_one("#measured", Prose).update(self._sweep_line(batches))
+        self.query_one("#axes", Prose).update(fill("learn2.load.axes", self.lang, gamma=n["gamma"],
+                                                   slow=n["vllm_slowdown"]))
+
+    def _sweep_line(self, batches: list[int]) -> str:
+        sweep = self.sweep
+        if sweep is None:
+            return self.t("learn2.load.sweep_none")
+        if isinstance(sweep, str):
+            return fill("learn2.load.sweep_bad", self.lang, reason=sanitize(sweep, 200, one_line=True))
+        points = ", ".join(f"{p.concurrency} → {p.gain:.2f}×" if p.gain is not None else f"{p.concurrency} → —"
+                           for p in sorted(sweep.points, key=lambda p: p.concurrency)) or "—"
+        cross = sweep.crossover
+        verdict = (fill("learn2.load.sweep_crossover", self.lang, c=cross) if cross is not None
+                   else self.t("learn2.load.sweep_pays"))
+        off = sorted({p.concurrency for p in sweep.points} - set(batches))
+        if off:
+            verdict += " · " + fill("learn2.load.sweep_off_axis", self.lang, levels=", ".join(map(str, off)))
+        return fill("learn2.load.sweep", self.lang, path=sanitize(str(sweep_path("load")), 120, one_line=True),
+                    points=points, crossover=verdict)
 
 
 LESSON = Lesson(11, "load", LoadScreen, lambda lang: load_numbers())

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from functools import cache
+from importlib.util import find_spec
 from typing import Any
 
 from specview.backends.local.gguf_info import ModelInfo, read_gguf_info
 from specview.kernel.errors import SpecviewError
+from specview.texts.catalog import fill
 
 
 @cache
@@ -70,3 +72,16 @@ def measure_forward_costs(path: str, ks: list[int]) -> list[float]:
         return measure_verify_costs(runner, ks, repeats=MEASURE_REPEATS, token=context[-1])
     finally:
         runner.close()
+
+
+def llama_installed() -> bool:
+    """Whether llama-cpp-python (the `llama` extra) can be imported, without importing it (it is slow)."""
+    return find_spec("llama_cpp") is not None
+
+
+def model_hint(lang: str, number: int) -> str:
+    """What to do when Learn screen `number` needs a local model and has none: the exact install
+    command when llama-cpp-python is missing, else `--demo` (or --target) for this very screen."""
+    if not llama_installed():
+        return fill("learn2.model.install", lang)
+    return fill("learn2.model.demo", lang, number=number)

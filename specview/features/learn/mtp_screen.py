@@ -13,6 +13,8 @@ from specview.catalog.presets import load_presets
 from specview.features.learn.base import LearnScreen, preset_name
 from specview.features.learn.explain.mtp import DIAGRAM_STEPS, mtp_numbers
 from specview.features.learn.registry import Lesson
+from specview.features.learn.tags import tag
+from specview.texts.catalog import fill
 from specview.widgets.bindings import bind
 from specview.widgets.grid import Cell, Grid
 from specview.widgets.prose import Prose
@@ -65,6 +67,7 @@ class MtpScreen(LearnScreen):
                      id="preset")
         yield Grid(cell_width=6, id="survival")
         yield Static(id="numbers", classes="learn-numbers")
+        yield Prose(id="deepseek", classes="learn-note")
         yield Prose(self.ts("note"), classes="learn-note")
 
     def numbers(self) -> dict[str, Any]:
@@ -75,7 +78,7 @@ class MtpScreen(LearnScreen):
         self.query_one("#diagrams", Static).update(self._diagrams(n["step"]))
         rows, cells = [], []
         for row in n["presets"]:
-            rows.append(f"{preset_name(row['id'])} ({self.ts('school.' + row['school'])})")
+            rows.append(f"{preset_name(row['id'])} ({self._school(row['school'])})")
             line = []
             for k in range(SHOWN_K):
                 if k < len(row["survival"]):
@@ -87,13 +90,27 @@ class MtpScreen(LearnScreen):
         self.query_one(Grid).set(rows, [f"k={k + 1}" for k in range(SHOWN_K)], cells, selected=n["selected"])
         chosen = n["presets"][n["selected"]]
         medusa = n["medusa_heads"]
+        rate = chosen["match_rate"]
+        how = "1 + Σ S_k" if rate is None else f"{rate:.2f}·{chosen['tau_chain']:.2f} + {1 - rate:.2f}"
+        notes = [] if rate is None else [fill("learn2.mtp.tau_mixture", self.lang, m=rate)]
         self.show_pairs("numbers", [
-            (self.ts("acceptance"), " ".join(f"{a:.2f}" for a in chosen["acceptance"][:SHOWN_K])),
-            (self.ts("survival"), " ".join(f"{s:.2f}" for s in chosen["survival"][:SHOWN_K])),
-            (self.ts("tau"), f"{chosen['tau']:.3f} = 1 + Σ S_k"),
-            (self.ts("medusa_marginal"), " ".join(f"{a:.2f}" for a in medusa["marginal"])),
-            (self.ts("medusa_conditional"), " ".join(f"{a:.2f}" for a in medusa["conditional"])),
-        ])
+            (self.ts("acceptance"), " ".join(f"{a:.2f}" for a in chosen["acceptance"][:SHOWN_K])
+             + "  " + tag(chosen["acceptance_kind"], self.lang)),
+            (self.ts("survival"), " ".join(f"{s:.2f}" for s in chosen["survival"][:SHOWN_K])
+             + "  " + tag("derived", self.lang)),
+            (self.ts("tau"), f"{chosen['tau']:.3f} = {how}  " + tag("derived", self.lang)),
+            (self.ts("medusa_marginal"), " ".join(f"{a:.2f}" for a in medusa["marginal"])
+             + "  " + tag("cited", self.lang)),
+            (self.ts("medusa_conditional"), " ".join(f"{a:.2f}" for a in medusa["conditional"])
+             + "  " + tag("derived", self.lang)),
+        ], notes)
+        figures = {f["name"]: f"{f['value']} {tag(f['kind'], self.lang)}" for f in n["deepseek_v3"]}
+        self.query_one("#deepseek", Prose).update(fill("learn2.mtp.deepseek", self.lang, **figures))
+
+    def _school(self, school: str) -> str:
+        """The MTP schools are this screen's; the other drafter kinds are named in learn2."""
+        area = "learn2" if school in ("feature", "separate") else "learn"
+        return self.t(f"{area}.mtp.school.{school}")
 
     def _diagrams(self, step: int) -> Text:
         trunk, head = self.ts("trunk"), self.ts("head")

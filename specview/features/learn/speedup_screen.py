@@ -7,22 +7,28 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.widgets import Static
 
-from specview.boundary.text import number
-from specview.features.learn.base import LearnScreen
+from specview.boundary.text import number, sanitize
+from specview.catalog.presets import load_presets
+from specview.features.learn.base import LearnScreen, preset_name
 from specview.features.learn.explain.speedup import (
     DEFAULT_ALPHA,
     DEFAULT_C,
     DEFAULT_GAMMA,
     DEFAULT_VERIFY_RATIO,
     Measured,
+    preset_controls,
     speedup_numbers,
 )
 from specview.features.learn.registry import Lesson
+from specview.features.learn.saved_sweeps import read_gamma_sweep
+from specview.features.learn.tags import tag
+from specview.features.sweep.saved import sweep_path
 from specview.kernel.gauges import position_texts
+from specview.texts.catalog import fill
 from specview.widgets.bindings import bind
 from specview.widgets.column_chart import ColumnChart, Reference, Series
 from specview.widgets.position_bars import PositionBars
-from specview.widgets.prose import Prose
+from specview.widgets.prose import Prose, plain
 from specview.widgets.slider import Slider
 
 ALPHAS = [round(i * 0.01, 2) for i in range(100)]
@@ -39,8 +45,12 @@ class SpeedupScreen(LearnScreen):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.measured: Measured | None = None
+        self.preset_ids = list(load_presets())
+        self.sweep = read_gamma_sweep()
 
     def body(self) -> ComposeResult:
+        yield Slider(self.t("learn2.speedup.preset"), ["", *self.preset_ids], 0,
+                     lambda v: preset_name(v) if v else self.t("learn2.speedup.manual"), id="preset")
         yield Slider("α", ALPHAS, ALPHAS.index(DEFAULT_ALPHA), lambda v: f"{v:.2f}", id="alpha")
         yield Slider("γ", GAMMAS, GAMMAS.index(DEFAULT_GAMMA), str, id="gamma")
         yield Slider("c", CS, CS.index(DEFAULT_C), lambda v: f"{v:.2f}", id="c")
@@ -49,6 +59,9 @@ class SpeedupScreen(LearnScreen):
         yield Static(id="numbers", classes="learn-numbers")
         yield ColumnChart(id="chart")
         yield Prose(self.ts("legend"), classes="learn-legend")
+        yield Prose(id="preset_line", classes="learn-note")
+        yield Prose(id="sweep", classes="learn-note")
+        yield Prose(id="hint", classes="learn-note")  # prose wraps at term boundaries; the pairs below are a table
         yield Static(id="measured", classes="learn-note")
         yield PositionBars(id="positions")
         yield Prose(self.ts("note"), classes="learn-note")
@@ -58,8 +71,20 @@ class SpeedupScreen(LearnScreen):
         if self.run is not None and self.run.fill:
             self.action_fill()
 
+    def on_slider_changed(self, event: Slider.Changed) -> None:
+        event.stop()
+        preset_id = self.query_one("#preset", Slider).value
+        if event.slider.id == "preset" and preset_id:
+            picked = preset_controls(preset_id)
+            sliders = {s.id: s for s in self.query(Slider)}
+            sliders["alpha"].select(min(picked["alpha"], ALPHAS[-1]))
+            sliders["gamma"].select(min(max(picked["gamma"], 1), GAMMAS[-1]))
+            sliders["c"].select(min(picked["c"], CS[-1]))
+            sliders["verify"].select(DEFAULT_VERIFY_RATIO)
+        self.refresh_numbers()
+
     def controls(self) -> dict[str, Any]:
-        value = {s.id: s.value for s in self.query(Slider)}
+        value = {s.id: s.value for s in self.query(Slider) if s.id != "preset"}
         return {"alpha": value["alpha"], "gamma": value["gamma"], "c": value["c"], "verify_ratio": value["verify"]}
 
     def numbers(self) -> dict[str, Any]:
@@ -74,25 +99,56 @@ class SpeedupScreen(LearnScreen):
             verdict = self.ts("never", alpha=n["alpha"], c=n["c"])
         self.show_pairs("numbers", [
             (self.ts("tau"), f"{n['expected_tau']:.3f}"),
-            (self.ts("speedup"), f"{n['speedup']:.3f}×   = τ / (γc + v)"),
+            (self.ts("speedup"), f"{n['speedup']:.3f}×   = τ/(γc+v)"),  # one term: never wrapped inside
             (self.ts("best"), f"γ {n['best_gamma']} → {n['best_speedup']:.3f}×"),
             (self.ts("break_even"), verdict),
             (self.ts("gamma1"), f"{even['gamma1_speedup']:.3f}×"),
         ])
         best = n["best_gamma"]
+        series = [Series(tuple(n["curve_speedup"]))]
+        if isinstance(self.sweep, tuple) and self.sweep:
+            got = {p.gamma: p.speedup for p in self.sweep}
+            series.append(Series(tuple(got.get(g) for g in n["curve_gamma"]), glyph="●", style="second", fill=False))
         self.query_one(ColumnChart).set(
             [str(g) for g in n["curve_gamma"]],
-            [Series(tuple(n["curve_speedup"]))],
+            series,
             references=[Reference(1.0)],
             mark=best - 1 if 1 <= best <= len(n["curve_gamma"]) else None,
             unit="×",
         )
         self._show_measured(n.get("measured"))
+        self._show_preset()
+        self.query_one("#sweep", Prose).update(self._sweep_line())
+
+    def _show_preset(self) -> None:
+        preset_id = self.query_one("#preset", Slider).value
+        box = self.query_one("#preset_line", Prose)
+        box.display = bool(preset_id)
+        if preset_id:
+            p = preset_controls(preset_id)
+            tags = {f"{k}_tag": tag(p["kinds"][k], self.lang) for k in ("tau", "gamma", "c", "alpha")}
+            box.update(fill("learn2.speedup.preset_line", self.lang, preset=preset_name(preset_id),
+                            tau=p["tau"], gamma=p["gamma"], c=p["c"], alpha=p["alpha"], **tags))
+
+    def _sweep_line(self) -> str:
+        sweep = self.sweep
+        if sweep is None:
+            return self.t("learn2.speedup.sweep_none")
+        if isinstance(sweep, str):
+            return fill("learn2.speedup.sweep_bad", self.lang, reason=sanitize(sweep, 200, one_line=True))
+        timed = [p for p in sweep if p.speedup is not None]
+        points = ", ".join(f"γ {p.gamma} {p.speedup:.2f}×" for p in timed) or "—"
+        best = max(timed, key=lambda p: p.speedup or 0.0).gamma if timed else "—"
+        return fill("learn2.speedup.sweep", self.lang, path=sanitize(str(sweep_path("gamma")), 120, one_line=True),
+                    points=points, best=best)
 
     def _show_measured(self, taus: dict[str, float | None] | None) -> None:
         bars = self.query_one(PositionBars)
+        hint, pairs = self.query_one("#hint", Prose), self.query_one("#measured", Static)
+        hint.display, pairs.display = self.measured is None, self.measured is not None
         if taus is None or self.measured is None:
-            self.query_one("#measured", Static).update(self.ts("fill_hint"))
+            no_run = self.run is None or self.run.backend == "file"
+            hint.update(self.t("learn2.speedup.no_run") if no_run else self.ts("fill_hint"))
             bars.display = False
             return
         m = self.measured
@@ -107,8 +163,11 @@ class SpeedupScreen(LearnScreen):
 
     def action_fill(self) -> None:
         run = self.run
-        if run is None or run.alpha is None:
-            self.notify(self.ts("no_run"), severity="warning")
+        if run is None or run.backend == "file":  # a model file alone has no rounds to measure
+            self.notify(plain(self.t("learn2.speedup.no_run")), severity="warning", markup=False)
+            return
+        if run.alpha is None:
+            self.notify(plain(self.t("learn2.speedup.no_alpha")), severity="warning", markup=False)
             return
         self.measured = Measured(run.alpha, run.gamma, run.c, run.tau, run.per_position, run.verify_ratio)
         sliders = {s.id: s for s in self.query(Slider)}

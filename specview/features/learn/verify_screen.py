@@ -28,7 +28,7 @@ from specview.features.learn.registry import Lesson
 from specview.kernel.errors import SpecviewError
 from specview.widgets.bindings import bind
 from specview.widgets.column_chart import ColumnChart, Reference, Series
-from specview.widgets.prose import Prose
+from specview.widgets.prose import Prose, plain
 from specview.widgets.slider import Slider
 
 
@@ -96,8 +96,8 @@ class VerifyScreen(LearnScreen):
                                  glyph="▒", style="second"))
         self.query_one(ColumnChart).set([str(k) for k in n["k"]], series, references=[Reference(1.0)], unit="×")
         if not self.measured:
-            hint = "press_m" if self._model_path() else "no_model"
-            self.query_one("#measured", Static).update(self.ts(hint))
+            self.query_one("#measured", Static).update(self.ts("press_m") if self._model_path()
+                                                       else plain(self.no_model_text(self.ts("no_model"))))
         elif self.run is not None and self.measured == list(self.run.verify_costs_s[: len(VERIFY_KS)]):
             self.query_one("#measured", Static).update(Text(self.ts("from_run",
                 k=len(self.measured), t1=self.measured[0] * 1e3, tk=self.measured[-1] * 1e3)))
@@ -108,7 +108,7 @@ class VerifyScreen(LearnScreen):
     def action_measure(self) -> None:
         path = self._model_path()
         if path is None:
-            self.notify(self.ts("no_model"), severity="warning")
+            self.notify(plain(self.no_model_text(self.ts("no_model"))), severity="warning", markup=False)
             return
         self.query_one("#measured", Static).update(self.ts("measuring"))
         self._measure(path)

@@ -93,8 +93,11 @@ def register(sub: SubParsers, selectors: Parser) -> None:
 def _emit(result: GammaSweep | LoadSweep, args: argparse.Namespace, text_out: str, md_out: str) -> int:
     from specview.boundary.jsonio import dumps
     from specview.boundary.safe_files import write_new
+    from specview.features.sweep.saved import save_sweep
 
-    print(dumps(result.to_dict()) if args.json else text_out, end="\n" if args.json else "")
+    data = result.to_dict()
+    save_sweep(data["kind"], dumps(data))  # Learn 10 (γ) and 11 (load) draw the last one on their axes
+    print(dumps(data) if args.json else text_out, end="\n" if args.json else "")
     if args.markdown:
         with _report_errors(args.markdown):
             write_new(args.markdown, md_out, replace=args.force)

@@ -10,7 +10,7 @@ from typing import Any
 
 from specview.catalog.claims import load_claims, preset_value
 from specview.catalog.presets import Preset, get_preset, load_presets
-from specview.kernel.theory import speedup, tau_from_positions
+from specview.kernel.theory import speedup
 
 COLUMNS = ("qwen3.6-mtp", "gemma4-drafter", "glm-5.2-mtp")
 ROWS = ("school", "form", "coupling", "training", "deploy")
@@ -23,7 +23,8 @@ FORM: dict[str, dict[str, Any]] = {
 
 
 def case_numbers(selected: int = 0) -> dict[str, Any]:
-    """Per column: γ, T, per-position acceptance, τ, c, the Theorem 3.8 speedup and source tags."""
+    """Per column: γ, T, per-position acceptance, τ, c, the Theorem 3.8 speedup, where each comes from
+    (`kinds`: cited / derived / assumed) and source tags."""
     if not 0 <= selected < len(COLUMNS):
         raise ValueError(f"selected must be in [0, {len(COLUMNS)}), got {selected}")
     columns = []
@@ -31,7 +32,7 @@ def case_numbers(selected: int = 0) -> dict[str, Any]:
     for preset_id in COLUMNS:
         p = presets[preset_id] if preset_id in presets else get_preset(preset_id)
         acceptance = p.acceptance_at(p.temperature)
-        tau = tau_from_positions(acceptance)
+        tau = p.tau_at(p.temperature)  # the preset's own τ, as `specview presets` gives it
         columns.append({
             "preset": p.id,
             "method": p.method,
@@ -44,6 +45,8 @@ def case_numbers(selected: int = 0) -> dict[str, Any]:
             "speedup": tau / (p.gamma * p.c + 1.0),
             "speedup_iid": speedup(sum(acceptance) / len(acceptance), p.gamma, p.c),
             "sources": sorted({s.tag for s in p.sources}),
+            "kinds": {name: p.field_source(name).kind for name in ("gamma", "temperature", "acceptance", "c")}
+            | {"tau": "derived", "speedup": "derived"},
             "form": {k: v for k, v in FORM[preset_id].items() if k != "source"},
             "form_source": FORM[preset_id]["source"],
             "claims": cited_claims(p),
@@ -53,14 +56,21 @@ def case_numbers(selected: int = 0) -> dict[str, Any]:
 
 def cited_claims(p: Preset) -> list[dict[str, Any]]:
     """The published figures (texts/claims.toml) a preset's numbers rest on, each with the preset's
-    own value under the claim's conditions and whether they agree (a finding says why not)."""
+    own value under the claim's conditions, whether they agree (a finding says why not) and its role:
+    "input" (the preset was built from it), "bound" (a one-sided limit) or "check" (reproduced or not)."""
     claims = load_claims()
     findings = {f.claim: f.text for f in p.findings}
+    inputs = {cid for source in p.provenance.values() for cid in source.claims}
     ids = dict.fromkeys([cid for source in p.provenance.values() for cid in source.claims] + list(findings))
     out = []
     for cid in ids:
         claim = claims[cid]
         value = preset_value(p, claim)
+        agrees = None if value is None else claim.agrees(value)
+        one_sided = claim.value is None and not claim.values and (claim.low is None or claim.high is None)
+        # A figure the preset was built from agrees by construction, and one inside a bound is not that figure:
+        # only the rest, agreeing, are reproduced.
+        role = "input" if cid in inputs and not one_sided else "bound" if one_sided else "check"
         out.append({
             "id": cid,
             "quantity": claim.quantity,
@@ -68,7 +78,9 @@ def cited_claims(p: Preset) -> list[dict[str, Any]]:
             "text": claim.text,
             "text_zh": claim.text_zh,
             "preset": list(value) if isinstance(value, tuple) else value,
-            "agrees": None if value is None else claim.agrees(value),
+            "agrees": agrees,
+            "role": role,
+            "reproduced": role == "check" and agrees is True,
             "finding": findings.get(cid),
         })
     return out

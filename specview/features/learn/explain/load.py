@@ -15,7 +15,6 @@ from typing import Any
 from specview.catalog.claims import load_claims
 from specview.catalog.hardware import accelerator, model_shape, verify_cost_ratio
 from specview.catalog.presets import get_preset
-from specview.kernel.theory import tau_from_positions
 
 DEFAULT_ACCELERATOR = "h100-sxm"
 DEFAULT_SHAPE = "dense-8b-bf16"
@@ -59,7 +58,7 @@ def load_numbers(
     """Speedup against batch size for a preset on a chip, the crossover below 1×, and cited points."""
     chip, shape, preset = accelerator(accelerator_id), model_shape(shape_id), get_preset(preset_id)
     gamma, c = preset.gamma, preset.c
-    tau = tau_from_positions(preset.acceptance_at(preset.temperature))
+    tau = preset.tau_at(preset.temperature)  # the preset's own τ, as `specview presets` gives it
 
     def at(b: int) -> float:
         return load_speedup(tau, gamma, c, verify_cost_ratio(shape, chip, gamma + 1, b))
@@ -83,5 +82,4 @@ def load_numbers(
             for p in CITED
         ],
         "vllm_slowdown": VLLM_SLOWDOWN,
-        "measured": [],  # a measured load sweep on the same axes comes with the engines issue
     }

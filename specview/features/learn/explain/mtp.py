@@ -19,14 +19,24 @@ from specview.kernel.theory import conditional_from_marginal, survival, tau_from
 MEDUSA_HEAD_TOP1 = (0.56, 0.32, 0.20, 0.15, 0.12)
 MEDUSA_SOURCE = "FasterDecoding/Medusa assets/medusa_acc.csv (Vicuna-7B heads, authors)"
 
+# Only MTP methods belong to the two MTP schools; EAGLE (a feature-level drafter trained afterwards), a separate
+# draft LM and n-gram lookup are drafters of other kinds, named as such rather than folded into a camp.
 SCHOOL = {
     "mtp-parallel": "parallel",
     "medusa": "parallel",
     "mtp-sequential": "sequential",
-    "eagle": "sequential",
-    "draft-model": "sequential",
+    "eagle": "feature",
+    "draft-model": "separate",
     "ngram": "lookup",
 }
+# DeepSeek-V3 technical report §5.4.3 and §2.2 (arXiv 2412.19437), as the source article quotes them:
+# (catalog name, figure, where it comes from). Tags are the screen's provenance words.
+DEEPSEEK_V3 = (
+    ("second_token", "85–90 %", "cited"),
+    ("speedup", "≈ 1.8×", "cited"),
+    ("depth", "1", "cited"),
+    ("tokens", "14.8T", "cited"),
+)
 DIAGRAM_STEPS = 4  # each diagram is shown in four steps
 
 
@@ -43,8 +53,12 @@ def mtp_numbers(step: int = 0, selected: int = 0) -> dict[str, Any]:
             "school": SCHOOL.get(preset.method, "other"),
             "gamma": preset.gamma,
             "acceptance": acceptance,
+            "acceptance_kind": preset.field_source("acceptance").kind,
             "survival": survival(acceptance),
-            "tau": tau_from_positions(acceptance),
+            # the preset's own τ (what `specview presets` prints): a mixture's rounds without a match add 1 token
+            "tau": preset.tau_at(preset.temperature),
+            "tau_chain": tau_from_positions(acceptance),
+            "match_rate": preset.match_rate,
         })
     if not 0 <= selected < len(rows):
         raise ValueError(f"selected must be in [0, {len(rows)}), got {selected}")
@@ -53,6 +67,7 @@ def mtp_numbers(step: int = 0, selected: int = 0) -> dict[str, Any]:
         "steps": DIAGRAM_STEPS,
         "presets": rows,
         "selected": selected,
+        "deepseek_v3": [{"name": n, "value": v, "kind": k} for n, v, k in DEEPSEEK_V3],
         "medusa_heads": {
             "marginal": list(MEDUSA_HEAD_TOP1),
             "conditional": conditional_from_marginal(MEDUSA_HEAD_TOP1),

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from specview.kernel.theory import MAX_GAMMA, best_gamma, expected_tau, speedup, tau_from_positions
+from specview.catalog.presets import get_preset, load_presets
+from specview.kernel.theory import MAX_GAMMA, alpha_for_tau, best_gamma, expected_tau, speedup, tau_from_positions
 
 DEFAULT_ALPHA = 0.8
 DEFAULT_GAMMA = 4
@@ -74,3 +75,16 @@ def speedup_numbers(
         out["measured"] = measured_taus(measured)
     return out
 
+
+
+def preset_controls(preset_id: str) -> dict[str, Any]:
+    """A preset as this screen's controls: its γ and c, its own τ (as `specview presets` gives it) and the
+    i.i.d. α that gives that τ at its γ (Eq. 1 solved for α), each with where it comes from."""
+    presets = load_presets()
+    p = presets[preset_id] if preset_id in presets else get_preset(preset_id)
+    tau = p.declared_tau()
+    return {
+        "id": p.id, "gamma": p.gamma, "c": p.c, "tau": tau, "alpha": alpha_for_tau(tau, p.gamma),
+        "kinds": {"tau": "derived", "alpha": "derived", "gamma": p.field_source("gamma").kind,
+                  "c": p.field_source("c").kind},
+    }

@@ -1,0 +1,21 @@
+"""Snapshots of Learn screens 7, 8, 9 and 11 (second edition) in English and Chinese, at 120×40 and 80×24.
+Screen 10's are in test_learn_snapshots.py. No saved sweep: the state folder is the test's own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from specview.features.learn.app import LearnApp
+from specview.features.learn.registry import lesson
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("number", [7, 8, 9, 11])
+def test_learn2_screen_snapshot(snap_compare: object, number: int, lang: str, size: tuple[int, int],
+                                tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert callable(snap_compare)
+    assert snap_compare(LearnApp(lesson(number), lang=lang), terminal_size=size)
