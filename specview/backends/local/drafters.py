@@ -155,7 +155,7 @@ class ModelDrafter:
                 qx = float(q[token])
             else:
                 token = int(np.argmax(row))
-                qx = row_probability(row, token)
+                qx = row_probability(row, token, token)
             if qx < self.p_min:
                 break  # adaptive: draft only what the draft model is confident about
             tokens.append(token)
