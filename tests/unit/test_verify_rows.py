@@ -71,3 +71,4 @@ def test_each_thread_has_its_own_buffer() -> None:
     for t in threads:
         t.join()
     assert got == [[expected[0]] * 20, [expected[1]] * 20]
+
