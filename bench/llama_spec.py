@@ -8,7 +8,9 @@ Pairs (T = 0, same prompt token ids, same thread count, same token budget):
                  (the same draft GGUF: Gemma requantized, tests/support/draft_pair.py; γ = --gamma
                  drafts every round on both sides, no p_min cut-off)
 Each pair alternates ours / server for --reps repetitions; medians are reported. Also our
-loop's Python overhead per round: wall time of a round minus the time inside llama_decode.
+loop's Python overhead per round, twice: wall time of a round minus the time inside
+llama_decode (what the ratio feels, noisy on a busy machine), and the CPU time this thread
+spent outside llama_decode (`py cpu ms/round`: steady under load; calibrations included).
 Server: $SPECVIEW_LLAMA_SERVER, else build/bin/llama-server (`make llama-server`). Every loop
 is bounded in count and time, and each server is killed when its pair is done.
 
@@ -25,6 +27,7 @@ import statistics
 import sys
 import threading
 import time
+import types
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -40,7 +43,7 @@ from tests.support.draft_pair import draft_pair  # noqa: E402
 from tests.support.llama_server import llama_server  # noqa: E402
 
 WALL_CAP_S = 600.0
-TARGET_RATIO = 0.9
+TARGET_RATIO = 1.0  # issue 22: every pair at least as fast as llama-server
 PAIRS = ("plain", "ngram", "draft")
 
 
@@ -83,6 +86,7 @@ def measure_pair(name: str, backend: LlamaBackend, url: str, prompt: list[int], 
         "ours_accept": f"{ours[-1]['accepted']}/{ours[-1]['drafted']}",
         "server_accept": f"{theirs[-1]['accepted']}/{theirs[-1]['drafted']}",
         "overhead_ms_per_round": round(med(r["overhead_ms"] for r in ours), 3),
+        "py_cpu_ms_per_round": round(med(r["py_cpu_ms"] for r in ours), 3),
         "decode_ms_per_round": round(med(r["decode_ms"] for r in ours), 2),
         "same_text": ours[-1]["text"] == theirs[-1]["text"],
         "reps": len(ours),
@@ -91,18 +95,47 @@ def measure_pair(name: str, backend: LlamaBackend, url: str, prompt: list[int], 
     return row
 
 
+class _DecodeClock:
+    """The CPU time this thread spends inside llama_decode (the library's namespace, with its
+    one decode function timed: attribute lookups stay as cheap as on the module)."""
+
+    def __init__(self, runner: Any) -> None:
+        lib = runner.lib
+        self.cpu_s = 0.0
+        namespace = types.SimpleNamespace(**vars(lib))
+        decode = lib.llama_decode
+
+        def timed(ctx: Any, batch: Any) -> int:
+            t0 = time.thread_time()
+            try:
+                return int(decode(ctx, batch))
+            finally:
+                self.cpu_s += time.thread_time() - t0
+
+        namespace.llama_decode = timed
+        runner.lib = namespace
+
+
 def _ours(backend: LlamaBackend) -> dict[str, Any]:
+    clock = getattr(backend, "_bench_clock", None)
+    if clock is None:
+        clock = backend._bench_clock = _DecodeClock(backend.target)  # type: ignore[attr-defined]
     metrics = Metrics()
     pieces = []
+    rounds = 0
+    decode0, cpu0 = clock.cpu_s, time.thread_time()
     for rnd in backend.rounds(threading.Event()):
         metrics.add(rnd)
         if isinstance(rnd, Round):
+            rounds += 1
             pieces.append(rnd.text)
+    py_cpu_s = time.thread_time() - cpu0 - (clock.cpu_s - decode0)
     snap = metrics.snapshot()
     times = backend.times
     return {"tps": float(snap.tokens_per_second or 0.0), "tokens": snap.tokens, "drafted": snap.drafted,
             "accepted": snap.accepted, "text": "".join(pieces),
             "overhead_ms": 1e3 * (times.overhead_per_round_s or 0.0),
+            "py_cpu_ms": 1e3 * py_cpu_s / max(rounds, 1),
             "decode_ms": 1e3 * times.decode_s / max(times.rounds, 1)}
 
 
@@ -156,12 +189,16 @@ def main() -> int:
         print(f"medians of {reps} alternating runs, {n} tokens, {args.threads} threads, T = 0; "
               f"load average {result['load_avg_1m']}")
         print(f"{'pair':6} {'ours tok/s':>10} {'server tok/s':>12} {'ratio':>6} {'best ours/srv':>14} "
-              f"{'ours acc':>9} {'server acc':>10} {'py ms/round':>11} {'decode ms/round':>15} same text")
+              f"{'ours acc':>9} {'server acc':>10} {'py ms/round':>11} {'py cpu ms/round':>15} "
+              f"{'decode ms/round':>15} same text")
         for r in rows:
             best = f"{r['ours_best_tps']}/{r['server_best_tps']}"
             print(f"{r['pair']:6} {r['ours_tps']:>10} {r['server_tps']:>12} {r['ratio']:>6} {best:>14} "
                   f"{r['ours_accept']:>9} {r['server_accept']:>10} {r['overhead_ms_per_round']:>11} "
-                  f"{r['decode_ms_per_round']:>15} {r['same_text']}")
+                  f"{r['py_cpu_ms_per_round']:>15} {r['decode_ms_per_round']:>15} {r['same_text']}")
+        verdicts = ", ".join(f"{r['pair']} {r['ratio']}x" for r in rows)
+        print(f"ours / llama-server: {verdicts} (target >= {TARGET_RATIO}x: "
+              f"{'met' if result['meets_target'] else 'not met'})")
     print(json.dumps(result))
     return 0 if result["meets_target"] else 1
 

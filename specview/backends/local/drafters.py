@@ -88,8 +88,14 @@ class NgramDrafter:
         arr = np.asarray(history, dtype=np.int64)
         size = len(arr)
         for n in range(min(self.n_max, size - 1), self.n_min - 1, -1):
-            windows = np.lib.stride_tricks.sliding_window_view(arr[:-1], n)  # starts 0..size-1-n
-            hits = np.flatnonzero((windows == arr[-n:]).all(axis=1))
+            tail = size - n
+            # starts 0..size-1-n whose first token matches the tail's, narrowed one position at a
+            # time: a few small arrays, not an n-wide window over the whole history every round
+            hits = np.flatnonzero(arr[:tail] == arr[tail])
+            for j in range(1, n):
+                if not len(hits):
+                    break
+                hits = hits[arr[hits + j] == arr[tail + j]]
             if len(hits):
                 start = int(hits[-1]) + n
                 return [int(t) for t in arr[start : start + gamma]]
@@ -163,7 +169,7 @@ class ModelDrafter:
                 qx = float(q[token])
             else:
                 token = int(np.argmax(row))
-                qx = row_probability(row, token)
+                qx = row_probability(row, token, token)
             if qx < self.p_min:
                 break  # adaptive: draft only what the draft model is confident about
             tokens.append(token)

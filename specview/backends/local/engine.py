@@ -163,7 +163,9 @@ class Engine:
         emitted = [d.token_id for d in decisions if d.status is not TokenStatus.REJECTED]
         run.committed.extend(emitted)
         run.generated += len(emitted)
-        self.target.truncate(len(run.committed) - 1)
+        keep = len(run.committed) - 1
+        if self.target.n_past != keep:  # a plain or fully accepted round has nothing to roll back
+            self.target.truncate(keep)
         if self.drafter is not None:
             self.drafter.sync(run.committed)
         accepted = sum(1 for d in decisions if d.status is TokenStatus.ACCEPTED)

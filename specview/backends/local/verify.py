@@ -8,6 +8,7 @@ verdict). T > 0 goes through `core.sampling.probabilities` + `verify_sampling` u
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,16 +20,36 @@ from specview.kernel.sampling import Decision, probabilities, verify_sampling
 FloatRows = npt.NDArray[np.float64]
 
 
-def row_probabilities(row: npt.NDArray[np.floating], tokens: Sequence[int]) -> list[float]:
-    """softmax(row)[t] at T = 1 for each token t, via one max and one exp-sum over the row."""
-    top = float(row.max())
-    total = float(np.exp(row - top).sum(dtype=np.float64))
+def row_probabilities(row: npt.NDArray[np.floating], tokens: Sequence[int], top_id: int | None = None) -> list[float]:
+    """softmax(row)[t] at T = 1 for each token t, via one exp-sum over the row (and one max
+    unless the caller knows the argmax `top_id`: row[argmax] is the max, bit for bit)."""
+    top = float(row.max() if top_id is None else row[top_id])
+    total = _exp_sum(row, top)
     return [float(np.exp(float(row[t]) - top) / total) for t in tokens]
 
 
-def row_probability(row: npt.NDArray[np.floating], token: int) -> float:
+def row_probability(row: npt.NDArray[np.floating], token: int, top_id: int | None = None) -> float:
     """softmax(row)[token] at T = 1."""
-    return row_probabilities(row, (token,))[0]
+    return row_probabilities(row, (token,), top_id)[0]
+
+
+_scratch = threading.local()
+
+
+def _exp_sum(row: npt.NDArray[np.floating], top: float) -> float:
+    """Σ exp(row − top) in float64: the same ufuncs on the same float32 values as
+    `np.exp(row - top).sum(dtype=np.float64)`, so the same number, but written into one
+    buffer kept per thread: two fresh 1 MB temporaries per row (262k vocabulary) cost
+    page faults every round, more than the subtraction itself."""
+    if row.dtype != np.float32 or row.ndim != 1:
+        return float(np.exp(row - top).sum(dtype=np.float64))
+    buf: npt.NDArray[np.float32] | None = getattr(_scratch, "buf", None)
+    if buf is None or len(buf) < len(row):
+        buf = _scratch.buf = np.empty(len(row), dtype=np.float32)
+    out = buf[: len(row)]
+    np.subtract(row, np.float32(top), out=out)
+    np.exp(out, out=out)
+    return float(out.sum(dtype=np.float64))
 
 
 def verify_greedy_logits(
@@ -49,9 +70,9 @@ def verify_greedy_logits(
         target = int(np.argmax(row))
         qk = q_values[k] if k < len(q_values) else None
         if draft == target:
-            decisions.append(Decision(draft, TokenStatus.ACCEPTED, k, row_probability(row, draft), qk))
+            decisions.append(Decision(draft, TokenStatus.ACCEPTED, k, row_probability(row, draft, target), qk))
             continue
-        p_draft, p_target = row_probabilities(row, (draft, target))  # one pass over the vocabulary
+        p_draft, p_target = row_probabilities(row, (draft, target), target)  # one pass over the vocabulary
         decisions.append(Decision(draft, TokenStatus.REJECTED, k, p_draft, qk))
         q_fix = 0.0 if one_hot else None
         decisions.append(Decision(target, TokenStatus.CORRECTED, k, p_target, q_fix))
@@ -59,7 +80,7 @@ def verify_greedy_logits(
     gamma = len(drafts)
     bonus = int(np.argmax(rows[gamma]))
     status = TokenStatus.BONUS if gamma else TokenStatus.PLAIN
-    decisions.append(Decision(bonus, status, gamma, row_probability(rows[gamma], bonus), None))
+    decisions.append(Decision(bonus, status, gamma, row_probability(rows[gamma], bonus, bonus), None))
     return decisions
 
 
