@@ -11,8 +11,23 @@ if TYPE_CHECKING:
     from specview.kernel.backend import Backend
 
 
+# `--gamma auto` chooses γ from costs the run measures itself: v(k), c and the acceptance by position
+AUTO_NEEDS = {
+    "sim": "--gamma auto needs measured costs: the simulator's are the preset's assumptions, so its choice would "
+           "only repeat them; the speedup note's best γ (or `specview calc`) gives that argmax, and --target T.gguf "
+           "runs auto for real",
+    "openai": "--gamma auto needs what only a local run measures: the verify cost of each k-token forward (v(k)) "
+              "and the draft cost per token, and a server that takes γ per request; a remote server picks its own "
+              "draft length (llama-server: --spec-draft-n-max); run it locally with --target T.gguf",
+    "replay": "--gamma auto cannot re-choose γ in a replay: the recording holds the rounds as they ran, not "
+              "the forwards a different γ would have cost",
+}
+
+
 def make_backend(spec: RunSpec) -> Backend:
     """The backend `spec` selects. Raises BackendError or PresetError with a clear message."""
+    if spec.gamma_auto and spec.kind != "llama":
+        raise BackendError(AUTO_NEEDS[spec.kind])
     if spec.kind == "sim":
         from specview.backends.sim.backend import SimBackend
         from specview.catalog.presets import DEFAULT_PRESET, get_preset

@@ -25,6 +25,7 @@ from specview.boundary.bounds import (
 )
 from specview.boundary.text import shown
 from specview.kernel import theory
+from specview.kernel.gamma_choice import GammaChoice
 from specview.kernel.totals import CrossChecked, Totals
 
 
@@ -341,7 +342,7 @@ def _samples(data: Any, field: str) -> tuple[float, ...]:
     return tuple(real(s, f"{field}[{i}]", 1e-12) for i, s in enumerate(items))
 
 
-StreamItem = Round | Reconcile | Calibration | Totals | CrossChecked  # what a backend yields
+StreamItem = Round | Reconcile | Calibration | Totals | CrossChecked | GammaChoice  # what a backend yields
 
 
 def only_rounds(items: Iterable[StreamItem]) -> Iterator[Round]:

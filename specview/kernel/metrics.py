@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from specview.boundary.bounds import MAX_ROUND_DRAFTS
 from specview.kernel.events import Basis, Calibration, Round, TokenStatus
+from specview.kernel.gamma_choice import GammaChoice
 from specview.kernel.spread import CalibrationSpread, CalibrationSpreads, Moments, RateBatches
 from specview.kernel.theory import expected_tau
 from specview.kernel.totals import CrossChecked, Totals
@@ -76,6 +77,13 @@ class MetricsSnapshot:
     tokens_per_second_spread: float | None = None
     rate_batches: int = 0
     plain_round_spread_s: float | None = None
+    # `--gamma auto`'s decisions (kernel/gamma_choice.py): the last MAX_GAMMA_CHOICES, oldest first
+    gamma_choices: tuple[GammaChoice, ...] = ()
+
+    @property
+    def gamma_choice(self) -> GammaChoice | None:
+        """The γ auto chose last (None: not an auto run)."""
+        return self.gamma_choices[-1] if self.gamma_choices else None
 
 
 @dataclass(slots=True)
@@ -90,6 +98,9 @@ class _Counts:
     verified_at: list[int] = field(default_factory=list)
     accepted_at: list[int] = field(default_factory=list)
     gamma_counts: dict[int, int] = field(default_factory=dict)
+
+
+MAX_GAMMA_CHOICES = 256  # `--gamma auto` decisions kept (it decides every 8 rounds at most, on a change)
 
 
 def _ratio(num: float, den: float) -> float | None:
@@ -142,6 +153,7 @@ class Metrics:
         self._totals_requests = 0
         self._totals_cover: frozenset[str] = frozenset()
         self.cross_check: CrossChecked | None = None
+        self._gamma_choices: deque[GammaChoice] = deque(maxlen=MAX_GAMMA_CHOICES)
 
     def calibrate(self, cal: Calibration) -> None:
         """Fold in what plain decoding costs (a later basis replaces an earlier one)."""
@@ -173,7 +185,7 @@ class Metrics:
             costs.append(total / n)
         return Calibration(self._cal_basis, plain_sum / plain_n if plain_n else None, tuple(costs), self._cal_context)
 
-    def add(self, rnd: Round | Calibration | Totals | CrossChecked) -> None:
+    def add(self, rnd: Round | Calibration | Totals | CrossChecked | GammaChoice) -> None:
         """Fold one round in (a calibration goes to `calibrate`, totals to `close_request`; the
         last cross-check is kept as it is)."""
         if not isinstance(rnd, Round):  # one test on the path every round takes
@@ -205,10 +217,12 @@ class Metrics:
         self._add_timing(rnd, emitted)
         self._add_window(rnd.t_wall, emitted, verified, accepted)
 
-    def _add_said(self, item: Calibration | Totals | CrossChecked) -> None:
+    def _add_said(self, item: Calibration | Totals | CrossChecked | GammaChoice) -> None:
         """What a backend says besides its rounds."""
         if isinstance(item, Calibration):
             self.calibrate(item)
+        elif isinstance(item, GammaChoice):
+            self._gamma_choices.append(item)
         elif isinstance(item, Totals):
             self.close_request(item)
         else:
@@ -371,6 +385,7 @@ class Metrics:
             tokens_per_second_spread=self._batches.standard_error(self._t_last),
             rate_batches=self._batches.batches,
             plain_round_spread_s=self._plain_round_times.standard_error,
+            gamma_choices=tuple(self._gamma_choices),
         )
 
     def _draft_cost(self, calibration: Calibration | None) -> float | None:
