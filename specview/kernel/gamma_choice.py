@@ -66,6 +66,10 @@ class GammaChoice:
         others = [(g, s) for g, s in enumerate(self.speedups) if g != self.gamma]
         return sorted(others, key=lambda gs: -gs[1])[:n]
 
+    def others(self) -> str:
+        """`γ 3 1.40× · γ 5 1.38×`: the runners-up as the gauge note and the line write them."""
+        return " · ".join(f"γ {g} {s:.2f}×" for g, s in self.runners_up()) or "—"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "round": self.round,
@@ -116,3 +120,14 @@ def choose(acceptance: Sequence[float], c: float, v: VerifyRatio, *, at_round: i
     ceiling = expected_speedups([1.0], c, v, max_gamma)
     why = Why.NEVER if best_of(ceiling) == 0 else Why.LOSES
     return GammaChoice(at_round, 0, why, speedups, c, extended(acceptance, max_gamma))
+
+
+def choice_text(choice: GammaChoice, lang: str) -> str:
+    """The decision in words (`gammaauto.line`): why, the expected speedup at the chosen γ and the
+    next best ones; only why while nothing was measured."""
+    from specview.texts.catalog import fill
+
+    why = fill(f"gammaauto.why.{choice.why}", lang, gamma=choice.gamma)
+    if choice.expected is None:
+        return why
+    return fill("gammaauto.line", lang, why=why, expected=f"{choice.expected:.2f}", others=choice.others())

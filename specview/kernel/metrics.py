@@ -282,6 +282,11 @@ class Metrics:
             self._plain_round_times.add(max(0.0, rnd.t_wall - self._t_last))
 
     @property
+    def gamma_choice(self) -> GammaChoice | None:
+        """`--gamma auto`'s last decision (None: not an auto run), without a whole snapshot."""
+        return self._gamma_choices[-1] if self._gamma_choices else None
+
+    @property
     def drafting_rounds(self) -> int:
         """Rounds that drafted at least one token (a server's `num_drafts`)."""
         return sum(n for gamma, n in self._gamma_counts.items() if gamma > 0)

@@ -75,7 +75,10 @@ def gamma_auto_dict(snap: MetricsSnapshot) -> dict[str, Any] | None:
     oldest first, each with the expected speedup at every γ it weighed (kernel/gamma_choice.py)."""
     if snap.gamma_choice is None:
         return None
-    return {"chosen": snap.gamma_choice.to_dict(), "history": [c.to_dict() for c in snap.gamma_choices]}
+    from specview.kernel.gamma_choice import choice_text
+
+    chosen = {**snap.gamma_choice.to_dict(), "text": choice_text(snap.gamma_choice, "en")}
+    return {"chosen": chosen, "history": [c.to_dict() for c in snap.gamma_choices]}
 
 
 def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str, Any]:
