@@ -10,7 +10,7 @@ from specview.kernel.events import Basis, Calibration
 from specview.kernel.gamma_choice import AUTO_MAX_GAMMA, Why, best_of, choice_text, choose, expected_speedups
 from specview.kernel.metrics import Metrics
 from specview.kernel.run_json import gamma_auto_dict
-from specview.kernel.theory import speedup, tau_from_positions, verify_ratio
+from specview.kernel.theory import VerifyRatio, speedup, tau_from_positions, verify_ratio
 
 
 def _costs(per_token: float, fixed: float = 0.0) -> tuple[float, ...]:
@@ -18,7 +18,7 @@ def _costs(per_token: float, fixed: float = 0.0) -> tuple[float, ...]:
     return tuple(fixed + per_token * k for k in range(1, AUTO_MAX_GAMMA + 2))
 
 
-def _v(costs: tuple[float, ...]):  # noqa: ANN202 - a VerifyRatio
+def _v(costs: tuple[float, ...]) -> VerifyRatio:
     return lambda gamma: verify_ratio(costs, gamma)
 
 

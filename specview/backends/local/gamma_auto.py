@@ -30,9 +30,9 @@ from specview.kernel.events import Calibration
 from specview.kernel.gamma_choice import AUTO_MAX_GAMMA, GammaChoice, Why, best_of, choose, expected_speedups
 from specview.kernel.theory import verify_ratio
 
-START_GAMMA = 2  # before anything is measured: a short draft, cheap to lose
+START_GAMMA = 4  # before anything is measured: the usual default γ (one round tells c and four positions)
 DECIDE_EVERY = 8
-MIN_VERDICTS = 4  # drafting rounds before the acceptance counts (until then: LEARNING, deciding every round)
+MIN_VERDICTS = 2  # drafting rounds before the acceptance counts (until then: LEARNING, deciding every round)
 KEEP = 64
 PROBE_AFTER = 32
 PROBE_AFTER_MAX = 512

@@ -26,11 +26,11 @@ from specview.features.live.token_link import TokenRequest, token_request
 from specview.kernel.backend import Backend, BackendInfo, BackendKind
 from specview.kernel.errors import SpecviewError
 from specview.kernel.events import Basis, Calibration, Round, TokenStatus
+from specview.kernel.gamma_choice import GammaChoice, choice_text
 from specview.kernel.gauges import PANEL, STRIP, gauges, position_texts
 from specview.kernel.metrics import MetricsSnapshot
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Session
-from specview.kernel.gamma_choice import GammaChoice, choice_text
 from specview.kernel.totals import CrossChecked
 from specview.texts.catalog import fill, text
 from specview.tui.gauges import legend_entries, origin_text, pane_texts, panel_texts, rises

@@ -24,8 +24,8 @@ from specview.features.record.recording import FORMAT, VERSION
 from specview.kernel.backend import BackendInfo
 from specview.kernel.errors import BackendError, RecordingError
 from specview.kernel.events import Calibration, Reconcile, StreamItem
-from specview.kernel.runspec import DEFAULT_KEY_ENV, RunSpec
 from specview.kernel.gamma_choice import GammaChoice
+from specview.kernel.runspec import DEFAULT_KEY_ENV, RunSpec
 from specview.kernel.totals import CrossChecked, Totals
 
 if TYPE_CHECKING:
