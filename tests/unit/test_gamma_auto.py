@@ -3,6 +3,8 @@ and the controller's life: learning, paying, off for good, off and probing."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from specview.backends.local.gamma_auto import MIN_VERDICTS, PROBE_AFTER, PROBE_ROUNDS, AutoGamma
@@ -122,3 +124,38 @@ def test_the_choices_reach_the_snapshot_bench_json_and_both_languages() -> None:
     assert out["history"][0]["round"] == 12
     assert f"γ {choice.gamma}" in choice_text(choice, "en") and "×" in choice_text(choice, "zh")
     assert choice_text(choice, "zh") != choice_text(choice, "en")
+
+
+def test_the_gauge_says_the_choice_and_what_it_beat() -> None:
+    from specview.backends.factory import make_backend
+    from specview.kernel.gauges import GAUGES, Reading
+    from specview.kernel.runspec import RunSpec
+    from specview.tui.gauges import note_text
+
+    spec = next(g for g in GAUGES if g.key == "gamma_auto")
+    metrics = Metrics()
+    info = make_backend(RunSpec()).info
+    assert spec.formatted(Reading.of(metrics.snapshot(), info), windowed=False) == "—"  # a fixed γ: no value
+    choice = choose([0.9], 0.01, _v(_costs(0.002, 0.02)))
+    metrics.add(choice)
+    reading = Reading.of(metrics.snapshot(), info)
+    assert spec.formatted(reading, windowed=False) == str(choice.gamma)
+    (runner_up, s), _ = choice.runners_up()
+    for lang in ("en", "zh"):
+        note = note_text(spec, reading, lang)
+        assert f"{choice.expected:.2f}" in note and f"γ {runner_up} {s:.2f}×" in note
+
+
+def test_the_sweep_prints_the_auto_choice_next_to_the_measured_best() -> None:
+    from specview.features.sweep.model import AutoPoint, GammaPoint, analyse_gamma
+    from specview.features.sweep.render import gamma_text
+
+    points = [GammaPoint(0, 64, 64, 10.0, 1.0, None), GammaPoint(1, 64, 40, 14.0, 1.6, 0.6),
+              GammaPoint(2, 64, 30, 16.0, 2.1, 0.6)]
+    sweep = replace(analyse_gamma(points), auto=AutoPoint(2, "pays", 15.8, ((0, 3), (2, 27))))
+    out = gamma_text(sweep, "en")
+    assert "--gamma auto chose γ 2 (γ 2 pays" in out and "the measured best: γ 2, 16.0 tok/s" in out
+    assert "15.8 tok/s" in out
+    assert sweep.to_dict()["auto"] == {"gamma": 2, "why": "pays", "tokens_per_second": 15.8,
+                                       "gamma_counts": [[0, 3], [2, 27]]}
+    assert "--gamma auto 选了 γ 2\uff08" in gamma_text(sweep, "zh")
