@@ -4,8 +4,9 @@
     specview sweep gamma --url http://host:8080 --gammas 1-4          # where the server honours γ
     specview sweep load --on http://host:8080 --off http://host:8081 --concurrency 1,2,4,8
 
-Results as a table and a terminal chart (default), `--json` (one object, the shapes in
-core/sweep.py) and `--markdown FILE` (a report).
+A local γ sweep runs the prompt once more with `--gamma auto` (`--no-auto` skips it) and prints
+what auto chose next to the measured best. Results as a table and a terminal chart (default),
+`--json` (one object, the shapes in core/sweep.py) and `--markdown FILE` (a report).
 """
 
 from __future__ import annotations

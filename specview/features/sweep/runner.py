@@ -65,6 +65,7 @@ def auto_point(base: RunSpec) -> AutoPoint:
 def gamma_points(base: RunSpec, gammas: list[int], *, plain: bool,
                  progress: Callable[[int], None] | None = None) -> tuple[list[GammaPoint], tuple[Note, ...]]:
     """Every γ in `gammas` (and plain first when `plain`), plus notes on what did not hold."""
+    base = replace(base, gamma_auto=False)  # the sweep's γ are fixed (`--gamma auto` runs beside it: auto_point)
     runs = ([replace(base, plain=True, gamma=None)] if plain else []) + [
         replace(base, plain=False, gamma=g) for g in gammas
     ]
