@@ -190,6 +190,8 @@ class LlamaBackend:
         each new choice of γ follows the item that caused it.
         """
         with self._lock:
+            if isinstance(self.engine.gamma, AutoGamma):  # a restart decides afresh, and says so from round 0
+                self.engine.gamma = AutoGamma()
             if self._closed or not self.engine.start(stop):
                 return
         while not stop.is_set():

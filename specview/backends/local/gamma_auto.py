@@ -6,8 +6,8 @@ forward) and v(k) (the calibration's k-token forwards). The choice itself is
 kernel/gamma_choice.py's argmax of the expected speedup; here is only when to decide and what
 to do while speculation is off:
 
-- It decides every round until position 1 has MIN_VERDICTS verdicts (the costs alone may say
-  no sooner), then every DECIDE_EVERY rounds and after every calibration (the engine calibrates
+- It decides every round until position 1 has MIN_VERDICTS verdicts (MIN_VERDICTS_OFF before a
+  low acceptance may turn it off; the costs alone may say no sooner), then every DECIDE_EVERY rounds and after every calibration (the engine calibrates
   again every 64 rounds and whenever the context grew by 256 tokens, so a change in load or in
   attention cost reaches the choice within that many rounds). The costs are the mean of the last
   CALIBRATIONS calibrations.
@@ -33,12 +33,12 @@ from specview.kernel.theory import verify_ratio
 START_GAMMA = 4  # before anything is measured: the usual default γ (one round tells c and four positions)
 DECIDE_EVERY = 8
 MIN_VERDICTS = 2  # drafting rounds before the acceptance counts (until then: LEARNING, deciding every round)
+MIN_VERDICTS_OFF = 8  # and before a low acceptance may turn speculation off
 KEEP = 64
 PROBE_AFTER = 32
 PROBE_AFTER_MAX = 512
 PROBE_ROUNDS = 4
 CALIBRATIONS = 4  # the costs are the mean of the last 4 calibrations (3 timings each: one is noisy on a busy CPU)
-MAX_CHOICES = 256  # decisions kept for `history` (bench --json)
 
 
 class AutoGamma:
@@ -61,7 +61,6 @@ class AutoGamma:
         self._probe_after = PROBE_AFTER
         self._probing = 0  # probe rounds left
         self.choice = GammaChoice(0, self.value, Why.LEARNING)
-        self.history: deque[GammaChoice] = deque([self.choice], maxlen=MAX_CHOICES)
         self._pending: list[GammaChoice] = [self.choice]
 
     # what the engine tells it --------------------------------------------------------
@@ -123,7 +122,6 @@ class AutoGamma:
         self.value = choice.gamma
         self.choice = choice
         if changed or always:
-            self.history.append(choice)
             self._pending.append(choice)
         return choice
 
@@ -143,7 +141,11 @@ class AutoGamma:
             return GammaChoice(self._rounds, 0, Why.NEVER, ceiling, c)
         if c is None or self._verified[0] < MIN_VERDICTS:
             return GammaChoice(self._rounds, self.value or START_GAMMA, Why.LEARNING)
-        return choose(self.acceptance(), c, v, at_round=self._rounds)
+        choice = choose(self.acceptance(), c, v, at_round=self._rounds)
+        if choice.why is Why.LOSES and self._verified[0] < MIN_VERDICTS_OFF:
+            # off means PROBE_AFTER rounds without a verdict: too dear to risk on a couple of them
+            return GammaChoice(self._rounds, self.value or START_GAMMA, Why.LEARNING)
+        return choice
 
     # while off -----------------------------------------------------------------------
     def _start_probe(self) -> None:
@@ -152,7 +154,6 @@ class AutoGamma:
         self._probing = PROBE_ROUNDS
         self.value = gamma
         self.choice = GammaChoice(self._rounds, gamma, Why.PROBE, speedups, self.choice.c, self.choice.acceptance)
-        self.history.append(self.choice)
         self._pending.append(self.choice)
 
     def _end_probe(self) -> None:
