@@ -7,10 +7,10 @@ kernel/gamma_choice.py's argmax of the expected speedup; here is only when to de
 to do while speculation is off:
 
 - It decides every round until position 1 has MIN_VERDICTS verdicts (MIN_VERDICTS_OFF before a
-  low acceptance may turn it off; the costs alone may say no sooner), then every DECIDE_EVERY rounds and after every calibration (the engine calibrates
-  again every 64 rounds and whenever the context grew by 256 tokens, so a change in load or in
-  attention cost reaches the choice within that many rounds). The costs are the mean of the last
-  CALIBRATIONS calibrations.
+  low acceptance may turn it off; the costs alone may say no sooner), then every DECIDE_EVERY
+  rounds and after every calibration (the engine calibrates again every 64 rounds and whenever
+  the context grew by 256 tokens, so a change in load or in attention cost reaches the choice
+  within that many rounds). The costs are the mean of the last CALIBRATIONS calibrations.
 - The counts are halved once position 1 has KEEP verdicts, so the estimate follows the text
   (a repetitive passage and free prose accept very differently) instead of the run's average.
 - γ 0 (off) because even an always-accepted draft loses (NEVER: the costs alone forbid it)
