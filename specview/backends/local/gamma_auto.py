@@ -98,12 +98,17 @@ class AutoGamma:
 
     # the decision --------------------------------------------------------------------
     def acceptance(self) -> list[float]:
-        """Conditional acceptance per position, Laplace-smoothed ((a + 1) / (n + 2)), as far as measured."""
+        """Conditional acceptance per position as far as measured, with Jeffreys' prior ((a + ½) / (n + 1)).
+
+        A prior keeps two lucky verdicts from reading as certainty; Laplace's (a + 1) / (n + 2)
+        weighs twice as much and, on the few verdicts a short run has, reads a copy task's ≈ 1 as
+        0.8–0.9, which τ compounds over γ positions and so picks too short a γ.
+        """
         out = []
         for verified, accepted in zip(self._verified, self._accepted, strict=True):
             if verified <= 0:
                 break
-            out.append((accepted + 1.0) / (verified + 2.0))
+            out.append((accepted + 0.5) / (verified + 1.0))
         return out
 
     def draft_cost(self) -> float | None:
