@@ -2,8 +2,8 @@
 
 Gemma 3 270M (the demo's model), T = 0, the demo's copy task (prompt lookup pays there), one
 model load per drafter: every configuration runs the same prompt token ids through the same
-loop (backends/local/engine.py), the configurations taking turns for --reps repetitions so a
-change in machine load touches them alike; medians of tokens/s are reported (the run's own
+loop (backends/local/engine.py), the configurations taking turns for --reps repetitions (every
+other one in reverse order) so a change in machine load touches them alike; medians of tokens/s are reported (the run's own
 clock: calibration time is kept off it, for auto and the fixed γ alike).
 
 Goal (issue 22): auto within 5 % of the best of them, and never below 0.95× plain.
@@ -75,8 +75,9 @@ def measure(draft: str, reps: int, max_tokens: int, threads: int, deadline: floa
                            max_tokens=max_tokens + 16, gamma=AUTO_MAX_GAMMA, n_threads=threads)
     runs: dict[Config, list[dict[str, Any]]] = {c: [] for c in configs}
     try:
-        for _ in range(reps):
-            for config in configs:
+        for rep in range(reps):
+            # odd repetitions go backwards: a load that falls (or rises) through the run favours no one
+            for config in configs if rep % 2 == 0 else configs[::-1]:
                 if time.monotonic() > deadline:
                     break
                 runs[config].append(run_once(backend, config, max_tokens))
