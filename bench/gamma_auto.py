@@ -3,8 +3,8 @@
 Gemma 3 270M (the demo's model), T = 0, the demo's copy task (prompt lookup pays there), one
 model load per drafter: every configuration runs the same prompt token ids through the same
 loop (backends/local/engine.py), the configurations taking turns for --reps repetitions (every
-other one in reverse order) so a change in machine load touches them alike; medians of tokens/s are reported (the run's own
-clock: calibration time is kept off it, for auto and the fixed γ alike).
+other one in reverse order) so a change in machine load touches them alike; medians of tokens/s
+are reported (the run's own clock: calibration time is kept off it, for auto and the fixed γ alike).
 
 Goal (issue 22): auto within 5 % of the best of them, and never below 0.95× plain.
 Drafters: n-gram always; a draft GGUF with --draft PATH (e.g. the requantized Gemma pair).
