@@ -66,6 +66,16 @@ def tree_option(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def gamma_option(low: int, high: int) -> Callable[[str], int | str]:
+    """`--gamma`'s value: a γ in [low, high], or the word `auto` (cli/runspec_args.py resolves it)."""
+    fixed = int_in(low, high, "--gamma")
+
+    def parse(text: str) -> int | str:
+        return "auto" if text.strip().lower() == "auto" else fixed(text)
+
+    return parse
+
+
 FPS_RANGE = (1.0, 60.0)
 
 

@@ -16,6 +16,7 @@ from specview.cli.argtypes import (
     Parser,
     float_in,
     fps_option,
+    gamma_option,
     int_in,
     lang_option,
     server_option,
@@ -60,8 +61,9 @@ def _selectors(*, defaults: bool = True) -> Parser:
     _spec_option(g, "prompt", metavar="TEXT", help="prompt text (the simulator picks zh or en from it)")
     _spec_option(g, "temperature", type=float_in(0.0, 5.0, "--temperature"), metavar="T",
                  help="sampling temperature; 0 = greedy (default: the preset's)")
-    _spec_option(g, "gamma", type=int_in(1, MAX_GAMMA, "--gamma"), metavar="N",
-                 help=f"drafted tokens per round, 1..{MAX_GAMMA} (default: the preset's)")
+    _spec_option(g, "gamma", type=gamma_option(1, MAX_GAMMA), metavar="N|auto",
+                 help=f"drafted tokens per round, 1..{MAX_GAMMA} (default: the preset's), or auto: a local run "
+                      "chooses γ (0 = off) from its own measured costs and acceptance")
     _spec_option(g, "seed", type=int_in(0, 2**32 - 1, "--seed"), metavar="S",
                  default=default_of("seed") if defaults else argparse.SUPPRESS,
                  help=f"random seed; the same seed gives the same run (default: {default_of('seed')})")

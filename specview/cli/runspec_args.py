@@ -80,6 +80,8 @@ def spec_from_args(args: argparse.Namespace, *, speed: float = 1.0, max_rounds: 
                  chat_template_from=_chat_template_from(args, config))
     if given.get("server") == "auto":
         del given["server"]
+    if given.get("gamma") == "auto":  # `--gamma auto`: no fixed γ, the run chooses (kernel/gamma_choice.py)
+        given.update(gamma=None, gamma_auto=True)
     return RunSpec(**given)
 
 

@@ -26,6 +26,7 @@ from specview.boundary.bounds import (
 from specview.boundary.text import sanitize, shown
 from specview.kernel import theory
 from specview.kernel.drafters import MAX_DRAFTER_NAME
+from specview.kernel.gamma_choice import GammaChoice
 from specview.kernel.totals import CrossChecked, Totals
 
 
@@ -375,7 +376,7 @@ def _samples(data: Any, field: str) -> tuple[float, ...]:
     return tuple(real(s, f"{field}[{i}]", 1e-12) for i, s in enumerate(items))
 
 
-StreamItem = Round | Reconcile | Calibration | Totals | CrossChecked  # what a backend yields
+StreamItem = Round | Reconcile | Calibration | Totals | CrossChecked | GammaChoice  # what a backend yields
 
 
 def only_rounds(items: Iterable[StreamItem]) -> Iterator[Round]:

@@ -236,6 +236,20 @@ def _context_drop(r: Reading) -> float | None:
     return None if decay is None else decay.drop
 
 
+def _gamma_auto(r: Reading) -> float | None:
+    """The γ `--gamma auto` chose last (None: a fixed γ)."""
+    choice = r.snap.gamma_choice
+    return None if choice is None else choice.gamma
+
+
+def _gamma_auto_note(r: Reading) -> dict[str, str] | None:
+    """Why: the expected speedup at the chosen γ beside the next best ones (kernel/gamma_choice.py)."""
+    choice = r.snap.gamma_choice
+    if choice is None or choice.expected is None:
+        return None
+    return {"gamma": str(choice.gamma), "expected": f"{choice.expected:.2f}", "others": choice.others()}
+
+
 def _runs_only(r: Reading) -> float | None:
     """A monitor gauge has no value for a run of ours."""
     return None
@@ -247,6 +261,7 @@ def _watched_yield(s: WatchSample) -> dict[str, str] | None:
 
 GAUGES: tuple[GaugeSpec, ...] = (
     GaugeSpec("gamma", _gamma, "", frozenset({BENCH})),
+    GaugeSpec("gamma_auto", _gamma_auto, "", frozenset({BENCH}), note=_gamma_auto_note),
     GaugeSpec("temperature", lambda r: r.info.temperature, "g", frozenset({BENCH})),
     GaugeSpec("rounds", lambda r: r.snap.rounds, "", frozenset({BENCH})),
     GaugeSpec("drafts_per_second", _runs_only, ".1f", frozenset({WATCH}), watched=lambda s: s.drafts_per_s),

@@ -33,6 +33,7 @@ from specview.boundary.bounds import MAX_ROUND_DRAFTS
 from specview.kernel.context_acceptance import ContextAcceptance, ContextFold
 from specview.kernel.drafters import DrafterCounts, DrafterFold
 from specview.kernel.events import Basis, Calibration, Round, TokenStatus
+from specview.kernel.gamma_choice import GammaChoice
 from specview.kernel.spread import CalibrationSpread, CalibrationSpreads, Moments, RateBatches
 from specview.kernel.theory import expected_tau
 from specview.kernel.totals import CrossChecked, Totals
@@ -81,6 +82,13 @@ class MetricsSnapshot:
     context: ContextAcceptance | None = None  # acceptance by output position (core/context_acceptance.py)
     gamma_history: tuple[int, ...] = ()  # γ of the latest rounds, oldest first (depth that varies)
     drafters: tuple[DrafterCounts, ...] = ()  # per drafter, where rounds name theirs (core/drafters.py)
+    # `--gamma auto`'s decisions (kernel/gamma_choice.py): the last MAX_GAMMA_CHOICES, oldest first
+    gamma_choices: tuple[GammaChoice, ...] = ()
+
+    @property
+    def gamma_choice(self) -> GammaChoice | None:
+        """The γ auto chose last (None: not an auto run)."""
+        return self.gamma_choices[-1] if self.gamma_choices else None
 
 
 @dataclass(slots=True)
@@ -95,6 +103,9 @@ class _Counts:
     verified_at: list[int] = field(default_factory=list)
     accepted_at: list[int] = field(default_factory=list)
     gamma_counts: dict[int, int] = field(default_factory=dict)
+
+
+MAX_GAMMA_CHOICES = 256  # `--gamma auto` decisions kept (it decides every 8 rounds at most, on a change)
 
 
 def _ratio(num: float, den: float) -> float | None:
@@ -150,6 +161,7 @@ class Metrics:
         self.context = ContextFold()
         self.drafters = DrafterFold()
         self._gamma_history: deque[int] = deque(maxlen=history)
+        self._gamma_choices: deque[GammaChoice] = deque(maxlen=MAX_GAMMA_CHOICES)
 
     def calibrate(self, cal: Calibration) -> None:
         """Fold in what plain decoding costs (a later basis replaces an earlier one)."""
@@ -181,7 +193,7 @@ class Metrics:
             costs.append(total / n)
         return Calibration(self._cal_basis, plain_sum / plain_n if plain_n else None, tuple(costs), self._cal_context)
 
-    def add(self, rnd: Round | Calibration | Totals | CrossChecked) -> None:
+    def add(self, rnd: Round | Calibration | Totals | CrossChecked | GammaChoice) -> None:
         """Fold one round in (a calibration goes to `calibrate`, totals to `close_request`; the
         last cross-check is kept as it is)."""
         if not isinstance(rnd, Round):  # one test on the path every round takes
@@ -216,10 +228,12 @@ class Metrics:
         self._add_timing(rnd, emitted)
         self._add_window(rnd.t_wall, emitted, verified, accepted)
 
-    def _add_said(self, item: Calibration | Totals | CrossChecked) -> None:
+    def _add_said(self, item: Calibration | Totals | CrossChecked | GammaChoice) -> None:
         """What a backend says besides its rounds."""
         if isinstance(item, Calibration):
             self.calibrate(item)
+        elif isinstance(item, GammaChoice):
+            self._gamma_choices.append(item)
         elif isinstance(item, Totals):
             self.close_request(item)
         else:
@@ -278,6 +292,11 @@ class Metrics:
         token = rnd.tokens[0]
         if token.status is TokenStatus.PLAIN and not token.inferred:
             self._plain_round_times.add(max(0.0, rnd.t_wall - self._t_last))
+
+    @property
+    def gamma_choice(self) -> GammaChoice | None:
+        """`--gamma auto`'s last decision (None: not an auto run), without a whole snapshot."""
+        return self._gamma_choices[-1] if self._gamma_choices else None
 
     @property
     def drafting_rounds(self) -> int:
@@ -386,6 +405,7 @@ class Metrics:
             context=self.context.snapshot(),
             gamma_history=tuple(self._gamma_history),
             drafters=self.drafters.snapshot(),
+            gamma_choices=tuple(self._gamma_choices),
         )
 
     def _draft_cost(self, calibration: Calibration | None) -> float | None:

@@ -72,6 +72,17 @@ def spread_dict(snap: MetricsSnapshot, over: Overlay) -> dict[str, Any]:
     }
 
 
+def gamma_auto_dict(snap: MetricsSnapshot) -> dict[str, Any] | None:
+    """`--gamma auto`'s decisions (null for a run with a fixed γ): the last one, and every one kept,
+    oldest first, each with the expected speedup at every γ it weighed (kernel/gamma_choice.py)."""
+    if snap.gamma_choice is None:
+        return None
+    from specview.kernel.gamma_choice import choice_text
+
+    chosen = {**snap.gamma_choice.to_dict(), "text": choice_text(snap.gamma_choice, "en")}
+    return {"chosen": chosen, "history": [c.to_dict() for c in snap.gamma_choices]}
+
+
 def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str, Any]:
     """One JSON-ready object with the keys DESIGN.md lists, plus seed, model names, the
     verify-cost curve, the measured speedup with its baseline, where every number comes from,
@@ -115,6 +126,7 @@ def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str,
         "spread": spread_dict(snap, over),
         "totals": totals_dict(snap),
         "cross_check": None if snap.cross_check is None else snap.cross_check.to_dict(),
+        "gamma_auto": gamma_auto_dict(snap),
         "elapsed_s": _round(snap.elapsed_s),
         "text": text,
     }

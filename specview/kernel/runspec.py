@@ -35,6 +35,9 @@ class RunSpec:
     # the header writes preset, γ, T and seed as the backend ran them (BackendInfo's: a preset's γ)
     preset: str | None = field(default=None, metadata=_declared("settings.preset", "--preset", config=True))
     gamma: int | None = field(default=None, metadata=_declared("settings.gamma", "--gamma"))
+    # `--gamma auto` (cli/runspec_args.py turns the word into this): γ chosen while running; not in
+    # the header of its own (the label says "γ auto", each round holds the γ it ran)
+    gamma_auto: bool = False
     temperature: float | None = field(default=None,
                                       metadata=_declared("settings.temperature", "--temperature"))
     seed: int = field(default=0, metadata=_declared("settings.seed", "--seed"))

@@ -20,6 +20,7 @@ from specview.boundary.stream_mask import RoundMasker, mask_rounds
 from specview.kernel.backend import Interruptible
 from specview.kernel.errors import SpecviewError, describe_error
 from specview.kernel.events import Calibration, Reconcile, Round, StreamItem, TokenEvent, TokenStatus
+from specview.kernel.gamma_choice import GammaChoice
 from specview.kernel.metrics import Metrics
 from specview.kernel.totals import CrossChecked, Totals
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from specview.kernel.backend import Backend
 
 RoundSink = Callable[[StreamItem], None]
-NOT_ROUNDS = (Calibration, Totals, CrossChecked)  # what a backend says besides its rounds (no text)
+NOT_ROUNDS = (Calibration, Totals, CrossChecked, GammaChoice)  # what a backend says besides its rounds (no text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,7 +323,7 @@ class Session:
         if isinstance(item, Totals):
             self._close_request(item)
             return None
-        if isinstance(item, CrossChecked):
+        if isinstance(item, CrossChecked | GammaChoice):
             self.metrics.add(item)
             return None
         self._fold(item)
@@ -341,7 +342,7 @@ def _masked(masker: RoundMasker | None, item: StreamItem) -> list[StreamItem]:
 
     A calibration or a cross-check carries no text and goes through at once.
     """
-    if masker is None or isinstance(item, Calibration | CrossChecked):
+    if masker is None or isinstance(item, Calibration | CrossChecked | GammaChoice):
         return [item]
     if isinstance(item, Totals):
         return [*masker.flush(), item]

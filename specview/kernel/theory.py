@@ -45,11 +45,17 @@ def speedup(alpha: float, gamma: int, c: float, verify_ratio: float = 1.0) -> fl
 
     v = cost of the (γ+1)-token verify forward ÷ cost of a 1-token forward.
     """
+    return speedup_of_tau(expected_tau(alpha, gamma), gamma, c, verify_ratio)
+
+
+def speedup_of_tau(tau: float, gamma: int, c: float, verify_ratio: float = 1.0) -> float:
+    """τ / (γc + v) for any expected τ: the i.i.d. one (`speedup`) or one from the per-position
+    acceptance (`tau_from_positions`, what `--gamma auto` decides with). The one speedup formula."""
     if c < 0:
         raise ValueError(f"c must be >= 0, got {c}")
     if verify_ratio <= 0:
         raise ValueError(f"verify_ratio must be > 0, got {verify_ratio}")
-    return expected_tau(alpha, gamma) / (gamma * c + verify_ratio)
+    return tau / (gamma * c + verify_ratio)
 
 
 def verify_ratio(costs: VerifyCosts, gamma: int) -> float | None:

@@ -21,13 +21,15 @@ from specview.kernel.runspec import CONFIG, HEADER, OPTION, RunSpec, declared
 SET_OTHERWISE = {"speed": "--speed before the command, or the config's speed (cli/app_run.py)",
                  "max_rounds": "bench --rounds", "api_key": "resolved from api_key_env",
                  "replay": "`specview replay` and replay: selectors", "baseline_basis": "bench --baseline-url",
-                 "chat_template_from": "whether --chat-template or the config's chat_template named it"}
+                 "chat_template_from": "whether --chat-template or the config's chat_template named it",
+                 "gamma_auto": "--gamma auto (cli/runspec_args.py)"}
 # Fields a recording's header does not hold, and why: a new field declares its place or is named here.
 NOT_RECORDED = {"api_key": "never written anywhere", "model": "the header holds the model the server named",
                 "read_timeout": "how long to wait, not what ran", "connect_timeout": "ditto",
                 "request_timeout": "ditto", "stream_timeout": "ditto",
                 "baseline_tps": "the recording keeps the calibration it made", "baseline_basis": "ditto",
-                "chat_template_from": "the header holds the prompt format the backend used"}
+                "chat_template_from": "the header holds the prompt format the backend used",
+                "gamma_auto": "the header's label says γ auto, and each round holds the γ it ran"}
 # The header writes these as the backend ran them (BackendInfo), not as asked
 RAN = {"preset", "gamma", "temperature", "seed"}
 SHAPED = {"tree": "3x4"}  # string options whose text has a shape

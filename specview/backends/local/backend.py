@@ -12,8 +12,16 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from specview.backends.local.drafters import AdaptiveGamma, ChainedDrafter, Drafter, ModelDrafter, NgramDrafter
+from specview.backends.local.drafters import (
+    AdaptiveGamma,
+    ChainedDrafter,
+    Drafter,
+    GammaPolicy,
+    ModelDrafter,
+    NgramDrafter,
+)
 from specview.backends.local.engine import RECALIBRATE_ROUNDS, Engine, LoopTimes
+from specview.backends.local.gamma_auto import START_GAMMA, AutoGamma
 from specview.backends.local.lib import llama_lib, supports_gpu_offload
 from specview.backends.local.log import LOG
 from specview.backends.local.model import ModelRunner, check_gguf_file
@@ -24,6 +32,7 @@ from specview.backends.local.vocab import check_vocab
 from specview.kernel.backend import BackendInfo, BackendKind, Exact, Note
 from specview.kernel.errors import BackendError
 from specview.kernel.events import Q_TOP, Calibration, Round
+from specview.kernel.gamma_choice import GammaChoice
 from specview.kernel.runspec import RunSpec
 from specview.kernel.theory import MAX_GAMMA
 from specview.kernel.tree_shape import TreeShape
@@ -56,6 +65,7 @@ def make_llama_backend(spec: RunSpec) -> LlamaBackend:
         draft=spec.draft or "ngram",
         prompt=prompt,
         gamma=spec.gamma,
+        gamma_auto=spec.gamma_auto,
         temperature=spec.temperature or 0.0,
         seed=spec.seed,
         gpu_layers=spec.gpu_layers,
@@ -79,6 +89,7 @@ class LlamaBackend:
         draft: str = "ngram",
         prompt: str = "Once upon a time",
         gamma: int | None = None,
+        gamma_auto: bool = False,
         temperature: float = 0.0,
         seed: int = 0,
         gpu_layers: int | None = None,
@@ -92,7 +103,12 @@ class LlamaBackend:
         calibrate_every: int | None = RECALIBRATE_ROUNDS,
         tree: TreeShape | None = None,
     ) -> None:
-        gamma = (DEFAULT_GAMMA if gamma is None else gamma) if tree is None else tree.depth
+        if gamma_auto:
+            _check_auto(gamma, plain, adaptive)
+            if tree is not None:
+                raise BackendError("--gamma auto chooses a chain's γ; a --tree has its depth: give one")
+        gamma = (((START_GAMMA if gamma_auto else DEFAULT_GAMMA) if gamma is None else gamma) if tree is None
+                 else tree.depth)
         check_tree(tree, draft, plain=plain, adaptive=adaptive)
         if not 1 <= gamma <= MAX_GAMMA:
             raise BackendError(f"--gamma must be between 1 and {MAX_GAMMA}, got {gamma}")
@@ -133,8 +149,10 @@ class LlamaBackend:
             prompt_format, self.prompt_tokens = prepare_prompt(self.target, prompt, chat_template, chat_template_from)
             if not self.prompt_tokens:
                 raise BackendError("the prompt is empty")
-            controller = None
-            if drafter is not None:
+            controller: GammaPolicy | None = None
+            if drafter is not None and gamma_auto:
+                controller = AutoGamma(gamma)
+            elif drafter is not None:
                 controller = AdaptiveGamma(gamma) if adaptive else AdaptiveGamma(gamma, gamma, gamma)
             n_ctx = len(self.prompt_tokens) + max_tokens + (controller.high if controller else 0) + 8
             n_ctx += 0 if tree is None else tree.nodes
@@ -158,7 +176,8 @@ class LlamaBackend:
                 temperature=temperature, max_tokens=max_tokens, seed=seed, calibrate_every=calibrate_every,
             )
         draft_name = None if drafter is None else drafter.name
-        mode = "plain" if drafter is None else f"{draft_name}{' adaptive γ' if adaptive else ''}"
+        how = " γ auto" if gamma_auto else " adaptive γ" if adaptive else ""
+        mode = "plain" if drafter is None else f"{draft_name}{how}"
         mode += "" if tree is None else f" tree {tree}"
         # a target shared with another backend (pool.py) logged its load then: its lines come first
         device, note = _device([*self.target.load_lines, *LOG.lines_since(mark)], layers, self.target)
@@ -200,13 +219,16 @@ class LlamaBackend:
         """Wall time vs time inside llama_decode, over the rounds so far."""
         return self.engine.times
 
-    def rounds(self, stop: threading.Event) -> Iterator[Round | Calibration]:
+    def rounds(self, stop: threading.Event) -> Iterator[Round | Calibration | GammaChoice]:
         """Generate until --max-tokens, an end-of-generation token, `stop` or close().
 
         A Calibration (what k-token forwards and a plain step cost at the live context) comes
-        first and again whenever the context has grown enough to change it.
+        first and again whenever the context has grown enough to change it; under `--gamma auto`
+        each new choice of γ follows the item that caused it.
         """
         with self._lock:
+            if isinstance(self.engine.gamma, AutoGamma):  # a restart decides afresh, and says so from round 0
+                self.engine.gamma = AutoGamma()
             if self._closed or not self.engine.start(stop):
                 return
         while not stop.is_set():
@@ -215,7 +237,9 @@ class LlamaBackend:
                     return
                 item: Round | Calibration
                 item = self.engine.calibrate() if self.engine.calibration_due else self.engine.step(stop)
+                choices = self.engine.gamma.take() if self.engine.gamma is not None else []
             yield item
+            yield from choices
 
     def close(self) -> None:
         """Free both models; waits for a decode in progress (idempotent, any thread)."""
@@ -223,6 +247,16 @@ class LlamaBackend:
             self._closed = True
             for runner in self._runners:
                 runner.close()
+
+
+def _check_auto(gamma: int | None, plain: bool, adaptive: bool) -> None:
+    """`--gamma auto` chooses γ itself: a fixed γ, no drafting or the adaptive rule contradict it."""
+    if gamma is not None:
+        raise BackendError(f"--gamma auto chooses γ itself; got a fixed γ {gamma} too")
+    if plain:
+        raise BackendError("--gamma auto with --no-spec: a plain run drafts nothing to choose γ for")
+    if adaptive:
+        raise BackendError("--gamma auto and --adaptive are two ways of choosing γ: give one")
 
 
 def _gpu_layers(asked: int | None, offload: bool) -> int:

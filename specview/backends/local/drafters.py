@@ -13,6 +13,8 @@ import numpy.typing as npt
 from specview.backends.local.model import Logits, ModelRunner
 from specview.backends.local.top import top_tokens
 from specview.backends.local.verify import row_probability
+from specview.kernel.events import Calibration
+from specview.kernel.gamma_choice import GammaChoice
 from specview.kernel.sampling import probabilities, sample
 
 FloatRows = npt.NDArray[np.float64]
@@ -238,6 +240,24 @@ class ChainedDrafter:
         self.then.sync(committed)
 
 
+class GammaPolicy(Protocol):
+    """How the engine's γ is chosen: fixed, adaptive (below) or auto (gamma_auto.py)."""
+
+    value: int  # γ for the next round (0: draft nothing)
+    low: int
+    high: int  # the largest γ it may choose: the calibration times forwards up to high + 1 tokens
+
+    def update(self, drafted: int, accepted: int, draft_s: float | None = None) -> None:
+        """One round's verdict (and, when timed, how long drafting took)."""
+
+    def calibrated(self, cal: Calibration) -> None:
+        """A new calibration of the target's forward costs."""
+
+    def take(self) -> list[GammaChoice]:
+        """Decisions to report since the last call (only auto makes any)."""
+        ...
+
+
 class AdaptiveGamma:
     """γ that grows by one after a fully accepted round and shrinks by one after a rejection."""
 
@@ -246,7 +266,13 @@ class AdaptiveGamma:
         self.high = high if high is not None else max(start, 2 * start)
         self.value = min(max(start, low), self.high)
 
-    def update(self, drafted: int, accepted: int) -> None:
+    def calibrated(self, cal: Calibration) -> None:
+        """Blind to cost: acceptance alone moves it."""
+
+    def take(self) -> list[GammaChoice]:
+        return []
+
+    def update(self, drafted: int, accepted: int, draft_s: float | None = None) -> None:
         if drafted == 0:
             return
         if accepted >= drafted:

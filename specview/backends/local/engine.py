@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from specview.backends.local.calibrate import DEFAULT_REPEATS, time_plain_steps, time_verify_costs
-from specview.backends.local.drafters import EMPTY, AdaptiveGamma, Draft, Drafter
+from specview.backends.local.drafters import EMPTY, Draft, Drafter, GammaPolicy
 from specview.backends.local.model import Logits, ModelRunner
 from specview.backends.local.replay import VerifyBatch
 from specview.backends.local.verify import verify_greedy_logits, verify_sampled_logits
@@ -63,7 +63,7 @@ class Engine:
         drafter: Drafter | None,
         prompt: Sequence[int],
         *,
-        gamma: AdaptiveGamma | None,
+        gamma: GammaPolicy | None,
         temperature: float,
         max_tokens: int,
         seed: int,
@@ -135,7 +135,10 @@ class Engine:
         self._calibrated_at = target.n_past
         self._rounds_since_calibration = 0
         self._excluded_s += time.monotonic() - start
-        return Calibration.timed(plain, costs, context=target.n_past)
+        cal = Calibration.timed(plain, costs, context=target.n_past)
+        if self.gamma is not None:
+            self.gamma.calibrated(cal)
+        return cal
 
     def _plain_choice(self, rows: Logits) -> int:
         """What a plain round decides on its one row (the calibration's plain step runs it)."""
@@ -170,7 +173,7 @@ class Engine:
             self.drafter.sync(run.committed)
         accepted = sum(1 for d in decisions if d.status is TokenStatus.ACCEPTED)
         if self.gamma is not None:
-            self.gamma.update(drafted, accepted)
+            self.gamma.update(drafted, accepted, t1 - t0 if draft.tokens else None)
         events, discarded = self._events(decisions, draft, final=self.finished)
         t3 = time.perf_counter()
         self.times.rounds += 1

@@ -27,6 +27,7 @@ from specview.features.live.token_link import TokenRequest, token_request
 from specview.kernel.backend import Backend, BackendInfo, BackendKind
 from specview.kernel.errors import SpecviewError
 from specview.kernel.events import Calibration, Round, TokenStatus
+from specview.kernel.gamma_choice import GammaChoice, choice_text
 from specview.kernel.gauges import PANEL, STRIP, gauges, position_texts
 from specview.kernel.metrics import MetricsSnapshot
 from specview.kernel.runspec import RunSpec
@@ -101,6 +102,7 @@ class LiveScreen(Screen[None]):
         self._gamma_shown: int | None = None
         self._info_shown: BackendInfo | None = None
         self._check_shown: CrossChecked | None = None
+        self._choice_shown: GammaChoice | None = None  # `--gamma auto`'s last decision, as the note says it
         self._rising_shown = False
 
     @property
@@ -197,7 +199,8 @@ class LiveScreen(Screen[None]):
         self._status.set(state=self.pump.state.text(self.lang))
         # adaptive γ, or what the backend learned while running (e.g. a server's method, a cross-check)
         if (self.pump.gamma_now != self._gamma_shown or self.backend.info is not self._info_shown
-                or reading.snap.cross_check is not self._check_shown):
+                or reading.snap.cross_check is not self._check_shown
+                or reading.snap.gamma_choice is not self._choice_shown):
             self._describe()
 
     def _run_failed(self, message: str, title: str) -> None:
@@ -210,7 +213,11 @@ class LiveScreen(Screen[None]):
         self._check_shown = self.session.metrics.cross_check
         self._status.set(what=run_title(self.backend.info, self.lang, self._gamma_shown),
                          state=self.pump.state.text(self.lang))
-        self.query_one("#note", Static).update(Text(notes_text(self.backend.info, self.lang, self._check_shown)))
+        self._choice_shown = choice = self.session.metrics.gamma_choice
+        note = notes_text(self.backend.info, self.lang, self._check_shown)
+        if choice is not None:  # which γ auto chose and why
+            note = "; ".join(filter(None, (note, choice_text(choice, self.lang))))
+        self.query_one("#note", Static).update(Text(note))
 
     # actions ---------------------------------------------------------------
     def action_toggle_pause(self) -> None:

@@ -18,6 +18,10 @@ from specview.kernel.runspec import RunSpec
 
 
 def run_replay(args: argparse.Namespace) -> int:
+    if getattr(args, "gamma", None) == "auto":  # a replay ignores the run options, but auto asks what it cannot do
+        from specview.backends.factory import AUTO_NEEDS
+
+        raise CliError(AUTO_NEEDS["replay"])
     from specview.backends.replay import make_replay_backend
 
     if args.json:

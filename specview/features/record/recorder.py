@@ -24,6 +24,7 @@ from specview.features.record.recording import FORMAT, VERSION
 from specview.kernel.backend import BackendInfo
 from specview.kernel.errors import BackendError, RecordingError
 from specview.kernel.events import Calibration, Reconcile, StreamItem
+from specview.kernel.gamma_choice import GammaChoice
 from specview.kernel.runspec import DEFAULT_KEY_ENV, RunSpec
 from specview.kernel.totals import CrossChecked, Totals
 
@@ -83,6 +84,8 @@ class Recorder:
             if isinstance(item, CrossChecked):
                 self._write({"type": "check", **item.to_dict()})
                 return
+            if isinstance(item, GammaChoice):
+                return  # `--gamma auto`'s live decision: its rounds record the γ it ran, a replay decides nothing
             self._write({"type": "round", **item.to_dict()})
             self.rounds_written += 1
 

@@ -4,8 +4,9 @@
     specview sweep gamma --url http://host:8080 --gammas 1-4          # where the server honours γ
     specview sweep load --on http://host:8080 --off http://host:8081 --concurrency 1,2,4,8
 
-Results as a table and a terminal chart (default), `--json` (one object, the shapes in
-core/sweep.py) and `--markdown FILE` (a report).
+A local γ sweep runs the prompt once more with `--gamma auto` (`--no-auto` skips it) and prints
+what auto chose next to the measured best. Results as a table and a terminal chart (default),
+`--json` (one object, the shapes in core/sweep.py) and `--markdown FILE` (a report).
 """
 
 from __future__ import annotations
@@ -68,6 +69,8 @@ def register(sub: SubParsers, selectors: Parser) -> None:
                        metavar="LIST", help="drafted lengths to run, e.g. 1-6 or 1,2,4,8 (default: 1-6)")
     gamma.add_argument("--no-plain", dest="with_plain", action="store_false",
                        help="skip the plain-decoding run (remote servers cannot turn speculation off per request)")
+    gamma.add_argument("--no-auto", dest="with_auto", action="store_false",
+                       help="skip the --gamma auto run beside the sweep (local engines)")
     _outputs(gamma, lang=False)
     gamma.set_defaults(run=run_gamma)
     load = kinds.add_parser("load", help="concurrency 1, 2, 4, 8… with speculation on and off",
@@ -155,6 +158,14 @@ def run_gamma(args: argparse.Namespace) -> int:
 
     points, notes = gamma_points(base, args.gammas, plain=plain, progress=progress)
     sweep = analyse_gamma(points, notes)
+    if base.kind == "llama" and args.with_auto:  # what --gamma auto would choose, beside the measured best
+        from dataclasses import replace
+
+        from specview.features.sweep.runner import auto_point
+
+        if not args.json:
+            print("… γ auto", file=sys.stderr, flush=True)
+        sweep = replace(sweep, auto=auto_point(base))
     return _emit(sweep, args, gamma_text(sweep, lang), gamma_markdown(sweep, lang))
 
 

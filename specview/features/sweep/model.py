@@ -52,6 +52,20 @@ class GammaPoint:
 
 
 @dataclass(frozen=True, slots=True)
+class AutoPoint:
+    """The same prompt once more with `--gamma auto` (local runs): what it chose last and why, and its speed."""
+
+    gamma: int
+    why: str  # kernel/gamma_choice.py's Why
+    tokens_per_second: float | None
+    gamma_counts: tuple[tuple[int, int], ...] = ()  # (γ drafted, rounds): what it ran
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"gamma": self.gamma, "why": self.why, "tokens_per_second": self.tokens_per_second,
+                "gamma_counts": [list(gc) for gc in self.gamma_counts]}
+
+
+@dataclass(frozen=True, slots=True)
 class GammaRow:
     """A γ point with what theory predicts from the sweep's own measurements."""
 
@@ -74,10 +88,12 @@ class GammaSweep:
     best_gamma: int | None  # measured best (highest tok/s), plain included
     curve: tuple[float | None, ...]  # the per-position curve "τ if γ were γ′" uses
     notes: tuple[Note, ...] = ()  # what did not hold (catalog ids `note.<id>`)
+    auto: AutoPoint | None = None  # the `--gamma auto` run beside the sweep (local engines)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA, "kind": "gamma", "alpha": self.alpha, "c": self.c, "best_gamma": self.best_gamma,
+            "auto": None if self.auto is None else self.auto.to_dict(),
             "curve": list(self.curve), "notes": [note.to_dict() for note in self.notes],
             "rows": [{**asdict(r.point), "per_position": list(r.point.per_position), "speedup": r.speedup,
                       "verify_ratio": r.verify_ratio, "predicted_speedup": r.predicted_speedup,

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 
-from specview.features.sweep.model import GammaPoint
+from specview.features.sweep.model import AutoPoint, GammaPoint
 from specview.kernel.backend import Note
 from specview.kernel.runspec import RunSpec
 
@@ -50,9 +50,24 @@ def run_point(spec: RunSpec) -> GammaPoint:
     )
 
 
+def auto_point(base: RunSpec) -> AutoPoint:
+    """The same prompt with `--gamma auto`: the γ it chose last, why, and its tokens/s."""
+    from specview.backends.factory import make_backend
+    from specview.kernel.session import Session
+
+    session = Session(make_backend(replace(base, plain=False, gamma=None, adaptive=False, gamma_auto=True)))
+    for _ in session.run_headless():
+        pass
+    snap = session.metrics.snapshot()
+    choice = snap.gamma_choice
+    return AutoPoint(gamma=0 if choice is None else choice.gamma, why="learning" if choice is None else choice.why,
+                     tokens_per_second=snap.tokens_per_second, gamma_counts=snap.gamma_counts)
+
+
 def gamma_points(base: RunSpec, gammas: list[int], *, plain: bool,
                  progress: Callable[[int], None] | None = None) -> tuple[list[GammaPoint], tuple[Note, ...]]:
     """Every γ in `gammas` (and plain first when `plain`), plus notes on what did not hold."""
+    base = replace(base, gamma_auto=False)  # the sweep's γ are fixed (`--gamma auto` runs beside it: auto_point)
     runs = ([replace(base, plain=True, gamma=None)] if plain else []) + [
         replace(base, plain=False, gamma=g) for g in gammas
     ]

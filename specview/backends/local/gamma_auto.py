@@ -1,0 +1,189 @@
+"""`--gamma auto`: the local loop's γ, re-chosen from the run's own costs and acceptance.
+
+What it measures: the conditional acceptance at each draft position (counted from every
+drafting round's verdict), c (the draft time per drafted token ÷ the calibration's 1-token
+forward) and v(k) (the calibration's k-token forwards). The choice itself is
+kernel/gamma_choice.py's argmax of the expected speedup; here is only when to decide and what
+to do while speculation is off:
+
+- It decides every round until position 1 has MIN_VERDICTS verdicts (MIN_VERDICTS_OFF before a
+  low acceptance may turn it off; the costs alone may say no sooner), then every DECIDE_EVERY
+  rounds and after every calibration (the engine calibrates again every 64 rounds and whenever
+  the context grew by 256 tokens, so a change in load or in attention cost reaches the choice
+  within that many rounds). The costs are the mean of the last CALIBRATIONS calibrations.
+- The counts are halved once position 1 has KEEP verdicts, so the estimate follows the text
+  (a repetitive passage and free prose accept very differently) instead of the run's average.
+- γ 0 (off) because even an always-accepted draft loses (NEVER: the costs alone forbid it)
+  drafts nothing until a calibration says the costs changed: probing could not change the verdict.
+- γ 0 because the measured acceptance is too low (LOSES) probes: after PROBE_AFTER plain rounds
+  it drafts PROBE_ROUNDS rounds at the least-losing γ and decides again. Each probe that finds
+  speculation still losing doubles the wait (up to PROBE_AFTER_MAX rounds), so a text that never
+  pays costs at most PROBE_ROUNDS / PROBE_AFTER_MAX of its rounds at a loss; a probe that pays
+  resets it. 32 rounds is about a sentence or two: a change of passage is noticed soon.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from specview.kernel.events import Calibration
+from specview.kernel.gamma_choice import AUTO_MAX_GAMMA, GammaChoice, Why, best_of, choose, expected_speedups
+from specview.kernel.theory import verify_ratio
+
+START_GAMMA = 4  # before anything is measured: the usual default γ (one round tells c and four positions)
+DECIDE_EVERY = 8
+MIN_VERDICTS = 2  # drafting rounds before the acceptance counts (until then: LEARNING, deciding every round)
+MIN_VERDICTS_OFF = 8  # and before a low acceptance may turn speculation off
+KEEP = 64
+PROBE_AFTER = 32
+PROBE_AFTER_MAX = 512
+PROBE_ROUNDS = 4
+CALIBRATIONS = 4  # the costs are the mean of the last 4 calibrations (3 timings each: one is noisy on a busy CPU)
+
+
+class AutoGamma:
+    """The engine's γ policy for `--gamma auto` (the same face as drafters.AdaptiveGamma)."""
+
+    def __init__(self, start: int = START_GAMMA, *, decide_every: int = DECIDE_EVERY) -> None:
+        self.low = 0
+        self.high = AUTO_MAX_GAMMA
+        self.value = min(max(start, 0), self.high)
+        self.decide_every = decide_every
+        self._verified = [0.0] * self.high
+        self._accepted = [0.0] * self.high
+        self._draft_s = 0.0
+        self._drafts = 0.0
+        self._calibrations: deque[tuple[float, ...]] = deque(maxlen=CALIBRATIONS)
+        self._costs: tuple[float, ...] = ()
+        self._rounds = 0
+        self._since_decision = 0
+        self._off = 0  # plain rounds since speculation went off or the last probe
+        self._probe_after = PROBE_AFTER
+        self._probing = 0  # probe rounds left
+        self.choice = GammaChoice(0, self.value, Why.LEARNING)
+        self._pending: list[GammaChoice] = [self.choice]
+
+    # what the engine tells it --------------------------------------------------------
+    def update(self, drafted: int, accepted: int, draft_s: float | None = None) -> None:
+        """One round's verdict: `drafted` drafts, the first `accepted` of them accepted, drafted in `draft_s`."""
+        self._rounds += 1
+        self._since_decision += 1
+        if drafted:
+            self._count(drafted, accepted, draft_s)
+        if self._probing:
+            self._probing -= 1
+            if not self._probing:
+                self._end_probe()
+            return
+        if self.value == 0:
+            self._off += 1
+            if self.choice.why is Why.LOSES and self._off >= self._probe_after:
+                self._start_probe()
+            return
+        if self._since_decision >= self.decide_every or self.choice.why is Why.LEARNING:
+            self.decide()
+
+    def calibrated(self, cal: Calibration) -> None:
+        """A fresh calibration: new v(k) and a new 1-token cost; decide again at once."""
+        if cal.verify_costs_s:
+            self._calibrations.append(cal.verify_costs_s)
+            self._costs = _mean_costs(self._calibrations)
+        if not self._probing:
+            self.decide(always=self.choice.why is not Why.LEARNING)
+
+    def take(self) -> list[GammaChoice]:
+        """The decisions made since the last call (the backend yields them into the stream)."""
+        out, self._pending = self._pending, []
+        return out
+
+    # the decision --------------------------------------------------------------------
+    def acceptance(self) -> list[float]:
+        """Conditional acceptance per position as far as measured, with Jeffreys' prior ((a + ½) / (n + 1)).
+
+        A prior keeps two lucky verdicts from reading as certainty; Laplace's (a + 1) / (n + 2)
+        weighs twice as much and, on the few verdicts a short run has, reads a copy task's ≈ 1 as
+        0.8–0.9, which τ compounds over γ positions and so picks too short a γ.
+        """
+        out = []
+        for verified, accepted in zip(self._verified, self._accepted, strict=True):
+            if verified <= 0:
+                break
+            out.append((accepted + 0.5) / (verified + 1.0))
+        return out
+
+    def draft_cost(self) -> float | None:
+        """c: seconds per drafted token ÷ the calibrated 1-token forward (None before both)."""
+        if not self._costs or self._drafts <= 0:
+            return None
+        return self._draft_s / self._drafts / self._costs[0]
+
+    def decide(self, *, always: bool = False) -> GammaChoice:
+        """Choose γ from the numbers so far; record the choice when it changed (or `always`)."""
+        self._since_decision = 0
+        choice = self._choose()
+        changed = (choice.gamma, choice.why) != (self.choice.gamma, self.choice.why)
+        if choice.gamma == 0 and self.value != 0:
+            self._off = 0
+        self.value = choice.gamma
+        self.choice = choice
+        if changed or always:
+            self._pending.append(choice)
+        return choice
+
+    def _choose(self) -> GammaChoice:
+        costs = self._costs
+
+        def v(gamma: int) -> float | None:
+            return verify_ratio(costs, gamma)
+
+        c = self.draft_cost()
+        if not costs:
+            return GammaChoice(self._rounds, self.value, Why.LEARNING)
+        # the costs alone can say no before any verdict: even always accepted drafts (free ones
+        # before a draft was timed) lose at every γ
+        ceiling = expected_speedups([1.0], 0.0 if c is None else c, v)
+        if best_of(ceiling) == 0:
+            return GammaChoice(self._rounds, 0, Why.NEVER, ceiling, c)
+        if c is None or self._verified[0] < MIN_VERDICTS:
+            return GammaChoice(self._rounds, self.value or START_GAMMA, Why.LEARNING)
+        choice = choose(self.acceptance(), c, v, at_round=self._rounds)
+        if choice.why is Why.LOSES and self._verified[0] < MIN_VERDICTS_OFF:
+            # off means PROBE_AFTER rounds without a verdict: too dear to risk on a couple of them
+            return GammaChoice(self._rounds, self.value or START_GAMMA, Why.LEARNING)
+        return choice
+
+    # while off -----------------------------------------------------------------------
+    def _start_probe(self) -> None:
+        speedups = self.choice.speedups
+        gamma = max(range(1, len(speedups)), key=lambda g: (speedups[g], -g)) if len(speedups) > 1 else 1
+        self._probing = PROBE_ROUNDS
+        self.value = gamma
+        self.choice = GammaChoice(self._rounds, gamma, Why.PROBE, speedups, self.choice.c, self.choice.acceptance)
+        self._pending.append(self.choice)
+
+    def _end_probe(self) -> None:
+        choice = self.decide(always=True)
+        self._off = 0
+        self._probe_after = PROBE_AFTER if choice.gamma else min(PROBE_AFTER_MAX, 2 * self._probe_after)
+
+    def _count(self, drafted: int, accepted: int, draft_s: float | None) -> None:
+        """Position k (1-based) was verified when the k − 1 before it were accepted."""
+        depth = min(drafted, self.high)
+        for k in range(min(accepted + 1, depth)):
+            self._verified[k] += 1
+        for k in range(min(accepted, depth)):
+            self._accepted[k] += 1
+        if draft_s is not None:
+            self._draft_s += draft_s
+            self._drafts += drafted
+        if self._verified[0] >= KEEP:  # forget half: the estimate follows the text as it changes
+            self._verified = [n / 2 for n in self._verified]
+            self._accepted = [n / 2 for n in self._accepted]
+            self._draft_s /= 2
+            self._drafts /= 2
+
+
+def _mean_costs(calibrations: deque[tuple[float, ...]]) -> tuple[float, ...]:
+    """Each k's mean cost over the calibrations that timed it (ending at the first k one of them lacks)."""
+    depth = min(len(costs) for costs in calibrations)
+    return tuple(sum(costs[k] for costs in calibrations) / len(calibrations) for k in range(depth))
