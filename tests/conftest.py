@@ -29,6 +29,8 @@ def _no_last_diff(monkeypatch: pytest.MonkeyPatch) -> None:
     folder from a test, and each test starts without one."""
     path = Path(tempfile.gettempdir()) / f"specview-test-last-diff-{uuid.uuid4().hex}.json"
     monkeypatch.setenv("SPECVIEW_DIFF_LAST", str(path))
+    # the state folder as a whole too: each `sweep` keeps its last result there (features/sweep/saved.py)
+    monkeypatch.setenv("XDG_STATE_HOME", str(Path(tempfile.gettempdir()) / f"specview-test-state-{uuid.uuid4().hex}"))
 
 
 def _starts_servers(module: object) -> bool:
