@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from tests.support.processes import stop
+from tests.support.processes import log_tail, stop
 
 if TYPE_CHECKING:
     from specview.backends.remote.backend import OpenAIBackend
@@ -69,10 +69,7 @@ class RunningServer:
     log: Path
 
     def log_tail(self, lines: int = 30) -> str:
-        try:
-            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return ""
+        return log_tail(self.log, lines)
 
 
 def stream_once(server: RunningServer, prompt: str, *, raw: bool, max_tokens: int,

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 from contextlib import suppress
+from pathlib import Path
 
 
 def stop(proc: subprocess.Popen[bytes], *, group: bool = False, timeout: float = 10.0) -> None:
@@ -24,3 +25,11 @@ def stop(proc: subprocess.Popen[bytes], *, group: bool = False, timeout: float =
     except subprocess.TimeoutExpired:
         send(signal.SIGKILL)
         proc.wait(timeout=timeout)
+
+
+def log_tail(log: Path, lines: int = 30) -> str:
+    """The last lines of a server's log (empty when it cannot be read): what a failed wait shows."""
+    try:
+        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""

@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 
 from tests.support.llama_server import free_port
-from tests.support.processes import stop
+from tests.support.processes import log_tail, stop
 
 START_TIMEOUT_S = 60.0
 
@@ -41,10 +41,7 @@ class RunningPrometheus:
     log: Path
 
     def log_tail(self, lines: int = 30) -> str:
-        try:
-            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return ""
+        return log_tail(self.log, lines)
 
     def targets_up(self) -> dict[str, str]:
         """Each active target's `instance` label and its health ("up", "down", "unknown")."""

@@ -146,6 +146,17 @@ class Engine:
             return verify_sampled_logits(rows, [], None, self.temperature, self._calibration_rng)[0].token_id
         return verify_greedy_logits(rows, [])[0].token_id
 
+    def _tally(self, t0: float, decode_before: float) -> int:
+        """A round is over: its times counted, its index (the next one's is one on), the rounds since
+        the last calibration one more."""
+        self.times.rounds += 1
+        self.times.wall_s += time.perf_counter() - t0
+        self.times.decode_s += self._decode_s() - decode_before
+        run = self._run
+        index, run.index = run.index, run.index + 1
+        self._rounds_since_calibration += 1
+        return index
+
     def step(self, stop: threading.Event | None = None) -> Round:
         """Draft, verify once on the target, commit and roll back; one Round."""
         run = self._run
@@ -175,12 +186,7 @@ class Engine:
         if self.gamma is not None:
             self.gamma.update(drafted, accepted, t1 - t0 if draft.tokens else None)
         events, discarded = self._events(decisions, draft, final=self.finished)
-        t3 = time.perf_counter()
-        self.times.rounds += 1
-        self.times.wall_s += t3 - t0
-        self.times.decode_s += self._decode_s() - decode_before
-        index, run.index = run.index, run.index + 1
-        self._rounds_since_calibration += 1
+        index = self._tally(t0, decode_before)
         return Round(
             index=index,
             drafted=drafted,

@@ -165,12 +165,7 @@ class TreeEngine(Engine):
         self.tree_drafter.sync(run.committed)
         lost = self._lost(verdict)  # before the stream moves on: their text continues the text so far
         events, _ = self._events(decisions, EMPTY, final=self.finished)
-        t3 = time.perf_counter()
-        self.times.rounds += 1
-        self.times.wall_s += t3 - t0
-        self.times.decode_s += self._decode_s() - decode_before
-        index, run.index = run.index, run.index + 1
-        self._rounds_since_calibration += 1
+        index = self._tally(t0, decode_before)
         return Round(
             index=index,
             drafted=drafted,
