@@ -119,6 +119,8 @@ def measure(url: str, seconds: float, interval: float, draw: Draw | None) -> dic
     t0 = time.perf_counter()
     readings = fleet.poll()  # with the history's range query
     first_s = time.perf_counter() - t0
+    if draw is not None:
+        draw(readings)  # the screen starts (and draws the history) outside the timed refreshes
     refresh: list[float] = []
     refresh_cpu: list[float] = []  # specview's own CPU time in each refresh (the rest is waiting on Prometheus)
     cpu0, wall0 = time.process_time(), time.perf_counter()
