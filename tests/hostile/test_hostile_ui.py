@@ -149,7 +149,9 @@ def test_a_hostile_user_preset_in_the_picker(tmp_path: Path, extra: int) -> None
     # running into the time limit. (No other file is bad: no toast comes over the list.)
     shown = "[/][link=https://evil.example]click[/link][@click=app.quit]x[/]␛]52;c;"  # markup as text, ESC as ␛
     notes = "[link=https://evil.example]x[/link]"  # the detail pane may draw a frame after the list
-    run = run_tty(["--speed", "0", "--preset", "evil[/]"], base_env(tmp_path),
+    # tall enough that the shipped list fits: its wrapped descriptions no longer scroll the hostile row
+    # out of view while the picker settles (the 16-more case still scrolls to it)
+    run = run_tty(["--speed", "0", "--preset", "evil[/]"], base_env(tmp_path), size=(120, 50),
                   keys=[(b"running", b"p"), (shown, b""), (notes, b"\x1b"), (b"running", b"q")])
     assert_quit_cleanly(run)  # no escape from the label, notes or run command reached the terminal
     assert run.saw(shown) and run.saw(notes)  # the label, and its notes
