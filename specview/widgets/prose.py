@@ -51,7 +51,7 @@ def _held(paragraph: str) -> set[int]:
     held: set[int] = set()
     for term in _TERM.finditer(paragraph):
         if cell_len(term.group()) <= MAX_TERM:
-            held.update(range(term.start() + 1, term.end()))
+            held |= set(range(term.start() + 1, term.end()))
     return held
 
 

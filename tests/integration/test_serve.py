@@ -66,7 +66,7 @@ def test_served_app_first_frame_in_chromium(tmp_path: Path) -> None:
     assert download == 404
     assert log == ["specview: serve: refused GET / from 127.0.0.1 (403): no token"], log
     text = str(screen["text"])
-    for label in ("glm-5.2-mtp", "acceptance α", "τ per round", "accepted by position", "discardedˣ"):
+    for label in ("glm-5.2-mtp", "acceptance α", "τ per round", "α by position", "discardedˣ"):
         assert label in text, label
     assert shot.stat().st_size > 10_000
     print(f"page terminal {screen['cols']}×{screen['rows']}, {screen['struck']} struck cells; screenshot: {shot}")

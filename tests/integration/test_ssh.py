@@ -74,7 +74,7 @@ def first_frame(screen: str) -> bool:
 
 def check_screen(terminal: str, screen: str, plain: str) -> list[str]:
     """Gauges and marks on the screen, and the colours the terminal type allows; the cues found."""
-    for label in ("acceptance α", "τ per round", "tokens / s", "accepted by position", "glm-5.2-mtp"):
+    for label in ("acceptance α", "τ per round", "tokens / s", "α by position", "glm-5.2-mtp"):
         assert label in plain, label
     assert GAUGES.search(plain), "the α and τ gauges have values"
     codes = sgr_codes(screen)
