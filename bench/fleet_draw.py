@@ -62,7 +62,8 @@ class _Headless:
 
     def draw(self, readings: tuple[InstanceReading, ...]) -> None:
         snapshot = self.model.fold(readings)
-        self.app.call_from_thread(self._show, snapshot)  # in the app's context, waited for
+        # in the app's context, waited for (Textual types the callback's awaitable as Never)
+        self.app.call_from_thread(self._show, snapshot)  # type: ignore[arg-type]
 
 
 _SCREEN: _Headless | None = None
