@@ -23,7 +23,7 @@ from specview.boundary.text import number
 from specview.features.watch.model import WatchSample
 from specview.kernel.backend import BackendInfo, Exact, Origin
 from specview.kernel.events import Basis
-from specview.kernel.metrics import MetricsSnapshot
+from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.overlay import Overlay, overlay, plain_run
 
 PANEL = "panel"  # the live view's side panel

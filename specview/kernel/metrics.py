@@ -30,65 +30,14 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from specview.boundary.bounds import MAX_ROUND_DRAFTS
-from specview.kernel.context_acceptance import ContextAcceptance, ContextFold
-from specview.kernel.drafters import DrafterCounts, DrafterFold
+from specview.kernel.context_acceptance import ContextFold
+from specview.kernel.drafters import DrafterFold
 from specview.kernel.events import Basis, Calibration, Round, TokenStatus
 from specview.kernel.gamma_choice import GammaChoice
-from specview.kernel.spread import CalibrationSpread, CalibrationSpreads, Moments, RateBatches
+from specview.kernel.metrics_snapshot import MetricsSnapshot
+from specview.kernel.spread import CalibrationSpreads, Moments, RateBatches
 from specview.kernel.theory import expected_tau
 from specview.kernel.totals import CrossChecked, Totals
-
-
-@dataclass(frozen=True, slots=True)
-class MetricsSnapshot:
-    """Everything a gauge or `bench --json` reads, at one instant."""
-
-    rounds: int
-    tokens: int
-    drafted: int
-    accepted: int
-    verified: int
-    acceptance_rate: float | None
-    draft_yield: float | None
-    tau: float | None
-    tokens_per_second: float | None
-    window_acceptance_rate: float | None
-    window_tau: float | None
-    window_tokens_per_second: float | None
-    per_position_acceptance: tuple[float | None, ...]
-    per_position_verified: tuple[int, ...]
-    draft_cost: float | None
-    expected_tau: float | None
-    mean_gamma: float | None
-    mean_verify_s: float | None
-    elapsed_s: float | None
-    tau_history: tuple[float, ...]
-    alpha_history: tuple[float, ...]
-    calibration: Calibration | None = None  # the run's calibrations combined (means of each number)
-    calibrations: int = 0
-    plain_round_s: float | None = None  # mean duration of the run's timed plain rounds
-    plain_rounds: int = 0
-    gamma_counts: tuple[tuple[int, int], ...] = ()  # (γ, rounds that drafted γ), γ ascending
-    totals: Totals | None = None  # the servers' end-of-request totals, summed over the requests
-    totals_requests: int = 0
-    exact_totals: frozenset[str] = frozenset()  # BackendInfo.exact keys the totals make exact
-    cross_check: CrossChecked | None = None  # the last request's counts against the server's own
-    # one standard error each (kernel/spread.py): the calibrated costs', the run's tokens/s (from
-    # batches of its rounds) and the plain rounds' mean duration
-    calibration_spread: CalibrationSpread | None = None
-    tokens_per_second_spread: float | None = None
-    rate_batches: int = 0
-    plain_round_spread_s: float | None = None
-    context: ContextAcceptance | None = None  # acceptance by output position (core/context_acceptance.py)
-    gamma_history: tuple[int, ...] = ()  # γ of the latest rounds, oldest first (depth that varies)
-    drafters: tuple[DrafterCounts, ...] = ()  # per drafter, where rounds name theirs (core/drafters.py)
-    # `--gamma auto`'s decisions (kernel/gamma_choice.py): the last MAX_GAMMA_CHOICES, oldest first
-    gamma_choices: tuple[GammaChoice, ...] = ()
-
-    @property
-    def gamma_choice(self) -> GammaChoice | None:
-        """The γ auto chose last (None: not an auto run)."""
-        return self.gamma_choices[-1] if self.gamma_choices else None
 
 
 @dataclass(slots=True)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from specview.kernel.events import Basis, Calibration
-from specview.kernel.metrics import MetricsSnapshot
+from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.spread import combined, reciprocal_spread
 from specview.kernel.theory import MAX_GAMMA, VerifyRatio, best_gamma, expected_tau
 

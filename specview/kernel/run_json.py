@@ -11,7 +11,7 @@ from specview.kernel.overlay import Overlay, overlay, plain_run
 if TYPE_CHECKING:
     from specview.kernel.backend import BackendInfo
     from specview.kernel.events import Basis
-    from specview.kernel.metrics import MetricsSnapshot
+    from specview.kernel.metrics_snapshot import MetricsSnapshot
 
 MEASURED_OUTPUTS = ("acceptance", "tau", "tokens_per_second", "draft_cost")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from specview.boundary.text import number, sanitize
 from specview.kernel.drafters import MAX_DRAFTER_NAME
-from specview.kernel.metrics import MetricsSnapshot
+from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.texts.catalog import fill
 
 

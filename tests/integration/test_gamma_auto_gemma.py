@@ -16,7 +16,7 @@ from specview.backends.local.demo import demo_model_path, demo_prompt
 from specview.backends.local.lib import supports_gpu_offload
 from specview.kernel.events import Round
 from specview.kernel.gamma_choice import Why
-from specview.kernel.metrics import MetricsSnapshot
+from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.session import Session
 
 NEAR_TIE = 0.25  # logit gap below which differently batched kernels may legitimately disagree

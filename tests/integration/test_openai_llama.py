@@ -19,7 +19,7 @@ from specview.backends.remote.metrics import parse_draft_counters
 from specview.features.live.run_text import notes_text
 from specview.kernel.backend import Note
 from specview.kernel.events import Round, TokenStatus
-from specview.kernel.metrics import MetricsSnapshot
+from specview.kernel.metrics_snapshot import MetricsSnapshot
 from tests.support.llama_server import (
     NGRAM_ARGS,
     SYNTH_ARGS,

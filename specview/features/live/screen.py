@@ -29,7 +29,7 @@ from specview.kernel.errors import SpecviewError
 from specview.kernel.events import Calibration, Round, TokenStatus
 from specview.kernel.gamma_choice import GammaChoice, choice_text
 from specview.kernel.gauges import PANEL, STRIP, gauges, position_texts
-from specview.kernel.metrics import MetricsSnapshot
+from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Session
 from specview.kernel.totals import CrossChecked

@@ -16,7 +16,7 @@ from specview.features.record.recorder import Recorder
 from specview.kernel.backend import BackendInfo
 from specview.kernel.errors import RecordingError, SpecviewError
 from specview.kernel.events import Calibration, Round
-from specview.kernel.metrics import MetricsSnapshot
+from specview.kernel.metrics_snapshot import MetricsSnapshot
 
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_TRIES = 1000  # names tried after the first is taken (exports of one run in one second)

@@ -16,7 +16,7 @@ from specview.boundary.text import number, sanitize
 from specview.kernel.backend import BackendInfo
 from specview.kernel.events import MARKS, Round, TokenEvent, TokenStatus
 from specview.kernel.gauges import PANEL, Reading, gauges
-from specview.kernel.metrics import MetricsSnapshot
+from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.session import display_order
 from specview.texts.catalog import catalog, fill, text
 
