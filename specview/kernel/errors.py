@@ -2,18 +2,38 @@
 
 Parsers of anything from outside (recordings, server streams, /metrics, presets, config,
 command-line values) raise one of these with a message that names where (file and line,
-or server and field) and what to do. The CLI prints the message on one line and exits 2;
-the UI shows it in a notification and a "stopped: reason" status. Anything else that
-escapes is a bug: the CLI logs its traceback and exits 1.
+or server and field) and what to do. The message is a catalog id with fields
+(`raise CliError("cli.error.unknown_theme", theme=…, known=…)`), put into words in the user's
+language where it is shown (`describe_error(exc, lang)`); `str(exc)` is the English text. A field
+may be a `Phrase` or another SpecviewError: it is rendered in the same language. The CLI prints the
+message on one line and exits 2; the UI shows it in a notification and a "stopped: reason" status.
+Anything else that escapes is a bug: the CLI logs its traceback and exits 1.
 """
 
 from __future__ import annotations
 
 import os
 
+from specview.texts.catalog import FALLBACK, Phrase
+
 
 class SpecviewError(Exception):
-    """A failure the user can act on; the message is shown as is (no traceback)."""
+    """A failure the user can act on; the message is shown in words, never a traceback.
+
+    `key` is a catalog id; a text that is no id is shown as written (older raise sites; a test
+    lists them).
+    """
+
+    def __init__(self, key: str, /, **fields: object) -> None:
+        self.phrase = Phrase(key, **fields)
+        super().__init__(key)
+
+    def in_language(self, lang: str) -> str:
+        """The message in `lang` (unknown languages: English)."""
+        return self.phrase.render(lang)
+
+    def __str__(self) -> str:
+        return self.in_language(FALLBACK)
 
 
 class BackendError(SpecviewError):
@@ -35,17 +55,19 @@ class CliError(SpecviewError):
 class RecordingError(SpecviewError):
     """A recording that cannot be read (further); the message names the file and the line."""
 
-    def __init__(self, path: str | os.PathLike[str], line: int | None, reason: str) -> None:
+    def __init__(self, path: str | os.PathLike[str], line: int | None, reason: str | Phrase) -> None:
         self.path = str(path)
         self.line = line
         self.reason = reason
-        where = self.path if line is None else f"{self.path} line {line}"
-        super().__init__(f"{where}: {reason}")
+        if line is None:
+            super().__init__("error.at_file", path=self.path, reason=reason)
+        else:
+            super().__init__("error.at_line", path=self.path, line=line, reason=reason)
 
 
-def describe_error(exc: BaseException) -> str:
-    """What a failure looks like to a user: a SpecviewError's own message, anything else
-    (a bug or a library's error) with its type so it can be reported."""
+def describe_error(exc: BaseException, lang: str = FALLBACK) -> str:
+    """What a failure looks like to a user: a SpecviewError's own message in `lang`, anything
+    else (a bug or a library's error) with its type so it can be reported."""
     if isinstance(exc, SpecviewError):
-        return str(exc)
+        return exc.in_language(lang)
     return f"{type(exc).__name__}: {exc}"

@@ -63,6 +63,44 @@ class _Blanks(dict[str, object]):
 _FORMATTER = Formatter()
 
 
+class Phrase:
+    """A text not yet in a language: a catalog id and its fields, rendered where it is shown.
+
+    Errors and notes made below the UI carry these, so the words are chosen in the user's
+    language at the place that knows it; a field that is itself a Phrase is rendered in the same
+    language.
+    """
+
+    __slots__ = ("fields", "key")
+
+    def __init__(self, key: str, /, **fields: object) -> None:
+        self.key = key
+        self.fields = fields
+
+    def render(self, lang: str = FALLBACK) -> str:
+        """The text in `lang`; a key no catalog knows is shown as written (a plain text)."""
+        if self.key not in catalog(FALLBACK) and self.key not in catalog(lang):
+            return self.key
+        return fill(self.key, lang, **self.fields)
+
+    def __str__(self) -> str:
+        return self.render(FALLBACK)
+
+    def __repr__(self) -> str:
+        return f"Phrase({self.key!r}, **{self.fields!r})"
+
+
+def _rendered(value: object, lang: str) -> object:
+    """A field's value as shown in `lang`: a Phrase, or an error that renders itself (a SpecviewError:
+    the catalog imports nothing of specview, so it asks for the method), in that language."""
+    if isinstance(value, Phrase):
+        return value.render(lang)
+    in_language = getattr(value, "in_language", None)
+    if callable(in_language):
+        return in_language(lang)
+    return value
+
+
 def fill(key: str, lang: str = FALLBACK, /, **values: object) -> str:
     """A text with `{name}` fields filled in; values are data the caller made safe to show.
 
@@ -71,7 +109,7 @@ def fill(key: str, lang: str = FALLBACK, /, **values: object) -> str:
     that is not a plain name (`{alpha.real}`, `{0}`) reads "?"; a template whose braces do not
     parse is shown as written.
     """
-    return _filled(text(key, lang), values)
+    return _filled(text(key, lang), {name: _rendered(value, lang) for name, value in values.items()})
 
 
 @lru_cache(maxsize=4096)  # the catalogs' templates, parsed once (the side panel fills notes every frame)
