@@ -38,6 +38,8 @@ from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.spread import CalibrationSpreads, Moments, RateBatches
 from specview.kernel.theory import expected_tau
 from specview.kernel.totals import CrossChecked, Totals
+from specview.kernel.tree_cost import TreeNodes
+from specview.kernel.what_if import WhatIfFold
 
 
 @dataclass(slots=True)
@@ -111,6 +113,8 @@ class Metrics:
         self.drafters = DrafterFold()
         self._gamma_history: deque[int] = deque(maxlen=history)
         self._gamma_choices: deque[GammaChoice] = deque(maxlen=MAX_GAMMA_CHOICES)
+        self._tree_nodes = TreeNodes()  # a tree's verify batch, for its theory (kernel/tree_cost.py)
+        self._what_if = WhatIfFold()  # what a tree would have had, over the chain rounds that kept q
 
     def calibrate(self, cal: Calibration) -> None:
         """Fold in what plain decoding costs (a later basis replaces an earlier one)."""
@@ -173,6 +177,9 @@ class Metrics:
         self.context.add(emitted, drafted, verified, accepted)
         self.drafters.add(rnd.drafter, emitted, drafted, verified, accepted)
         self._gamma_history.append(drafted)
+        if rnd.q_top:  # the local loop's drafting rounds: a tree's nodes, or a chain's what-if
+            self._tree_nodes.add(rnd)
+            self._what_if.add(rnd)
         self._add_plain_round(rnd)
         self._add_timing(rnd, emitted)
         self._add_window(rnd.t_wall, emitted, verified, accepted)
@@ -343,6 +350,8 @@ class Metrics:
             plain_round_s=self._plain_round_times.mean if self._plain_round_times.n else None,
             plain_rounds=self._plain_round_times.n,
             gamma_counts=tuple(sorted(self._gamma_counts.items())),
+            tree_nodes=self._tree_nodes.means(),
+            what_if=self._what_if.what_if() if self._what_if.rounds else None,
             totals=self._totals,
             totals_requests=self._totals_requests,
             exact_totals=self._exact_totals(),

@@ -10,6 +10,7 @@ from specview.kernel.events import Calibration
 from specview.kernel.gamma_choice import GammaChoice
 from specview.kernel.spread import CalibrationSpread
 from specview.kernel.totals import CrossChecked, Totals
+from specview.kernel.what_if import WhatIf
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +58,9 @@ class MetricsSnapshot:
     drafters: tuple[DrafterCounts, ...] = ()  # per drafter, where rounds name theirs (core/drafters.py)
     # `--gamma auto`'s decisions (kernel/gamma_choice.py): the last MAX_GAMMA_CHOICES, oldest first
     gamma_choices: tuple[GammaChoice, ...] = ()
+    # a tree run's (γ, mean nodes per round of depth γ): its verify batch (kernel/tree_cost.py)
+    tree_nodes: tuple[tuple[int, float], ...] = ()
+    what_if: WhatIf | None = None  # a local chain run's: what a width-2/3 tree would have had (kernel/what_if.py)
 
     @property
     def gamma_choice(self) -> GammaChoice | None:

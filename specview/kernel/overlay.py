@@ -28,6 +28,7 @@ from specview.kernel.events import Basis, Calibration
 from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.spread import combined, reciprocal_spread
 from specview.kernel.theory import MAX_GAMMA, VerifyRatio, best_gamma, expected_tau
+from specview.kernel.tree_cost import verify_drafts
 
 MIN_PLAIN_ROUNDS = 8  # timed plain rounds needed before they stand in for a baseline
 PLAIN_ROUNDS = Basis.PLAIN_ROUNDS  # the basis when the run's own plain rounds are the baseline
@@ -47,7 +48,7 @@ class Overlay:
     best_speedup: float | None
     speedup_basis: Basis | None = None  # None: no baseline
     plain_tokens_per_second: float | None = None
-    verify_ratio: float | None = None  # v(γ) = cost(γ+1) ÷ cost(1) at the run's γ (1 where assumed)
+    verify_ratio: float | None = None  # v(γ) = cost(γ+1) ÷ cost(1) at the run's γ (a tree: v(nodes); 1 where assumed)
     gamma: int | None = None  # the γ of the drafting rounds (rounded mean)
     speedup_spread: float | None = None  # one standard error of speedup_measured (None: unknown)
     plain_tokens_per_second_spread: float | None = None
@@ -94,11 +95,12 @@ def overlay(snap: MetricsSnapshot, *, plain: bool = False) -> Overlay:
     gap = None if exp_tau is None or snap.tau is None else snap.tau - exp_tau
     ratio = _verify_ratios(snap.calibration)
     theory = best_g = best_s = v = None
-    if ratio is not None and gamma:
-        v = ratio(gamma)
+    batch = None if gamma is None else verify_drafts(gamma, snap.tree_nodes)  # a tree: its nodes
+    if ratio is not None and batch:
+        v = ratio(batch)
     if alpha is not None and gamma and snap.draft_cost is not None and ratio is not None:
         bounded = min(alpha, 0.999999)
-        theory = _mixture_speedup(bounded, snap.draft_cost, snap.gamma_counts, ratio)
+        theory = _mixture_speedup(bounded, snap.draft_cost, snap.gamma_counts, ratio, snap.tree_nodes)
         # best γ is searched only where v is known: up to the measured k, or everywhere when v ≡ 1
         best_g, best_s = best_gamma(bounded, snap.draft_cost, MAX_GAMMA, ratio)
     plain_s, plain_spread, basis = _baseline(snap)
@@ -121,12 +123,13 @@ def overlay(snap: MetricsSnapshot, *, plain: bool = False) -> Overlay:
         gamma=gamma,
         speedup_spread=spread,
         plain_tokens_per_second_spread=reciprocal_spread(plain_s, plain_spread),
-        verify_ratio_spread=_verify_ratio_spread(snap, gamma, v),
+        verify_ratio_spread=_verify_ratio_spread(snap, batch, v),
     )
 
 
 def _verify_ratio_spread(snap: MetricsSnapshot, gamma: int | None, v: float | None) -> float | None:
-    """δv(γ) from the spreads of the (γ+1)-token and the 1-token forward (measured costs only)."""
+    """δv(γ) from the spreads of the (γ+1)-token and the 1-token forward (measured costs only);
+    `gamma` is the drafts the batch verified (a tree's nodes)."""
     cal, spread = snap.calibration, snap.calibration_spread
     if cal is None or spread is None or v is None or not gamma or cal.basis is not Basis.MEASURED:
         return None
@@ -149,15 +152,17 @@ def _one(gamma: int) -> float:
 
 
 def _mixture_speedup(
-    alpha: float, c: float, gamma_counts: tuple[tuple[int, int], ...], ratio: VerifyRatio
+    alpha: float, c: float, gamma_counts: tuple[tuple[int, int], ...], ratio: VerifyRatio,
+    tree_nodes: tuple[tuple[int, float], ...] = (),
 ) -> float | None:
     """E[tokens per round] ÷ E[round cost] over the run's γs: τ / (γc + v(γ)) when γ is fixed.
 
-    Rounds that drafted nothing cost one 1-token forward and emit one token.
+    Rounds that drafted nothing cost one 1-token forward and emit one token. A tree round of
+    depth γ verifies all its nodes: τ / (γc + v(nodes)) (kernel/tree_cost.py).
     """
     tokens = cost = 0.0
     for gamma, n in gamma_counts:
-        v = 1.0 if gamma == 0 else ratio(gamma)
+        v = 1.0 if gamma == 0 else ratio(verify_drafts(gamma, tree_nodes))
         if v is None:
             return None
         tokens += n * expected_tau(alpha, gamma)

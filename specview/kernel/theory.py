@@ -8,6 +8,9 @@ verify-cost ratio v(γ) = cost(γ+1 tokens) ÷ cost(1 token):
 
 v = 1 is the memory-bound case (a GPU at batch 1) and gives Theorem 3.8 back; a CPU, where
 the forward is compute-bound, has v rising with γ.
+
+A draft tree of depth D and N nodes verifies N + 1 tokens in one batch, so the same formula reads
+τ / (Dc + v(N)) (its D draft forwards, and v at its nodes, not its depth: kernel/tree_cost.py).
 """
 
 from __future__ import annotations

@@ -26,6 +26,16 @@ class TreeShape:
         return self.width * self.depth
 
     @property
+    def draft_steps(self) -> int:
+        """Draft forwards per round: one per depth (a depth's W candidates come from one q)."""
+        return self.depth
+
+    @property
+    def verify_drafts(self) -> int:
+        """Drafts in the round's verify batch: every node, so its cost is v(nodes), not v(depth)."""
+        return self.nodes
+
+    @property
     def leaves(self) -> int:
         return (self.width - 1) * self.depth + 1
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from specview.kernel.events import Round, TokenEvent, TokenStatus
 
@@ -35,25 +36,20 @@ def with_q_ranks(tokens: Sequence[TokenEvent], q_top: Sequence[Sequence[int]]) -
 
 @dataclass(frozen=True, slots=True)
 class WhatIf:
-    """Over a chain run's rounds: rejections where q's ranks were known, and how many of them the
-    target's token was q's rank 2 or rank 3 at."""
+    """Over a chain run's rounds: the rounds that kept q's top tokens (`rounds`, the basis), the
+    rejections among them, and how many of those the target's token was q's rank 2 or 3 at."""
 
     rejected: int = 0
     rank2: int = 0
     rank3: int = 0
+    rounds: int = 0
 
     @classmethod
     def of(cls, rounds: Iterable[Round]) -> WhatIf:
-        rejected = rank2 = rank3 = 0
+        fold = WhatIfFold()
         for rnd in rounds:
-            if rnd.lost:  # a tree round: its siblings were verified, nothing to imagine
-                continue
-            for t in rnd.tokens:
-                if t.status is TokenStatus.CORRECTED and t.q_rank is not None:
-                    rejected += 1
-                    rank2 += t.q_rank == 2
-                    rank3 += t.q_rank == 3
-        return cls(rejected, rank2, rank3)
+            fold.add(rnd)
+        return fold.what_if()
 
     @property
     def width2(self) -> int:
@@ -63,3 +59,41 @@ class WhatIf:
     @property
     def width3(self) -> int:
         return self.rank2 + self.rank3
+
+    def share(self, width: int) -> float | None:
+        """The share of the rejections a tree of this width (2 or 3) would have had it for."""
+        if not self.rejected:
+            return None
+        return (self.width2 if width == 2 else self.width3) / self.rejected
+
+    def to_dict(self) -> dict[str, Any]:
+        """`bench --json`'s `what_if`: the counts, the shares and their basis (rounds counted)."""
+        return {"rounds": self.rounds, "rejected": self.rejected, "rank2": self.rank2, "rank3": self.rank3,
+                "width2": self.width2, "width3": self.width3,
+                "share_width2": _round(self.share(2)), "share_width3": _round(self.share(3))}
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+class WhatIfFold:
+    """The what-if counted one round at a time (kernel/metrics.py folds it with everything else)."""
+
+    __slots__ = ("rank2", "rank3", "rejected", "rounds")
+
+    def __init__(self) -> None:
+        self.rounds = self.rejected = self.rank2 = self.rank3 = 0
+
+    def add(self, rnd: Round) -> None:
+        if rnd.lost or not rnd.q_top:  # a tree round (its siblings were verified: nothing to imagine), or no q
+            return
+        self.rounds += 1
+        for t in rnd.tokens:
+            if t.status is TokenStatus.CORRECTED and t.q_rank is not None:
+                self.rejected += 1
+                self.rank2 += t.q_rank == 2
+                self.rank3 += t.q_rank == 3
+
+    def what_if(self) -> WhatIf:
+        return WhatIf(self.rejected, self.rank2, self.rank3, self.rounds)

@@ -30,7 +30,7 @@ def test_the_what_if_counts_rank_2_and_3_corrections_of_chain_rounds_only() -> N
     rounds = [_round(5, tops), _round(9, tops), _round(4, tops), _round(5, tops),
               _round(5, tops, lost=(TokenEvent(7, "z", R, 0, 0.1, 0.1),))]  # a tree round: not counted
     what_if = WhatIf.of(rounds)
-    assert what_if == WhatIf(rejected=4, rank2=2, rank3=1)
+    assert what_if == WhatIf(rejected=4, rank2=2, rank3=1, rounds=4)
     assert (what_if.width2, what_if.width3) == (2, 3)
     line = what_if_lines(what_if, 0.0, "en")
     assert line == ["what if (a tree): of 4 rejected drafts, the target's token was q's rank 2 at 2 and rank 3 at 1: "

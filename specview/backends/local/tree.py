@@ -141,7 +141,7 @@ class TreeEngine(Engine):
     @property
     def max_verify(self) -> int:
         """The tree's batch: every node and the root (what the calibration times)."""
-        return self.shape.nodes + 1
+        return self.shape.verify_drafts + 1
 
     def step(self, stop: threading.Event | None = None) -> Round:
         run, target = self._run, self.target

@@ -7,6 +7,7 @@ from specview.kernel.backend import BackendInfo
 from specview.kernel.events import Basis
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Session
+from specview.kernel.tree_cost import verify_drafts
 
 RECENT_ROUNDS = 8  # rounds the Learn screens look at: the last one drafted, and text before it
 CONTEXT_TOKENS = 4
@@ -34,7 +35,9 @@ def run_context(info: BackendInfo, session: Session, spec: RunSpec) -> RunContex
         c=snap.draft_cost,
         tau=snap.tau,
         per_position=snap.per_position_acceptance,
-        verify_ratio=None if cal is None or gamma is None else cal.verify_ratio(gamma),
+        # a tree verifies all its nodes: v(nodes), not v(depth) (kernel/tree_cost.py)
+        verify_ratio=None if cal is None or gamma is None
+        else cal.verify_ratio(verify_drafts(gamma, snap.tree_nodes)),
         verify_costs_s=() if cal is None else cal.verify_costs_s,
         tokens_per_second=snap.tokens_per_second,
         target_path=target,
