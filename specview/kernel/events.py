@@ -27,6 +27,7 @@ from specview.boundary.text import sanitize, shown
 from specview.kernel import theory
 from specview.kernel.drafters import MAX_DRAFTER_NAME
 from specview.kernel.gamma_choice import GammaChoice
+from specview.kernel.lost_from import checked_lost_from
 from specview.kernel.totals import CrossChecked, Totals
 
 
@@ -40,9 +41,10 @@ class TokenStatus(Enum):
     PLAIN = "plain"
     DISCARDED = "discarded"  # drafted after the first rejection: never verified, never emitted
     UNDECIDED = "undecided"  # a draft shown before its verdict (step mode); never in a backend's Round
+    LOST = "lost"  # a tree branch that lost, drawn as one token (kernel/lost_branches.py); never in a Round
 
 
-NOT_EMITTED = frozenset({TokenStatus.REJECTED, TokenStatus.DISCARDED, TokenStatus.UNDECIDED})
+NOT_EMITTED = frozenset({TokenStatus.REJECTED, TokenStatus.DISCARDED, TokenStatus.UNDECIDED, TokenStatus.LOST})
 # The marks that tell statuses apart without colour (before, after the token's text); a rejected
 # draft is struck through instead, and accepted and plain tokens carry none.
 MARKS: dict[TokenStatus, tuple[str, str]] = {
@@ -50,6 +52,7 @@ MARKS: dict[TokenStatus, tuple[str, str]] = {
     TokenStatus.BONUS: ("", "⁺"),
     TokenStatus.DISCARDED: ("", "ˣ"),
     TokenStatus.UNDECIDED: ("", "ˀ"),
+    TokenStatus.LOST: ("⟨", "⟩"),
 }
 
 
@@ -143,8 +146,11 @@ class Round:
     drafters (core/drafters.py); "" where nobody did or the backend does not say.
     A tree round (`--tree`, backends/local/tree.py) shows its accepted path in `tokens` and keeps
     the branches that lost in `lost` (rejected by the target, or discarded below a rejected one;
-    `position` is the depth − 1). `q_top[k]` is the draft's most probable tokens at draft position
-    k, where the drafter knows them: the rank of the target's token in q.
+    `position` is the depth − 1), and `lost_from[i]` says what `lost[i]` hangs from (the path, the
+    rejected token shown, or an earlier lost token: kernel/lost_from.py), so the branches can be
+    drawn (kernel/lost_branches.py); empty in recordings made before it was kept. `q_top[k]` is the
+    draft's most probable tokens at draft position k, where the drafter knows them: the rank of
+    the target's token in q.
     """
 
     index: int
@@ -157,6 +163,7 @@ class Round:
     drafter: str = ""
     lost: tuple[TokenEvent, ...] = ()
     q_top: tuple[tuple[int, ...], ...] = ()
+    lost_from: tuple[int, ...] = ()
 
     @property
     def accepted(self) -> int:
@@ -169,7 +176,7 @@ class Round:
     def __reduce__(self) -> tuple[type[Round], tuple[Any, ...]]:
         return (Round, (self.index, self.drafted, self.tokens, self.t_draft_s, self.t_verify_s, self.t_wall,
                         self.discarded, self.drafter,
-                        self.lost, self.q_top))
+                        self.lost, self.q_top, self.lost_from))
 
     @property
     def text(self) -> str:
@@ -192,6 +199,8 @@ class Round:
             out["drafter"] = self.drafter
         if self.lost:
             out["lost"] = [t.to_dict() for t in self.lost]
+        if self.lost_from:
+            out["lost_from"] = list(self.lost_from)
         if self.q_top:
             out["q_top"] = [list(top) for top in self.q_top]
         return out
@@ -219,6 +228,9 @@ class Round:
         lost = tuple(TokenEvent.from_dict(t, f"{field}.lost[{i}]") for i, t in enumerate(branches))
         if any(t.status not in (TokenStatus.REJECTED, TokenStatus.DISCARDED) for t in lost):
             raise Invalid(f"{field}.lost holds a token that is neither rejected nor discarded")
+        rejected = next((t.position for t in tokens if t.status is TokenStatus.REJECTED), None)
+        lost_from = checked_lost_from(data.get("lost_from", []), [t.position for t in lost], rejected,
+                                      f"{field}.lost_from")
         tops = sequence(data.get("q_top", []), f"{field}.q_top", MAX_ROUND_DRAFTS)
         q_top = tuple(
             tuple(integer(t, f"{field}.q_top[{i}][{j}]", 0, MAX_TOKEN_ID)
@@ -237,7 +249,9 @@ class Round:
             drafter=sanitize(string(data.get("drafter", ""), f"{field}.drafter"), one_line=True)[:MAX_DRAFTER_NAME],
             lost=lost,
             q_top=q_top,
+            lost_from=lost_from,
         )
+
 
 
 @dataclass(frozen=True, slots=True)

@@ -85,6 +85,7 @@ class GaugeSpec:
     watched: Watched | None = None  # its value in the monitor (view WATCH)
     watched_note: WatchedNoteFields | None = None  # values for its note template there
     spread: Value | None = None  # one standard error of the whole run's value (None: unknown)
+    optional: bool = False  # the side panel shows its row only once it has a value (a run of one kind)
 
     @property
     def label_id(self) -> str:
@@ -250,6 +251,28 @@ def _gamma_auto_note(r: Reading) -> dict[str, str] | None:
     return {"gamma": str(choice.gamma), "expected": f"{choice.expected:.2f}", "others": choice.others()}
 
 
+def _what_if(r: Reading) -> float | None:
+    """The share of a local chain run's rejections at which a width-3 tree would have had the
+    target's token among its candidates (kernel/what_if.py); None for any other run."""
+    what_if = r.snap.what_if
+    return None if what_if is None else what_if.share(3)
+
+
+def _what_if_note(r: Reading) -> dict[str, str] | None:
+    what_if = r.snap.what_if
+    if what_if is None or not what_if.rejected:
+        return None
+    return {"width2": str(what_if.width2), "width3": str(what_if.width3), "rejected": str(what_if.rejected)}
+
+
+def _what_if_source(r: Reading) -> tuple[str, dict[str, str]]:
+    """Where the what-if comes from: q's ranks at the rejections of the rounds counted."""
+    what_if = r.snap.what_if
+    rounds = "0" if what_if is None else str(what_if.rounds)
+    greedy = r.info.temperature <= 0
+    return ("gauge.what_if.basis_greedy" if greedy else "gauge.what_if.basis_sampled"), {"rounds": rounds}
+
+
 def _runs_only(r: Reading) -> float | None:
     """A monitor gauge has no value for a run of ours."""
     return None
@@ -290,6 +313,8 @@ GAUGES: tuple[GaugeSpec, ...] = (
     GaugeSpec("context_drop", _context_drop, "+.2f", frozenset({SUMMARY, BENCH}), higher_is_better=False),
     GaugeSpec("verify_ratio", lambda r: r.over.verify_ratio, ".2f", frozenset({PANEL, SUMMARY, BENCH}),
               higher_is_better=False, source=_verify_source, spread=lambda r: r.over.verify_ratio_spread),
+    GaugeSpec("what_if", _what_if, ".0%", frozenset({PANEL}), note=_what_if_note, source=_what_if_source,
+              optional=True),
 )
 
 

@@ -83,6 +83,17 @@ def gamma_auto_dict(snap: MetricsSnapshot) -> dict[str, Any] | None:
     return {"chosen": chosen, "history": [c.to_dict() for c in snap.gamma_choices]}
 
 
+def what_if_dict(snap: MetricsSnapshot, temperature: float) -> dict[str, Any] | None:
+    """What a width-2/3 tree would have had, over a local chain run's rounds that kept q's top tokens
+    (null for any other run): the counts, their shares, the rounds counted, the English line."""
+    if snap.what_if is None:
+        return None
+    from specview.kernel.what_if import what_if_lines
+
+    return {**snap.what_if.to_dict(), "basis": "rounds counted", "greedy": temperature <= 0,
+            "text": " ".join(what_if_lines(snap.what_if, temperature, "en"))}
+
+
 def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str, Any]:
     """One JSON-ready object with the keys DESIGN.md lists, plus seed, model names, the
     verify-cost curve, the measured speedup with its baseline, where every number comes from,
@@ -127,6 +138,7 @@ def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str,
         "totals": totals_dict(snap),
         "cross_check": None if snap.cross_check is None else snap.cross_check.to_dict(),
         "gamma_auto": gamma_auto_dict(snap),
+        "what_if": what_if_dict(snap, info.temperature),
         "elapsed_s": _round(snap.elapsed_s),
         "text": text,
     }

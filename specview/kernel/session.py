@@ -20,6 +20,7 @@ from specview.boundary.stream_mask import RoundMasker, mask_rounds
 from specview.kernel.backend import Interruptible
 from specview.kernel.errors import SpecviewError, describe_error
 from specview.kernel.events import Calibration, Reconcile, Round, StreamItem, TokenEvent, TokenStatus
+from specview.kernel.lost_branches import with_branches
 from specview.kernel.gamma_choice import GammaChoice
 from specview.kernel.metrics import Metrics
 from specview.kernel.totals import CrossChecked, Totals
@@ -178,7 +179,7 @@ class Session:
         After a reconcile the view redraws the whole (exact) history; otherwise it appends.
         """
         rounds = self.history if drained.reconciled else drained.rounds
-        return drained.reconciled, [t for r in rounds for t in display_order(r)]
+        return drained.reconciled, [t for r in rounds for t in display_order(r, lost=True)]
 
     @property
     def calibrations(self) -> tuple[Calibration, ...]:
@@ -352,9 +353,12 @@ def _masked(masker: RoundMasker | None, item: StreamItem) -> list[StreamItem]:
     return list(masker.feed(item))
 
 
-def display_order(rnd: Round) -> list[TokenEvent]:
+def display_order(rnd: Round, *, lost: bool = False) -> list[TokenEvent]:
     """A round's tokens as the stream shows them: the discarded drafts right after the rejected
-    one (the continuation the draft had in mind), then the target's correction."""
+    one (the continuation the draft had in mind), then the target's correction; with `lost`, a
+    tree round's lost branches too, each one token where it lost (kernel/lost_branches.py)."""
+    if lost and rnd.lost:
+        return with_branches(rnd)
     if not rnd.discarded:
         return list(rnd.tokens)
     out: list[TokenEvent] = []
@@ -370,5 +374,5 @@ def _tokens(item: StreamItem) -> int:
         return 0
     if isinstance(item, Reconcile):
         return sum(len(r.tokens) + len(r.discarded) for r in item.rounds)
-    return len(item.tokens) + len(item.discarded)
+    return len(item.tokens) + len(item.discarded) + len(item.lost)
 

@@ -26,6 +26,7 @@ class GaugeText:
     value: str
     fraction: float | None  # for a bar
     note: str
+    present: bool = True  # False: an optional gauge without a value (its row is hidden)
 
 
 def note_text(spec: GaugeSpec, reading: Reading, lang: str) -> str:
@@ -44,7 +45,8 @@ def panel_texts(reading: Reading, lang: str) -> list[GaugeText]:
     for spec in gauges(PANEL):
         value = spec.value(reading, windowed=True)
         out.append(GaugeText(spec.key, spec.formatted(reading, windowed=True),
-                             value if spec.bar else None, note_text(spec, reading, lang)))
+                             value if spec.bar else None, note_text(spec, reading, lang),
+                             value is not None or not spec.optional))
     return out
 
 

@@ -27,7 +27,7 @@ def help_text(nodes: list[DOMNode], lang: str) -> str:
     # specview's own keys first, Textual's (focus, copy, palette) after them
     for line in sorted(key_lines(nodes), key=lambda line: line.id in TEXTUAL_IDS.values()):
         lines.append(f"  {' / '.join(line.keys):<{KEY_WIDTH}} {line.tip or line.label}")
-    lines += ["", text("help.marks", lang).strip("\n"), "", text("help.numbers", lang)]
+    lines += ["", text("help.marks", lang).strip("\n"), text("tree2.help_lost", lang), "", text("help.numbers", lang)]
     for spec in GAUGES:
         lines.append(f"  {text(spec.short_id, lang):<{SYMBOL_WIDTH}} {text(spec.help_id, lang)}")
     return "\n".join(lines)

@@ -8,7 +8,7 @@ anything else. A flat-out producer adds thousands of tokens a second, so the com
 token that fits on the current line) is a few dictionary lookups.
 
 Two display options, each a full rewrap when changed: statuses in `hidden` take no room (their
-tokens stay, so selection indices hold), and `separators` puts a thin bar before the first
+tokens stay, so selection indices hold; a tree's lost branches are hidden until asked for), and `separators` puts a thin bar before the first
 token of every round (a round ends with its corrected, bonus or plain token).
 """
 
@@ -71,7 +71,7 @@ def width_of(text: str) -> int:
 class TokenLayout:
     """Tokens, their display texts, and the lines they wrap into at `width` cells."""
 
-    def __init__(self, width: int = 1, *, hidden: frozenset[TokenStatus] = frozenset(),
+    def __init__(self, width: int = 1, *, hidden: frozenset[TokenStatus] = frozenset({TokenStatus.LOST}),
                  separators: bool = False) -> None:
         self.width = max(width, 1)
         self.hidden = hidden
@@ -228,6 +228,10 @@ class TokenLayout:
         self._cur_width = 0
 
     # queries -------------------------------------------------------------
+    def holds(self, status: TokenStatus) -> bool:
+        """Whether any token kept has this status (a tree run's lost branches, say)."""
+        return any(t.status is status for t in self.tokens)
+
     def line_has(self, y: int, token: int) -> bool:
         """Whether line y shows part of the token with relative index `token`."""
         absolute = self.base + token

@@ -11,6 +11,7 @@ STATUS_CSS = {
     "plain": "color: $foreground;",
     "discarded": "color: $text-muted; text-style: dim;",
     "undecided": "color: $foreground; text-style: underline;",
+    "lost": "color: $token-rejected; text-style: dim;",
     "separator": "color: $text-muted;",
 }
 

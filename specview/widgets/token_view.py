@@ -3,7 +3,7 @@
 Statuses have a colour (theme variables) *and* a cue that survives NO_COLOR:
 accepted = unmarked, rejected = struck through, corrected = ▸ before, bonus = ⁺ after,
 discarded = ˣ after (and dim), undecided (a draft before its verdict, step mode) = ˀ after
-(and underlined), inferred = italic; a round boundary, when shown, is a thin bar. Wrapping lives
+(and underlined), a tree's lost branch = ⟨…⟩ (and dim; hidden until shown), inferred = italic; a round boundary, when shown, is a thin bar. Wrapping lives
 in TokenLayout; only the changed tail is refreshed and every drawn line is cached until it changes.
 
 Following the end scrolls in jumps: when the text reaches the bottom it moves up by half the
@@ -106,6 +106,10 @@ class TokenView(ScrollView, can_focus=True):
         self.selected = None
         self._floor = 0
         self._relayout()
+
+    def holds(self, status: TokenStatus) -> bool:
+        """Whether any token kept has this status."""
+        return self._layout.holds(status)
 
     @property
     def hidden(self) -> frozenset[TokenStatus]:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from specview.features.live.bench_command import what_if_lines
 from specview.features.live.inspector import describe
 from specview.kernel.events import Round, TokenEvent, TokenStatus
-from specview.kernel.what_if import WhatIf, with_q_ranks
+from specview.kernel.what_if import WhatIf, what_if_lines, with_q_ranks
 
 A, R, C, B = TokenStatus.ACCEPTED, TokenStatus.REJECTED, TokenStatus.CORRECTED, TokenStatus.BONUS
 

@@ -26,6 +26,7 @@ from specview.backends.local.tree_verify import eval_tree, keep_path
 from specview.backends.local.verify import row_probabilities
 from specview.kernel.errors import BackendError
 from specview.kernel.events import Q_TOP, Round, TokenEvent, TokenStatus
+from specview.kernel.lost_from import BELOW_REJECTED, ON_PATH
 from specview.kernel.sampling import FloatArray, probabilities, sample
 from specview.kernel.tree_sampling import DraftTree, TreeVerdict, verify_tree_greedy, verify_tree_sampling
 from specview.kernel.tree_shape import TreeShape, parse_tree
@@ -164,6 +165,7 @@ class TreeEngine(Engine):
         target.truncate(len(run.committed) - 1)
         self.tree_drafter.sync(run.committed)
         lost = self._lost(verdict)  # before the stream moves on: their text continues the text so far
+        lost_from = _lost_from(tree, verdict)
         events, _ = self._events(decisions, EMPTY, final=self.finished)
         index = self._tally(t0, decode_before)
         return Round(
@@ -175,6 +177,7 @@ class TreeEngine(Engine):
             t_wall=time.monotonic() - self._excluded_s,
             lost=lost,
             q_top=draft.q_top[: tree.depth],
+            lost_from=lost_from,
         )
 
     def _verdict(self, tree: DraftTree, rows: Logits, q_rows: dict[int, FloatArray]) -> TreeVerdict:
@@ -189,3 +192,18 @@ class TreeEngine(Engine):
             TokenEvent(d.token_id, stream.peek(self.target.piece(d.token_id)), d.status, d.position, d.p, d.q)
             for _, d in verdict.lost
         )
+
+
+def _lost_from(tree: DraftTree, verdict: TreeVerdict) -> tuple[int, ...]:
+    """What each lost node hangs from (Round.lost_from): the accepted path, the rejected node the
+    round shows (the first child of the path's last node, as the verifiers choose it), or an
+    earlier lost node."""
+    on_path = {0, *verdict.path}
+    last = verdict.path[-1] if verdict.path else 0
+    shown = tree.children[last][0] if tree.children[last] else None
+    index = {node: i for i, (node, _) in enumerate(verdict.lost)}
+    out = []
+    for node, _ in verdict.lost:
+        parent = tree.parents[node]
+        out.append(ON_PATH if parent in on_path else BELOW_REJECTED if parent == shown else index[parent])
+    return tuple(out)

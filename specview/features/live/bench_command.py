@@ -43,20 +43,9 @@ def bench_one(spec: RunSpec, rounds: int | None, record: str | None = None) -> B
     done = list(session.run_headless(rounds))
     snap = session.metrics.snapshot()
     chain = spec.kind == "llama" and spec.tree is None and not spec.plain
+    what_if = (snap.what_if or WhatIf()) if chain else None  # an n-gram chain has no q: the line says so
     return BenchResult(stats_dict(backend.info, snap, "".join(rnd.text for rnd in done)),
-                       Reading.of(snap, backend.info), WhatIf.of(done) if chain else None)
-
-
-def what_if_lines(what_if: WhatIf, temperature: float | None, lang: str) -> list[str]:
-    """The what-if line of a chain run (and, at T > 0, what its count means)."""
-    from specview.texts.catalog import fill, text
-
-    if not what_if.rejected:
-        return [text("tree.what_if_none", lang)]
-    share = f"{what_if.width3 / what_if.rejected:.0%}"
-    line = fill("tree.what_if", lang, rejected=what_if.rejected, rank2=what_if.rank2, rank3=what_if.rank3,
-                width2=what_if.width2, width3=what_if.width3, share3=share)
-    return [line, text("tree.what_if_sampled", lang)] if temperature else [line]
+                       Reading.of(snap, backend.info), what_if)
 
 
 RUN_WIDTH = 18
@@ -128,6 +117,8 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.table or not args.json:
         for line in table_lines([r.reading for r in results], args.lang or DEFAULT_LANG):
             print(line)
+        from specview.kernel.what_if import what_if_lines
+
         for spec, result in zip(specs, results, strict=True):
             if result.what_if is not None:
                 for line in what_if_lines(result.what_if, spec.temperature, args.lang or DEFAULT_LANG):

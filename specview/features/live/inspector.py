@@ -34,6 +34,8 @@ def describe(token: TokenEvent, lang: str = "en", *, greedy: bool = False) -> st
 
 def _verdict(token: TokenEvent, lang: str, greedy: bool) -> list[str]:
     status, p, q = token.status, token.p, token.q
+    if status is TokenStatus.LOST:  # a tree branch, said by its first token (kernel/lost_branches.py)
+        return _lost(token, lang, greedy)
     if status in (TokenStatus.DISCARDED, TokenStatus.UNDECIDED):  # the target has not judged it (yet)
         shown = [text("inspect.never_verified", lang)] if status is TokenStatus.DISCARDED else []
         return shown + ([fill("token.q", lang, q=f"{q:.3f}")] if q is not None else [])
@@ -60,6 +62,19 @@ def _verdict(token: TokenEvent, lang: str, greedy: bool) -> list[str]:
             out.append(fill("inspect.residual_p", lang, p=f"{token.residual_p:.3f}"))
         return out or [fill("token.p", lang, p=f"{p:.3f}")]
     return [fill("token.p", lang, p=f"{p:.3f}"), text("inspect.drawn_from_p", lang)]  # bonus, plain
+
+
+def _lost(token: TokenEvent, lang: str, greedy: bool) -> list[str]:
+    """A lost branch: whether the target judged its first token (beside the path) or never did
+    (below a rejected node), and that token's p and q."""
+    p, q = token.p, token.q
+    if p is None:
+        out = [text("tree2.lost_unjudged", lang)]
+    elif greedy:
+        out = [text("tree2.lost_judged", lang), text("inspect.argmax_mismatch", lang)]
+    else:
+        out = [text("tree2.lost_judged", lang), fill("token.p", lang, p=f"{p:.3f}")]
+    return out + ([fill("token.q", lang, q=f"{q:.3f}")] if q is not None and not greedy else [])
 
 
 def _greedy(status: TokenStatus, lang: str) -> list[str]:

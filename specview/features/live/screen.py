@@ -126,7 +126,9 @@ class LiveScreen(Screen[None]):
                 # which span each number covers: the window, or the whole run where a label says (run)
                 side.border_title = Text(fill("span", t, n=self.session.metrics.window_size))
                 for spec in gauges(PANEL):
-                    yield StatGauge(text(spec.label_id, t), show_bar=spec.bar, id=f"g-{spec.key}")
+                    gauge = StatGauge(text(spec.label_id, t), show_bar=spec.bar, id=f"g-{spec.key}")
+                    gauge.display = not spec.optional  # an optional row shows once it has a value
+                    yield gauge
                 yield Label(text("yield_line", t), classes="span")
                 yield Label(text("by_position", t), classes="section", id="by-position")
                 yield PositionBars(text("bars.empty", t), id="bars")
@@ -180,7 +182,10 @@ class LiveScreen(Screen[None]):
             self._strip.set(pane_texts(reading, self.lang, STRIP), fraction, origin_text(reading, self.lang))
         else:
             for gauge in panel_texts(reading, self.lang):
-                self._gauges[gauge.key].set(gauge.value, gauge.fraction, gauge.note)
+                widget = self._gauges[gauge.key]
+                widget.set(gauge.value, gauge.fraction, gauge.note)
+                if widget.display != gauge.present:
+                    widget.display = gauge.present
             # slow-moving shapes: once a second, and whenever the run stops moving
             now = time.monotonic()
             if now - self._charts_at >= 1 / CHARTS_HZ or self.pump.state.kind != "running":
@@ -232,11 +237,16 @@ class LiveScreen(Screen[None]):
         self.pumps.flush_numbers()
 
     def action_toggle_discarded(self) -> None:
-        """Show or hide the drafts after a rejection (they keep their places: a selection holds)."""
-        hidden = self._view.hidden ^ {TokenStatus.DISCARDED}
+        """Show or hide the drafts after a rejection, and a tree's lost branches the other way round:
+        a chain's discarded drafts start shown, a tree's branches hidden (they would outnumber
+        the text); they keep their places, so a selection holds."""
+        hidden = self._view.hidden ^ {TokenStatus.DISCARDED, TokenStatus.LOST}
         self._view.set_display(hidden=hidden)
-        shown = TokenStatus.DISCARDED not in hidden
-        self.notify(text("toggle.discarded_shown" if shown else "toggle.discarded_hidden", self.lang), markup=False)
+        if self._view.holds(TokenStatus.LOST):  # a tree run: the key is about its branches
+            key = "tree2.lost_hidden" if TokenStatus.LOST in hidden else "tree2.lost_shown"
+        else:
+            key = "toggle.discarded_hidden" if TokenStatus.DISCARDED in hidden else "toggle.discarded_shown"
+        self.notify(text(key, self.lang), markup=False)
 
     def action_toggle_rounds(self) -> None:
         """Show or hide a thin bar where each round begins."""

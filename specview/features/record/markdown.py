@@ -97,6 +97,8 @@ def markdown_report(header: Mapping[str, Any], info: BackendInfo, snap: MetricsS
                   accepted=snap.accepted)
     lines += ["", f"## {text('report_gauges', t)}", "", counts, "", "| | | |", "|---|---:|---|"]
     for spec in gauges(PANEL):  # the side panel's gauges, over the whole run
+        if spec.optional and spec.value(reading, windowed=False) is None:
+            continue  # a row this kind of run does not have (the panel hides it too)
         values = spec.note(reading) if spec.note is not None else None
         theory = fill(spec.note_id, t, **values) if values else ""
         value = spec.formatted(reading, windowed=False)
