@@ -17,6 +17,7 @@ from dataclasses import replace
 from specview.boundary.invisible import INVISIBLE, VISIBLE
 from specview.boundary.secrets import MASK, core_of, secret_pattern
 from specview.kernel.events import Round, TokenStatus
+from specview.kernel.lost_from import leaf_chains
 
 _NEVER = re.compile(r"(?!)")  # no secret long enough to mask: nothing matches
 
@@ -87,9 +88,18 @@ def _mask_discarded(rnd: Round, pattern: re.Pattern[str]) -> Round:
 
 
 def _mask_lost(rnd: Round, pattern: re.Pattern[str]) -> Round:
-    """A tree's lost branches, each token on its own (they continue the text along different paths)."""
-    lost = tuple(t if (m := mask_texts([t.text], pattern)[0]) == t.text else replace(t, text=m) for t in rnd.lost)
-    return rnd if lost == rnd.lost else replace(rnd, lost=lost)
+    """A tree's lost branches, each read from where it left the path to its leaf (`lost_from`, as
+    the token view draws them: kernel/lost_branches.py), or each token on its own where the round
+    does not say how they hang together."""
+    lost = rnd.lost
+    texts = [t.text for t in lost]
+    for chain, _ in leaf_chains(rnd.lost_from, len(lost)):
+        masked = mask_texts([texts[i] for i in chain], pattern)
+        for i, m in zip(chain, masked, strict=True):
+            if m != lost[i].text:
+                texts[i] = m  # a token on several branches: masked where any of them needed it
+    out = tuple(t if m == t.text else replace(t, text=m) for t, m in zip(lost, texts, strict=True))
+    return rnd if out == lost else replace(rnd, lost=out)
 
 
 class RoundMasker:

@@ -14,8 +14,11 @@ at its depth.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from specview.boundary.bounds import MAX_TOKEN_SHOWN
 from specview.kernel.events import Round, TokenEvent, TokenStatus
-from specview.kernel.lost_from import BELOW_REJECTED, ON_PATH
+from specview.kernel.lost_from import BELOW_REJECTED, leaf_chains
 
 _WINNERS = (TokenStatus.ACCEPTED, TokenStatus.CORRECTED, TokenStatus.BONUS)  # a path token a branch lost to
 
@@ -24,22 +27,26 @@ def branches(rnd: Round) -> list[tuple[int, TokenEvent]]:
     """(where, branch): `where` is the position of the path token the branch lost to, or
     BELOW_REJECTED for a branch below the rejected token shown; in the order of their leaves."""
     lost = rnd.lost
-    parents = rnd.lost_from if len(rnd.lost_from) == len(lost) else (ON_PATH,) * len(lost)
-    inner = {p for p in parents if p >= 0}
     out = []
-    for leaf in range(len(lost)):
-        if leaf in inner:
-            continue
-        chain, parent = [leaf], parents[leaf]
-        while parent >= 0:
-            chain.append(parent)
-            parent = parents[parent]
-        chain.reverse()
+    for chain, parent in leaf_chains(rnd.lost_from, len(lost)):
         first = lost[chain[0]]
         where = BELOW_REJECTED if parent == BELOW_REJECTED else (first.position or 0)
-        out.append((where, TokenEvent(first.token_id, "".join(lost[i].text for i in chain), TokenStatus.LOST,
+        out.append((where, TokenEvent(first.token_id, _joined(lost[i].text for i in chain), TokenStatus.LOST,
                                       first.position, first.p, first.q, q_rank=_rank(rnd, first))))
     return out
+
+
+def _joined(texts: Iterable[str]) -> str:
+    """A branch's text, cut past what the stream shows of one token (a recording's branches may
+    be long and share their first tokens: the copies stay small)."""
+    out: list[str] = []
+    size = 0
+    for piece in texts:
+        out.append(piece[: MAX_TOKEN_SHOWN + 1 - size])
+        size += len(out[-1])
+        if size > MAX_TOKEN_SHOWN:
+            break
+    return "".join(out)
 
 
 def _rank(rnd: Round, token: TokenEvent) -> int | None:

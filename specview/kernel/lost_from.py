@@ -36,3 +36,22 @@ def checked_lost_from(data: Any, depths: Sequence[int | None], rejected: int | N
             raise Invalid(f"{field}[{i}] names a parent that is not one depth above it")
         out.append(parent)
     return tuple(out)
+
+
+def leaf_chains(lost_from: Sequence[int], count: int) -> list[tuple[list[int], int]]:
+    """Each lost leaf's branch: (the indices into `lost` from where it left the path down to the
+    leaf, what its first token hangs from: ON_PATH or BELOW_REJECTED), in the order of the leaves.
+    Without `lost_from` (a recording made before it was kept) each lost token is its own branch."""
+    parents = lost_from if len(lost_from) == count else (ON_PATH,) * count
+    inner = {p for p in parents if p >= 0}
+    out = []
+    for leaf in range(count):
+        if leaf in inner:
+            continue
+        chain, parent = [leaf], parents[leaf]
+        while parent >= 0:
+            chain.append(parent)
+            parent = parents[parent]
+        chain.reverse()
+        out.append((chain, parent))
+    return out

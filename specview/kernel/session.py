@@ -20,8 +20,8 @@ from specview.boundary.stream_mask import RoundMasker, mask_rounds
 from specview.kernel.backend import Interruptible
 from specview.kernel.errors import SpecviewError, describe_error
 from specview.kernel.events import Calibration, Reconcile, Round, StreamItem, TokenEvent, TokenStatus
-from specview.kernel.lost_branches import with_branches
 from specview.kernel.gamma_choice import GammaChoice
+from specview.kernel.lost_branches import with_branches
 from specview.kernel.metrics import Metrics
 from specview.kernel.totals import CrossChecked, Totals
 

@@ -8,8 +8,9 @@ anything else. A flat-out producer adds thousands of tokens a second, so the com
 token that fits on the current line) is a few dictionary lookups.
 
 Two display options, each a full rewrap when changed: statuses in `hidden` take no room (their
-tokens stay, so selection indices hold; a tree's lost branches are hidden until asked for), and `separators` puts a thin bar before the first
-token of every round (a round ends with its corrected, bonus or plain token).
+tokens stay, so selection indices hold; a tree's lost branches are hidden until asked for), and
+`separators` puts a thin bar before the first token of every round (a round ends with its
+corrected, bonus or plain token).
 """
 
 from __future__ import annotations

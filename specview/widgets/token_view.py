@@ -3,8 +3,9 @@
 Statuses have a colour (theme variables) *and* a cue that survives NO_COLOR:
 accepted = unmarked, rejected = struck through, corrected = ▸ before, bonus = ⁺ after,
 discarded = ˣ after (and dim), undecided (a draft before its verdict, step mode) = ˀ after
-(and underlined), a tree's lost branch = ⟨…⟩ (and dim; hidden until shown), inferred = italic; a round boundary, when shown, is a thin bar. Wrapping lives
-in TokenLayout; only the changed tail is refreshed and every drawn line is cached until it changes.
+(and underlined), a tree's lost branch = ⟨…⟩ (and dim; hidden until shown), inferred = italic;
+a round boundary, when shown, is a thin bar. Wrapping lives in TokenLayout; only the changed
+tail is refreshed and every drawn line is cached until it changes.
 
 Following the end scrolls in jumps: when the text reaches the bottom it moves up by half the
 view at once, and the next lines fill the blank half without moving anything. Scrolling by
