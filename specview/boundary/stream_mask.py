@@ -17,7 +17,6 @@ from dataclasses import replace
 from specview.boundary.invisible import INVISIBLE, VISIBLE
 from specview.boundary.secrets import MASK, core_of, secret_pattern
 from specview.kernel.events import Round, TokenStatus
-from specview.kernel.lost_from import leaf_chains
 
 _NEVER = re.compile(r"(?!)")  # no secret long enough to mask: nothing matches
 
@@ -93,7 +92,7 @@ def _mask_lost(rnd: Round, pattern: re.Pattern[str]) -> Round:
     does not say how they hang together."""
     lost = rnd.lost
     texts = [t.text for t in lost]
-    for chain, _ in leaf_chains(rnd.lost_from, len(lost)):
+    for chain, _ in rnd.lost_chains():
         masked = mask_texts([texts[i] for i in chain], pattern)
         for i, m in zip(chain, masked, strict=True):
             if m != lost[i].text:

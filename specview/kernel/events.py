@@ -27,7 +27,7 @@ from specview.boundary.text import sanitize, shown
 from specview.kernel import theory
 from specview.kernel.drafters import MAX_DRAFTER_NAME
 from specview.kernel.gamma_choice import GammaChoice
-from specview.kernel.lost_from import checked_lost_from
+from specview.kernel.lost_from import checked_lost_from, leaf_chains
 from specview.kernel.totals import CrossChecked, Totals
 
 
@@ -177,6 +177,10 @@ class Round:
         return (Round, (self.index, self.drafted, self.tokens, self.t_draft_s, self.t_verify_s, self.t_wall,
                         self.discarded, self.drafter,
                         self.lost, self.q_top, self.lost_from))
+
+    def lost_chains(self) -> list[tuple[list[int], int]]:
+        """Each lost leaf's branch, as indices into `lost`, and what it hangs from (kernel/lost_from.py)."""
+        return leaf_chains(self.lost_from, len(self.lost))
 
     @property
     def text(self) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 from specview.boundary.bounds import MAX_TOKEN_SHOWN
 from specview.kernel.events import Round, TokenEvent, TokenStatus
-from specview.kernel.lost_from import BELOW_REJECTED, leaf_chains
+from specview.kernel.lost_from import BELOW_REJECTED
 
 _WINNERS = (TokenStatus.ACCEPTED, TokenStatus.CORRECTED, TokenStatus.BONUS)  # a path token a branch lost to
 
@@ -28,7 +28,7 @@ def branches(rnd: Round) -> list[tuple[int, TokenEvent]]:
     BELOW_REJECTED for a branch below the rejected token shown; in the order of their leaves."""
     lost = rnd.lost
     out = []
-    for chain, parent in leaf_chains(rnd.lost_from, len(lost)):
+    for chain, parent in rnd.lost_chains():
         first = lost[chain[0]]
         where = BELOW_REJECTED if parent == BELOW_REJECTED else (first.position or 0)
         out.append((where, TokenEvent(first.token_id, _joined(lost[i].text for i in chain), TokenStatus.LOST,
