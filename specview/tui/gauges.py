@@ -124,14 +124,18 @@ def origin_text(reading: Reading, lang: str) -> str:
 
 # plain tokens carry no mark (like accepted ones; the help says so): every mark and style is here
 LEGEND = ("accepted", "rejected", "corrected", "bonus", "discarded", "undecided", "separator", "inferred")
+# a tree run has no discarded chain drafts (what hangs below its rejected token is a lost branch): its
+# legend names the branches' mark in their place, so it keeps its two lines at 80×24
+TREE_LEGEND = tuple("lost" if kind == "discarded" else kind for kind in LEGEND)
 RISE = 0.03  # a per-position acceptance this much above the one before it is a rise worth explaining
 RISE_SAMPLES = 200  # verifications needed at a position before its value counts
 RISE_SIGMAS = 3.0  # ... and the rise must stand out of the sampling noise by this many standard errors
 
 
-def legend_entries(lang: str) -> list[tuple[str, str]]:
-    """The legend's entries: (kind, word in `lang`), every mark and style the stream uses."""
-    return [(kind, text(f"legend.{kind}", lang)) for kind in LEGEND]
+def legend_entries(lang: str, *, tree: bool = False) -> list[tuple[str, str]]:
+    """The legend's entries: (kind, word in `lang`), every mark and style the stream uses (`tree`:
+    a tree run's)."""
+    return [(kind, text(f"legend.{kind}", lang)) for kind in (TREE_LEGEND if tree else LEGEND)]
 
 
 def rises(values: Sequence[float | None], verified: Sequence[int]) -> bool:

@@ -44,6 +44,11 @@ class Legend(Widget):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.entries = list(entries)
 
+    def set_entries(self, entries: Sequence[tuple[str, str]]) -> None:
+        """Other entries (a tree run's marks, once its first branch lost)."""
+        self.entries = list(entries)
+        self.refresh(layout=True)
+
     def render(self) -> Text:
         out = Text(justify="left")
         for i, (kind, word) in enumerate(self.entries):

@@ -21,6 +21,7 @@ from specview.kernel.events import TokenEvent, TokenStatus
 from specview.kernel.lost_branches import branches
 from specview.kernel.runspec import RunSpec
 from specview.texts.catalog import text
+from specview.widgets.legend import Legend
 from specview.widgets.stat_gauge import StatGauge
 from specview.widgets.token_info import TokenInfo
 from specview.widgets.token_view import TokenView
@@ -81,6 +82,8 @@ async def test_a_tree_runs_lost_branches_show_on_d_live_and_in_its_replay(pair: 
         assert any(len(r.lost_from) == len(r.lost) > 0 for r in rounds)
         await _toggle_and_inspect(app, pilot, leaves)
         live_lost = _lost(token_view(app))
+        legend = str(app.live.query_one(Legend).render())
+        assert "⟨lost⟩" in legend and "discardedˣ" not in legend  # a tree run's marks
     recorded = recorded_rounds(file)
     assert all(r.lost_from for r in recorded if r.lost), "the recording keeps what each lost token hangs from"
     replay = RunSpec(replay=str(file), speed=0.0)

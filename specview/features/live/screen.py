@@ -104,6 +104,7 @@ class LiveScreen(Screen[None]):
         self._check_shown: CrossChecked | None = None
         self._choice_shown: GammaChoice | None = None  # `--gamma auto`'s last decision, as the note says it
         self._rising_shown = False
+        self._tree_legend = False  # the legend names a tree's lost branches (once the run has some)
 
     @property
     def session(self) -> Session:
@@ -176,6 +177,9 @@ class LiveScreen(Screen[None]):
     # the numbers -------------------------------------------------------------
     def _draw_numbers(self, pumps: Sequence[Pump]) -> None:
         reading = self.pump.reading()
+        if bool(reading.snap.tree_nodes) != self._tree_legend:  # a tree run: its marks differ
+            self._tree_legend = not self._tree_legend
+            self.query_one(Legend).set_entries(legend_entries(self.lang, tree=self._tree_legend))
         if self.has_class("-narrow"):  # the side panel is folded into the strip: its first bar only
             fraction = next((v for spec in gauges(PANEL) if spec.bar
                              and (v := spec.value(reading, windowed=True)) is not None), None)
