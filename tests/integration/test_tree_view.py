@@ -15,11 +15,13 @@ import pytest
 pytest.importorskip("llama_cpp")
 
 from specview.backends.factory import make_backend
+from specview.backends.local.backend import LlamaBackend
 from specview.backends.replay import make_replay_backend
 from specview.features.live.app import SpecviewApp
-from specview.kernel.events import TokenEvent, TokenStatus
+from specview.kernel.events import Round, TokenEvent, TokenStatus
 from specview.kernel.lost_branches import branches
 from specview.kernel.runspec import RunSpec
+from specview.kernel.tree_shape import TreeShape
 from specview.texts.catalog import text
 from specview.widgets.legend import Legend
 from specview.widgets.stat_gauge import StatGauge
@@ -132,3 +134,22 @@ def test_bench_json_carries_the_what_if_with_its_basis(pair: tuple[Path, Path]) 
                           capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert tree.returncode == 0, tree.stderr
     assert json.loads(tree.stdout)["what_if"] is None  # a tree verified its siblings: nothing to imagine
+
+
+def test_a_sampled_tree_round_keeps_a_tree_a_recording_can_check(pair: tuple[Path, Path]) -> None:
+    target, draft = pair
+    backend = LlamaBackend(target, draft=str(draft), prompt=PROMPT, max_tokens=N_TOKENS, n_threads=1,
+                           temperature=1.0, seed=5, tree=TreeShape(3, 3))
+    try:
+        engine = backend.engine
+        assert engine.start()
+        rounds = []
+        while not engine.finished:
+            rounds.append(engine.step())
+    finally:
+        backend.close()
+    assert any(r.lost for r in rounds)
+    for r in rounds:
+        assert Round.from_dict(r.to_dict()) == r  # every lost token one depth below what it hangs from
+        assert len(r.lost_from) == len(r.lost)
+        assert sum(len(chain) for chain, _ in r.lost_chains()) >= len(r.lost)
