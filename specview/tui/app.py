@@ -56,6 +56,10 @@ class BaseApp(App[None]):
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [
         bind("q", "quit", "app.quit", priority=True),
+        # Ctrl-C quits, as in btop, htop or k9s (Textual's own binding only says "press ctrl+q");
+        # not a priority: with text selected, the screen's copy takes it first
+        # (a second Ctrl-C while the runs stop forces the quit: tui/terminal/force_quit.py)
+        bind("ctrl+c", "quit", "app.interrupt", show=False),
         bind("f1,question_mark", "help", "app.help"),
         bind("l", "learn", "app.learn"),
         bind("ctrl+z", "suspend_process", "app.suspend", show=False),
