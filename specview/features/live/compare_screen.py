@@ -165,9 +165,18 @@ class CompareScreen(Screen[None]):
     def action_choose_preset(self) -> None:
         from specview.features.live.preset_screen import choose_preset
 
+        from specview.features.live.end_run import ask_before_leaving
+
         index = self._focused_pane()
-        choose_preset(self, self.backends[index].info.preset, self.lang,
-                      lambda chosen: self._switch_preset(index, chosen))
+        info = self.backends[index].info
+        ask_before_leaving(self, info, self.lang, "compare.preset", lambda: choose_preset(
+            self, info.preset, self.lang, lambda chosen: self._switch_preset(index, chosen)))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # `x` only where some pane runs a preset (the focused one without says so)
+        if action == "run_for_real":
+            return any(backend.info.preset is not None for backend in self.backends)
+        return True
 
     def _switch_preset(self, index: int, preset_id: str | None) -> None:
         """Run the focused pane again on another simulator preset (same seed and pace)."""
@@ -179,6 +188,7 @@ class CompareScreen(Screen[None]):
         with user_action(self, self.labels[index]):
             backend = make_backend(spec)
             self.specs[index], self.backends[index] = spec, backend
+            self.refresh_bindings()  # `x` may be offered now
             pump, pane = self.pumps.pumps[index], self._panes[index]
             pump.title = self._label(backend)
             pane.border_title = Text(pump.title)

@@ -1,0 +1,88 @@
+"""The terminal as users expect (issue 25 item 4), in the pilot: Ctrl-C in the help, `p` asks
+before it ends a real run, keys that do nothing in a run are not offered."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from textual.widgets import Static
+
+from specview.backends.factory import make_backend
+from specview.features.live.app import SpecviewApp
+from specview.features.live.preset_screen import PresetScreen
+from specview.kernel.backend import BackendKind
+from specview.kernel.runspec import RunSpec
+from specview.tui.confirm import ConfirmScreen
+from specview.tui.help_screen import HelpScreen
+from tests.support.app_helpers import sim_app, wait_until
+from tests.support.fake_openai import running_fake
+
+
+@contextmanager
+def remote_app(lang: str = "en") -> Iterator[SpecviewApp]:
+    """The live view of a real remote run: a served OpenAI-compatible test target on 127.0.0.1."""
+    with running_fake("ok") as server:
+        spec = RunSpec(url=server.url, lang=lang)
+        yield SpecviewApp(spec, make_backend(spec), lang=lang)
+
+
+def footer_keys(app: SpecviewApp) -> set[str]:
+    return {binding.binding.id or "" for binding in app.screen.active_bindings.values()
+            if binding.enabled and binding.binding.show}
+
+
+def help_shown(app: SpecviewApp) -> str:
+    assert isinstance(app.screen, HelpScreen)
+    return str(app.screen.query_one(Static).render())
+
+
+async def test_the_help_says_ctrl_c_quits() -> None:
+    app = sim_app(max_rounds=5)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f1")
+        shown = help_shown(app)
+        assert "ctrl+c" in shown and "a second ctrl+c while it stops: at once" in shown
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_p_in_a_real_run_asks_first(lang: str) -> None:
+    with remote_app(lang) as app:
+        async with app.run_test(size=(120, 36)) as pilot:
+            backend = app.live.backend
+            assert backend.info.backend != BackendKind.SIM
+            await pilot.press("p")
+            assert isinstance(app.screen, ConfirmScreen), "the first p asks"
+            question = str(app.screen.query_one(Static).render())
+            assert ("End this run" if lang == "en" else "结束这次运行") in question
+            assert ("p / y: end it" if lang == "en" else "p / y：结束") in question
+            await pilot.press("escape")
+            assert app.screen is app.live and app.live.backend is backend, "esc keeps the run"
+            for again in ("p", "y"):
+                await pilot.press("p")
+                await pilot.press(again)
+                assert isinstance(app.screen, PresetScreen), f"{again} goes on to the presets"
+                await pilot.press("escape")
+            await pilot.press("p", "y", "enter")
+            await wait_until(pilot, lambda: app.live.backend.info.backend == BackendKind.SIM)
+            assert app.screen is app.live
+            await pilot.press("p")
+            assert isinstance(app.screen, PresetScreen), "a simulator run is left without asking"
+
+
+async def test_keys_that_do_nothing_in_a_real_run_are_not_offered() -> None:
+    with remote_app() as app:
+        async with app.run_test(size=(120, 36)) as pilot:
+            assert "live.real" not in footer_keys(app)
+            await pilot.press("x")
+            assert app.screen is app.live, "x does nothing here"
+            await pilot.press("f1")
+            shown = help_shown(app)
+            assert "llama-server / vLLM / SGLang commands" not in shown and "Simulator speed" not in shown
+            assert "Choose a simulator preset" in shown
+    app = sim_app(max_rounds=5)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert "live.real" in footer_keys(app)
+        await pilot.press("f1")
+        assert "Simulator speed ×2" in help_shown(app)
