@@ -163,9 +163,8 @@ class CompareScreen(Screen[None]):
         show_real_run(self, self.backends[self._focused_pane()].info.preset, self.lang)
 
     def action_choose_preset(self) -> None:
-        from specview.features.live.preset_screen import choose_preset
-
         from specview.features.live.end_run import ask_before_leaving
+        from specview.features.live.preset_screen import choose_preset
 
         index = self._focused_pane()
         info = self.backends[index].info
