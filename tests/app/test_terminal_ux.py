@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from textual.widgets import Static
 
 from specview.backends.factory import make_backend
+from specview.cli.app_run import ui_settings
+from specview.cli.parser import build_parser
 from specview.features.live.app import SpecviewApp
 from specview.features.live.preset_screen import PresetScreen
 from specview.kernel.backend import BackendKind
@@ -86,3 +89,20 @@ async def test_keys_that_do_nothing_in_a_real_run_are_not_offered() -> None:
         assert "live.real" in footer_keys(app)
         await pilot.press("f1")
         assert "Simulator speed ×2" in help_shown(app)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_a_bad_keymap_id_is_one_short_line_naming_config_check(
+        lang: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[keymap]\n"live.pouse" = "j"\n', encoding="utf-8")
+    monkeypatch.setenv("SPECVIEW_CONFIG", str(config))
+    ui = ui_settings(build_parser().parse_args(["--lang", lang]))
+    assert len(ui.problems) == 1 and "compare.preset" in ui.problems[0], "the problem itself lists every id"
+    spec = RunSpec(max_rounds=5, speed=0, lang=lang)
+    app = SpecviewApp(spec, make_backend(spec), lang=lang, problems=ui.problems)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: len(app._notifications) > 0)
+        [shown] = [(n.title, n.message) for n in app._notifications]
+        assert shown[0] == "" and "\n" not in shown[1] and len(shown[1]) <= 60, shown
+        assert "specview config check" in shown[1]
