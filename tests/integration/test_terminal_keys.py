@@ -86,3 +86,23 @@ def test_a_second_ctrl_c_while_stopping_forces_the_quit(tmp_path: Path) -> None:
             for pid in producers:
                 with suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
+
+
+def test_compare_at_80x24_keeps_each_summary_row_on_one_line(tmp_path: Path) -> None:
+    runs = ("qwen3.6-mtp", "glm-5.2-mtp", "eagle3")
+    with specview(tmp_path, "compare", *runs, width=80, height=24) as pane:
+        pane.wait_for(lambda screen: [row.count("×") for row in summary_rows(screen, len(runs))] == [1] * len(runs),
+                      60, what="every run's numbers, speedup included")
+        screen = pane.capture()
+        rows = summary_rows(screen, len(runs))
+        assert [row.split()[0] for row in rows] == [f"sim:{run}" for run in runs], screen
+        assert all(len(row) <= 80 for row in rows)
+        header = screen.splitlines()[screen.splitlines().index(rows[0]) - 1]
+        assert header.split()[:4] == ["run", "α", "τ", "tok/s"] and "speedup" in header, header
+        below = screen.splitlines()[screen.splitlines().index(rows[-1]) + 1]
+        assert "space pause all" in below, "no wrapped half-row between the table and the footer"
+
+
+def summary_rows(screen: str, count: int) -> list[str]:
+    """The summary table's run rows (each begins with the run's label)."""
+    return [row for row in screen.splitlines() if row.startswith(" sim:")][:count]

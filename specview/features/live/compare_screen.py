@@ -129,7 +129,7 @@ class CompareScreen(Screen[None]):
                 pane.show(pane_texts(reading, self.lang), state,
                           position_texts(reading.snap.per_position_acceptance))
         table = summary_texts(self.labels, readings, self.lang)
-        self.query_one(SummaryTable).show(table.headers, table.labels, table.cells, table.lead)
+        self.query_one(SummaryTable).show(table.headers, table.labels, table.cells, table.lead, table.drop)
         self._status.set(state=self.pumps.state_text(self.lang))
 
     def refresh_summary(self) -> None:
