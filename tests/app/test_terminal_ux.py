@@ -4,6 +4,7 @@ before it ends a real run, keys that do nothing in a run are not offered."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+import re
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from specview.kernel.backend import BackendKind
 from specview.kernel.runspec import RunSpec
 from specview.tui.confirm import ConfirmScreen
 from specview.tui.help_screen import HelpScreen
+from specview.widgets.position_bars import PositionBars
+from specview.widgets.run_pane import BAR_ROWS
 from tests.support.app_helpers import sim_app, wait_until
 from tests.support.fake_openai import running_fake
 
@@ -106,3 +109,21 @@ async def test_a_bad_keymap_id_is_one_short_line_naming_config_check(
         [shown] = [(n.title, n.message) for n in app._notifications]
         assert shown[0] == "" and "\n" not in shown[1] and len(shown[1]) <= 60, shown
         assert "specview config check" in shown[1]
+
+
+async def test_a_compare_pane_shows_a_bar_for_each_of_ten_positions() -> None:
+    specs = [RunSpec(preset=preset, seed=5, speed=0.0, max_rounds=200, gamma=10) for preset in ("ngram", "eagle3")]
+    backends = [make_backend(spec) for spec in specs]
+    app = SpecviewApp(specs[0], backends[0], compare=backends)
+    async with app.run_test(size=(100, 30)) as pilot:
+        bars = list(app.screen.query(PositionBars))
+
+        def every_position() -> bool:
+            return all(len(b.values) == 10 for b in bars)
+
+        await wait_until(pilot, every_position)
+        await pilot.pause()
+        for widget in bars:
+            drawn = str(widget.render())
+            assert sorted(int(k) for k in re.findall(r"(\d+) ▕", drawn)) == list(range(1, 11)), drawn
+            assert len(drawn.splitlines()) <= BAR_ROWS and widget.size.height == len(drawn.splitlines())
