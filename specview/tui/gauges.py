@@ -14,8 +14,10 @@ from specview.kernel.backend import Origin
 from specview.kernel.events import Basis
 from specview.kernel.gauges import PANE, PANEL, SUMMARY, WATCH, GaugeSpec, Reading, gauges
 from specview.kernel.leaders import leaders
+from specview.kernel.run_names import distinct_names
 from specview.texts.catalog import FALLBACK, catalog, fill, text
 from specview.widgets.stat_gauge import NOTE_JOIN
+from specview.widgets.summary_table import LABEL_WIDTH
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +104,7 @@ def summary_texts(labels: Sequence[str], readings: Sequence[Reading], lang: str)
     keys = [*(spec.key for spec in specs), "origin"]
     return SummaryTexts(
         headers=[text("summary.run", lang), *(text(spec.short_id, lang) for spec in specs), text("origin.title", lang)],
-        labels=list(labels),
+        labels=distinct_names(labels, LABEL_WIDTH),  # what tells the runs apart, not what they share
         cells=[[*(spec.formatted(r, windowed=False) for spec in specs), origin_text(r, lang)] for r in readings],
         lead=[*(lead[spec.key] for spec in specs), None],
         drop=[keys.index(key) for key in SUMMARY_DROP if key in keys],
