@@ -3,8 +3,8 @@ before it ends a real run, keys that do nothing in a run are not offered."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
