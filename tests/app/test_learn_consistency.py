@@ -184,8 +184,9 @@ async def test_screen_11_without_a_saved_sweep_says_how_to_make_one(lang: str) -
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 async def test_screen_11_draws_the_saved_load_sweep_on_its_batch_axis(lang: str) -> None:
-    sweep = LoadSweep((LoadPoint(1, 150.0, 100.0, 150.0, 100.0, 2), LoadPoint(8, 300.0, 320.0, 40.0, 45.0, 2),
-                       LoadPoint(3, 200.0, 190.0, 70.0, 66.0, 2)))
+    sweep = LoadSweep((LoadPoint(1, 150.0, 100.0, 150.0, 100.0, 2, (149.0, 150.0, 151.0), (99.0, 100.0, 101.0)),
+                       LoadPoint(8, 300.0, 320.0, 40.0, 45.0, 2, (299.0, 300.0, 301.0), (319.0, 320.0, 321.0)),
+                       LoadPoint(3, 200.0, 190.0, 70.0, 66.0, 2, (199.0, 200.0, 201.0), (189.0, 190.0, 191.0))))
     assert save_sweep("load", json.dumps(sweep.to_dict())) == sweep_path("load")
     app = LearnApp(lesson_named("load"), lang=lang)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -72,9 +72,11 @@ def test_load_sweep_with_parallel_slots(on_off: tuple[RunningServer, RunningServ
     sweep = LoadSweep.from_dict(data)
     assert [p.concurrency for p in sweep.points] == [1, 2, 4]
     assert all(p.on_tokens_per_second > 0 and p.off_tokens_per_second > 0 for p in sweep.points)
-    assert all(p.requests == 2 * p.concurrency for p in sweep.points)
-    expected = next((p.concurrency for p in sweep.points if p.on_tokens_per_second <= p.off_tokens_per_second), None)
-    assert data["crossover"] == expected == sweep.crossover
+    assert all(p.requests == 2 * p.concurrency * 3 for p in sweep.points)  # 3 repeats by default
+    assert all(len(p.on_samples) == len(p.off_samples) == 3 for p in sweep.points)
+    assert all(p.on_drafted and p.off_drafted == 0 for p in sweep.points)  # the server's own counts, checked
+    expected = next((p.concurrency for p in sweep.points if p.verdict.outcome.value != "above"), None)
+    assert data["crossover"] == expected == sweep.crossover  # beyond noise only
     # more clients share the slots: each request gets less of the machine
     assert sweep.points[-1].off_per_request < sweep.points[0].off_per_request
     assert "| 4 |" in report.read_text(encoding="utf-8")

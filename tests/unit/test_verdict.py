@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from specview.kernel.verdict import Z, Estimate, Outcome, compare, judge, leader
+from specview.kernel.verdict import Estimate, Outcome, Z, compare, judge, leader
 
 
 def test_separated_samples_are_faster_and_slower() -> None:

@@ -11,6 +11,7 @@ from specview.boundary.text import number, sanitize
 from specview.cli.table import right_aligned
 from specview.features.live.run_text import note_texts
 from specview.features.sweep.model import GammaSweep, LoadSweep
+from specview.kernel.verdict import Estimate, Outcome
 from specview.texts.catalog import fill, text
 
 BAR_WIDTH = 36
@@ -88,15 +89,34 @@ def auto_line(sweep: GammaSweep, lang: str) -> str:
 
 def load_header(lang: str) -> list[str]:
     return [text("sweep.concurrency", lang), text("sweep.on_tps", lang), text("sweep.off_tps", lang),
-            text("sweep.gain", lang), text("sweep.on_req", lang), text("sweep.off_req", lang), ""]
+            text("sweep.gain", lang), text("verdict.load.column", lang), text("verdict.load.on_drafts", lang),
+            text("verdict.load.off_drafts", lang), text("sweep.on_req", lang), text("sweep.off_req", lang), ""]
+
+
+def _rate(mean: float, samples: tuple[float, ...]) -> str:
+    """`78.1 ± 1.2` (one standard error over the repeats), the mean alone from a single repeat."""
+    spread = Estimate.of(samples).spread if samples else None
+    return number(mean, ".1f") + ("" if spread is None else f" ± {number(spread, '.1f')}")
+
+
+def _drafts(drafted: int | None, accepted: int | None) -> str:
+    """`312 / 280` (drafted / accepted), — when the server did not tell."""
+    return "—" if drafted is None else f"{drafted} / {number(accepted, '')}"
+
+
+def outcome_text(outcome: Outcome, lang: str) -> str:
+    return text(f"verdict.outcome.{outcome.value}", lang)
 
 
 def load_rows(sweep: LoadSweep, lang: str) -> list[list[str]]:
     rows = []
     crossover = sweep.crossover
     for p in sweep.points:
-        rows.append([str(p.concurrency), number(p.on_tokens_per_second, ".1f"), number(p.off_tokens_per_second, ".1f"),
-                     number(p.gain, ".2f"), number(p.on_per_request, ".1f"), number(p.off_per_request, ".1f"),
+        rows.append([str(p.concurrency), _rate(p.on_tokens_per_second, p.on_samples),
+                     _rate(p.off_tokens_per_second, p.off_samples), number(p.gain, ".2f"),
+                     outcome_text(p.verdict.outcome, lang), _drafts(p.on_drafted, p.on_accepted),
+                     _drafts(p.off_drafted, p.off_accepted), number(p.on_per_request, ".1f"),
+                     number(p.off_per_request, ".1f"),
                      "✗ " + text("sweep.crossover", lang) if p.concurrency == crossover else ""])
     return rows
 
@@ -106,28 +126,36 @@ def load_text(sweep: LoadSweep, lang: str) -> str:
              f"{text('sweep.off', lang)}: {sanitize(sweep.off_label, 200, one_line=True)}")
     lines = [text("sweep.load_title", lang), which,
              *_table(load_header(lang), load_rows(sweep, lang)), ""]
-    lines.append(verdict(sweep, lang))
+    lines += [verdict(sweep, lang),
+              fill("verdict.load.rule", lang, repeats=sweep.repeats) if sweep.repeats > 1
+              else text("verdict.load.rule_single", lang)]
     lines += ["", text("sweep.chart_load", lang)]
     top = max([max(p.on_tokens_per_second, p.off_tokens_per_second) for p in sweep.points], default=0.0)
     crossover = sweep.crossover
     for p in sweep.points:
         mark = " ✗" if p.concurrency == crossover else ""
         lines.append(f"{p.concurrency:>4} {text('sweep.on', lang):>4} │{bar(p.on_tokens_per_second, top)}│ "
-                     f"{p.on_tokens_per_second:.1f}{mark}")
+                     f"{_rate(p.on_tokens_per_second, p.on_samples)}{mark}")
         lines.append(f"{'':>4} {text('sweep.off', lang):>4} ┊{bar(p.off_tokens_per_second, top, fill='░')}┊ "
-                     f"{p.off_tokens_per_second:.1f}")
+                     f"{_rate(p.off_tokens_per_second, p.off_samples)}")
     lines += ["", *(f"· {n}" for n in note_texts(sweep.notes, lang))]
     return "\n".join(lines).rstrip() + "\n"
 
 
 def verdict(sweep: LoadSweep, lang: str) -> str:
-    """Where speculation stops paying, in one sentence."""
+    """Where speculation stops paying beyond noise, in one sentence."""
     crossover = sweep.crossover
     if crossover is None:
-        return text("sweep.no_crossover", lang)
-    if crossover == min(p.concurrency for p in sweep.points):
-        return text("sweep.never_paid", lang)
-    return fill("sweep.crossover_at", lang, n=crossover)
+        return text("verdict.load.paid_everywhere", lang)
+    outcomes = {p.verdict.outcome for p in sweep.points}
+    if outcomes == {Outcome.WITHIN}:
+        return text("verdict.load.no_difference", lang)
+    first = min(sweep.points, key=lambda p: p.concurrency)
+    if crossover == first.concurrency:
+        if first.verdict.outcome is Outcome.BELOW:
+            return fill("verdict.load.slower_at_first", lang, n=crossover)
+        return fill("verdict.load.not_at_first", lang, n=crossover)
+    return fill("verdict.load.stops_at", lang, n=crossover)
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
