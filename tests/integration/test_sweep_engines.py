@@ -32,7 +32,9 @@ def test_gamma_sweep_on_local_llama(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert [r["gamma"] for r in rows] == [0, 1, 2, 3]
     assert all(r["tokens"] == 40 for r in rows)
     assert rows[0]["tau"] == 1.0 and rows[0]["speedup"] == 1.0
-    assert sum(r["best"] for r in rows) == 1 and data["best_gamma"] in (0, 1, 2, 3)
+    # a ★ only for a γ faster than every other beyond noise (each run's tok/s ± 2 standard errors)
+    assert sum(r["best"] for r in rows) == (data["best_gamma"] is not None)
+    assert all(r["tokens_per_second_spread"] is not None for r in rows)
     assert all(r["max_drafted"] <= r["gamma"] for r in rows[1:])
     for r in rows[1:]:  # theory from the measured α, c and verify-cost ratio, next to measurement
         assert r["verify_ratio"] is not None and r["verify_ratio"] > 0

@@ -14,9 +14,9 @@ from specview.kernel.theory import expected_tau, speedup
 
 
 def point(gamma: int, tps: float, tau: float, alpha: float | None, curve: tuple[float, ...] = (),
-          verify: float = 0.01, accepted: int = 0, verified: int = 0) -> GammaPoint:
+          verify: float = 0.01, accepted: int = 0, verified: int = 0, spread: float | None = 0.5) -> GammaPoint:
     return GammaPoint(gamma, 100, round(100 / tau), tps, tau, alpha, curve, 0.02 if gamma else None, verify,
-                      float(gamma) if gamma else None, accepted, verified, gamma)
+                      float(gamma) if gamma else None, accepted, verified, gamma, spread)
 
 
 SWEEP = [point(0, 40.0, 1.0, None), point(1, 55.0, 1.8, 0.8, (0.8,), 0.012, 80, 100),
@@ -38,6 +38,22 @@ def test_theory_uses_the_measured_alpha_c_and_verify_ratio() -> None:
     assert sweep.curve == (0.8, 0.7, 0.6)
     assert row.tau_from_curve == pytest.approx(1 + 0.8 + 0.8 * 0.7)
     assert tau_if_gamma(sweep.curve, 4) is None and tau_if_gamma((), 0) == 1.0
+
+
+def test_the_star_goes_only_to_a_gamma_faster_than_every_other_beyond_noise() -> None:
+    # the case: four runs of one configuration (a server that ignored γ), ~50 tok/s each
+    same = [point(g, tps, 2.0, 0.8, spread=1.2) for g, tps in ((1, 50.9), (2, 49.6), (3, 50.2), (4, 49.9))]
+    sweep = analyse_gamma(same)
+    assert sweep.best_gamma is None and not any(r.best for r in sweep.rows)
+    out = gamma_text(sweep, "en")
+    assert "★" not in out.replace("no ★", "") and "no γ is faster than the others beyond noise" in out
+    assert "50.9 ± 1.2" in out
+    assert "没有哪个 γ 比其他 γ 快得超出噪声" in gamma_text(sweep, "zh")
+    assert json.loads(json.dumps(sweep.to_dict()))["rows"][0]["tokens_per_second_spread"] == 1.2
+    # runs without a spread (one batch of rounds) never earn it either
+    assert analyse_gamma([point(1, 80.0, 2.0, 0.8, spread=None), point(2, 40.0, 2.0, 0.8)]).best_gamma is None
+    apart = analyse_gamma([point(1, 80.0, 2.0, 0.8, spread=1.0), point(2, 40.0, 2.0, 0.8, spread=1.0)])
+    assert apart.best_gamma == 1 and "★ only for a γ faster than every other beyond noise" in gamma_text(apart, "en")
 
 
 def test_speedup_with_verify_ratio_one_is_theorem_3_8() -> None:

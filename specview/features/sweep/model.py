@@ -37,7 +37,7 @@ from specview.boundary.bounds import (
 )
 from specview.kernel.backend import Note
 from specview.kernel.theory import speedup, tau_from_positions, verify_ratio
-from specview.kernel.verdict import Estimate, Outcome, Verdict, judge
+from specview.kernel.verdict import Estimate, Outcome, Verdict, judge, leader
 
 SCHEMA = "specview.sweep/1"
 MAX_LEVELS = 64  # concurrency levels one load sweep may hold (the command line allows as many)
@@ -63,6 +63,7 @@ class GammaPoint:
     accepted: int = 0
     verified: int = 0  # drafts verified (up to and including the first refused one)
     max_drafted: int = 0  # the longest draft of a round (a server may not honour γ)
+    tokens_per_second_spread: float | None = None  # one standard error (kernel/spread.py), None: unknown
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +100,7 @@ class GammaSweep:
     rows: tuple[GammaRow, ...]
     alpha: float | None  # pooled over the drafting runs
     c: float
-    best_gamma: int | None  # measured best (highest tok/s), plain included
+    best_gamma: int | None  # faster than every other run beyond noise (kernel/verdict.py), plain included
     curve: tuple[float | None, ...]  # the per-position curve "τ if γ were γ′" uses
     notes: tuple[Note, ...] = ()  # what did not hold (catalog ids `note.<id>`)
     auto: AutoPoint | None = None  # the `--gamma auto` run beside the sweep (local engines)
@@ -128,8 +129,7 @@ def analyse_gamma(points: list[GammaPoint], notes: tuple[Note, ...] = ()) -> Gam
     curve = deepest.per_position if deepest is not None else ()
     base_tps = plain.tokens_per_second if plain is not None else None
     base_verify = plain.mean_verify_s if plain is not None else None
-    timed = [p for p in points if p.tokens_per_second is not None]
-    best = max(timed, key=lambda p: p.tokens_per_second or 0.0).gamma if timed else None
+    best = _fastest_beyond_noise(points)
     rows = []
     for p in sorted(points, key=lambda p: p.gamma):
         ratio = None
@@ -149,6 +149,15 @@ def analyse_gamma(points: list[GammaPoint], notes: tuple[Note, ...] = ()) -> Gam
             tau_from_curve=tau_if_gamma(curve, p.gamma), best=p.gamma == best,
         ))
     return GammaSweep(tuple(rows), alpha, c, best, curve, notes)
+
+
+def _fastest_beyond_noise(points: list[GammaPoint]) -> int | None:
+    """The γ whose tok/s beats every other run's beyond noise (kernel/verdict.py's rule on each
+    run's tok/s and its spread), None when no run does: four runs of one configuration tie."""
+    estimates = [None if p.tokens_per_second is None else Estimate(p.tokens_per_second, p.tokens_per_second_spread)
+                 for p in points]
+    index = leader(estimates)
+    return None if index is None else points[index].gamma
 
 
 def tau_if_gamma(curve: tuple[float | None, ...], gamma: int) -> float | None:

@@ -45,7 +45,8 @@ def gamma_rows(sweep: GammaSweep, lang: str) -> list[list[str]]:
         p = r.point
         rows.append([
             text("sweep.plain", lang) if p.gamma == 0 else str(p.gamma),
-            number(p.tokens_per_second, ".1f"), number(r.speedup, ".2f"), number(p.tau, ".2f"),
+            _with_spread(p.tokens_per_second, p.tokens_per_second_spread), number(r.speedup, ".2f"),
+            number(p.tau, ".2f"),
             number(r.tau_from_curve, ".2f"), number(p.acceptance_rate, ".3f"), number(r.verify_ratio, ".2f"),
             number(r.predicted_speedup, ".2f"), number(r.predicted_tokens_per_second, ".1f"),
             "★ " + text("sweep.best", lang) if r.best else "",
@@ -65,26 +66,44 @@ def gamma_text(sweep: GammaSweep, lang: str) -> str:
     for r in sweep.rows:
         label = text("sweep.plain", lang) if r.point.gamma == 0 else f"γ {r.point.gamma}"
         mark = " ★" if r.best else ""
-        measured = number(r.point.tokens_per_second, ".1f")
+        measured = _with_spread(r.point.tokens_per_second, r.point.tokens_per_second_spread)
         lines.append(f"{label:>7} │{bar(r.point.tokens_per_second, top)}│ {measured}{mark}")
         if r.predicted_tokens_per_second is not None and r.point.gamma > 0:
             lines.append(f"{'':>7} ┊{bar(r.predicted_tokens_per_second, top, fill='░')}┊ "
                          f"{number(r.predicted_tokens_per_second, '.1f')} {text('sweep.theory', lang)}")
+    lines += ["", best_line(sweep, lang)]
     if sweep.auto is not None:
         lines += ["", auto_line(sweep, lang)]
     lines += ["", *(f"· {n}" for n in note_texts(sweep.notes, lang))]
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _with_spread(value: float | None, spread: float | None) -> str:
+    """`55.0 ± 1.2` tok/s (one standard error), the value alone where the spread is unknown."""
+    return number(value, ".1f") + ("" if value is None or spread is None else f" ± {number(spread, '.1f')}")
+
+
+def best_line(sweep: GammaSweep, lang: str) -> str:
+    """What the ★ means, or that no γ earned it (kernel/verdict.py)."""
+    return text("verdict.gamma.best_rule" if sweep.best_gamma is not None else "verdict.gamma.no_best", lang)
+
+
 def auto_line(sweep: GammaSweep, lang: str) -> str:
-    """`--gamma auto chose γ 3 (why), 21.5 tok/s · the measured best: γ 4, 22.0 tok/s`."""
+    """`--gamma auto chose γ 3 (why), 21.5 tok/s · the measured best: γ 4, 22.0 tok/s` (or, with no
+    best beyond noise, the fastest run named as not faster beyond noise)."""
     auto = sweep.auto
     assert auto is not None
-    best = next((r.point for r in sweep.rows if r.best), None)
     why = fill(f"gammaauto.why.{auto.why}", lang, gamma=auto.gamma)
-    return fill("gammaauto.sweep", lang, gamma=auto.gamma, why=why, tps=number(auto.tokens_per_second, ".1f"),
-                best=number(sweep.best_gamma, ""), best_tps=number(None if best is None else best.tokens_per_second,
-                                                                     ".1f"))
+    chose = {"gamma": auto.gamma, "why": why, "tps": number(auto.tokens_per_second, ".1f")}
+    best = next((r.point for r in sweep.rows if r.best), None)
+    if best is None:
+        timed = [r.point for r in sweep.rows if r.point.tokens_per_second is not None]
+        fastest = max(timed, key=lambda p: p.tokens_per_second or 0.0, default=None)
+        return fill("verdict.gamma.auto_no_best", lang, **chose,
+                    fastest=number(None if fastest is None else fastest.gamma, ""),
+                    fastest_tps=number(None if fastest is None else fastest.tokens_per_second, ".1f"))
+    return fill("gammaauto.sweep", lang, **chose, best=number(sweep.best_gamma, ""),
+                best_tps=number(best.tokens_per_second, ".1f"))
 
 
 def load_header(lang: str) -> list[str]:
