@@ -91,7 +91,7 @@ LOAD = LoadSweep((level(1, (59.0, 60.0, 61.0), (39.0, 40.0, 41.0), 60.0, 40.0),
 
 
 def test_the_crossover_is_where_speculation_stops_paying() -> None:
-    assert LOAD.crossover == 4
+    assert LOAD.crossover == LOAD.stops_paying == 4
     assert LOAD.points[0].gain == pytest.approx(1.5)
     out = load_text(LOAD, "en")
     assert "stops paying beyond noise at 4 concurrent clients" in out and "✗" in out
@@ -114,6 +114,7 @@ def test_the_same_speed_on_and_off_is_no_difference_beyond_noise() -> None:
     assert [p.verdict.outcome.value for p in tie.points] == ["within_noise", "within_noise"]
     out = load_text(tie, "en")
     assert "no difference beyond noise at any concurrency measured" in out and "paid" not in out
+    assert tie.stops_paying is None and "✗" not in out  # a tie from the first level on stops nothing
     data = json.loads(json.dumps(tie.to_dict()))
     assert data["points"][0]["verdict"]["outcome"] == "within_noise"
     assert data["points"][0]["verdict"]["a"]["interval"][0] < data["points"][0]["verdict"]["b"]["interval"][1]

@@ -230,6 +230,18 @@ class LoadSweep:
                 return point.concurrency
         return None
 
+    @property
+    def stops_paying(self) -> int | None:
+        """The crossover where the table marks ✗: only where speculation paid beyond noise at a
+        lower level, or was slower beyond noise there (a tie from the start stops nothing)."""
+        crossover = self.crossover
+        if crossover is None:
+            return None
+        ordered = sorted(self.points, key=lambda p: p.concurrency)
+        at = next(p for p in ordered if p.concurrency == crossover)
+        earlier = [p for p in ordered if p.concurrency < crossover]
+        return crossover if earlier or at.verdict.outcome is Outcome.BELOW else None
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON the Learn screen "When it fails" reads (see module docstring)."""
         return {

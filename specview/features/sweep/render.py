@@ -129,7 +129,7 @@ def outcome_text(outcome: Outcome, lang: str) -> str:
 
 def load_rows(sweep: LoadSweep, lang: str) -> list[list[str]]:
     rows = []
-    crossover = sweep.crossover
+    crossover = sweep.stops_paying  # ✗ where it stopped paying beyond noise
     for p in sweep.points:
         rows.append([str(p.concurrency), _rate(p.on_tokens_per_second, p.on_samples),
                      _rate(p.off_tokens_per_second, p.off_samples), number(p.gain, ".2f"),
@@ -150,7 +150,7 @@ def load_text(sweep: LoadSweep, lang: str) -> str:
               else text("verdict.load.rule_single", lang)]
     lines += ["", text("sweep.chart_load", lang)]
     top = max([max(p.on_tokens_per_second, p.off_tokens_per_second) for p in sweep.points], default=0.0)
-    crossover = sweep.crossover
+    crossover = sweep.stops_paying  # ✗ where it stopped paying beyond noise
     for p in sweep.points:
         mark = " ✗" if p.concurrency == crossover else ""
         lines.append(f"{p.concurrency:>4} {text('sweep.on', lang):>4} │{bar(p.on_tokens_per_second, top)}│ "
