@@ -97,7 +97,7 @@ def test_the_crossover_is_where_speculation_stops_paying() -> None:
     assert "stops paying beyond noise at 4 concurrent clients" in out and "✗" in out
     assert "60.0 ± 0.6" in out and "300 / 240" in out and "0 / 0" in out  # the spread and the server's counts
     assert "mean ± 2 standard errors over 3 repeats" in out
-    assert "| 4 |" in load_markdown(LOAD, "en")
+    assert "| 4 |" in load_markdown(LOAD, "en") and "- faster or slower only where" in load_markdown(LOAD, "en")
     never = LoadSweep((level(1, (10.0, 11.0, 9.0), (40.0, 41.0, 39.0)),), "a", "b", repeats=3)
     assert never.crossover == 1 and "slower beyond noise at 1 clients" in load_text(never, "en")
     always = LoadSweep((level(1, (50.0, 51.0, 49.0), (40.0, 41.0, 39.0)),), "a", "b", repeats=3)

@@ -145,9 +145,7 @@ def load_text(sweep: LoadSweep, lang: str) -> str:
              f"{text('sweep.off', lang)}: {sanitize(sweep.off_label, 200, one_line=True)}")
     lines = [text("sweep.load_title", lang), which,
              *_table(load_header(lang), load_rows(sweep, lang)), ""]
-    lines += [verdict(sweep, lang),
-              fill("verdict.load.rule", lang, repeats=sweep.repeats) if sweep.repeats > 1
-              else text("verdict.load.rule_single", lang)]
+    lines += [verdict(sweep, lang), rule_line(sweep, lang)]
     lines += ["", text("sweep.chart_load", lang)]
     top = max([max(p.on_tokens_per_second, p.off_tokens_per_second) for p in sweep.points], default=0.0)
     crossover = sweep.stops_paying  # ✗ where it stopped paying beyond noise
@@ -159,6 +157,13 @@ def load_text(sweep: LoadSweep, lang: str) -> str:
                      f"{_rate(p.off_tokens_per_second, p.off_samples)}")
     lines += ["", *(f"· {n}" for n in note_texts(sweep.notes, lang))]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def rule_line(sweep: LoadSweep, lang: str) -> str:
+    """How the verdict was reached (kernel/verdict.py), or why one repeat cannot reach one."""
+    if sweep.repeats > 1:
+        return fill("verdict.load.rule", lang, repeats=sweep.repeats)
+    return text("verdict.load.rule_single", lang)
 
 
 def verdict(sweep: LoadSweep, lang: str) -> str:
@@ -198,7 +203,7 @@ def load_markdown(sweep: LoadSweep, lang: str) -> str:
              f"- {text('sweep.on', lang)}: `{sanitize(sweep.on_label, 200, one_line=True)}`",
              f"- {text('sweep.off', lang)}: `{sanitize(sweep.off_label, 200, one_line=True)}`", "",
              *_md_table(load_header(lang), load_rows(sweep, lang)), "",
-             f"- {verdict(sweep, lang)}",
+             f"- {verdict(sweep, lang)}", f"- {rule_line(sweep, lang)}",
              f"- {text('sweep.method_load', lang)}",
              *(f"- {n}" for n in note_texts(sweep.notes, lang)), "", "```", load_text(sweep, lang).rstrip(), "```"]
     return "\n".join(lines) + "\n"
