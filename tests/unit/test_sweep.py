@@ -191,3 +191,15 @@ def test_a_pair_that_does_not_compare_speculation_with_plain_decoding_is_refused
     from specview.features.sweep.render import load_rows
 
     assert load_rows(sweep, "en")[0][5:7] == ["—", "—"]  # drafted / accepted: not told, not 0
+
+
+def test_the_load_table_lines_up_in_chinese() -> None:
+    from rich.cells import cell_len
+
+    from specview.cli.table import right_aligned
+    from specview.features.sweep.render import load_header, load_rows
+
+    lines = right_aligned([load_header("zh"), *load_rows(LOAD, "zh")])
+    assert len({cell_len(line) for line in lines}) == 1, lines
+    assert "差异未超出噪声" in load_text(LoadSweep((*LOAD.points[:1], level(2, (1.0, 2.0), (1.5, 1.4))), repeats=2),
+                                       "zh")
