@@ -25,6 +25,7 @@ from specview.kernel.backend import BackendInfo, Exact, Origin
 from specview.kernel.events import Basis
 from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.overlay import Overlay, overlay, plain_run
+from specview.kernel.verdict import Estimate, judge
 
 PANEL = "panel"  # the live view's side panel
 PANE = "pane"  # a compare pane's gauge line
@@ -51,6 +52,7 @@ Value = Callable[[Reading], float | None]
 NoteFields = Callable[[Reading], dict[str, str] | None]  # the values of a gauge's note template
 Source = Callable[[Reading], tuple[str, dict[str, str]]]  # (catalog id, its values): where the value comes from
 Watched = Callable[[WatchSample], float | None]
+Judged = Callable[[Reading], tuple[str, dict[str, str]] | None]  # a verdict's words (catalog id, values), or None
 WatchedNoteFields = Callable[[WatchSample], dict[str, str] | None]
 
 
@@ -85,6 +87,7 @@ class GaugeSpec:
     watched: Watched | None = None  # its value in the monitor (view WATCH)
     watched_note: WatchedNoteFields | None = None  # values for its note template there
     spread: Value | None = None  # one standard error of the whole run's value (None: unknown)
+    judged: Judged | None = None  # what kernel/verdict.py says of the value, where it says something
     optional: bool = False  # the side panel shows its row only once it has a value (a run of one kind)
 
     @property
@@ -157,6 +160,9 @@ class GaugeSpec:
             out.append((f"tag.{kind}", {}))
         if self.source is not None:
             out.append(self.source(reading))
+        judged = self.judged(reading) if self.judged is not None else None
+        if judged is not None:
+            out.append(judged)
         return out
 
 
@@ -203,6 +209,19 @@ def _speedup_source(r: Reading) -> tuple[str, dict[str, str]]:
         return BASELINE_IDS[Basis.DEFINITION], {"plain": plain, "run": run}
     return BASELINE_IDS.get(over.speedup_basis, "basis.none"), {"plain": plain}
 
+
+def _speedup_judged(r: Reading) -> tuple[str, dict[str, str]] | None:
+    """"No difference beyond noise" when 1× lies within the measured speedup ± 2 standard errors
+    (kernel/verdict.py); nothing where the spread is unknown (a given or paired baseline) or the
+    run is plain decoding (1× by definition)."""
+    over = r.over
+    if over.speedup_measured is None or over.speedup_spread is None or over.speedup_basis is Basis.DEFINITION:
+        return None
+    verdict = judge(Estimate(over.speedup_measured, over.speedup_spread), Estimate(PLAIN, 0.0))
+    return None if verdict.beyond_noise else ("verdict.speedup.within", {})
+
+
+PLAIN = 1.0  # plain decoding's speedup: a definition, no spread
 
 SPARK = "▁▂▃▄▅▆▇█"
 
@@ -309,7 +328,7 @@ GAUGES: tuple[GaugeSpec, ...] = (
               higher_is_better=False, exact_key=Exact.DRAFT_COST, timed=True, provenance_key="draft_cost"),
     GaugeSpec("speedup", lambda r: r.over.speedup_measured, ".2f", frozenset({PANEL, STRIP, SUMMARY, BENCH}),
               suffix="×", higher_is_better=True, note=_speedup_note, provenance_key="speedup",
-              source=_speedup_source, spread=lambda r: r.over.speedup_spread),
+              source=_speedup_source, spread=lambda r: r.over.speedup_spread, judged=_speedup_judged),
     GaugeSpec("context_drop", _context_drop, "+.2f", frozenset({SUMMARY, BENCH}), higher_is_better=False),
     GaugeSpec("verify_ratio", lambda r: r.over.verify_ratio, ".2f", frozenset({PANEL, SUMMARY, BENCH}),
               higher_is_better=False, source=_verify_source, spread=lambda r: r.over.verify_ratio_spread),

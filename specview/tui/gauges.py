@@ -6,7 +6,7 @@ Pure (no widgets, no Textual), so `bench --table` and the help screen use it too
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 
 from specview.features.watch.model import Violation, WatchSample
@@ -14,8 +14,10 @@ from specview.kernel.backend import Origin
 from specview.kernel.events import Basis
 from specview.kernel.gauges import PANE, PANEL, SUMMARY, WATCH, GaugeSpec, Reading, gauges
 from specview.kernel.leaders import leaders
+from specview.kernel.run_names import distinct_names
 from specview.texts.catalog import FALLBACK, catalog, fill, text
 from specview.widgets.stat_gauge import NOTE_JOIN
+from specview.widgets.summary_table import LABEL_WIDTH
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,17 +87,29 @@ class SummaryTexts:
     labels: list[str]
     cells: list[list[str]]
     lead: list[int | None]  # per column: the leading row
+    drop: list[int] = field(default_factory=list)  # value columns to leave out, first to last, where rows would wrap
+
+
+# The compare summary where the terminal is narrow (80 columns): value columns are left out, first
+# to last, until every row is one line. First what derives from other columns or says least about
+# which run is better (α's drop with context, theory τ, the verify ratio v, the draft cost c), then
+# the origin (the panes' gauge lines and F1 say where numbers come from), tokens/s, the speedup, τ.
+# α and the run's name always stay.
+SUMMARY_DROP = ("context_drop", "expected_tau", "verify_ratio", "draft_cost", "origin", "tokens_per_second",
+                "speedup", "tau")
 
 
 def summary_texts(labels: Sequence[str], readings: Sequence[Reading], lang: str) -> SummaryTexts:
     """Each run's whole-run values, with the best run of every column, then where they come from."""
     specs = gauges(SUMMARY)
     lead = leaders(readings)
+    keys = [*(spec.key for spec in specs), "origin"]
     return SummaryTexts(
         headers=[text("summary.run", lang), *(text(spec.short_id, lang) for spec in specs), text("origin.title", lang)],
-        labels=list(labels),
+        labels=distinct_names(labels, LABEL_WIDTH),  # what tells the runs apart, not what they share
         cells=[[*(spec.formatted(r, windowed=False) for spec in specs), origin_text(r, lang)] for r in readings],
         lead=[*(lead[spec.key] for spec in specs), None],
+        drop=[keys.index(key) for key in SUMMARY_DROP if key in keys],
     )
 
 

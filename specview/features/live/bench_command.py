@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -48,20 +49,38 @@ def bench_one(spec: RunSpec, rounds: int | None, record: str | None = None) -> B
                        Reading.of(snap, backend.info), what_if)
 
 
-RUN_WIDTH = 18
+RUN_WIDTH = 24
+NAME_CHARS = 400  # of a run's name before it is shortened (a path, a server's model id)
 
 
-def table_lines(readings: list[Reading], lang: str) -> list[str]:
-    """A fixed-width table for people: the run, then the gauge table's bench columns."""
+def run_name(spec: RunSpec, reading: Reading) -> str:
+    """What names a run in the table: its preset, its server (host:port, never credentials) and
+    model, or its model file (and draft)."""
+    from urllib.parse import urlsplit
+
+    info = reading.info
+    if info.preset:
+        return info.preset
+    if spec.url:
+        server = urlsplit(spec.url).netloc.rsplit("@", 1)[-1]
+        return " ".join(filter(None, (server, info.model)))
+    return " · ".join(filter(None, (info.model, info.draft))) or info.backend
+
+
+def table_lines(readings: Sequence[Reading], specs: Sequence[RunSpec], lang: str) -> list[str]:
+    """A fixed-width table for people: the run, then the gauge table's bench columns. Run names
+    keep what tells them apart (the shared beginning of model paths or server addresses goes)."""
     from specview.boundary.text import sanitize
     from specview.cli.table import right_aligned
     from specview.kernel.gauges import BENCH, gauges
+    from specview.kernel.run_names import distinct_names
     from specview.texts.catalog import text
 
-    specs = gauges(BENCH)
-    headers = [text("summary.run", lang), *(text(spec.short_id, lang) for spec in specs)]
-    rows = [[sanitize(r.info.preset or r.info.model or r.info.backend, RUN_WIDTH, one_line=True)[:RUN_WIDTH],
-             *(spec.formatted(r, windowed=False) for spec in specs)] for r in readings]
+    columns = gauges(BENCH)
+    headers = [text("summary.run", lang), *(text(spec.short_id, lang) for spec in columns)]
+    names = [sanitize(run_name(spec, r), NAME_CHARS, one_line=True) for spec, r in zip(specs, readings, strict=True)]
+    rows = [[name, *(spec.formatted(r, windowed=False) for spec in columns)]
+            for name, r in zip(distinct_names(names, RUN_WIDTH), readings, strict=True)]
     return right_aligned([headers, *rows], RUN_WIDTH)
 
 
@@ -115,7 +134,7 @@ def run_bench(args: argparse.Namespace) -> int:
         if args.json:
             print(dumps(result.stats), flush=True)
     if args.table or not args.json:
-        for line in table_lines([r.reading for r in results], args.lang or DEFAULT_LANG):
+        for line in table_lines([r.reading for r in results], specs, args.lang or DEFAULT_LANG):
             print(line)
         from specview.kernel.what_if import what_if_lines
 

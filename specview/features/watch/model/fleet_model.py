@@ -40,6 +40,8 @@ class _Instance:
     since: float | None = None
     seen: float = 0.0  # wall clock of its last reading
     samples: deque[WatchSample] = field(default_factory=lambda: deque(maxlen=MAX_HISTORY))
+    alphas: deque[float | None] = field(default_factory=lambda: deque(maxlen=MAX_HISTORY))  # each sample's α,
+    # computed once when it arrives (a row's history is copied every poll: 100 instances × 4096 windows)
     still: int = 0  # polls in a row that answered, with requests running and no counter moving
     still_since: float | None = None
     alerts: dict[AlertKind, Alert] = field(default_factory=dict)
@@ -97,6 +99,7 @@ class FleetModel:
         if inst is None:
             inst = self._instances[reading.instance] = _Instance(reading)
             inst.samples.extend(reading.history)  # Prometheus: windows from before we watched
+            inst.alphas.extend(s.alpha for s in reading.history)
         inst.reading, inst.seen = reading, now
         sample = reading.sample
         if reading.state is State.DOWN:
@@ -105,7 +108,8 @@ class FleetModel:
             return
         if sample is not None:
             inst.samples.append(sample)
-            self._trim(inst.samples)
+            inst.alphas.append(sample.alpha)
+            self._trim(inst)
             if (sample.active or 0) > 0 and not sample.reset and _still(sample):
                 inst.still += 1
                 if inst.still_since is None:
@@ -115,11 +119,13 @@ class FleetModel:
         stalled = inst.still >= self.rules.stall_polls
         self._set_state(inst, State.STALLED if stalled else State.UP, now)
 
-    def _trim(self, samples: deque[WatchSample]) -> None:
-        """Keep the newest samples spanning at most the retention."""
+    def _trim(self, inst: _Instance) -> None:
+        """Keep the newest samples spanning at most the retention (and their α alongside)."""
+        samples, alphas = inst.samples, inst.alphas
         span = sum(s.dt for s in samples)
         while len(samples) > 1 and span - samples[0].dt >= self.retention_s:
             span -= samples.popleft().dt
+            alphas.popleft()
 
     def _set_state(self, inst: _Instance, state: State, now: float) -> None:
         if state is not inst.state:
@@ -143,7 +149,7 @@ class FleetModel:
         reading = inst.reading
         window = inst.samples[-1] if inst.samples and inst.state is not State.DOWN else None
         return InstanceRow(name, inst.state, inst.since, reading.engine, reading.method, reading.gamma, window,
-                           tuple(s.alpha for s in inst.samples), outlier, tuple(inst.alerts.values()),
+                           tuple(inst.alphas), outlier, tuple(inst.alerts.values()),
                            reading.missing, reading.error if inst.state is State.DOWN else None)
 
 
