@@ -6,7 +6,8 @@ reported the missing required options first. `check_options` walks the words a p
 to read, the way argparse splits them (an option, its values, `--`), and raises a CliError for
 the first option it does not know — with the nearest one it does (difflib) — or for an
 abbreviation that could be several. A parser with subcommands stops at the subcommand's name:
-what follows is the subcommand's to judge, with its own options.
+what follows is the subcommand's to judge, with its own options; a name that is no subcommand
+is named too, with the nearest one.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ def check_options(parser: argparse.ArgumentParser, words: Sequence[str]) -> None
             return
         if not _looks_like_option(word):
             if stop_at_positional:  # the subcommand (or a command line passed on): not ours to judge
+                _check_command(parser, word)
                 return
             continue
         action, explicit = _known(parser, word)
@@ -104,6 +106,19 @@ def _unknown(parser: argparse.ArgumentParser, word: str) -> CliError:
     if near:
         return CliError("cli_use.unknown_option_near", option=_name(word), near=near[0])
     return CliError("cli_use.unknown_option", option=_name(word), help=parser.prog)
+
+
+def _check_command(parser: argparse.ArgumentParser, word: str) -> None:
+    """A subcommand's name that is none of them: the nearest one, else the list."""
+    commands = _subcommands(parser)
+    if not commands or word in commands:
+        return
+    near = difflib.get_close_matches(word, list(commands), n=1, cutoff=NEAR)
+    if near:
+        raise CliError("cli_use.unknown_command_near", command=sanitize(word, 80, one_line=True), near=near[0],
+                       prog=parser.prog)
+    raise CliError("cli_use.unknown_command", command=sanitize(word, 80, one_line=True), known=", ".join(commands),
+                   prog=parser.prog)
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

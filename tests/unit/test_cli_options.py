@@ -35,6 +35,10 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
                                      "specview bench --rounds …"),
         # nothing alike: no guess
         (("--frobnicate",), "unknown option --frobnicate (see specview --help)"),
+        # a subcommand's name mistyped; before: "argument COMMAND: invalid choice: 'benc' (choose from …)"
+        (("benc", "--rounds", "5"), "specview has no command benc; did you mean specview bench?"),
+        (("sweep", "gama"), "specview sweep has no command gama; did you mean specview sweep gamma?"),
+        (("config", "chek"), "specview config has no command chek; did you mean specview config check?"),
     ],
 )
 def test_an_unknown_option_is_named(args: tuple[str, ...], line: str) -> None:
