@@ -39,14 +39,15 @@ def ui_settings(args: argparse.Namespace) -> UiSettings:
     from specview.kernel.langs import DEFAULT_LANG
     from specview.kernel.runspec import default_of
 
+    found = gather()  # every problem of the config, its keymap, the user presets and the config's theme
+    config, problems, keymap = found.config, found.problems, found.keymap
     known = theme_names()
     theme: str | None = getattr(args, "theme", None)
     if theme is not None and theme not in known:
         raise CliError(f"unknown theme {shown(theme)}; known themes: {', '.join(sorted(known))}")
-    found = gather()  # every problem of the config, its keymap, the user presets and the config's theme
-    config, problems, keymap = found.config, found.problems, found.keymap
-    if theme is None and config.theme in known:
-        theme = config.theme
+    if theme is None and config.theme:
+        if config.theme in known:
+            theme = config.theme
     speed = args.speed if args.speed is not None else config.speed if config.speed is not None else default_of("speed")
     lang = args.lang or config.lang or DEFAULT_LANG
     fps = getattr(args, "fps", None)
