@@ -45,9 +45,8 @@ def ui_settings(args: argparse.Namespace) -> UiSettings:
     theme: str | None = getattr(args, "theme", None)
     if theme is not None and theme not in known:
         raise CliError(f"unknown theme {shown(theme)}; known themes: {', '.join(sorted(known))}")
-    if theme is None and config.theme:
-        if config.theme in known:
-            theme = config.theme
+    if theme is None and config.theme in known:  # a theme it does not know is among the problems
+        theme = config.theme
     speed = args.speed if args.speed is not None else config.speed if config.speed is not None else default_of("speed")
     lang = args.lang or config.lang or DEFAULT_LANG
     fps = getattr(args, "fps", None)
