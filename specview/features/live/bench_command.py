@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from specview.cli.argtypes import Parser, SubParsers, int_in
-from specview.cli.errors import warn
 from specview.cli.runspec_args import specs_from_args, specs_key_notice, warn_notice
 from specview.kernel.runspec import RunSpec
 
@@ -119,13 +118,8 @@ def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
 
 def run_bench(args: argparse.Namespace) -> int:
     from specview.boundary.jsonio import dumps
-    from specview.catalog.presets import load_presets
     from specview.kernel.langs import DEFAULT_LANG
 
-    problems: list[str] = []
-    load_presets(problems=problems)
-    for problem in problems:
-        warn(problem)
     specs = specs_from_args(args, speed=0.0, max_rounds=args.rounds)
     if args.record and len(specs) > 1:
         from specview.cli.errors import CliError
