@@ -242,12 +242,11 @@ def watched_server() -> Iterator[str]:
         yield server.root
 
 
-@pytest.mark.parametrize("line", list(USAGE))
+@pytest.mark.parametrize("line", [line for line, how in USAGE.items() if not isinstance(how, str)])
 def test_the_usage_block_runs(line: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     assert line in {usage_key(usage) for usage in usage_block()}, "the README no longer has this line"
     how = USAGE[line]
-    if isinstance(how, str):
-        pytest.skip(how)
+    assert not isinstance(how, str)  # the lines that need a model or servers are parsed above, not run
     if not isinstance(how, Live):
         how(tmp_path)
         return
