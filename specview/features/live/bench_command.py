@@ -71,9 +71,29 @@ def table_lines(readings: list[Reading], lang: str) -> list[str]:
 
     specs = gauges(BENCH)
     headers = [text("summary.run", lang), *(text(spec.short_id, lang) for spec in specs)]
-    rows = [[sanitize(r.info.preset or r.info.model or r.info.backend, RUN_WIDTH, one_line=True)[:RUN_WIDTH],
-             *(spec.formatted(r, windowed=False) for spec in specs)] for r in readings]
-    return right_aligned([headers, *rows], RUN_WIDTH)
+    names = [sanitize(r.info.preset or r.info.model or r.info.backend, RUN_WIDTH, one_line=True)[:RUN_WIDTH]
+             for r in readings]
+    rows = [[name, *(spec.formatted(r, windowed=False) for spec in specs)] for name, r in zip(names, readings,
+                                                                                             strict=True)]
+    return right_aligned([headers, *rows], RUN_WIDTH) + missing_lines(names, readings, lang)
+
+
+def missing_lines(names: list[str], readings: list[Reading], lang: str) -> list[str]:
+    """Under the table: why a run's "—" cells are "—" where its engine cannot give them, and the
+    γ a server chose instead of the one asked (one line per run that has any)."""
+    from specview.features.live.run_text import note_texts
+    from specview.kernel.gauges import BENCH
+    from specview.kernel.unmeasured import GAMMA_NOTES
+    from specview.texts.catalog import fill
+    from specview.tui.gauges import missing_texts
+
+    lines = []
+    for name, r in zip(names, readings, strict=True):
+        said = note_texts((n for n in r.info.notes if n.id in GAMMA_NOTES), lang) + missing_texts(r, BENCH, lang)
+        if said:
+            joined = " · ".join(said)
+            lines.append(joined if len(readings) == 1 else fill("measured.table.run", lang, run=name, missing=joined))
+    return lines
 
 
 def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
