@@ -26,9 +26,12 @@ GAMMA_NOTES = (GAMMA_SERVER, GAMMA_SHORTER)
 
 def untimed(info: BackendInfo, snap: MetricsSnapshot) -> bool:
     """Whether the run's engine times neither drafting nor its forwards: it does not report c
-    (a local run does) and no calibration gave verify costs (the simulator assumes some)."""
+    (a local run does) and its rounds came without a calibration that gave verify costs (the
+    simulator's, and a replay's of it, comes before its first round: before any round nothing
+    tells a simulator from a server, and every number is "—" anyway)."""
     cal = snap.calibration
-    return info.exact.get(Exact.DRAFT_COST) is None and (cal is None or not cal.verify_costs_s)
+    return (info.exact.get(Exact.DRAFT_COST) is None and snap.rounds > 0
+            and (cal is None or not cal.verify_costs_s))
 
 
 def why_missing(info: BackendInfo, snap: MetricsSnapshot, over: Overlay) -> dict[str, str]:
