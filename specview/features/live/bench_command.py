@@ -71,16 +71,15 @@ def table_lines(readings: list[Reading], lang: str) -> list[str]:
 
     specs = gauges(BENCH)
     headers = [text("summary.run", lang), *(text(spec.short_id, lang) for spec in specs)]
-    names = [sanitize(r.info.preset or r.info.model or r.info.backend, RUN_WIDTH, one_line=True)[:RUN_WIDTH]
-             for r in readings]
-    rows = [[name, *(spec.formatted(r, windowed=False) for spec in specs)] for name, r in zip(names, readings,
-                                                                                             strict=True)]
-    return right_aligned([headers, *rows], RUN_WIDTH) + missing_lines(names, readings, lang)
+    rows = [[sanitize(r.info.preset or r.info.model or r.info.backend, RUN_WIDTH, one_line=True)[:RUN_WIDTH],
+             *(spec.formatted(r, windowed=False) for spec in specs)] for r in readings]
+    return right_aligned([headers, *rows], RUN_WIDTH)
 
 
-def missing_lines(names: list[str], readings: list[Reading], lang: str) -> list[str]:
-    """Under the table: why a run's "—" cells are "—" where its engine cannot give them, and the
-    γ a server chose instead of the one asked (one line per run that has any)."""
+def missing_lines(readings: list[Reading], lang: str) -> list[str]:
+    """Under the table: the γ a server chose instead of the one asked, and why a run's "—" cells
+    are "—" where its engine cannot give them (one line per run that has any, named when several)."""
+    from specview.boundary.text import sanitize
     from specview.features.live.run_text import note_texts
     from specview.kernel.gauges import BENCH
     from specview.kernel.unmeasured import GAMMA_NOTES
@@ -88,10 +87,11 @@ def missing_lines(names: list[str], readings: list[Reading], lang: str) -> list[
     from specview.tui.gauges import missing_texts
 
     lines = []
-    for name, r in zip(names, readings, strict=True):
+    for r in readings:
         said = note_texts((n for n in r.info.notes if n.id in GAMMA_NOTES), lang) + missing_texts(r, BENCH, lang)
         if said:
             joined = " · ".join(said)
+            name = sanitize(r.info.run_label, RUN_WIDTH * 2, one_line=True)
             lines.append(joined if len(readings) == 1 else fill("measured.table.run", lang, run=name, missing=joined))
     return lines
 
@@ -152,6 +152,8 @@ def run_bench(args: argparse.Namespace) -> int:
             if result.what_if is not None:
                 for line in what_if_lines(result.what_if, spec.temperature, args.lang or DEFAULT_LANG):
                     print(line)
+        for line in missing_lines([r.reading for r in results], args.lang or DEFAULT_LANG):
+            print(line)
     return 0
 
 
