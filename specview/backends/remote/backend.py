@@ -42,6 +42,7 @@ from specview.kernel.events import Calibration, Reconcile, Round, StreamItem
 from specview.kernel.metrics import Metrics
 from specview.kernel.runspec import RunSpec
 from specview.kernel.totals import CrossChecked
+from specview.texts.catalog import Phrase
 
 SGLANG_GAUGES = ("sglang:spec_accept_length", "sglang:spec_accept_rate")
 
@@ -91,7 +92,7 @@ class OpenAIBackend:
 
     def __init__(self, spec: RunSpec, *, read_timeout: float | None = None) -> None:
         if spec.url is None:
-            raise BackendError("the remote backend needs --url")
+            raise BackendError("backenderr.remote.no_url")
         forced = checked_kind(spec.server)
         self.timeouts = timeouts_of(spec, read_timeout)
         self.metrics_interval = 1.0
@@ -132,16 +133,14 @@ class OpenAIBackend:
         wanted = self.spec.model
         if wanted is None:
             if not owners:
-                raise BackendError(f"{self._conn.root} lists no models; pass --model")
+                raise BackendError("backenderr.remote.no_models", root=self._conn.root)
             self.model = next(iter(owners))
         elif wanted in owners or not owners:
             self.model = wanted
         else:
             offered = ", ".join(shown(model, 60) for model in list(owners)[:8])
-            more = f" and {len(owners) - 8} more" if len(owners) > 8 else ""
-            raise BackendError(
-                f"the server does not know model {shown(wanted)} (it offers: {offered}{more}); see --model"
-            )
+            more = Phrase("backenderr.remote.and_more", more=len(owners) - 8) if len(owners) > 8 else ""
+            raise BackendError("backenderr.remote.unknown_model", model=shown(wanted), offered=offered, more=more)
         return owners
 
     def _metrics_text(self) -> str | None:

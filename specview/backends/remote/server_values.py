@@ -12,18 +12,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
+from specview.backends.reason import reason_of
 from specview.backends.remote.server_kind import Probe, ServerFacts, ServerKind
 from specview.boundary.bounds import Invalid
 from specview.kernel.errors import BackendError
 
 
 @contextmanager
-def server_values(root: str, what: str) -> Iterator[None]:
+def server_values(root: str, what: object) -> Iterator[None]:
     """A value the server at `root` sent while `what` that cannot be used → one BackendError."""
     try:
         yield
     except Invalid as exc:
-        raise BackendError(f"{root} sent a value specview cannot use while {what}: {exc}") from None
+        raise BackendError("backenderr.server_values.unusable", root=root, what=what, reason=reason_of(exc)) from None
 
 
 def learned_method(kind: ServerKind, conn: Probe, facts: ServerFacts) -> ServerFacts | None:
