@@ -89,14 +89,14 @@ def _receive(
             try:
                 kind, payload = pickle.loads(receive.recv_bytes())
             except EOFError:
-                raise _ended(child, errors, "backenderr.process.ended") from None
+                raise _ended(child, errors, ("backenderr.process.ended", "backenderr.process.ended_said")) from None
             if kind == "error":
                 raise BackendError("backenderr.as_is", error=_unwired(payload))
             if kind == "end":
                 return
             yield from payload
     except BrokenPipeError:
-        raise _ended(child, errors, "backenderr.process.not_started") from None
+        raise _ended(child, errors, ("backenderr.process.not_started", "backenderr.process.not_started_said")) from None
     finally:
         receive.close()  # a child blocked on a full pipe gets BrokenPipeError and leaves
         try:
@@ -106,8 +106,9 @@ def _receive(
             child.wait()
 
 
-def _ended(child: subprocess.Popen[bytes], errors: IO[bytes], key: str) -> BackendError:
-    """Why the child is gone: its exit code and the last line it wrote to stderr, if any."""
+def _ended(child: subprocess.Popen[bytes], errors: IO[bytes], keys: tuple[str, str]) -> BackendError:
+    """Why the child is gone (`keys`: the text, and the text with what it said): its exit code and
+    the last line it wrote to stderr, if any."""
     try:
         code: int | Phrase = child.wait(2.0)
     except subprocess.TimeoutExpired:
@@ -115,8 +116,8 @@ def _ended(child: subprocess.Popen[bytes], errors: IO[bytes], key: str) -> Backe
     errors.seek(0)
     lines = errors.read().decode(errors="replace").strip().splitlines()
     if lines:
-        return BackendError(f"{key}_said", code=code, said=sanitize(lines[-1], 200, one_line=True))
-    return BackendError(key, code=code)
+        return BackendError(keys[1], code=code, said=sanitize(lines[-1], 200, one_line=True))
+    return BackendError(keys[0], code=code)
 
 
 def _wired(value: object) -> object:

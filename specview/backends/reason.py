@@ -17,3 +17,8 @@ def reason_of(exc: BaseException) -> object:
     if callable(getattr(exc, "in_language", None)):
         return exc
     return str(exc)
+
+
+def role_word(role: str) -> object:
+    """A model's role ("target", "draft") as an error names it, in the language it is shown in."""
+    return Phrase(f"backenderr.role.{role}") if role in ("target", "draft") else role
