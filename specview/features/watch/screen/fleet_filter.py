@@ -28,10 +28,10 @@ REPEATS = {sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT}
 
 class FilterError(SpecviewError):
     """A filter that is not a regular expression, or one whose matching time would not be bounded;
-    the message says which and why (English: the screen shows its catalog text)."""
+    the message (`fleetscreen.filter.<reason>`) says which and why."""
 
     def __init__(self, reason: str, detail: str = "") -> None:
-        super().__init__(f"fleet filter: {reason}{': ' + detail if detail else ''}")
+        super().__init__(f"fleetscreen.filter.{reason}", at=detail)
         self.reason = reason  # texts: fleetscreen.filter.<reason>
         self.detail = detail  # where an invalid pattern broke (a character position)
 
