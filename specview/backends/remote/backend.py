@@ -102,7 +102,7 @@ class OpenAIBackend:
         self._conn = Connection(spec.url, spec.api_key, spec.api_key_env, self.timeouts)
         try:
             owners = self._pick_model()
-            with self._server_values("detecting the server"):
+            with self._server_values(Phrase("backenderr.doing.detecting")):
                 wanted = forced or kind_by_owner(owners.get(self.model, ""))
                 self.kind, self.facts = detect(self._conn, wanted, spec.gamma)
         except BaseException:
@@ -125,7 +125,7 @@ class OpenAIBackend:
         self._metrics_after: str | None = None
 
     # -- detection ------------------------------------------------------------------
-    def _server_values(self, what: str) -> AbstractContextManager[None]:
+    def _server_values(self, what: str | Phrase) -> AbstractContextManager[None]:
         return server_values(self._conn.root, what)
 
     def _pick_model(self) -> dict[str, str]:
@@ -190,7 +190,7 @@ class OpenAIBackend:
         dialect = self.dialect = self.kind.dialect(self.settings, self.facts)
         prefix = self.kind.metrics_prefix
         if self.facts.has_metrics and prefix is not None:
-            with self._server_values("reading /metrics"):
+            with self._server_values(Phrase("backenderr.doing.metrics")):
                 self._metrics_before = self._scrape(prefix)
         if not self.kind.exact_per_round and self.facts.has_metrics:
             self._poller = MetricsPoller(self._metrics_text, self.metrics_interval)
@@ -212,7 +212,8 @@ class OpenAIBackend:
                     self._learn_method()
                 if self.event_hook is not None:
                     self.event_hook(event)
-                with self._server_values(f"streaming ({dialect.name} chunk {counted.chunks + 1})"):
+                chunk = Phrase("backenderr.doing.chunk", dialect=dialect.name, chunk=counted.chunks + 1)
+                with self._server_values(chunk):
                     made = dialect.feed(event, t)
                 counted.chunks += 1
                 for rnd in made:
@@ -231,7 +232,7 @@ class OpenAIBackend:
                 self._poller.stop()
         if stop.is_set():  # stopped (a stream cut before its headers ends quietly): ask the server nothing more
             return
-        with self._server_values(f"ending the stream ({dialect.name})"):
+        with self._server_values(Phrase("backenderr.doing.ending", dialect=dialect.name)):
             rest = dialect.finish(time.monotonic())
             exact = dialect.exact_rounds()
             totals = dialect.request_totals()
@@ -245,7 +246,7 @@ class OpenAIBackend:
                 counted.add(rnd)
         if totals is not None:  # after every round of the request: they close it
             yield totals
-        with self._server_values("reading /metrics after the stream"):
+        with self._server_values(Phrase("backenderr.doing.metrics_after")):
             check = self._after_stream(counted, exact is not None or self.kind.exact_per_round)
         if check is not None:
             yield check
@@ -314,7 +315,7 @@ class OpenAIBackend:
             return None
         text = self._metrics_after or (self._poller.latest if self._poller is not None else None)
         text = text or self._metrics_text()
-        with self._server_values("reading /metrics"):
+        with self._server_values(Phrase("backenderr.doing.metrics")):
             now = self._counters(text, prefix) if text else None
         return now.minus(self._metrics_before) if now else None
 

@@ -133,7 +133,7 @@ class Connection:
 
     # -- one request ----------------------------------------------------------------
     @contextmanager
-    def _request(self, method: str, url: str, what: str, seconds: float, *, kind: str = "request",
+    def _request(self, method: str, url: str, what: str | Phrase, seconds: float, *, kind: str = "request",
                  first: float | None = None, json: dict[str, Any] | None = None,
                  headers: dict[str, str] | None = None) -> Iterator[tuple[httpx.Response, Flight]]:
         """Send a request inside a Flight (its deadline: `seconds` for the whole, `first` for the
@@ -154,7 +154,7 @@ class Connection:
                 raise transport_error(exc, self.root, what, flight, answered=answered,
                                       streaming=kind == "stream") from None
 
-    def _chunks(self, response: httpx.Response, what: str, flight: Flight) -> Iterator[bytes]:
+    def _chunks(self, response: httpx.Response, what: str | Phrase, flight: Flight) -> Iterator[bytes]:
         """The body's bytes, its one layer of compression (if any) undone under the bound."""
         try:
             encoding = body_encoding(response.headers.get_list("content-encoding", split_commas=True))
@@ -167,7 +167,7 @@ class Connection:
         if flight.expired is not None:  # a body that ends at EOF ends early when its socket is shut
             raise expired_error(self.root, what, flight)
 
-    def _status_error(self, response: httpx.Response, what: str, flight: Flight,
+    def _status_error(self, response: httpx.Response, what: str | Phrase, flight: Flight,
                       model: str | None = None) -> BackendError:
         """One clear message for a status that is not 200 (an error body is read here, bounded)."""
         code = response.status_code
@@ -184,8 +184,8 @@ class Connection:
                             model)
 
     # -- plain requests -----------------------------------------------------------
-    def _body(self, method: str, url: str, what: str, *, json: dict[str, Any] | None = None,
-              seconds: float | None = None, model: str | None = None, hint: str = "") -> bytes:
+    def _body(self, method: str, url: str, what: str | Phrase, *, json: dict[str, Any] | None = None,
+              seconds: float | None = None, model: str | None = None, hint: str | Phrase = "") -> bytes:
         """The body of a 200 answer, read with a bound within `seconds` (default: the request
         timeout); every failure (refused, deadline, non-200, too large) is a BackendError, and a
         non-200 answer carries `hint` (what to do about it)."""
@@ -198,20 +198,20 @@ class Connection:
             raise BackendError("backenderr.client.too_large", root=self.root, mib=MAX_BODY_BYTES // 2**20, what=what)
         return body
 
-    def _json(self, body: bytes, what: str) -> Any:
+    def _json(self, body: bytes, what: str | Phrase) -> Any:
         try:
             return loads(body)
         except JsonError as exc:
             raise BackendError("backenderr.client.not_json", root=self.root, what=what, reason=str(exc)) from None
 
-    def get_json(self, url: str, what: str) -> Any:
+    def get_json(self, url: str, what: str | Phrase) -> Any:
         """GET and decode JSON (strictly, bounded); every failure is a BackendError."""
         return self._json(self._body("GET", url, what), what)
 
     def served_models(self) -> dict[str, str]:
         """GET /v1/models: each served model id and its `owned_by` ("" when absent), at most
         MAX_MODELS of them; entries whose id is not a string are not models one can ask for."""
-        listing = self.get_json(f"{self.api}/models", "listing models (GET /v1/models)")
+        listing = self.get_json(f"{self.api}/models", Phrase("backenderr.doing.models"))
         entries = listing.get("data") if isinstance(listing, dict) else None
         if not isinstance(entries, list):
             raise BackendError("backenderr.client.no_model_list", root=self.root)
@@ -222,12 +222,12 @@ class Connection:
                 owners[entry["id"]] = owner if isinstance(owner, str) else ""
         return owners
 
-    def get_text(self, url: str, what: str, *, hint: str = "") -> str:
+    def get_text(self, url: str, what: str | Phrase, *, hint: str | Phrase = "") -> str:
         """GET a text body (bounded); every failure (refused, timeout, non-200) is a BackendError,
         and a non-200 answer carries `hint` (what to do about it)."""
         return self._body("GET", url, what, hint=hint).decode("utf-8", errors="replace")
 
-    def post_json(self, url: str, body: dict[str, Any], what: str, *, timeout: float,
+    def post_json(self, url: str, body: dict[str, Any], what: str | Phrase, *, timeout: float,
                   model: str | None = None) -> Any:
         """POST JSON and decode the JSON answer (non-streamed, bounded, the whole of it within
         `timeout` s); every failure is a BackendError. Safe from several threads at once."""
@@ -236,7 +236,7 @@ class Connection:
     def _probe(self, url: str) -> bytes | None:
         """GET an optional endpoint: its body, or None when it is absent, fails or is too large.
         An answer no server should send (HostileAnswer) is still an error."""
-        what = f"asking {urlsplit(url).path or '/'}"
+        what = Phrase("backenderr.doing.asking", path=urlsplit(url).path or "/")
         try:
             with self._request("GET", url, what, self.timeouts.probe) as (response, flight):
                 return _read_bounded(self._chunks(response, what, flight)) if response.status_code == 200 else None
@@ -278,7 +278,7 @@ class Connection:
         response) when `stop` is set or after `max_events` events; raises BackendError for HTTP
         errors, malformed lines, deadlines and a stream that ends before the server said it was done.
         """
-        what = "streaming the completion"
+        what = Phrase("backenderr.doing.streaming")
         finished = False
         try:
             with self._request("POST", url, what, max_seconds, kind="stream", first=read_timeout, json=payload,

@@ -16,6 +16,7 @@ from specview.backends.reason import reason_of
 from specview.backends.remote.server_kind import Probe, ServerFacts, ServerKind
 from specview.boundary.bounds import Invalid
 from specview.kernel.errors import BackendError
+from specview.texts.catalog import Phrase
 
 
 @contextmanager
@@ -32,6 +33,6 @@ def learned_method(kind: ServerKind, conn: Probe, facts: ServerFacts) -> ServerF
     request (llama-server's /slots); None while it is still unknown, or known already."""
     if facts.method is not None or not facts.speculating:
         return None
-    with server_values(conn.root, "reading the speculative method"):
+    with server_values(conn.root, Phrase("backenderr.doing.method")):
         method = kind.learn_method(conn)
     return replace(facts, method=method) if method is not None else None

@@ -80,7 +80,7 @@ class Alert:
     kind: AlertKind
     instance: str | None
     since: float  # wall-clock time it began firing
-    values: dict[str, float | str] = field(default_factory=dict)  # the numbers behind it, for its text
+    values: dict[str, float | Said] = field(default_factory=dict)  # the numbers behind it, for its text
 
 
 @dataclass(frozen=True, slots=True)
