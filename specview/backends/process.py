@@ -91,7 +91,10 @@ def _receive(
             except EOFError:
                 raise _ended(child, errors, ("backenderr.process.ended", "backenderr.process.ended_said")) from None
             if kind == "error":
-                raise BackendError("backenderr.as_is", error=_unwired(payload))
+                said = _unwired(payload)
+                if isinstance(said, Phrase):
+                    raise BackendError(said.key, **said.fields)
+                raise BackendError("backenderr.as_is", error=said)
             if kind == "end":
                 return
             yield from payload

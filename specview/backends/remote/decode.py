@@ -27,7 +27,7 @@ class Refused(ValueError):
     """An encoding specview will not decode: `what` names it (from the header), `why` says why."""
 
     def __init__(self, what: Phrase, why: Phrase) -> None:
-        super().__init__(f"{what}: {why}")
+        super().__init__(Phrase("backenderr.decode.refused", what=what, why=why))
         self.what, self.why = what, why
 
 
