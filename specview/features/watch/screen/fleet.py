@@ -248,8 +248,7 @@ class FleetScreen(Screen[None]):
         try:
             self.filter = FleetFilter.of(message.value)
         except FilterError as exc:
-            notify_error(self, fill(f"fleetscreen.filter.{exc.reason}", self.lang, at=exc.detail),
-                         text("fleetscreen.filter_refused", self.lang))
+            notify_error(self, describe_error(exc, self.lang), text("fleetscreen.filter_refused", self.lang))
             return
         self._draw()
 
