@@ -25,8 +25,9 @@ from typing import IO, Any
 
 from specview.boundary.text import sanitize
 from specview.kernel.backend import Backend, BackendInfo
-from specview.kernel.errors import BackendError, describe_error
+from specview.kernel.errors import BackendError, SpecviewError, describe_error
 from specview.kernel.events import StreamItem
+from specview.texts.catalog import Phrase
 
 BATCH_ROUNDS = 64  # rounds per message
 BATCH_SECONDS = 0.02  # or whatever was produced in this long
@@ -88,14 +89,17 @@ def _receive(
             try:
                 kind, payload = pickle.loads(receive.recv_bytes())
             except EOFError:
-                raise BackendError(_ended(child, errors, "ended unexpectedly")) from None
+                raise _ended(child, errors, ("backenderr.process.ended", "backenderr.process.ended_said")) from None
             if kind == "error":
-                raise BackendError(payload)
+                said = _unwired(payload)
+                if isinstance(said, Phrase):
+                    raise BackendError(said.key, **said.fields)
+                raise BackendError("backenderr.as_is", error=said)
             if kind == "end":
                 return
             yield from payload
     except BrokenPipeError:
-        raise BackendError(_ended(child, errors, "did not start")) from None
+        raise _ended(child, errors, ("backenderr.process.not_started", "backenderr.process.not_started_said")) from None
     finally:
         receive.close()  # a child blocked on a full pipe gets BrokenPipeError and leaves
         try:
@@ -105,16 +109,42 @@ def _receive(
             child.wait()
 
 
-def _ended(child: subprocess.Popen[bytes], errors: IO[bytes], what: str) -> str:
-    """Why the child is gone: its exit code and the last line it wrote to stderr, if any."""
+def _ended(child: subprocess.Popen[bytes], errors: IO[bytes], keys: tuple[str, str]) -> BackendError:
+    """Why the child is gone (`keys`: the text, and the text with what it said): its exit code and
+    the last line it wrote to stderr, if any."""
     try:
-        code: int | str = child.wait(2.0)
+        code: int | Phrase = child.wait(2.0)
     except subprocess.TimeoutExpired:
-        code = "still running"
+        code = Phrase("backenderr.process.still_running")
     errors.seek(0)
     lines = errors.read().decode(errors="replace").strip().splitlines()
-    last = f": {sanitize(lines[-1], 200, one_line=True)}" if lines else ""
-    return f"the producer process {what} (exit code {code}){last}"
+    if lines:
+        return BackendError(keys[1], code=code, said=sanitize(lines[-1], 200, one_line=True))
+    return BackendError(keys[0], code=code)
+
+
+def _wired(value: object) -> object:
+    """An error's words as plain data for the pipe: its catalog id and fields (a Phrase or error
+    field nested the same way, numbers kept for their formats, anything else as its text), so the
+    parent renders it in the user's language; an error that is no SpecviewError travels as text."""
+    if isinstance(value, SpecviewError):
+        value = value.phrase
+    if isinstance(value, Phrase):
+        return {"key": value.key, "fields": {name: _wired(field) for name, field in value.fields.items()}}
+    if isinstance(value, BaseException):
+        return describe_error(value)
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    return str(value)
+
+
+def _unwired(value: object) -> object:
+    """The Phrase `_wired` sent (anything else as its text)."""
+    if isinstance(value, dict) and isinstance(value.get("key"), str) and isinstance(value.get("fields"), dict):
+        return Phrase(value["key"], **{str(name): _unwired(field) for name, field in value["fields"].items()})
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    return str(value)
 
 
 def _produce(backend: Backend, conn: Connection) -> None:
@@ -135,7 +165,7 @@ def _produce(backend: Backend, conn: Connection) -> None:
         return  # the UI went away first
     except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
         with contextlib.suppress(OSError):
-            _send(conn, "error", describe_error(exc))
+            _send(conn, "error", _wired(exc))
     finally:
         stop.set()
         backend.close()

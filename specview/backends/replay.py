@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from specview.backends.reason import reason_of
 from specview.boundary.bounds import MAX_CONTEXT_TOKENS, MAX_ROUND_DRAFTS, Invalid, integer, mapping, real, string
 from specview.catalog.provenance import checked_provenance
 from specview.features.record.recording import Header, read_recording, scan_headers
@@ -22,6 +23,7 @@ from specview.kernel.backend import BackendInfo, BackendKind, Note, Pace
 from specview.kernel.errors import BackendError, RecordingError
 from specview.kernel.events import Basis, Calibration, Round, StreamItem
 from specview.kernel.runspec import RunSpec
+from specview.texts.catalog import Phrase
 
 T = TypeVar("T")
 _SEGMENT = re.compile(r"(?P<path>.+)#(?P<n>[1-9]\d*)")
@@ -39,7 +41,7 @@ def split_segment(selector: str) -> tuple[Path, int | None]:
 def make_replay_backend(spec: RunSpec) -> ReplayBackend:
     """The backend `replay:FILE[#N]` / `specview replay FILE[#N]` selects."""
     if not spec.replay:
-        raise BackendError("replay needs a recording file")
+        raise BackendError("backenderr.replay.no_file")
     path, segment = split_segment(spec.replay)
     return ReplayBackend(path, segment=segment or 1, speed=spec.speed)
 
@@ -53,7 +55,7 @@ def recorded_info(header: Header, path: Path) -> BackendInfo:
         exact = mapping(backend.get("exact") or {}, "backend.exact")
         virtual_clock, reconciles = backend.get("virtual_clock", False), backend.get("reconciles", False)
         if not isinstance(virtual_clock, bool) or not isinstance(reconciles, bool):
-            raise Invalid("backend.virtual_clock and backend.reconciles must be true or false")
+            raise Invalid(Phrase("backenderr.replay.flags_not_bool"))
         provenance = checked_provenance(backend.get("provenance"))
         prompt_format = backend.get("prompt_format")  # absent before specview recorded it
         formats = Note.read_all(None if prompt_format is None else [prompt_format], "backend.prompt_format")
@@ -76,7 +78,8 @@ def recorded_info(header: Header, path: Path) -> BackendInfo:
             prompt_tokens=_opt(backend, "backend.prompt_tokens", lambda v, f: integer(v, f, 0, MAX_CONTEXT_TOKENS)),
         )
     except Invalid as exc:
-        raise BackendError(f"{path} line {header.line}: the header is malformed ({exc})") from None
+        raise BackendError("backenderr.replay.bad_header", path=str(path), line=header.line,
+                           reason=reason_of(exc)) from None
 
 
 def _opt(section: dict[str, Any], field: str, check: Callable[[Any, str], T]) -> T | None:
@@ -96,10 +99,11 @@ class ReplayBackend:
             try:
                 headers = scan_headers(self.path)
             except RecordingError as exc:
-                raise BackendError(f"cannot replay {exc}") from None
+                raise BackendError("backenderr.replay.cannot", error=exc) from None
         self.headers = headers
         if not 1 <= segment <= len(headers):
-            raise BackendError(f"cannot replay {self.path}#{segment}: the file holds {len(headers)} run(s)")
+            raise BackendError("backenderr.replay.no_segment", path=str(self.path), segment=segment,
+                               runs=len(headers))
         self.segment = segment
         self.segments = len(headers)
         self.header = headers[segment - 1]
@@ -151,7 +155,7 @@ class ReplayBackend:
                 due = paced
                 yield item
         except RecordingError as exc:
-            raise BackendError(str(exc)) from None
+            raise BackendError("backenderr.as_is", error=exc) from None
 
     def _assumed_calibration(self, first: Round) -> Calibration | None:
         """An old (version 1–2) simulator recording has no calibration line: its cost model is

@@ -21,10 +21,10 @@ def parse_selector(selector: str, base: RunSpec) -> RunSpec:
     kind, sep, rest = selector.partition(":")
     if not sep or kind not in {"llama", "url", "replay"}:
         if "/" in selector or selector.endswith((".gguf", ".jsonl")):
-            raise BackendError(f"selector '{selector}' is neither a preset id nor llama:/url:/replay:…")
+            raise BackendError("backenderr.selector.neither", selector=selector)
         return replace(base.with_preset(selector), gamma=base.gamma, temperature=base.temperature)
     if not rest:
-        raise BackendError(f"selector '{selector}' names no {kind} target")
+        raise BackendError("backenderr.selector.no_target", selector=selector, kind=kind)
     if kind == "llama":
         target, _, draft = rest.partition("+")
         return replace(base, preset=None, target=target, draft=draft or None, plain=not draft)

@@ -122,7 +122,8 @@ BASIS_WORDS = {Basis.GIVEN: "origin.given", Basis.PAIRED: "origin.paired", Basis
 
 def origin_text(reading: Reading, lang: str) -> str:
     """A run's numbers in a few words: measured, simulated or recorded; assumed where a
-    preset's assumptions are behind them; and the speedup's baseline when it is not the run's own."""
+    preset's assumptions are behind them; the speedup's baseline when it is not the run's own;
+    and "c, v not given" where its engine times no cost."""
     info, over = reading.info, reading.over
     words = [ORIGIN_WORDS[info.origin]]
     outputs = info.provenance.get("outputs") or {}
@@ -133,7 +134,21 @@ def origin_text(reading: Reading, lang: str) -> str:
         words.append("origin.no_baseline")
     elif basis in BASIS_WORDS:
         words.append(BASIS_WORDS[basis])
+    if reading.missing:  # the "—" of c and v in its row: the engine does not give them
+        words.append("measured.origin.untimed")
     return " · ".join(text(word, lang) for word in dict.fromkeys(words))
+
+
+def missing_texts(reading: Reading, view: str, lang: str) -> list[str]:
+    """Why the view's "—" cells of this run are "—" where the engine cannot give them:
+    `c —: a remote server does not time its drafting` (the tables have no room for notes)."""
+    out = []
+    for spec in gauges(view):
+        why = spec.missing(reading)
+        # only a gauge whose own value is missing (the speedup's reason is about its theory note)
+        if why is not None and spec.missing_key == spec.key and spec.value(reading, windowed=False) is None:
+            out.append(fill("measured.table.missing", lang, gauge=text(spec.short_id, lang), why=text(why, lang)))
+    return out
 
 
 # plain tokens carry no mark (like accepted ones; the help says so): every mark and style is here

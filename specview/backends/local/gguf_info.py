@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from specview.backends.reason import reason_of
 from specview.boundary.bounds import Invalid, integer
 from specview.boundary.text import sanitize
 from specview.kernel.errors import BackendError
@@ -90,7 +91,7 @@ class _Walk:
     def take(self, fmt: str) -> Any:
         size = struct.calcsize(fmt)
         if self.pos + size > len(self.data):
-            raise BackendError(f"{self.path}: the GGUF header is cut off")
+            raise BackendError("backenderr.gguf.cut_off", path=str(self.path))
         (value,) = struct.unpack_from(fmt, self.data, self.pos)
         self.pos += size
         return value
@@ -100,9 +101,9 @@ class _Walk:
         MAX_VALUE_BYTES skipped (read as ""), so nothing large is copied out of the file."""
         n = self.take("<Q")
         if self.pos + n > len(self.data):
-            raise BackendError(f"{self.path}: the GGUF header is cut off")
+            raise BackendError("backenderr.gguf.cut_off", path=str(self.path))
         if name and n > MAX_NAME_BYTES:
-            raise BackendError(f"{self.path}: a GGUF name of {n} bytes; not read")
+            raise BackendError("backenderr.gguf.long_name", path=str(self.path), bytes=n)
         raw = self.data[self.pos : self.pos + n] if n <= MAX_VALUE_BYTES else b""
         self.pos += n
         return bytes(raw).decode("utf-8", errors="replace")
@@ -117,7 +118,7 @@ class _Walk:
         if kind == _ARRAY:
             self._skip_array(key)
             return None
-        raise BackendError(f"{self.path}: key {_shown(key)!r} has unknown GGUF value type {kind}")
+        raise BackendError("backenderr.gguf.value_type", path=str(self.path), key=repr(_shown(key)), kind=kind)
 
     def _skip_array(self, key: str) -> None:
         """Jump over an array (and the arrays inside it) with a stack instead of recursion: one
@@ -130,17 +131,18 @@ class _Walk:
                 self.skip(struct.calcsize(_SCALAR[item]) * count)
             elif item in (_STRING, _ARRAY):
                 if count > MAX_ITEMS:
-                    raise BackendError(f"{self.path}: key {_shown(key)!r} has an array of {count} items "
-                                       f"(at most {MAX_ITEMS}); not read")
+                    raise BackendError("backenderr.gguf.array_items", path=str(self.path), key=repr(_shown(key)),
+                                       count=count, most=MAX_ITEMS)
                 if item == _STRING:
                     self._skip_strings(count)
                 elif count:
                     if len(stack) + 1 >= MAX_DEPTH:
-                        raise BackendError(f"{self.path}: key {_shown(key)!r} nests arrays more than "
-                                           f"{MAX_DEPTH} deep; not read")
+                        raise BackendError("backenderr.gguf.array_depth", path=str(self.path),
+                                           key=repr(_shown(key)), most=MAX_DEPTH)
                     stack.append(count)
             else:
-                raise BackendError(f"{self.path}: key {_shown(key)!r} has an array of unknown GGUF type {item}")
+                raise BackendError("backenderr.gguf.array_type", path=str(self.path), key=repr(_shown(key)),
+                                   item=item)
             while stack and stack[-1] == 0:
                 stack.pop()
             if not stack:
@@ -152,15 +154,15 @@ class _Walk:
         data, pos, end = self.data, self.pos, len(self.data)
         for _ in range(count):
             if pos + 8 > end:
-                raise BackendError(f"{self.path}: the GGUF header is cut off")
+                raise BackendError("backenderr.gguf.cut_off", path=str(self.path))
             pos += 8 + struct.unpack_from("<Q", data, pos)[0]
         if pos > end:
-            raise BackendError(f"{self.path}: the GGUF header is cut off")
+            raise BackendError("backenderr.gguf.cut_off", path=str(self.path))
         self.pos = pos
 
     def skip(self, size: int) -> None:
         if self.pos + size > len(self.data):
-            raise BackendError(f"{self.path}: the GGUF header is cut off")
+            raise BackendError("backenderr.gguf.cut_off", path=str(self.path))
         self.pos += size
 
 
@@ -175,14 +177,14 @@ def read_gguf_info(path: str | Path) -> ModelInfo:
     try:
         from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
     except ImportError:
-        raise BackendError("reading GGUF shapes needs the gguf package: pip install gguf") from None
+        raise BackendError("backenderr.gguf.no_package") from None
     try:
         with path.open("rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
             return _read(_Walk(data, path), path, GGML_QUANT_SIZES, GGMLQuantizationType)
     except OSError as exc:
-        raise BackendError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise BackendError("backenderr.gguf.unreadable", path=str(path), reason=exc.strerror or str(exc)) from None
     except ValueError as exc:  # mmap of an empty file
-        raise BackendError(f"{path} is not a GGUF file ({exc})") from None
+        raise BackendError("backenderr.gguf.empty", path=str(path), reason=str(exc)) from None
 
 
 def _shape(meta: dict[str, Any], arch: str, path: Path) -> dict[str, int]:
@@ -198,22 +200,20 @@ def _shape(meta: dict[str, Any], arch: str, path: Path) -> dict[str, int]:
         try:
             found[name] = integer(value, _shown(key), low, high)
         except Invalid as exc:
-            raise BackendError(f"{path}: {exc}; not read") from None
+            raise BackendError("backenderr.gguf.bad_key", path=str(path), reason=reason_of(exc)) from None
     blocks, nextn = found.get("block_count"), found.get("nextn_predict_layers", 0)
     if blocks is not None and nextn > blocks:
-        raise BackendError(f"{path}: {_shown(arch)}.nextn_predict_layers is {nextn}, more than the "
-                           f"{blocks} blocks of the model; not read")
+        raise BackendError("backenderr.gguf.nextn", path=str(path), arch=_shown(arch), nextn=nextn, blocks=blocks)
     return found
 
 
 def _read(walk: _Walk, path: Path, sizes: Any, types: Any) -> ModelInfo:
     if bytes(walk.data[:4]) != GGUF_MAGIC:
-        raise BackendError(f"{path} is not a GGUF file")
+        raise BackendError("backenderr.gguf.not_gguf", path=str(path))
     walk.pos = 4
     version, n_tensors, n_keys = walk.take("<I"), walk.take("<Q"), walk.take("<Q")
     if version < 2 or n_tensors > MAX_TENSORS or n_keys > MAX_KEYS:
-        raise BackendError(f"{path}: unsupported or implausible GGUF header "
-                           f"(version {version}, {n_tensors} tensors, {n_keys} keys); not read")
+        raise BackendError("backenderr.gguf.header", path=str(path), version=version, tensors=n_tensors, keys=n_keys)
     meta: dict[str, Any] = {}
     for _ in range(n_keys):
         key = walk.string(name=True)
@@ -228,7 +228,7 @@ def _read(walk: _Walk, path: Path, sizes: Any, types: Any) -> ModelInfo:
         name = walk.string(name=True)
         n_dims = walk.take("<I")
         if n_dims > MAX_DIMS:
-            raise BackendError(f"{path}: tensor {_shown(name)!r} has {n_dims} dimensions; not read")
+            raise BackendError("backenderr.gguf.dims", path=str(path), tensor=repr(_shown(name)), dims=n_dims)
         dims = [walk.take("<Q") for _ in range(n_dims)]
         kind = walk.take("<I")
         walk.take("<Q")  # data offset
@@ -236,13 +236,14 @@ def _read(walk: _Walk, path: Path, sizes: Any, types: Any) -> ModelInfo:
         for d in dims:
             elements *= d
         if elements > len(walk.data) * 8:  # no type packs more than 8 weights in a byte
-            raise BackendError(f"{path}: tensor {_shown(name)!r} of {elements} weights cannot be in a file "
-                               f"of {len(walk.data)} bytes; not read")
+            raise BackendError("backenderr.gguf.weights", path=str(path), tensor=repr(_shown(name)),
+                               weights=elements, bytes=len(walk.data))
         try:
             type_name = types(kind).name
             block, type_size = sizes[types(kind)]
         except (ValueError, KeyError):
-            raise BackendError(f"{path}: tensor {_shown(name)!r} has unknown type {kind}") from None
+            raise BackendError("backenderr.gguf.tensor_type", path=str(path), tensor=repr(_shown(name)),
+                               kind=kind) from None
         params += elements
         weight_bytes += elements // block * type_size
         if FUSION.search(name) and len(fusion) < MAX_SHOWN:

@@ -23,10 +23,7 @@ def llama_lib() -> Any:
             try:
                 import llama_cpp.llama_cpp as lib
             except (ImportError, OSError) as exc:
-                raise BackendError(
-                    f"the local llama.cpp backend needs llama-cpp-python ({exc}); install it with: "
-                    f"{LLAMA_INSTALL}"
-                ) from None
+                raise BackendError("backenderr.lib.missing", reason=str(exc), install=LLAMA_INSTALL) from None
             LOG.install(lib)  # the package's own callback (set at import) prints to stderr
             lib.llama_backend_init()
             _lib = lib

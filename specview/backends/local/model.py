@@ -25,6 +25,7 @@ from specview.backends.local.lib import llama_lib
 from specview.backends.local.log import LOG
 from specview.backends.local.pool import POOL
 from specview.backends.local.threads import Threadpool
+from specview.backends.reason import role_word
 from specview.kernel.errors import BackendError
 
 Logits = npt.NDArray[np.float32]
@@ -34,15 +35,13 @@ GGUF_MAGIC = b"GGUF"
 def check_gguf_file(path: Path, role: str) -> None:
     """Fail early, with the user's own words, on a missing or non-GGUF file."""
     if not path.exists():
-        raise BackendError(f"{role} model not found: {path}")
+        raise BackendError("backenderr.model.not_found", role=role_word(role), path=str(path))
     if not path.is_file():
-        raise BackendError(f"{role} model {path} is not a file")
+        raise BackendError("backenderr.model.not_a_file", role=role_word(role), path=str(path))
     with path.open("rb") as fh:
         magic = fh.read(4)
     if magic != GGUF_MAGIC:
-        raise BackendError(
-            f"{role} model {path} is not a GGUF file (it starts with {magic!r}, a GGUF file with b'GGUF')"
-        )
+        raise BackendError("backenderr.model.not_gguf", role=role_word(role), path=str(path), magic=repr(magic))
 
 
 class ModelRunner:
@@ -92,7 +91,7 @@ class ModelRunner:
         with self._loaded.lock:
             self.ctx = lib.llama_init_from_model(self.model, params)
         if not self.ctx:
-            raise BackendError(f"could not create a context for the {self.role} model: {LOG.last_error()}")
+            raise BackendError("backenderr.model.no_context", role=role_word(self.role), why=LOG.last_error())
         self.batch = lib.llama_batch_init(self.n_batch, 0, n_seq)
         if os.environ.get("SPECVIEW_LLAMA_THREADPOOL", "1") != "0":
             self.threadpool = Threadpool(lib, self.ctx, self.n_threads)
@@ -112,7 +111,7 @@ class ModelRunner:
         if not 0 < n <= self.n_batch or not 0 <= rows <= n:
             raise ValueError(f"bad batch: {n} tokens, {rows} rows (capacity {self.n_batch})")
         if self.n_past + n > self.n_ctx:
-            raise BackendError(f"the {self.role} context is full ({self.n_ctx} tokens)")
+            raise BackendError("backenderr.model.context_full", role=role_word(self.role), n_ctx=self.n_ctx)
         b = self.batch
         first_row = n - rows
         for i, tok in enumerate(tokens):
@@ -129,7 +128,7 @@ class ModelRunner:
         if rc != 0:
             self.truncate(self.n_past)  # a failed decode may leave part of the batch behind
             why = LOG.last_error()
-            raise BackendError(f"llama_decode failed on the {self.role} model (code {rc}): {why}")
+            raise BackendError("backenderr.model.decode_failed", role=role_word(self.role), rc=rc, why=why)
         self.n_past += n
         if rows == 0:
             return np.empty((0, self.n_vocab), dtype=np.float32)
@@ -148,7 +147,8 @@ class ModelRunner:
         if rc != 0:
             self.lib.llama_memory_seq_keep(self.lib.llama_get_memory(self.ctx), 0)
             self.truncate(self.n_past)
-            raise BackendError(f"llama_decode failed on the {self.role} model (code {rc}): {LOG.last_error()}")
+            raise BackendError("backenderr.model.decode_failed", role=role_word(self.role), rc=rc,
+                               why=LOG.last_error())
         ptr = self.lib.llama_get_logits(self.ctx)
         view: Logits = np.ctypeslib.as_array(ptr, shape=(n, self.n_vocab))
         return view
@@ -168,10 +168,7 @@ class ModelRunner:
         """Keep the first `n` cached tokens and drop the rest."""
         mem = self.lib.llama_get_memory(self.ctx)
         if not self.lib.llama_memory_seq_rm(mem, 0, n, -1):
-            raise BackendError(
-                f"the {self.role} model cannot roll back its cache (recurrent or hybrid memory); "
-                "use --no-spec with this model"
-            )
+            raise BackendError("backenderr.model.no_rollback", role=role_word(self.role))
         self.n_past = n
 
     # vocabulary ------------------------------------------------------------
@@ -185,7 +182,7 @@ class ModelRunner:
             if n >= 0:
                 return list(buf[:n])
             cap = -n
-        raise BackendError(f"could not tokenize the prompt with the {self.role} model")
+        raise BackendError("backenderr.model.no_tokens", role=role_word(self.role))
 
     def piece(self, token: int) -> bytes:
         """The exact bytes of one token (may be part of a UTF-8 character; specials render empty); cached."""

@@ -19,6 +19,7 @@ from typing import Any
 
 from specview.backends.local.lib import llama_lib
 from specview.backends.local.log import LOG
+from specview.backends.reason import role_word
 from specview.kernel.errors import BackendError
 
 ALL_LAYERS = 2**31 - 1
@@ -99,7 +100,8 @@ def _key(path: Path, layers: int, role: str) -> Key:
     try:
         st = path.stat()
     except OSError as exc:
-        raise BackendError(f"cannot read the {role} model {path}: {exc.strerror or exc}") from None
+        raise BackendError("backenderr.pool.unreadable", role=role_word(role), path=str(path),
+                           reason=exc.strerror or str(exc)) from None
     return (os.path.realpath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, layers)
 
 
@@ -111,8 +113,9 @@ def _load(path: Path, role: str, layers: int, key: Key) -> LoadedModel:
     model = lib.llama_model_load_from_file(str(path).encode(), params)
     if not model:
         why = LOG.errors_since(mark)
-        detail = f": {why[0]}" if why else " (truncated or unsupported file?)"
-        raise BackendError(f"could not load the {role} model {path}{detail}")
+        if why:
+            raise BackendError("backenderr.pool.not_loaded", role=role_word(role), path=str(path), why=why[0])
+        raise BackendError("backenderr.pool.not_loaded_unsaid", role=role_word(role), path=str(path))
     return LoadedModel(key, model, tuple(LOG.lines_since(lines)))
 
 

@@ -26,6 +26,7 @@ from specview.backends.local.model import ModelRunner
 from specview.boundary.text import sanitize
 from specview.kernel.backend import Note
 from specview.kernel.errors import BackendError
+from specview.texts.catalog import Phrase
 
 NO_TEMPLATE = "none"  # --chat-template none: a raw completion even when the GGUF has a template
 MAX_TEMPLATE_BYTES = 64 * 1024  # real templates are a few KiB (tool-calling ones ~20 KiB)
@@ -42,7 +43,7 @@ class Source(StrEnum):
     CONFIG = "config"
 
 
-WHERE = {Source.OPTION: "--chat-template {name}", Source.CONFIG: 'chat_template = "{name}" in the config'}
+WHERE = {Source.OPTION: "backenderr.prompt.where_option", Source.CONFIG: "backenderr.prompt.where_config"}
 
 
 @cache
@@ -70,12 +71,12 @@ def prepare_prompt(runner: ModelRunner, prompt: str, template: str | None,
     if template == NO_TEMPLATE:
         return Note("prompt_raw"), runner.tokenize(prompt)
     if template not in builtin_templates():
-        where = WHERE[source].format(name=sanitize(template, 64, one_line=True))
-        raise BackendError(f"{where}: no such chat template; known: {', '.join(builtin_templates())}, "
-                           f"or {NO_TEMPLATE} (a raw completion)")
+        where = Phrase(WHERE[source], name=sanitize(template, 64, one_line=True))
+        raise BackendError("backenderr.prompt.unknown", where=where, known=", ".join(builtin_templates()),
+                           none=NO_TEMPLATE)
     text = render_builtin(runner.lib, template.encode(), (("user", prompt),))
     if text is None:
-        raise BackendError(f"llama.cpp could not apply the chat template {template}")
+        raise BackendError("backenderr.prompt.not_applied", template=template)
     return Note(f"prompt_template_{source}", {"name": template}), _templated_tokens(runner, text)
 
 
@@ -98,10 +99,10 @@ def render_builtin(lib: Any, template: bytes, messages: Sequence[tuple[str, str]
 
 def _own_template(runner: ModelRunner, prompt: str, template: bytes) -> tuple[Note, list[int]]:
     """The prompt in the GGUF's own template, rendered by llama-cpp-python's sandboxed Jinja."""
-    fix = f"; run with --chat-template {NO_TEMPLATE} (a raw completion) or --chat-template NAME"
+    fix = Phrase("backenderr.prompt.fix", none=NO_TEMPLATE)
     if len(template) > MAX_TEMPLATE_BYTES:
-        raise BackendError(f"the chat template in {runner.name} is {len(template)} bytes, more than "
-                           f"{MAX_TEMPLATE_BYTES} read{fix}")
+        raise BackendError("backenderr.prompt.too_long", name=runner.name, size=len(template),
+                           most=MAX_TEMPLATE_BYTES, fix=fix)
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
     vocab, lib = runner.vocab, runner.lib
@@ -113,9 +114,9 @@ def _own_template(runner: ModelRunner, prompt: str, template: bytes) -> tuple[No
             messages=[{"role": "user", "content": prompt}]).prompt
     except Exception as exc:  # noqa: BLE001 — one clear error for any failure of untrusted code
         reason = sanitize(f"{type(exc).__name__}: {exc}", REASON_CHARS, one_line=True)
-        raise BackendError(f"the chat template in {runner.name} failed ({reason}){fix}") from None
+        raise BackendError("backenderr.prompt.failed", name=runner.name, reason=reason, fix=fix) from None
     if not isinstance(text, str) or len(text) > len(prompt) + 4 * MAX_TEMPLATE_BYTES:
-        raise BackendError(f"the chat template in {runner.name} rendered an implausible prompt{fix}")
+        raise BackendError("backenderr.prompt.implausible", name=runner.name, fix=fix)
     name = _builtin_name(lib, template)
     note = Note("prompt_template_gguf", {"name": name}) if name else Note("prompt_template_gguf_unnamed")
     return note, _templated_tokens(runner, text)

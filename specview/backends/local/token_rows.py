@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from specview.backends.local.lib import supports_gpu_offload
 from specview.backends.local.model import ModelRunner
+from specview.backends.reason import role_word
 from specview.features.learn.explain.context import TokenRows
 from specview.features.learn.explain.rounds import label
 from specview.kernel.errors import BackendError
@@ -36,7 +37,7 @@ def _row(
         runner.open_context(len(prefix) + 8)
         logits = runner.prefill(list(prefix))
         if logits is None:
-            raise BackendError(f"the {role} model produced no logits")
+            raise BackendError("backenderr.rows.no_logits", role=role_word(role))
         row = np.array(logits[-1], dtype=np.float32)  # a copy: the view dies with the next call
     except BaseException:
         runner.close()
@@ -58,12 +59,12 @@ def position_rows(
 ) -> TokenRows:
     """p and q at the position after `prefix` (draft None or "ngram": q is one-hot at `drafted`)."""
     if not prefix or len(prefix) > MAX_PREFIX:
-        raise BackendError(f"cannot recompute a position after {len(prefix)} tokens (1…{MAX_PREFIX})")
+        raise BackendError("backenderr.rows.prefix", n=len(prefix), most=MAX_PREFIX)
     p_row, runner = _row(Path(target), "target", prefix, None)
     try:
         vocab = len(p_row)
         if not 0 <= drafted < vocab:
-            raise BackendError(f"token {drafted} is outside the target's vocabulary")
+            raise BackendError("backenderr.rows.outside", token=drafted)
         p = _distribution(p_row, temperature)
         if draft is None or draft == "ngram":
             q = np.zeros(vocab)

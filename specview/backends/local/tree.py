@@ -24,6 +24,7 @@ from specview.backends.local.model import Logits, ModelRunner
 from specview.backends.local.top import top_tokens
 from specview.backends.local.tree_verify import eval_tree, keep_path
 from specview.backends.local.verify import row_probabilities
+from specview.backends.reason import reason_of
 from specview.kernel.errors import BackendError
 from specview.kernel.events import Q_TOP, Round, TokenEvent, TokenStatus
 from specview.kernel.lost_from import BELOW_REJECTED, ON_PATH
@@ -40,7 +41,7 @@ def tree_of(text: str | None) -> TreeShape | None:
     try:
         return parse_tree(text)
     except ValueError as exc:
-        raise BackendError(str(exc)) from None
+        raise BackendError("backenderr.as_is", error=reason_of(exc)) from None
 
 
 def check_tree(tree: TreeShape | None, draft: str, *, plain: bool, adaptive: bool) -> None:
@@ -48,14 +49,11 @@ def check_tree(tree: TreeShape | None, draft: str, *, plain: bool, adaptive: boo
     if tree is None:
         return
     if plain:
-        raise BackendError(f"--tree {tree} drafts a tree and --no-spec drafts nothing: give one of them")
+        raise BackendError("backenderr.tree.no_spec", tree=str(tree))
     if draft == "ngram":
-        raise BackendError(
-            f"--tree {tree} branches on the draft model's probabilities q, and an n-gram draft has none (it "
-            "proposes one continuation, q = 1): give --draft D.gguf"
-        )
+        raise BackendError("backenderr.tree.ngram", tree=str(tree))
     if adaptive:
-        raise BackendError(f"--tree {tree} has a fixed width and depth; drop --adaptive")
+        raise BackendError("backenderr.tree.adaptive", tree=str(tree))
 
 
 @dataclass(frozen=True, slots=True)

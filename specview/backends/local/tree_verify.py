@@ -15,6 +15,7 @@ end are copied to sequence 0 up to that end, and llama_memory_seq_keep(0) frees 
 from __future__ import annotations
 
 from specview.backends.local.model import Logits, ModelRunner
+from specview.backends.reason import role_word
 from specview.kernel.errors import BackendError
 from specview.kernel.tree_sampling import DraftTree
 
@@ -46,7 +47,7 @@ def eval_tree(runner: ModelRunner, tree: DraftTree) -> tuple[Logits, list[int]]:
     `n_past` is left at the committed length: the tree's cells are not committed yet."""
     n = len(tree.tokens)
     if n > runner.n_batch or runner.n_past + tree.depth + 1 > runner.n_ctx:
-        raise BackendError(f"a draft tree of {n} tokens does not fit the {runner.role} batch or context")
+        raise BackendError("backenderr.tree.too_big", n=n, role=role_word(runner.role))
     first_seq, seqs = leaf_sequences(tree)
     lib, mem = runner.lib, runner.lib.llama_get_memory(runner.ctx)
     n_seqs = max(max(s) for s in seqs) + 1
@@ -78,5 +79,5 @@ def keep_path(runner: ModelRunner, tree: DraftTree, path: tuple[int, ...], first
         lib.llama_memory_seq_cp(mem, s, 0, runner.n_past, keep_to)
     lib.llama_memory_seq_keep(mem, 0)
     if not lib.llama_memory_seq_rm(mem, 0, keep_to, -1):
-        raise BackendError(f"the {runner.role} model cannot roll back its cache")
+        raise BackendError("backenderr.tree.no_rollback", role=role_word(runner.role))
     runner.n_past = keep_to

@@ -42,6 +42,8 @@ from specview.kernel.events import Calibration, Reconcile, Round, StreamItem
 from specview.kernel.metrics import Metrics
 from specview.kernel.runspec import RunSpec
 from specview.kernel.totals import CrossChecked
+from specview.kernel.unmeasured import server_gamma
+from specview.texts.catalog import Phrase
 
 SGLANG_GAUGES = ("sglang:spec_accept_length", "sglang:spec_accept_rate")
 
@@ -91,7 +93,7 @@ class OpenAIBackend:
 
     def __init__(self, spec: RunSpec, *, read_timeout: float | None = None) -> None:
         if spec.url is None:
-            raise BackendError("the remote backend needs --url")
+            raise BackendError("backenderr.remote.no_url")
         forced = checked_kind(spec.server)
         self.timeouts = timeouts_of(spec, read_timeout)
         self.metrics_interval = 1.0
@@ -101,7 +103,7 @@ class OpenAIBackend:
         self._conn = Connection(spec.url, spec.api_key, spec.api_key_env, self.timeouts)
         try:
             owners = self._pick_model()
-            with self._server_values("detecting the server"):
+            with self._server_values(Phrase("backenderr.doing.detecting")):
                 wanted = forced or kind_by_owner(owners.get(self.model, ""))
                 self.kind, self.facts = detect(self._conn, wanted, spec.gamma)
         except BaseException:
@@ -124,7 +126,7 @@ class OpenAIBackend:
         self._metrics_after: str | None = None
 
     # -- detection ------------------------------------------------------------------
-    def _server_values(self, what: str) -> AbstractContextManager[None]:
+    def _server_values(self, what: str | Phrase) -> AbstractContextManager[None]:
         return server_values(self._conn.root, what)
 
     def _pick_model(self) -> dict[str, str]:
@@ -132,16 +134,14 @@ class OpenAIBackend:
         wanted = self.spec.model
         if wanted is None:
             if not owners:
-                raise BackendError(f"{self._conn.root} lists no models; pass --model")
+                raise BackendError("backenderr.remote.no_models", root=self._conn.root)
             self.model = next(iter(owners))
         elif wanted in owners or not owners:
             self.model = wanted
         else:
             offered = ", ".join(shown(model, 60) for model in list(owners)[:8])
-            more = f" and {len(owners) - 8} more" if len(owners) > 8 else ""
-            raise BackendError(
-                f"the server does not know model {shown(wanted)} (it offers: {offered}{more}); see --model"
-            )
+            more = Phrase("backenderr.remote.and_more", more=len(owners) - 8) if len(owners) > 8 else ""
+            raise BackendError("backenderr.remote.unknown_model", model=shown(wanted), offered=offered, more=more)
         return owners
 
     def _metrics_text(self) -> str | None:
@@ -191,7 +191,7 @@ class OpenAIBackend:
         dialect = self.dialect = self.kind.dialect(self.settings, self.facts)
         prefix = self.kind.metrics_prefix
         if self.facts.has_metrics and prefix is not None:
-            with self._server_values("reading /metrics"):
+            with self._server_values(Phrase("backenderr.doing.metrics")):
                 self._metrics_before = self._scrape(prefix)
         if not self.kind.exact_per_round and self.facts.has_metrics:
             self._poller = MetricsPoller(self._metrics_text, self.metrics_interval)
@@ -213,7 +213,8 @@ class OpenAIBackend:
                     self._learn_method()
                 if self.event_hook is not None:
                     self.event_hook(event)
-                with self._server_values(f"streaming ({dialect.name} chunk {counted.chunks + 1})"):
+                chunk = Phrase("backenderr.doing.chunk", dialect=dialect.name, chunk=counted.chunks + 1)
+                with self._server_values(chunk):
                     made = dialect.feed(event, t)
                 counted.chunks += 1
                 for rnd in made:
@@ -232,7 +233,7 @@ class OpenAIBackend:
                 self._poller.stop()
         if stop.is_set():  # stopped (a stream cut before its headers ends quietly): ask the server nothing more
             return
-        with self._server_values(f"ending the stream ({dialect.name})"):
+        with self._server_values(Phrase("backenderr.doing.ending", dialect=dialect.name)):
             rest = dialect.finish(time.monotonic())
             exact = dialect.exact_rounds()
             totals = dialect.request_totals()
@@ -246,7 +247,7 @@ class OpenAIBackend:
                 counted.add(rnd)
         if totals is not None:  # after every round of the request: they close it
             yield totals
-        with self._server_values("reading /metrics after the stream"):
+        with self._server_values(Phrase("backenderr.doing.metrics_after")):
             check = self._after_stream(counted, exact is not None or self.kind.exact_per_round)
         if check is not None:
             yield check
@@ -280,8 +281,8 @@ class OpenAIBackend:
             return None
         drafted = counted.metrics.max_drafted
         if drafted and drafted != self._info.gamma:
-            # what the server drafted (builds may ignore the per-request speculative.n_max)
-            self._info = replace(self._info, gamma=drafted)
+            # what the server drafted (builds may ignore the per-request speculative.n_max), said as its
+            self._info = server_gamma(self._info, drafted, self.settings.gamma)
         if self._metrics_before is None:
             return None
         totals = counted.totals()
@@ -315,7 +316,7 @@ class OpenAIBackend:
             return None
         text = self._metrics_after or (self._poller.latest if self._poller is not None else None)
         text = text or self._metrics_text()
-        with self._server_values("reading /metrics"):
+        with self._server_values(Phrase("backenderr.doing.metrics")):
             now = self._counters(text, prefix) if text else None
         return now.minus(self._metrics_before) if now else None
 

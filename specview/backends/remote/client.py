@@ -25,6 +25,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx
 
+from specview.backends.reason import reason_of
 from specview.backends.remote.deadline import Flight, cancel, in_flight
 from specview.backends.remote.decode import Damaged, Refused, body_encoding, inflated
 from specview.backends.remote.http_errors import (
@@ -45,6 +46,7 @@ from specview.boundary.jsonio import JsonError, loads
 from specview.boundary.secrets import add_url_secrets
 from specview.boundary.text import shown
 from specview.kernel.errors import BackendError
+from specview.texts.catalog import Phrase
 
 _SLACK_S = 1.0  # httpx's per-read timeout, after the deadline it backs up
 _SSE_HEADERS = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
@@ -71,11 +73,12 @@ def parse_base_url(url: str) -> BaseUrl:
         parts = urlsplit(text)
         host, port = parts.hostname, parts.port
     except ValueError as exc:
-        raise BackendError(f"--url is not a valid URL ({exc}): {shown(_without_credentials(text))}") from None
+        raise BackendError("backenderr.client.bad_url", reason=str(exc),
+                           url=shown(_without_credentials(text))) from None
     if parts.scheme not in ("http", "https"):
-        raise BackendError(f"--url must start with http:// or https://, got {shown(_without_credentials(text))}")
+        raise BackendError("backenderr.client.bad_scheme", url=shown(_without_credentials(text)))
     if not host:
-        raise BackendError(f"--url names no host: {shown(_without_credentials(text))}")
+        raise BackendError("backenderr.client.no_host", url=shown(_without_credentials(text)))
     shown_host = f"[{host}]" if ":" in host else host
     netloc = shown_host if port is None else f"{shown_host}:{port}"
     path = parts.path.rstrip("/")
@@ -130,7 +133,7 @@ class Connection:
 
     # -- one request ----------------------------------------------------------------
     @contextmanager
-    def _request(self, method: str, url: str, what: str, seconds: float, *, kind: str = "request",
+    def _request(self, method: str, url: str, what: str | Phrase, seconds: float, *, kind: str = "request",
                  first: float | None = None, json: dict[str, Any] | None = None,
                  headers: dict[str, str] | None = None) -> Iterator[tuple[httpx.Response, Flight]]:
         """Send a request inside a Flight (its deadline: `seconds` for the whole, `first` for the
@@ -151,21 +154,20 @@ class Connection:
                 raise transport_error(exc, self.root, what, flight, answered=answered,
                                       streaming=kind == "stream") from None
 
-    def _chunks(self, response: httpx.Response, what: str, flight: Flight) -> Iterator[bytes]:
+    def _chunks(self, response: httpx.Response, what: str | Phrase, flight: Flight) -> Iterator[bytes]:
         """The body's bytes, its one layer of compression (if any) undone under the bound."""
         try:
             encoding = body_encoding(response.headers.get_list("content-encoding", split_commas=True))
         except Refused as exc:
-            raise HostileAnswer(f"{self.root} answered with {exc.what} while {what}; {exc.why}",
-                                exc.what) from None
+            raise HostileAnswer(self.root, exc.what, exc.why, what) from None
         try:
             yield from inflated(_counted(response.iter_raw(), flight), encoding)
         except Damaged as exc:
-            raise BackendError(f"{self.root} sent {exc} while {what}") from None
+            raise BackendError("backenderr.client.damaged", root=self.root, damage=reason_of(exc), what=what) from None
         if flight.expired is not None:  # a body that ends at EOF ends early when its socket is shut
             raise expired_error(self.root, what, flight)
 
-    def _status_error(self, response: httpx.Response, what: str, flight: Flight,
+    def _status_error(self, response: httpx.Response, what: str | Phrase, flight: Flight,
                       model: str | None = None) -> BackendError:
         """One clear message for a status that is not 200 (an error body is read here, bounded)."""
         code = response.status_code
@@ -173,46 +175,46 @@ class Connection:
             return redirect_error(self.root, code, response.headers.get("location"), str(response.request.url),
                                   what)
         try:
-            detail = scrub(error_detail(_read_bounded(self._chunks(response, what, flight))))
+            detail: str | Phrase = scrub(error_detail(_read_bounded(self._chunks(response, what, flight))))
         except HostileAnswer as exc:
-            detail = f"its error body came with {exc.what}, not decoded"
+            detail = Phrase("backenderr.client.body_encoded", answer=exc.answer)
         except (BackendError, httpx.HTTPError):
-            detail = "its error body could not be read"
+            detail = Phrase("backenderr.client.body_unread")
         return status_error(self.root, KeyUse(self._key_env, self._env_named, self._sent_key), code, detail, what,
                             model)
 
     # -- plain requests -----------------------------------------------------------
-    def _body(self, method: str, url: str, what: str, *, json: dict[str, Any] | None = None,
-              seconds: float | None = None, model: str | None = None, hint: str = "") -> bytes:
+    def _body(self, method: str, url: str, what: str | Phrase, *, json: dict[str, Any] | None = None,
+              seconds: float | None = None, model: str | None = None, hint: str | Phrase = "") -> bytes:
         """The body of a 200 answer, read with a bound within `seconds` (default: the request
         timeout); every failure (refused, deadline, non-200, too large) is a BackendError, and a
         non-200 answer carries `hint` (what to do about it)."""
         with self._request(method, url, what, seconds or self.timeouts.request, json=json) as (response, flight):
             if response.status_code != 200:
                 error = self._status_error(response, what, flight, model)
-                raise BackendError(f"{error}; {hint}") if hint else error
+                raise BackendError("backenderr.client.with_hint", error=error, hint=hint) if hint else error
             body = _read_bounded(self._chunks(response, what, flight))
         if body is None:
-            raise BackendError(f"{self.root} answered with more than {MAX_BODY_BYTES // 2**20} MiB while {what}")
+            raise BackendError("backenderr.client.too_large", root=self.root, mib=MAX_BODY_BYTES // 2**20, what=what)
         return body
 
-    def _json(self, body: bytes, what: str) -> Any:
+    def _json(self, body: bytes, what: str | Phrase) -> Any:
         try:
             return loads(body)
         except JsonError as exc:
-            raise BackendError(f"{self.root} did not answer with JSON while {what}: {exc}") from None
+            raise BackendError("backenderr.client.not_json", root=self.root, what=what, reason=str(exc)) from None
 
-    def get_json(self, url: str, what: str) -> Any:
+    def get_json(self, url: str, what: str | Phrase) -> Any:
         """GET and decode JSON (strictly, bounded); every failure is a BackendError."""
         return self._json(self._body("GET", url, what), what)
 
     def served_models(self) -> dict[str, str]:
         """GET /v1/models: each served model id and its `owned_by` ("" when absent), at most
         MAX_MODELS of them; entries whose id is not a string are not models one can ask for."""
-        listing = self.get_json(f"{self.api}/models", "listing models (GET /v1/models)")
+        listing = self.get_json(f"{self.api}/models", Phrase("backenderr.doing.models"))
         entries = listing.get("data") if isinstance(listing, dict) else None
         if not isinstance(entries, list):
-            raise BackendError(f"{self.root} answered GET /v1/models without a model list")
+            raise BackendError("backenderr.client.no_model_list", root=self.root)
         owners: dict[str, str] = {}
         for entry in entries[:MAX_MODELS]:
             if isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry["id"]:
@@ -220,12 +222,12 @@ class Connection:
                 owners[entry["id"]] = owner if isinstance(owner, str) else ""
         return owners
 
-    def get_text(self, url: str, what: str, *, hint: str = "") -> str:
+    def get_text(self, url: str, what: str | Phrase, *, hint: str | Phrase = "") -> str:
         """GET a text body (bounded); every failure (refused, timeout, non-200) is a BackendError,
         and a non-200 answer carries `hint` (what to do about it)."""
         return self._body("GET", url, what, hint=hint).decode("utf-8", errors="replace")
 
-    def post_json(self, url: str, body: dict[str, Any], what: str, *, timeout: float,
+    def post_json(self, url: str, body: dict[str, Any], what: str | Phrase, *, timeout: float,
                   model: str | None = None) -> Any:
         """POST JSON and decode the JSON answer (non-streamed, bounded, the whole of it within
         `timeout` s); every failure is a BackendError. Safe from several threads at once."""
@@ -234,7 +236,7 @@ class Connection:
     def _probe(self, url: str) -> bytes | None:
         """GET an optional endpoint: its body, or None when it is absent, fails or is too large.
         An answer no server should send (HostileAnswer) is still an error."""
-        what = f"asking {urlsplit(url).path or '/'}"
+        what = Phrase("backenderr.doing.asking", path=urlsplit(url).path or "/")
         try:
             with self._request("GET", url, what, self.timeouts.probe) as (response, flight):
                 return _read_bounded(self._chunks(response, what, flight)) if response.status_code == 200 else None
@@ -276,7 +278,7 @@ class Connection:
         response) when `stop` is set or after `max_events` events; raises BackendError for HTTP
         errors, malformed lines, deadlines and a stream that ends before the server said it was done.
         """
-        what = "streaming the completion"
+        what = Phrase("backenderr.doing.streaming")
         finished = False
         try:
             with self._request("POST", url, what, max_seconds, kind="stream", first=read_timeout, json=payload,
@@ -285,9 +287,7 @@ class Connection:
                     raise self._status_error(response, what, flight, model=model)
                 kind = response.headers.get("content-type", "").partition(";")[0].strip()
                 if kind != "text/event-stream":
-                    raise BackendError(
-                        f"the server did not answer with an event stream (content type {shown(kind)})"
-                    )
+                    raise BackendError("backenderr.client.not_event_stream", kind=shown(kind))
                 if stop.is_set():
                     return
                 flight.expect(read_timeout, "event")
@@ -301,7 +301,7 @@ class Connection:
                         continue
                     data = _decode_event(text, scrub)
                     if _is_error_event(data):
-                        raise BackendError(f"the server reported an error mid-stream: {scrub(_message_of(data))}")
+                        raise BackendError("backenderr.client.error_event", message=scrub(_message_of(data)))
                     if _finish_reason(data) is not None:
                         finished = True
                     count += 1
@@ -311,13 +311,13 @@ class Connection:
                     if stop.is_set() or count >= max_events:
                         return
         except EventTooLarge as exc:
-            raise BackendError(f"{self.root} sent a malformed stream: {exc}") from None
+            raise BackendError("backenderr.client.malformed_stream", root=self.root, reason=reason_of(exc)) from None
         except BackendError:
             if stop.is_set():  # interrupted on purpose: whatever the shut socket raised
                 return
             raise
         if not finished and not stop.is_set():
-            raise BackendError(f"{self.root} closed the stream before the completion finished")
+            raise BackendError("backenderr.client.stream_unfinished", root=self.root)
 
     def interrupt(self) -> None:
         """Unblock every request of this connection in flight (any thread), the stream's too,
@@ -358,9 +358,9 @@ def _decode_event(data: str, scrub: Any) -> dict[str, Any]:
     try:
         value = loads(data)
     except JsonError as exc:
-        raise BackendError(f"the server sent a malformed stream line ({exc}): {scrub(data)!r}") from None
+        raise BackendError("backenderr.client.bad_line", reason=str(exc), line=repr(scrub(data))) from None
     if not isinstance(value, dict):
-        raise BackendError(f"the server sent a stream line that is not a JSON object: {scrub(data)!r}")
+        raise BackendError("backenderr.client.line_not_object", line=repr(scrub(data)))
     return value
 
 

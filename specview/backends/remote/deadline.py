@@ -22,13 +22,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from specview.texts.catalog import Phrase
+
 _SOCKET_EVENTS = ("connection.connect_tcp.complete", "connection.start_tls.complete")
 
 
 class Flight:
     """One request: what it asks, its deadlines, its sockets, and why it ended early."""
 
-    def __init__(self, owner: object, root: str, what: str, seconds: float, kind: str) -> None:
+    def __init__(self, owner: object, root: str, what: str | Phrase, seconds: float, kind: str) -> None:
         self.owner, self.root, self.what = owner, root, what
         self.started = time.monotonic()
         self.seconds = seconds  # the whole request's limit (its `kind`: "request", "stream")
@@ -151,7 +153,7 @@ _WATCHDOG = _Watchdog()
 
 
 @contextmanager
-def in_flight(owner: object, root: str, what: str, seconds: float, kind: str = "request") -> Iterator[Flight]:
+def in_flight(owner: object, root: str, what: str | Phrase, seconds: float, kind: str = "request") -> Iterator[Flight]:
     """A Flight watched for the length of the block."""
     flight = Flight(owner, root, what, seconds, kind)
     _WATCHDOG.add(flight)

@@ -15,6 +15,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 
 from specview.boundary.text import sanitize
+from specview.texts.catalog import Phrase
 
 PIECE_BYTES = 64 * 2**10  # the most one inflate step may produce
 _GZIP = ("gzip", "x-gzip")
@@ -25,8 +26,8 @@ _NONE = ("", "identity")
 class Refused(ValueError):
     """An encoding specview will not decode: `what` names it (from the header), `why` says why."""
 
-    def __init__(self, what: str, why: str) -> None:
-        super().__init__(f"{what}: {why}")
+    def __init__(self, what: Phrase, why: Phrase) -> None:
+        super().__init__(Phrase("backenderr.decode.refused", what=what, why=why))
         self.what, self.why = what, why
 
 
@@ -40,16 +41,14 @@ def body_encoding(values: list[str]) -> str | None:
     layers = [v.strip().lower() for v in values if v.strip().lower() not in _NONE]
     listed = sanitize(", ".join(v.strip() for v in values), 80, one_line=True)
     if len(layers) > 1:
-        raise Refused(f"stacked compression (Content-Encoding: {listed})",
-                      "specview decodes at most one layer, and asked for none")
+        raise Refused(Phrase("backenderr.decode.stacked", listed=listed), Phrase("backenderr.decode.stacked_why"))
     if not layers:
         return None
     if layers[0] in _GZIP:
         return "gzip"
     if layers[0] == _DEFLATE:
         return _DEFLATE
-    raise Refused(f"an encoding specview does not decode (Content-Encoding: {listed})",
-                  "it asked for none, and takes gzip or deflate")
+    raise Refused(Phrase("backenderr.decode.unknown", listed=listed), Phrase("backenderr.decode.unknown_why"))
 
 
 def inflated(raw: Iterable[bytes], encoding: str | None) -> Iterator[bytes]:
@@ -79,7 +78,7 @@ class _Inflater:
                     self._raw_fallback = False
                     self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
                     continue
-                raise Damaged(f"a compressed body zlib cannot inflate ({exc})") from None
+                raise Damaged(Phrase("backenderr.decode.damaged", reason=str(exc))) from None
             self._started = True
             if out:
                 yield out

@@ -15,6 +15,7 @@ from specview.boundary.text import shown
 from specview.kernel.backend import Note
 from specview.kernel.events import Round, TokenEvent, TokenStatus
 from specview.kernel.totals import Totals
+from specview.texts.catalog import Phrase
 
 DEFAULT_PROMPT = "Write a short story about a lighthouse keeper who counts the ships that pass."
 DEFAULT_MAX_TOKENS = 128
@@ -116,7 +117,7 @@ def counter(value: Any, field: str) -> int | None:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNTER:
-        raise Invalid(f"{field} is {shown(value)}, expected a count in 0..{MAX_COUNTER}")
+        raise Invalid(Phrase("backenderr.dialect.not_count", field=field, value=shown(value), most=MAX_COUNTER))
     return value
 
 
@@ -163,9 +164,9 @@ class RoundMaker:
         Counts a server reported are checked here, where every dialect builds its rounds.
         """
         if not 0 < drafted <= MAX_ROUND_DRAFTS:
-            raise Invalid(f"a round drafted {drafted} tokens, expected 1..{MAX_ROUND_DRAFTS}")
+            raise Invalid(Phrase("backenderr.dialect.drafted", drafted=drafted, most=MAX_ROUND_DRAFTS))
         if not 0 <= accepted <= drafted:
-            raise Invalid(f"a round accepted {accepted} of {drafted} drafted tokens")
+            raise Invalid(Phrase("backenderr.dialect.accepted", accepted=accepted, drafted=drafted))
         tokens = [
             TokenEvent(None, text, TokenStatus.ACCEPTED, position=k, inferred=inferred)
             for k, text in enumerate(texts[:accepted])

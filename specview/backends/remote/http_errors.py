@@ -18,6 +18,7 @@ from specview.boundary.jsonio import JsonError, loads
 from specview.boundary.secrets import add_url_secrets
 from specview.boundary.text import sanitize, shown
 from specview.kernel.errors import BackendError
+from specview.texts.catalog import Phrase
 
 _MAX_DETAIL = 200
 _CUT_SHORT = "peer closed connection without sending complete message body"
@@ -25,18 +26,18 @@ _CUT_SHORT = "peer closed connection without sending complete message body"
 
 class HostileAnswer(BackendError):
     """An answer no server should send (stacked or unknown compression): refused even where a
-    failure would only mean "absent" (the optional probes). `what` names it."""
+    failure would only mean "absent" (the optional probes). `answer` names it."""
 
-    def __init__(self, message: str, what: str) -> None:
-        super().__init__(message)
-        self.what = what
+    def __init__(self, root: str, answer: object, why: object, what: object) -> None:
+        super().__init__("backenderr.http.hostile", root=root, answer=answer, why=why, what=what)
+        self.answer = answer
 
 
 class StatusError(BackendError):
     """An HTTP error status (`code`), for callers that word some statuses their own way."""
 
-    def __init__(self, message: str, code: int) -> None:
-        super().__init__(message)
+    def __init__(self, key: str, code: int, /, **fields: object) -> None:
+        super().__init__(key, code=code, **fields)
         self.code = code
 
 
@@ -46,69 +47,62 @@ def scrub(text: str) -> str:
     return sanitize(" ".join(text.split()), _MAX_DETAIL, one_line=True)
 
 
-def expired_error(root: str, what: str, flight: Flight) -> BackendError:
+def expired_error(root: str, what: object, flight: Flight) -> BackendError:
     """The deadline that passed, and the option that sets it."""
     kind, seconds = flight.expired or (flight.kind, flight.seconds)
     if kind == "headers":
-        return BackendError(f"{root} did not start answering within {seconds:g} s while {what} "
-                            "(read timeout; --read-timeout sets it)")
+        return BackendError("backenderr.http.expired_headers", root=root, seconds=seconds, what=what)
     if kind == "event":
         seen = flight.bytes_since_progress
-        trickle = f"; {seen} bytes of comments, keep-alives or a trickle came, no event" if seen else ""
-        return BackendError(f"{root} sent no event for {seconds:g} s while {what} "
-                            f"(read timeout: the stream stalled{trickle}; --read-timeout sets it)")
+        trickle = Phrase("backenderr.http.trickle", bytes=seen) if seen else ""
+        return BackendError("backenderr.http.expired_event", root=root, seconds=seconds, what=what, trickle=trickle)
     if kind == "stream":
-        return BackendError(f"{root} was still streaming after {seconds:g} s while {what}; the rounds so far "
-                            "are kept (--stream-timeout sets the limit)")
-    return BackendError(f"{root} did not finish answering within {seconds:g} s while {what}; is it overloaded "
-                        "or stuck? (--request-timeout sets the limit)")
+        return BackendError("backenderr.http.expired_stream", root=root, seconds=seconds, what=what)
+    return BackendError("backenderr.http.expired_request", root=root, seconds=seconds, what=what)
 
 
-def transport_error(exc: httpx.HTTPError, root: str, what: str, flight: Flight, *, answered: bool,
+def transport_error(exc: httpx.HTTPError, root: str, what: object, flight: Flight, *, answered: bool,
                     streaming: bool) -> BackendError:
     """A failed request: `answered` once the status line and headers had come."""
     if flight.expired is not None:
         return expired_error(root, what, flight)
     if flight.cancelled:
-        return BackendError(f"{what} at {root} was stopped")
+        return BackendError("backenderr.http.stopped", root=root, what=what)
     if isinstance(exc, httpx.ConnectError):
-        reason = scrub(str(exc)) or "connection failed"
-        return BackendError(f"cannot connect to {root} ({reason}); is the server running, and is the port right?")
+        reason = scrub(str(exc)) or Phrase("backenderr.http.connection_failed")
+        return BackendError("backenderr.http.cannot_connect", root=root, reason=reason)
     if isinstance(exc, httpx.ConnectTimeout):
-        return BackendError(f"connecting to {root} timed out; check the host and port (--connect-timeout sets "
-                            "the limit)")
+        return BackendError("backenderr.http.connect_timeout", root=root)
     if isinstance(exc, httpx.ReadTimeout):
         waited = exc.request.extensions.get("timeout", {}).get("read") if _has_request(exc) else None
-        span = f" for {waited:g} s" if isinstance(waited, int | float) else " for too long"
-        return BackendError(f"{root} sent nothing{span} while {what} (read timeout: the stream stalled)")
+        span = (Phrase("backenderr.http.for_seconds", seconds=waited) if isinstance(waited, int | float)
+                else Phrase("backenderr.http.for_too_long"))
+        return BackendError("backenderr.http.read_timeout", root=root, span=span, what=what)
     detail = scrub(str(exc))
     if not answered and isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
-        return BackendError(f"{root} closed the connection or did not speak HTTP while {what}; "
-                            "is this the port of an OpenAI-compatible server?")
+        return BackendError("backenderr.http.not_http", root=root, what=what)
     if isinstance(exc, httpx.RemoteProtocolError) and _CUT_SHORT in str(exc):
-        how = detail.removeprefix(_CUT_SHORT).strip(" ()") or "before the end"
+        how = detail.removeprefix(_CUT_SHORT).strip(" ()") or Phrase("backenderr.http.before_the_end")
         if streaming:
-            return BackendError(f"{root} closed the connection in the middle of the stream ({how}: "
-                                "the answer was cut short)")
-        return BackendError(f"{root} cut its answer short while {what}: {how}, then it closed the connection")
+            return BackendError("backenderr.http.cut_mid_stream", root=root, how=how)
+        return BackendError("backenderr.http.cut_short", root=root, what=what, how=how)
     if isinstance(exc, httpx.RemoteProtocolError):
-        broken = "bad chunked encoding: " if "chunk" in detail.lower() else ""
-        return BackendError(f"{root} broke the HTTP framing of its answer while {what} ({broken}{detail})")
+        broken = Phrase("backenderr.http.bad_chunked") if "chunk" in detail.lower() else ""
+        return BackendError("backenderr.http.framing", root=root, what=what, broken=broken, detail=detail)
     if isinstance(exc, httpx.ReadError | httpx.WriteError):
-        where = "in the middle of the stream" if streaming else f"while {what}"
-        return BackendError(f"{root} closed the connection {where} ({detail or type(exc).__name__})")
-    return BackendError(f"{what} at {root} failed: {type(exc).__name__}: {detail}")
+        where = (Phrase("backenderr.http.mid_stream") if streaming
+                 else Phrase("backenderr.http.while_doing", what=what))
+        return BackendError("backenderr.http.closed", root=root, where=where, detail=detail or type(exc).__name__)
+    return BackendError("backenderr.http.failed", root=root, what=what, kind=type(exc).__name__, detail=detail)
 
 
-def redirect_error(root: str, code: int, location: str | None, request_url: str, what: str) -> BackendError:
+def redirect_error(root: str, code: int, location: str | None, request_url: str, what: object) -> BackendError:
     """A 3xx: where it pointed (credentials and query left out), never followed."""
     if not location:
-        return BackendError(f"{root} answered with a redirect (HTTP {code}) without a Location while {what}; "
-                            "specview does not follow redirects")
+        return BackendError("backenderr.http.redirect_nowhere", root=root, code=code, what=what)
     add_url_secrets(location)  # a password in it is masked wherever it might still be quoted
     target = _shown_url(urljoin(request_url, location.strip()))
-    return BackendError(f"{root} answered with a redirect (HTTP {code}) to {target} while {what}; specview does "
-                        "not follow redirects: if that is the server, pass its address as --url")
+    return BackendError("backenderr.http.redirect", root=root, code=code, target=target, what=what)
 
 
 def _shown_url(url: str) -> str:
@@ -130,34 +124,21 @@ class KeyUse:
     sent: bool  # the key went with the requests (core/api_key.py: only where the user sent it)
 
 
-def status_error(root: str, key: KeyUse, code: int, detail: str, what: str, model: str | None) -> StatusError:
+def status_error(root: str, key: KeyUse, code: int, detail: object, what: object, model: str | None) -> StatusError:
     """One clear message for an HTTP error status; `detail` is what its body says, scrubbed."""
-    return StatusError(_status_message(root, key, code, detail, what, model), code)
-
-
-def _status_message(root: str, key: KeyUse, code: int, detail: str, what: str, model: str | None) -> str:
-    suffix = f": {detail}" if detail else ""
+    suffix = Phrase("backenderr.http.suffix", detail=detail) if detail else ""
     if (code == 401 or code == 403) and not key.sent:
-        how = (f"put the key in ${key.env}" if key.env_named else
-               f"name the variable that holds it with --api-key-env (e.g. --api-key-env {DEFAULT_KEY_ENV})")
-        return f"the server wants an API key ({code}{suffix}) and specview sent none; {how}"
+        how = (Phrase("backenderr.http.key_put", env=key.env) if key.env_named else
+               Phrase("backenderr.http.key_name", default=DEFAULT_KEY_ENV))
+        return StatusError("backenderr.http.key_wanted", code, suffix=suffix, how=how)
     if code == 401 or code == 403:
-        return (
-            f"the server refused the API key ({code}{suffix}); put the right key in "
-            f"${key.env} or name another variable with --api-key-env"
-        )
+        return StatusError("backenderr.http.key_refused", code, suffix=suffix, env=key.env)
     if code == 404 and model is not None:
-        return (
-            f"the server answered 404 while {what} with model {shown(model)}"
-            f"{f' ({detail})' if detail else ''}; "
-            "check --model (GET /v1/models lists the served models)"
-        )
+        said = Phrase("backenderr.http.paren", detail=detail) if detail else ""
+        return StatusError("backenderr.http.no_model", code, what=what, model=shown(model), said=said)
     if code == 404:
-        return (
-            f"{root} answered 404 while {what}; is this an OpenAI-compatible server "
-            "(a base URL such as http://HOST:PORT/v1)?"
-        )
-    return f"{root} failed while {what} (HTTP {code}{suffix})"
+        return StatusError("backenderr.http.not_found", code, root=root, what=what)
+    return StatusError("backenderr.http.status", code, root=root, what=what, suffix=suffix)
 
 
 def error_detail(raw: bytes | None) -> str:

@@ -30,6 +30,7 @@ from itertools import product
 from specview.backends.remote.dialect import RoundMaker
 from specview.boundary.bounds import MAX_CHUNK_TOKENS, MAX_ROUND_DRAFTS, Invalid, increase
 from specview.kernel.events import Round
+from specview.texts.catalog import Phrase
 
 MAX_SPLIT_ROUNDS = 4  # more unseen rounds in one chunk than this are split evenly
 MAX_SPLIT_CHOICES = 20_000  # splits weighed one by one at most (else an even share): bounded work
@@ -109,7 +110,7 @@ class RoundLedger:
         """One chunk: cumulative counters, its text and its arrival time. Counters that go back,
         jump further than one chunk can carry, or accept more than was drafted are Invalid."""
         if accepted > draft_n:
-            raise Invalid(f"timings.draft_n_accepted ({accepted}) is larger than timings.draft_n ({draft_n})")
+            raise Invalid(Phrase("backenderr.ledger.accepted_over", accepted=accepted, draft_n=draft_n))
         added = increase(self.n, n, "timings.predicted_n", MAX_CHUNK_TOKENS)
         if added == 0:  # no new token: text released late ends the last token
             if text:
@@ -140,8 +141,7 @@ class RoundLedger:
                 self.merged += 1
             elif spare == 0:  # certainly one round
                 if d_acc > d_draft or d_draft > MAX_ROUND_DRAFTS:
-                    raise Invalid(f"one round drafted {d_draft} tokens (timings.draft_n) and accepted "
-                                  f"{d_acc} (timings.draft_n_accepted)")
+                    raise Invalid(Phrase("backenderr.ledger.one_round", drafted=d_draft, accepted=d_acc))
                 self.gamma = max(self.gamma, d_draft)
                 self._seen.extend([0] * (d_acc + 1 - len(self._seen)))
                 self._seen[max(0, d_acc)] += 1

@@ -26,6 +26,7 @@ from specview.boundary.text import sanitize, shown
 from specview.kernel.backend import Note
 from specview.kernel.errors import SpecviewError
 from specview.kernel.poller import Poller
+from specview.texts.catalog import Phrase
 
 _COUNTERS = ("num_drafts", "num_draft_tokens", "num_accepted_tokens")
 _PER_POS = "num_accepted_tokens_per_pos"
@@ -160,7 +161,7 @@ def _count(name: str, labels: dict[str, str], value: float) -> float:
     if not math.isfinite(value) or not 0 <= value <= MAX_COUNTER:
         series = name + ("{" + ",".join(f"{k}={v!r}" for k, v in sorted(labels.items())) + "}" if labels else "")
         shown_series = sanitize(series, 160, one_line=True)
-        raise Invalid(f"/metrics {shown_series} is {value}, expected a count in 0..{MAX_COUNTER}")
+        raise Invalid(Phrase("backenderr.metrics.not_count", series=shown_series, value=value, most=MAX_COUNTER))
     return value
 
 
@@ -169,9 +170,9 @@ def _position(name: str, label: str) -> int:
     try:
         pos = int(label)
     except ValueError:
-        raise Invalid(f"/metrics {name} has position {shown(label)}, not a whole number") from None
+        raise Invalid(Phrase("backenderr.metrics.position_not_whole", name=name, label=shown(label))) from None
     if not 0 <= pos <= MAX_POSITION:
-        raise Invalid(f"/metrics {name} has position {shown(label)}, expected 0..{MAX_POSITION}")
+        raise Invalid(Phrase("backenderr.metrics.position_range", name=name, label=shown(label), most=MAX_POSITION))
     return pos
 
 

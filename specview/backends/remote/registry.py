@@ -22,7 +22,8 @@ from importlib.metadata import entry_points
 
 from specview.backends.remote.server_kind import LAST, Probe, ServerFacts, ServerKind
 from specview.features.live.real_run import Engine
-from specview.kernel.errors import BackendError, describe_error
+from specview.kernel.errors import BackendError, SpecviewError, describe_error
+from specview.texts.catalog import Phrase
 
 KINDS_PACKAGE = "specview.backends.remote.kinds"
 PLUGIN_GROUP = "specview.server_kinds"
@@ -34,47 +35,48 @@ def server_kinds() -> tuple[ServerKind, ...]:
     return ordered([*package_kinds(KINDS_PACKAGE), *plugin_kinds(PLUGIN_GROUP)])
 
 
-def package_kinds(package: str) -> list[tuple[ServerKind, str]]:
+def package_kinds(package: str) -> list[tuple[ServerKind, str | Phrase]]:
     """(kind, module) for every ServerKind instance at the top level of a module of `package`."""
-    found: list[tuple[ServerKind, str]] = []
+    found: list[tuple[ServerKind, str | Phrase]] = []
     for info in pkgutil.iter_modules(import_module(package).__path__, f"{package}."):
         module = import_module(info.name)
         found += [(value, info.name) for value in vars(module).values() if isinstance(value, ServerKind)]
     return found
 
 
-def plugin_kinds(group: str) -> list[tuple[ServerKind, str]]:
+def plugin_kinds(group: str) -> list[tuple[ServerKind, str | Phrase]]:
     """(kind, entry point) for every entry point of `group`. One that fails to load or names no
     ServerKind instance is a BackendError naming it: a broken plugin is never skipped unseen."""
-    found: list[tuple[ServerKind, str]] = []
+    found: list[tuple[ServerKind, str | Phrase]] = []
     for point in entry_points(group=group):
-        where = f"plugin {point.name} = {point.value}"
+        where = Phrase("backenderr.registry.plugin", name=point.name, value=point.value)
         try:
             value = point.load()
         except Exception as exc:  # noqa: BLE001 - the plugin's own failure, named with its type
-            raise BackendError(f"server kind {where} failed to load: {describe_error(exc)}") from None
+            error = exc if isinstance(exc, SpecviewError) else describe_error(exc)  # a library's: with its type
+            raise BackendError("backenderr.registry.load_failed", where=where, error=error) from None
         if not isinstance(value, ServerKind):
-            raise BackendError(f"server kind {where} names a {type(value).__name__}, not a ServerKind instance")
+            raise BackendError("backenderr.registry.not_a_kind", where=where, type=type(value).__name__)
         found.append((value, where))
     return found
 
 
-def ordered(found: Iterable[tuple[ServerKind, str]]) -> tuple[ServerKind, ...]:
+def ordered(found: Iterable[tuple[ServerKind, str | Phrase]]) -> tuple[ServerKind, ...]:
     """The kinds (each once, however many modules import it) by priority; BackendError for two that
     share an id or a priority, or one that would be probed after `generic` and so never."""
-    kinds: list[tuple[ServerKind, str]] = []
+    kinds: list[tuple[ServerKind, str | Phrase]] = []
     for kind, where in found:
         if any(kind is seen for seen, _ in kinds):
             continue
         for other, there in kinds:
             if other.id == kind.id:
-                raise BackendError(f"two server kinds are called {kind.id!r}: {there} and {where}")
+                raise BackendError("backenderr.registry.same_id", id=repr(kind.id), there=there, where=where)
             if other.priority == kind.priority:
-                raise BackendError(f"server kinds {other.id!r} ({there}) and {kind.id!r} ({where}) both have "
-                                   f"priority {kind.priority}: give each its own, below {LAST} (lower probes first)")
+                raise BackendError("backenderr.registry.same_priority", other=repr(other.id), there=there,
+                                   id=repr(kind.id), where=where, priority=kind.priority, last=LAST)
         if kind.priority > LAST:
-            raise BackendError(f"server kind {kind.id!r} ({where}) has priority {kind.priority}: above {LAST} it "
-                               "would be probed after generic, which recognises every server")
+            raise BackendError("backenderr.registry.after_generic", id=repr(kind.id), where=where,
+                               priority=kind.priority, last=LAST)
         kinds.append((kind, where))
     return tuple(kind for kind, _ in sorted(kinds, key=lambda item: item[0].priority))
 
@@ -104,7 +106,7 @@ def checked_kind(name: str | None) -> ServerKind | None:
         return None
     kind = kind_by_id(name)
     if kind is None:
-        raise BackendError(f"--server must be one of {', '.join(server_ids())}, got {name!r}")
+        raise BackendError("backenderr.registry.unknown_server", ids=", ".join(server_ids()), name=repr(name))
     return kind
 
 

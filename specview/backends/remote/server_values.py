@@ -12,18 +12,20 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
+from specview.backends.reason import reason_of
 from specview.backends.remote.server_kind import Probe, ServerFacts, ServerKind
 from specview.boundary.bounds import Invalid
 from specview.kernel.errors import BackendError
+from specview.texts.catalog import Phrase
 
 
 @contextmanager
-def server_values(root: str, what: str) -> Iterator[None]:
+def server_values(root: str, what: object) -> Iterator[None]:
     """A value the server at `root` sent while `what` that cannot be used → one BackendError."""
     try:
         yield
     except Invalid as exc:
-        raise BackendError(f"{root} sent a value specview cannot use while {what}: {exc}") from None
+        raise BackendError("backenderr.server_values.unusable", root=root, what=what, reason=reason_of(exc)) from None
 
 
 def learned_method(kind: ServerKind, conn: Probe, facts: ServerFacts) -> ServerFacts | None:
@@ -31,6 +33,6 @@ def learned_method(kind: ServerKind, conn: Probe, facts: ServerFacts) -> ServerF
     request (llama-server's /slots); None while it is still unknown, or known already."""
     if facts.method is not None or not facts.speculating:
         return None
-    with server_values(conn.root, "reading the speculative method"):
+    with server_values(conn.root, Phrase("backenderr.doing.method")):
         method = kind.learn_method(conn)
     return replace(facts, method=method) if method is not None else None

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from specview.texts.catalog import Phrase
+
 _EOL = re.compile(rb"[\r\n]")
 
 
@@ -44,7 +46,7 @@ def iter_event_data(chunks: Iterable[bytes], max_bytes: int) -> Iterator[str]:
             size = _field(line, data, size, max_bytes)
         del buffer[:start]
         if len(buffer) > max_bytes:
-            raise EventTooLarge(f"a line is longer than {_mib(max_bytes)}")
+            raise EventTooLarge(Phrase("backenderr.sse.line_too_long", size=_mib(max_bytes)))
     if buffer.rstrip(b"\r"):  # a last line without its newline
         _field(bytes(buffer.rstrip(b"\r")), data, size, max_bytes)
     if data:  # the stream ended without the blank line after its last event
@@ -59,10 +61,12 @@ def _field(line: bytes, data: list[bytes], size: int, max_bytes: int) -> int:
     value = value[1:] if value.startswith(b" ") else value
     size += len(value) + 1
     if size > max_bytes:
-        raise EventTooLarge(f"an event is larger than {_mib(max_bytes)}")
+        raise EventTooLarge(Phrase("backenderr.sse.event_too_large", size=_mib(max_bytes)))
     data.append(value)
     return size
 
 
-def _mib(size: int) -> str:
-    return f"{size // 2**20} MiB" if size >= 2**20 else f"{size} bytes"
+def _mib(size: int) -> Phrase:
+    if size >= 2**20:
+        return Phrase("backenderr.sse.mib", mib=size // 2**20)
+    return Phrase("backenderr.sse.bytes", bytes=size)

@@ -60,14 +60,14 @@ class SimBackend:
         self.preset = preset
         self.gamma = preset.gamma if gamma is None else gamma
         if not 1 <= self.gamma <= MAX_GAMMA:
-            raise BackendError(f"gamma must be between 1 and {MAX_GAMMA}, got {self.gamma}")
+            raise BackendError("backenderr.sim.gamma", most=MAX_GAMMA, gamma=self.gamma)
         self.temperature = preset.temperature if temperature is None else temperature
         if not 0.0 <= self.temperature <= 5.0:
-            raise BackendError(f"temperature must be between 0 and 5, got {self.temperature}")
+            raise BackendError("backenderr.sim.temperature", temperature=self.temperature)
         self.seed = seed
         self.lang = lang or detect_lang(prompt)
         if self.lang not in LANGS:
-            raise BackendError(f"language must be one of {', '.join(LANGS)}, got {self.lang!r}")
+            raise BackendError("backenderr.sim.lang", langs=", ".join(LANGS), lang=repr(self.lang))
         self.pace = Pace(speed)
         self.max_rounds = max_rounds
         self.acceptance = preset.acceptance_at(self.temperature, self.gamma)

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from specview.cli.argtypes import Parser, SubParsers, int_in
-from specview.cli.errors import warn
 from specview.cli.runspec_args import specs_from_args, specs_key_notice, warn_notice
 from specview.kernel.runspec import RunSpec
 
@@ -84,6 +83,26 @@ def table_lines(readings: Sequence[Reading], specs: Sequence[RunSpec], lang: str
     return right_aligned([headers, *rows], RUN_WIDTH)
 
 
+def missing_lines(readings: list[Reading], lang: str) -> list[str]:
+    """Under the table: the γ a server chose instead of the one asked, and why a run's "—" cells
+    are "—" where its engine cannot give them (one line per run that has any, named when several)."""
+    from specview.boundary.text import sanitize
+    from specview.features.live.run_text import note_texts
+    from specview.kernel.gauges import BENCH
+    from specview.kernel.unmeasured import GAMMA_NOTES
+    from specview.texts.catalog import fill
+    from specview.tui.gauges import missing_texts
+
+    lines = []
+    for r in readings:
+        said = note_texts((n for n in r.info.notes if n.id in GAMMA_NOTES), lang) + missing_texts(r, BENCH, lang)
+        if said:
+            joined = " · ".join(said)
+            name = sanitize(r.info.run_label, RUN_WIDTH * 2, one_line=True)
+            lines.append(joined if len(readings) == 1 else fill("measured.table.run", lang, run=name, missing=joined))
+    return lines
+
+
 def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
     """`spec` with the tokens/s of the same request on a plain server (`url`) as its baseline.
 
@@ -108,13 +127,8 @@ def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
 
 def run_bench(args: argparse.Namespace) -> int:
     from specview.boundary.jsonio import dumps
-    from specview.catalog.presets import load_presets
     from specview.kernel.langs import DEFAULT_LANG
 
-    problems: list[str] = []
-    load_presets(problems=problems)
-    for problem in problems:
-        warn(problem)
     specs = specs_from_args(args, speed=0.0, max_rounds=args.rounds)
     if args.record and len(specs) > 1:
         from specview.cli.errors import CliError
@@ -142,6 +156,8 @@ def run_bench(args: argparse.Namespace) -> int:
             if result.what_if is not None:
                 for line in what_if_lines(result.what_if, spec.temperature, args.lang or DEFAULT_LANG):
                     print(line)
+        for line in missing_lines([r.reading for r in results], args.lang or DEFAULT_LANG):
+            print(line)
     return 0
 
 

@@ -161,7 +161,7 @@ def run_gamma(args: argparse.Namespace) -> int:
             print(f"… γ {gamma}" if gamma else f"… {text('sweep.plain', lang)}", file=sys.stderr, flush=True)
 
     points, notes = gamma_points(base, args.gammas, plain=plain, progress=progress)
-    sweep = analyse_gamma(points, notes)
+    sweep = analyse_gamma(points, notes, untimed=base.kind == "openai")  # a server times no cost
     if base.kind == "llama" and args.with_auto:  # what --gamma auto would choose, beside the measured best
         from dataclasses import replace
 

@@ -6,6 +6,8 @@ draft cost c (local runs time drafting), and the verify-cost ratio v(γ) = mean 
 round at γ ÷ the plain run's 1-token forward (`theory.verify_ratio`, the overlay's estimator;
 on a CPU verifying γ + 1 tokens is not free).
 Predicted speedup = τ(α, γ) / (γc + v(γ)) (`theory.speedup`); predicted tok/s = plain tok/s × it.
+Where c or v(γ) was not timed (a remote server gives neither) there is no prediction: "—" with
+the reason (`GammaSweep.missing`), never c = 0 or v = 1.
 "τ if γ were γ′" comes from the observed per-position curve of the run with the largest γ
 (`theory.tau_from_positions` on its first γ′ conditional acceptances).
 
@@ -37,7 +39,9 @@ from specview.boundary.bounds import (
 )
 from specview.kernel.backend import Note
 from specview.kernel.theory import speedup, tau_from_positions, verify_ratio
+from specview.kernel.unmeasured import REMOTE_C, REMOTE_THEORY, REMOTE_V
 from specview.kernel.verdict import Estimate, Outcome, Verdict, judge, leader
+from specview.texts.catalog import text
 
 SCHEMA = "specview.sweep/1"
 MAX_LEVELS = 64  # concurrency levels one load sweep may hold (the command line allows as many)
@@ -99,17 +103,20 @@ class GammaSweep:
 
     rows: tuple[GammaRow, ...]
     alpha: float | None  # pooled over the drafting runs
-    c: float
+    c: float | None  # None: no run timed its drafting (a remote server: `missing` says why)
     best_gamma: int | None  # faster than every other run beyond noise (kernel/verdict.py), plain included
     curve: tuple[float | None, ...]  # the per-position curve "τ if γ were γ′" uses
     notes: tuple[Note, ...] = ()  # what did not hold (catalog ids `note.<id>`)
     auto: AutoPoint | None = None  # the `--gamma auto` run beside the sweep (local engines)
+    # what the engine cannot give ("c", "verify_ratio", "predicted_speedup") → the reason's catalog id
+    missing: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA, "kind": "gamma", "alpha": self.alpha, "c": self.c, "best_gamma": self.best_gamma,
             "auto": None if self.auto is None else self.auto.to_dict(),
             "curve": list(self.curve), "notes": [note.to_dict() for note in self.notes],
+            "not_measured": {key: {"id": why, "text": text(why, "en")} for key, why in self.missing.items()},
             "rows": [{**asdict(r.point), "per_position": list(r.point.per_position), "speedup": r.speedup,
                       "verify_ratio": r.verify_ratio, "predicted_speedup": r.predicted_speedup,
                       "predicted_tokens_per_second": r.predicted_tokens_per_second,
@@ -117,14 +124,15 @@ class GammaSweep:
         }
 
 
-def analyse_gamma(points: list[GammaPoint], notes: tuple[Note, ...] = ()) -> GammaSweep:
-    """Theory next to measurement, the best γ marked."""
+def analyse_gamma(points: list[GammaPoint], notes: tuple[Note, ...] = (), *, untimed: bool = False) -> GammaSweep:
+    """Theory next to measurement, the best γ marked; theory only where c and v(γ) were timed
+    (`untimed`: the engine times no cost, a remote server: they are missing, and why)."""
     plain = next((p for p in points if p.gamma == 0), None)
     drafting = [p for p in points if p.gamma > 0]
     verified = sum(p.verified for p in drafting)
     alpha = sum(p.accepted for p in drafting) / verified if verified > 0 else None
     costs = [p.draft_cost for p in drafting if p.draft_cost is not None]
-    c = sum(costs) / len(costs) if costs else 0.0
+    c = sum(costs) / len(costs) if costs else None
     deepest = max(drafting, key=lambda p: (len(p.per_position), p.gamma), default=None)
     curve = deepest.per_position if deepest is not None else ()
     base_tps = plain.tokens_per_second if plain is not None else None
@@ -139,16 +147,16 @@ def analyse_gamma(points: list[GammaPoint], notes: tuple[Note, ...] = ()) -> Gam
         predicted = None
         if p.gamma == 0:
             predicted = 1.0
-        elif alpha is not None:
-            # v unknown (the run timed no verify): Theorem 3.8's v = 1
-            predicted = speedup(min(1.0, max(0.0, alpha)), p.gamma, c, 1.0 if ratio is None else ratio)
+        elif alpha is not None and c is not None and ratio is not None:  # never an assumed c = 0 or v = 1
+            predicted = speedup(min(1.0, max(0.0, alpha)), p.gamma, c, ratio)
         measured = p.tokens_per_second / base_tps if p.tokens_per_second and base_tps else None
         rows.append(GammaRow(
             point=p, speedup=measured, verify_ratio=ratio, predicted_speedup=predicted,
             predicted_tokens_per_second=predicted * base_tps if predicted is not None and base_tps else None,
             tau_from_curve=tau_if_gamma(curve, p.gamma), best=p.gamma == best,
         ))
-    return GammaSweep(tuple(rows), alpha, c, best, curve, notes)
+    missing = {"c": REMOTE_C, "verify_ratio": REMOTE_V, "predicted_speedup": REMOTE_THEORY} if untimed else {}
+    return GammaSweep(tuple(rows), alpha, c, best, curve, notes, missing=missing)
 
 
 def _fastest_beyond_noise(points: list[GammaPoint]) -> int | None:

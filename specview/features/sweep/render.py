@@ -57,8 +57,9 @@ def gamma_rows(sweep: GammaSweep, lang: str) -> list[list[str]]:
 def gamma_text(sweep: GammaSweep, lang: str) -> str:
     """Table, chart and notes."""
     lines = [text("sweep.gamma_title", lang), *_table(gamma_header(lang), gamma_rows(sweep, lang)), ""]
-    lines.append(f"α {number(sweep.alpha, '.3f')} · c {number(sweep.c, '.3f')} · "
+    lines.append(f"α {number(sweep.alpha, '.3f')} · {_c(sweep, lang)} · "
                  f"{text('sweep.curve', lang)} {' '.join(number(a, '.2f') for a in sweep.curve) or '—'}")
+    lines += [f"· {line}" for line in missing_lines(sweep, lang)]
     lines.append("")
     top = max([r.point.tokens_per_second or 0.0 for r in sweep.rows]
               + [r.predicted_tokens_per_second or 0.0 for r in sweep.rows], default=0.0)
@@ -86,6 +87,22 @@ def _with_spread(value: float | None, spread: float | None) -> str:
 def best_line(sweep: GammaSweep, lang: str) -> str:
     """What the ★ means, or that no γ earned it (kernel/verdict.py)."""
     return text("verdict.gamma.best_rule" if sweep.best_gamma is not None else "verdict.gamma.no_best", lang)
+
+
+def _c(sweep: GammaSweep, lang: str) -> str:
+    """`c 0.021`, or `c —` with the reason where the engine does not time drafting."""
+    why = sweep.missing.get("c")
+    return f"c {number(sweep.c, '.3f')}" + ("" if why is None else f" ({text(why, lang)})")
+
+
+def missing_lines(sweep: GammaSweep, lang: str) -> list[str]:
+    """Why the v(γ) and theory columns are "—" where the engine cannot give them."""
+    out = []
+    for key, label in (("verify_ratio", "v(γ)"), ("predicted_speedup", text("sweep.pred_speedup", lang))):
+        why = sweep.missing.get(key)
+        if why is not None:
+            out.append(fill("measured.table.missing", lang, gauge=label, why=text(why, lang)))
+    return out
 
 
 def auto_line(sweep: GammaSweep, lang: str) -> str:
@@ -191,7 +208,8 @@ def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 def gamma_markdown(sweep: GammaSweep, lang: str) -> str:
     lines = [f"# {text('sweep.gamma_title', lang)}", "", *_md_table(gamma_header(lang), gamma_rows(sweep, lang)), "",
-             f"- α {number(sweep.alpha, '.3f')}, c {number(sweep.c, '.3f')}",
+             f"- α {number(sweep.alpha, '.3f')}, {_c(sweep, lang)}",
+             *(f"- {line}" for line in missing_lines(sweep, lang)),
              f"- {text('sweep.curve', lang)}: {', '.join(number(a, '.3f') for a in sweep.curve) or '—'}",
              f"- {text('sweep.method_gamma', lang)}",
              *(f"- {n}" for n in note_texts(sweep.notes, lang)), "", "```", gamma_text(sweep, lang).rstrip(), "```"]

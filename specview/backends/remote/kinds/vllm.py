@@ -36,6 +36,7 @@ from specview.features.live.real_run import Engine
 from specview.kernel.backend import Note
 from specview.kernel.events import Round
 from specview.kernel.totals import Totals
+from specview.texts.catalog import Phrase
 
 MAX_STEPS = 1_000_000  # entries of per_step_accepted (one per verify step of one request)
 
@@ -71,12 +72,11 @@ def parse_request_stats(event: dict[str, Any]) -> VllmRequestStats | None:
     drafted = _steps(found, "per_step_drafted", where)
     if per_step is not None and drafted is not None:
         if len(drafted) != len(per_step):
-            raise Invalid(f"{where}.per_step_drafted has {len(drafted)} entries, "
-                          f"per_step_accepted {len(per_step)}")
+            raise Invalid(Phrase("backenderr.vllm.steps_differ", where=where, drafted=len(drafted),
+                                 accepted=len(per_step)))
         for i, (made, took) in enumerate(zip(drafted, per_step, strict=True)):
             if took > made:
-                raise Invalid(f"{where}.per_step_accepted[{i}] ({took}) is larger than "
-                              f"per_step_drafted[{i}] ({made})")
+                raise Invalid(Phrase("backenderr.vllm.step_over", where=where, i=i, took=took, made=made))
     spec_tokens = found.get("num_spec_tokens")
     return VllmRequestStats(
         num_spec_steps=counter(found.get("num_spec_steps"), f"{where}.num_spec_steps") or 0,

@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
 
         return run_fleet(args)
     if not args.url:
-        raise CliError("give the server to watch: --url URL (or several, --targets FILE, --prometheus URL)")
+        raise CliError("watcherr.command.no_url")
 
     if not args.json and sys.stdout.isatty() and args.count is None:
         from specview.cli.app_run import run_app, throttle_of, ui_settings

@@ -17,8 +17,8 @@ from typing import Any
 from specview.boundary.text import number, sanitize
 from specview.features.watch.model import WatchSample
 from specview.features.watch.model.alert_rules import accept_length
-from specview.features.watch.model.fleet import Alert, FleetSnapshot, InstanceRow, State
-from specview.texts.catalog import fill, text
+from specview.features.watch.model.fleet import Alert, FleetSnapshot, InstanceRow, State, said_in
+from specview.texts.catalog import Phrase, fill, text
 
 MAX_FIELD = 300  # characters of one untrusted string in any output
 
@@ -28,6 +28,11 @@ CSV_COLUMNS = ("time", "row", "instance", "engine", "method", "state", "acceptan
 
 def clean(value: str | None) -> str | None:
     return None if value is None else sanitize(value, MAX_FIELD, one_line=True)
+
+
+def _values(alert: Alert, lang: str) -> dict[str, Any]:
+    """An alert's values as written: texts in `lang`, sanitized (numbers as they are)."""
+    return {k: clean(said_in(v, lang)) if isinstance(v, str | Phrase) else v for k, v in alert.values.items()}
 
 
 def iso(t: float | None) -> str | None:
@@ -45,7 +50,8 @@ def numbers(sample: WatchSample | None) -> dict[str, Any]:
     """The gauges of one window (the issue's field names), None where there is none."""
     s = sample
     return {
-        "acceptance_rate": _r(s.alpha) if s else None, "draft_yield": _r(s.draft_yield) if s else None,
+        "acceptance_rate": _r(s.alpha) if s else None, "alpha_basis": s.alpha_basis if s else None,
+        "draft_yield": _r(s.draft_yield) if s else None,
         "accept_length": _r(accept_length(s)), "drafted_per_s": _r(s.drafts_per_s, 2) if s else None,
         "accepted_per_s": _r(s.accepted_per_s, 2) if s else None, "tokens_per_s": _r(s.tokens_per_s, 2) if s else None,
         "running": s.active if s else None, "drafts": s.drafts if s else None,
@@ -57,7 +63,7 @@ def numbers(sample: WatchSample | None) -> dict[str, Any]:
 def alert_record(alert: Alert, lang: str, window_s: float | None = None) -> dict[str, Any]:
     """One alert as JSON (each line of --json; --on-alert's standard input)."""
     record: dict[str, Any] = {"kind": alert.kind.value, "instance": clean(alert.instance), "since": iso(alert.since),
-                              "values": {k: clean(v) if isinstance(v, str) else v for k, v in alert.values.items()},
+                              "values": _values(alert, lang),
                               "text": alert_text(alert, lang)}
     if window_s is not None:
         record["window_s"] = window_s
@@ -65,14 +71,13 @@ def alert_record(alert: Alert, lang: str, window_s: float | None = None) -> dict
 
 
 def alert_text(alert: Alert, lang: str) -> str:
-    values = {k: clean(v) if isinstance(v, str) else v for k, v in alert.values.items()}
-    return fill(f"fleet.alert.{alert.kind.value}", lang, **values)
+    return fill(f"fleet.alert.{alert.kind.value}", lang, **_values(alert, lang))
 
 
 def row_record(row: InstanceRow, lang: str) -> dict[str, Any]:
     return {"instance": clean(row.instance), "engine": row.engine, "method": clean(row.method), "gamma": row.gamma,
             "state": row.state.value, "since": iso(row.since), **numbers(row.window), "outlier": row.outlier,
-            "alerts": [alert_record(a, lang) for a in row.alerts], "error": clean(row.error),
+            "alerts": [alert_record(a, lang) for a in row.alerts], "error": clean(said_in(row.error, lang)),
             "missing": [clean(m) for m in row.missing]}
 
 
@@ -143,7 +148,7 @@ def _numbers_line(name: str, row: InstanceRow | None, s: WatchSample | None, lan
         if row.outlier:
             parts.append(text("fleet.outlier", lang))
         if row.state is State.DOWN and row.error:
-            parts.append(clean(row.error) or "")
+            parts.append(clean(said_in(row.error, lang)) or "")
             return " · ".join(parts)
     n = numbers(s)
     parts.append(fill("fleet.numbers", lang, alpha=number(n["acceptance_rate"], ".2f"),

@@ -16,7 +16,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from specview.kernel.errors import CliError, SpecviewError
+from specview.kernel.errors import CliError, SpecviewError, describe_error
 
 if TYPE_CHECKING:
     from specview.catalog.config import Config
@@ -35,9 +35,9 @@ def run_fleet(args: argparse.Namespace) -> int:
     from specview.kernel.langs import DEFAULT_LANG
 
     if args.check and not (args.once or args.count):
-        raise CliError("--check needs --once or --count N (it exits when the polls are done)")
+        raise CliError("watcherr.command.check_needs_count")
     if sum((args.json, args.csv)) > 1:
-        raise CliError("--json and --csv are two outputs: choose one")
+        raise CliError("watcherr.command.json_and_csv")
     if args.on_alert is not None:
         from specview.features.watch.runner.alert_hook import command_argv
 
@@ -59,11 +59,11 @@ def open_fleet(args: argparse.Namespace, config: Config, lang: str) -> FleetSour
     """The FleetSource the options describe: Prometheus, or the targets scraped directly."""
     if args.prometheus is not None:
         if args.url or args.targets is not None:
-            raise CliError("--prometheus reads the fleet from Prometheus: leave out --url and --targets")
+            raise CliError("watcherr.command.prometheus_and_urls")
         try:
             from specview.features.watch.source.prometheus import prometheus_fleet_of
         except ImportError:
-            raise CliError("--prometheus is not available in this build of specview") from None
+            raise CliError("watcherr.command.no_prometheus") from None
         from specview.cli.timeout_args import timeouts_of
 
         source: FleetSource = prometheus_fleet_of(args, timeouts_of(args, config))
@@ -75,7 +75,7 @@ def open_fleet(args: argparse.Namespace, config: Config, lang: str) -> FleetSour
 
     urls = all_targets(args.url, args.targets)
     if not urls:
-        raise CliError("give the servers to watch: --url URL (repeatable), --targets FILE or --prometheus URL")
+        raise CliError("watcherr.command.no_servers")
     key, key_env = api_key_of(args, config)
     warn_notice(withheld_key_notice(key, urls, lang))
     given = chosen(args, config, "request_timeout")
@@ -173,7 +173,8 @@ def run_headless_fleet(source: FleetSource, model: FleetModel, args: argparse.Na
         if isinstance(readings, SpecviewError):  # the source failed as a whole (Prometheus down)
             if model.polls == 0:
                 raise readings  # before anything was watched: the command's one error line
-            _warn(sanitize(str(readings), 500, one_line=True))  # later: said, and the next poll may answer
+            # later: said, and the next poll may answer
+            _warn(sanitize(describe_error(readings, lang), 500, one_line=True))
             return
         assert isinstance(readings, tuple)
         snap = model.fold(readings)

@@ -32,24 +32,23 @@ def read_targets(path: Path) -> list[str]:
     try:
         info = path.stat()
     except FileNotFoundError:
-        raise TargetsError(f"{where}: no such file") from None
+        raise TargetsError("watcherr.targets.no_file", where=where) from None
     except OSError as exc:
-        raise TargetsError(f"{where}: cannot be read ({exc.strerror})") from None
+        raise TargetsError("watcherr.targets.unreadable", where=where, reason=exc.strerror) from None
     if stat.S_ISDIR(info.st_mode):
-        raise TargetsError(f"{where} is a directory: give a file with one server URL per line")
+        raise TargetsError("watcherr.targets.directory", where=where)
     if not stat.S_ISREG(info.st_mode):
-        raise TargetsError(f"{where} is not a regular file")
+        raise TargetsError("watcherr.targets.not_regular", where=where)
     if info.st_size > MAX_FILE_BYTES:
-        raise TargetsError(f"{where} is {info.st_size} bytes, more than a targets file holds "
-                           f"({MAX_FILE_BYTES // 2**20} MiB at most)")
+        raise TargetsError("watcherr.targets.too_big", where=where, bytes=info.st_size, mib=MAX_FILE_BYTES // 2**20)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
         with os.fdopen(fd, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        raise TargetsError(f"{where}: cannot be read ({exc.strerror})") from None
+        raise TargetsError("watcherr.targets.unreadable", where=where, reason=exc.strerror) from None
     if len(data) > MAX_FILE_BYTES:  # it grew after the check
-        raise TargetsError(f"{where} is more than a targets file holds ({MAX_FILE_BYTES // 2**20} MiB at most)")
+        raise TargetsError("watcherr.targets.grew", where=where, mib=MAX_FILE_BYTES // 2**20)
     return parse_targets(data, where)
 
 
@@ -61,27 +60,27 @@ def parse_targets(data: bytes, where: str) -> list[str]:
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError:
-            raise TargetsError(f"{where}: line {number} is not UTF-8 text") from None
+            raise TargetsError("watcherr.targets.not_utf8", where=where, line=number) from None
         if len(line) > MAX_URL_CHARS:
-            raise TargetsError(f"{where}: line {number} is {len(line)} characters long; "
-                               f"a URL is at most {MAX_URL_CHARS}")
+            raise TargetsError("watcherr.targets.long_line", where=where, line=number, n=len(line), most=MAX_URL_CHARS)
         url = line.split("#", 1)[0].strip()
         if not url:
             continue
         if any(c.isspace() for c in url):
-            raise TargetsError(f"{where}: line {number} holds more than one word ({shown(url)}): one URL per line")
+            raise TargetsError("watcherr.targets.words", where=where, line=number, url=shown(url))
         try:
             root = parse_base_url(url).root
         except SpecviewError as exc:
-            raise TargetsError(f"{where}: line {number}: {exc}") from None
+            raise TargetsError("watcherr.targets.bad_url", where=where, line=number, error=exc) from None
         if root in first:
-            raise TargetsError(f"{where}: line {number} repeats the target of line {first[root]} ({shown(root)})")
+            raise TargetsError("watcherr.targets.repeats", where=where, line=number, first=first[root],
+                               root=shown(root))
         first[root] = number
         urls.append(url)
         if len(urls) > MAX_TARGETS:
-            raise TargetsError(f"{where}: more than {MAX_TARGETS} targets (line {number})")
+            raise TargetsError("watcherr.targets.many_in_file", where=where, most=MAX_TARGETS, line=number)
     if not urls:
-        raise TargetsError(f"{where} lists no server URL (one per line; # starts a comment)")
+        raise TargetsError("watcherr.targets.empty", where=where)
     return urls
 
 
@@ -92,15 +91,15 @@ def all_targets(urls: list[str] | None, targets: Path | None) -> list[str]:
     for url in chosen:
         root = parse_base_url(url).root
         if root in seen:
-            raise TargetsError(f"--url {shown(root)} is given twice")
+            raise TargetsError("watcherr.targets.url_twice", root=shown(root))
         seen[root] = url
     if targets is not None:
         for url in read_targets(targets):
             root = parse_base_url(url).root
             if root in seen:
-                raise TargetsError(f"--targets {shown(str(targets), 200)} repeats --url {shown(root)}")
+                raise TargetsError("watcherr.targets.repeats_url", targets=shown(str(targets), 200), root=shown(root))
             seen[root] = url
             chosen.append(url)
     if len(chosen) > MAX_TARGETS:
-        raise TargetsError(f"more than {MAX_TARGETS} targets")
+        raise TargetsError("watcherr.targets.many", most=MAX_TARGETS)
     return chosen

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from specview.features.watch.model import WatchSample
-from specview.features.watch.model.fleet import AlertKind, State
+from specview.features.watch.model.fleet import AlertKind, Said, State
 
 SGLANG_ACCEPT_LENGTH = "sglang:spec_accept_length"
 
@@ -38,7 +38,7 @@ class AlertRules:
     outlier_gap: float = 0.05  # …and at least this far from it (a big window makes tiny gaps "significant")
 
 
-Values = dict[str, float | str]
+Values = dict[str, float | Said]  # an alert's data; the down alert's error is Said
 
 
 def over_time(samples: list[WatchSample]) -> WatchSample | None:
@@ -77,7 +77,7 @@ def accept_length(sample: WatchSample | None) -> float | None:
 
 
 def firing(state: State, window: WatchSample | None, before: WatchSample | None, rules: AlertRules,
-           stalled_s: float | None = None, error: str | None = None) -> dict[AlertKind, Values]:
+           stalled_s: float | None = None, error: Said | None = None) -> dict[AlertKind, Values]:
     """The alerts this instance raises now, each with the numbers behind it."""
     found: dict[AlertKind, Values] = {}
     if state is State.DOWN:

@@ -8,7 +8,8 @@ folds readings into `FleetSnapshot`s (rows with history, states, alerts, the fle
 which the fleet screen, `--json`, `--csv` and `--check` all read.
 
 Every string here that came from outside (instance, method, error) is untrusted: sanitize it
-before it is shown.
+before it is shown. An error is `Said`: specview's own words as a Phrase (its fields already made
+safe), put into the language of the screen or output that shows it (`said_in`), or a plain text.
 """
 
 from __future__ import annotations
@@ -18,6 +19,14 @@ from enum import StrEnum
 from typing import Protocol
 
 from specview.features.watch.model import WatchSample
+from specview.texts.catalog import Phrase
+
+Said = str | Phrase  # why an instance is down: a text, or a Phrase rendered where it is shown
+
+
+def said_in(said: Said | None, lang: str) -> str | None:
+    """`said` in `lang` (a plain text as it is); the caller sanitizes and bounds it to show it."""
+    return said.render(lang) if isinstance(said, Phrase) else said
 
 
 class State(StrEnum):
@@ -48,7 +57,7 @@ class InstanceReading:
     method: str | None = None  # untrusted: e.g. "draft-mtp", "ngram", "eagle3"
     gamma: int | None = None  # draft tokens per round where the engine says so
     sample: WatchSample | None = None  # over this window (None: first direct poll, or down)
-    error: str | None = None  # untrusted, one line: why it is down
+    error: Said | None = None  # untrusted, one line: why it is down
     missing: tuple[str, ...] = ()  # series the engine should export and this instance lacks
     history: tuple[WatchSample, ...] = ()  # earlier windows (Prometheus range queries), oldest first
 
@@ -71,7 +80,7 @@ class Alert:
     kind: AlertKind
     instance: str | None
     since: float  # wall-clock time it began firing
-    values: dict[str, float | str] = field(default_factory=dict)  # the numbers behind it, for its text
+    values: dict[str, float | Said] = field(default_factory=dict)  # the numbers behind it, for its text
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +98,7 @@ class InstanceRow:
     outlier: bool  # α far from the fleet's, beyond its own sampling noise
     alerts: tuple[Alert, ...] = ()
     missing: tuple[str, ...] = ()
-    error: str | None = None
+    error: Said | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from specview.features.watch.model import WatchSample, verified_positions
+from specview.features.watch.model import COUNTS, WatchSample, verified_drafts
 from specview.features.watch.model.alert_rules import AlertRules, firing, over_time
 from specview.features.watch.model.fleet import Alert, AlertKind, FleetSnapshot, InstanceReading, InstanceRow, State
 from specview.kernel.stats import chi_square
@@ -176,12 +176,14 @@ def over_instances(samples: list[WatchSample], window_s: float) -> WatchSample |
     width = max(len(s.per_position) for s in samples)
     tokens = [s.tokens for s in samples if s.tokens is not None]
     active = [s.active for s in samples if s.active is not None]
-    verified = [v for s in samples if (v := verified_positions(s.drafts, s.per_position)) is not None]
+    verified = [v for s in samples if (v := verified_drafts(s.drafts, s.draft_tokens, s.accepted, s.per_position))]
+    basis = {b for _, b in verified}
     return WatchSample(max(s.t for s in samples), window_s, sum(s.drafts for s in samples),
                        sum(s.draft_tokens for s in samples), sum(s.accepted for s in samples),
                        tuple(sum(s.per_position[k] for s in samples if k < len(s.per_position)) for k in range(width)),
                        sum(tokens) if tokens else None, sum(active) if active else None,
-                       verified=sum(verified) if verified else None)
+                       verified=sum(n for n, _ in verified) if verified else None,
+                       verified_basis=basis.pop() if len(basis) == 1 else COUNTS if basis else None)
 
 
 def _outliers(windows: dict[str, WatchSample | None], rules: AlertRules) -> set[str]:
@@ -190,9 +192,9 @@ def _outliers(windows: dict[str, WatchSample | None], rules: AlertRules) -> set[
     pass kept (so one far-off instance does not drag the pool and make the others look odd)."""
     counts = {}
     for name, w in windows.items():
-        verified = verified_positions(w.drafts, w.per_position) if w is not None else None
-        if w is not None and verified and w.drafts >= rules.min_drafts:
-            counts[name] = (w.accepted, verified)
+        verified = verified_drafts(w.drafts, w.draft_tokens, w.accepted, w.per_position) if w is not None else None
+        if w is not None and verified and verified[0] and w.drafts >= rules.min_drafts:
+            counts[name] = (w.accepted, verified[0])
     if len(counts) < MIN_INSTANCES:
         return set()
     first = _far(counts, counts, rules)

@@ -48,9 +48,9 @@ def command_argv(command: str) -> list[str]:
     try:
         argv = shlex.split(command)
     except ValueError as exc:
-        raise CliError(f"--on-alert cannot be split into a command ({exc})") from None
+        raise CliError("watcherr.hook.split", reason=str(exc)) from None
     if not argv:
-        raise CliError("--on-alert is empty: give the command to run")
+        raise CliError("watcherr.hook.empty")
     return argv
 
 

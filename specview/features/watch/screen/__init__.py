@@ -30,7 +30,7 @@ from specview.features.watch.model import WatchModel, WatchSample
 from specview.features.watch.model.requests import RequestsNow
 from specview.features.watch.screen.requests_text import requests_lines
 from specview.features.watch.source import ServerWatch
-from specview.kernel.errors import SpecviewError
+from specview.kernel.errors import SpecviewError, describe_error
 from specview.kernel.gauges import WATCH, gauges, position_texts
 from specview.kernel.poller import Poller
 from specview.texts.catalog import fill, text
@@ -128,7 +128,7 @@ class WatchScreen(Screen[None]):
         while self._buffer:
             item = self._buffer.popleft()
             if isinstance(item, SpecviewError):
-                self._failed(str(item))
+                self._failed(describe_error(item, self.lang))
                 continue
             latest = item
             self._took(item)

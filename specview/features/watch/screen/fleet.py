@@ -38,7 +38,7 @@ from specview.features.watch.screen.fleet_cells import (
 from specview.features.watch.screen.fleet_filter import FilterError, FleetFilter
 from specview.features.watch.screen.fleet_instance import InstanceScreen
 from specview.features.watch.source import ServerWatch
-from specview.kernel.errors import SpecviewError
+from specview.kernel.errors import SpecviewError, describe_error
 from specview.kernel.poller import Poller
 from specview.texts.catalog import fill, text
 from specview.tui.notify import notify_error, notify_safe
@@ -140,7 +140,7 @@ class FleetScreen(Screen[None]):
             item = self._buffer.popleft()
             if isinstance(item, SpecviewError):
                 if not self._failing:
-                    notify_error(self, str(item), text("fleetscreen.poll_failed", self.lang))
+                    notify_error(self, describe_error(item, self.lang), text("fleetscreen.poll_failed", self.lang))
                 self._failing = True
                 continue
             self._failing = False
@@ -248,8 +248,7 @@ class FleetScreen(Screen[None]):
         try:
             self.filter = FleetFilter.of(message.value)
         except FilterError as exc:
-            notify_error(self, fill(f"fleetscreen.filter.{exc.reason}", self.lang, at=exc.detail),
-                         text("fleetscreen.filter_refused", self.lang))
+            notify_error(self, describe_error(exc, self.lang), text("fleetscreen.filter_refused", self.lang))
             return
         self._draw()
 
@@ -276,7 +275,8 @@ class FleetScreen(Screen[None]):
         try:
             server = self.open_server(row.instance) if self.open_server is not None else None
         except SpecviewError as exc:
-            self.app.call_from_thread(notify_safe, self, str(exc), title=text("fleetscreen.open_failed", self.lang),
+            self.app.call_from_thread(notify_safe, self, describe_error(exc, self.lang),
+                                      title=text("fleetscreen.open_failed", self.lang),
                                       severity="warning", timeout=15)
             server = None
         if server is None:

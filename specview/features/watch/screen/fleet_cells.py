@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from rich.cells import cell_len
 
 from specview.boundary.text import number, sanitize
-from specview.features.watch.model.fleet import Alert, AlertKind, FleetSnapshot, InstanceRow, State
+from specview.features.watch.model.fleet import Alert, AlertKind, FleetSnapshot, InstanceRow, State, said_in
 from specview.kernel.gauges import SPARK
-from specview.texts.catalog import fill, text
+from specview.texts.catalog import Phrase, fill, text
 
 FIELD_CHARS = 200  # of an instance, engine or method as a cell holds it (before the column cuts it)
 SPARK_WIDTH = 12  # windows the α sparkline shows
@@ -168,7 +168,8 @@ def row_cells(row: InstanceRow, columns: Sequence[Column], widths: Sequence[int]
 def alert_text(alert: Alert, lang: str) -> str:
     """An alert in words: the fleet's catalog text (`fleet.alert.<kind>`), filled with its values."""
     key = f"fleet.alert.{alert.kind.value}"
-    values = {k: sanitize(v, 80, one_line=True) if isinstance(v, str) else v for k, v in alert.values.items()}
+    values = {k: sanitize(said_in(v, lang) or "", 80, one_line=True) if isinstance(v, str | Phrase) else v
+              for k, v in alert.values.items()}
     return fill(key, lang, **values)
 
 

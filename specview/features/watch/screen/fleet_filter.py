@@ -28,12 +28,11 @@ REPEATS = {sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT}
 
 class FilterError(SpecviewError):
     """A filter that is not a regular expression, or one whose matching time would not be bounded;
-    the message says which and why (English: the screen shows its catalog text)."""
+    the message (`fleetscreen.filter.<reason>`) says which and why."""
 
-    def __init__(self, reason: str, detail: str = "") -> None:
-        super().__init__(f"fleet filter: {reason}{': ' + detail if detail else ''}")
-        self.reason = reason  # texts: fleetscreen.filter.<reason>
-        self.detail = detail  # where an invalid pattern broke (a character position)
+    def __init__(self, key: str, at: str = "") -> None:
+        """`key`: fleetscreen.filter.<reason>; `at`: where an invalid pattern broke (a character position)."""
+        super().__init__(key, at=at)
 
 
 def _check(items: Iterable[tuple[Any, Any]], repeats: list[int], inside_repeat: bool) -> None:
@@ -42,7 +41,7 @@ def _check(items: Iterable[tuple[Any, Any]], repeats: list[int], inside_repeat: 
             repeats[0] += 1
             _lo, _hi, body = arg
             if inside_repeat or len(body) != 1 or body[0][0] not in SINGLE:
-                raise FilterError("nested")
+                raise FilterError("fleetscreen.filter.nested")
         elif op == sre.SUBPATTERN:
             _check(arg[-1], repeats, inside_repeat)
         elif op == sre.BRANCH:
@@ -51,22 +50,22 @@ def _check(items: Iterable[tuple[Any, Any]], repeats: list[int], inside_repeat: 
         elif op in (sre.ASSERT, sre.ASSERT_NOT):
             _check(arg[1], repeats, inside_repeat)
         elif op in (sre.GROUPREF, sre.GROUPREF_EXISTS, sre.ATOMIC_GROUP):
-            raise FilterError("nested")
+            raise FilterError("fleetscreen.filter.nested")
     if repeats[0] > MAX_REPEATS:
-        raise FilterError("repeats")
+        raise FilterError("fleetscreen.filter.repeats")
 
 
 def compile_filter(pattern: str) -> re.Pattern[str]:
     """The filter as a compiled pattern (case-insensitive), or FilterError."""
     if len(pattern) > MAX_PATTERN:
-        raise FilterError("long")
+        raise FilterError("fleetscreen.filter.long")
     try:
         parsed = sre_parse.parse(pattern, re.IGNORECASE)
         compiled = re.compile(pattern, re.IGNORECASE)
     except re.error as exc:  # where it broke (Python's reason is English; the screen says it in words)
-        raise FilterError("invalid", str(exc.pos if exc.pos is not None else 0)) from None
+        raise FilterError("fleetscreen.filter.invalid", str(exc.pos if exc.pos is not None else 0)) from None
     except (OverflowError, RecursionError):
-        raise FilterError("invalid", "0") from None
+        raise FilterError("fleetscreen.filter.invalid", "0") from None
     _check(parsed, [0], inside_repeat=False)
     return compiled
 

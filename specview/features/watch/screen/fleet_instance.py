@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
 from specview.boundary.text import number, sanitize
-from specview.features.watch.model.fleet import InstanceRow
+from specview.features.watch.model.fleet import InstanceRow, said_in
 from specview.features.watch.screen.fleet_cells import FIELD_CHARS, alert_line, engine_text, marks, state_text
 from specview.kernel.gauges import WATCH, gauges, position_texts
 from specview.texts.catalog import fill, text
@@ -106,7 +106,7 @@ class InstanceScreen(Screen[None]):
             more = len(row.missing) - MAX_MISSING
             lines.append(fill("fleetscreen.missing", t, names=names + (f" (+{more})" if more > 0 else "")))
         if row.error:
-            lines.append(fill("fleetscreen.error", t, error=sanitize(row.error, 300, one_line=True)))
+            lines.append(fill("fleetscreen.error", t, error=sanitize(said_in(row.error, t) or "", 300, one_line=True)))
         return lines
 
     def action_back(self) -> None:

@@ -31,8 +31,9 @@ from specview.boundary.api_key import ApiKey
 from specview.features.watch.model import Scrape
 from specview.features.watch.model.requests import RequestsNow
 from specview.features.watch.source.requests import read_requests
+from specview.texts.catalog import Phrase
 
-METRICS_HINT = "there is no /metrics to watch: llama-server needs --metrics; vLLM and SGLang serve it by default"
+METRICS_HINT = Phrase("watcherr.source.metrics_hint")
 
 
 class ServerWatch:
@@ -43,8 +44,8 @@ class ServerWatch:
         wanted = checked_kind(server)
         self._conn = Connection(url, api_key, key_env, timeouts)
         try:
-            self._conn.get_text(f"{self._conn.root}/metrics", "reading /metrics", hint=METRICS_HINT)
-            with self._server_values("detecting the server"):
+            self._conn.get_text(f"{self._conn.root}/metrics", Phrase("watcherr.doing.metrics"), hint=METRICS_HINT)
+            with self._server_values(Phrase("watcherr.doing.detecting")):
                 self.kind, self.facts = detect(self._conn, wanted, None)
         except BaseException:
             self._conn.close()
@@ -54,7 +55,7 @@ class ServerWatch:
     def root(self) -> str:
         return self._conn.root
 
-    def _server_values(self, what: str) -> AbstractContextManager[None]:
+    def _server_values(self, what: str | Phrase) -> AbstractContextManager[None]:
         return server_values(self._conn.root, what)
 
     def describe(self, *, learn: bool = True) -> str:
@@ -71,14 +72,14 @@ class ServerWatch:
         """One poll, within the request timeout. Raises BackendError when the server stopped
         answering /metrics (or did not finish in time) or sent a count that is not one."""
         t = time.monotonic()
-        text = self._conn.get_text(f"{self._conn.root}/metrics", "watching /metrics")
+        text = self._conn.get_text(f"{self._conn.root}/metrics", Phrase("watcherr.doing.watching"))
         kind = self.kind
         prefix = kind.metrics_prefix
         names = tuple(n for n in (kind.tokens_counter, kind.active_gauge) if n)
         # one pass over the text for every family read (the other lines are never parsed)
         samples = read_samples(text, ((spec_family(prefix),) if prefix else ()) + sum_families(names)
                                + kind.watch_gauges)
-        with self._server_values("watching /metrics"):
+        with self._server_values(Phrase("watcherr.doing.watching")):
             counters = draft_counters(samples, prefix) if prefix else None
             sums = count_sums(samples, names) if names else {}
             in_flight = kind.in_flight_tokens(self._conn)
@@ -100,7 +101,7 @@ class ServerWatch:
         """What the server tells per request now (llama-server's /slots; for the others, that
         they tell nothing to a watcher). Optional: a server that does not answer says nothing; one
         that lists more slots than any server has is a BackendError, as in detection."""
-        with self._server_values("reading /slots"):
+        with self._server_values(Phrase("watcherr.doing.slots")):
             return read_requests(self.kind.id, self._conn)
 
     def interrupt(self) -> None:

@@ -24,6 +24,7 @@ from specview.features.watch.model import WatchModel
 from specview.features.watch.model.fleet import InstanceReading, State
 from specview.features.watch.source import ServerWatch
 from specview.kernel.errors import SpecviewError, describe_error
+from specview.texts.catalog import Phrase
 
 MAX_WORKERS = 64  # scrapes in flight at once (a bigger fleet waits its turn within the deadline)
 MAX_ERROR_CHARS = 300
@@ -78,7 +79,7 @@ class DirectFleet:
         readings: dict[int, InstanceReading] = {}
         for k, target in enumerate(self._targets):
             if target.busy is not None and not target.busy.done():
-                readings[k] = InstanceReading(target.name, State.DOWN, error="still answering the poll before")
+                readings[k] = InstanceReading(target.name, State.DOWN, error=Phrase("watcherr.direct.busy"))
                 continue
             target.busy = started[k] = self._pool.submit(self._read, target)
         done, _late = wait(started.values(), timeout=self.deadline_s)
@@ -90,7 +91,7 @@ class DirectFleet:
                 if target.watch is not None:
                     target.watch.interrupt()  # ends the scrape now; its answer is not waited for
                 readings[k] = InstanceReading(target.name, State.DOWN, engine=_engine(target),
-                                              error=f"no answer within {self.deadline_s:g} s")
+                                              error=Phrase("watcherr.direct.late", seconds=self.deadline_s))
         return tuple(readings[k] for k in range(len(self._targets)))
 
     def _read(self, target: _Target) -> InstanceReading:
@@ -99,15 +100,18 @@ class DirectFleet:
             try:
                 if target.watch is None:
                     if self._closed.is_set():
-                        raise SpecviewError("closed")
+                        raise SpecviewError("watcherr.direct.closed")
                     target.watch = ServerWatch(target.url, self._api_key, self._key_env, self._server,
                                                self._timeouts)
                 watch = target.watch
                 sample = target.model.feed(watch.scrape())
                 watch.describe()  # learns the method once the server names it (a request until then)
             except Exception as exc:  # noqa: BLE001 - any failure of one target is that target's DOWN
-                return InstanceReading(target.name, State.DOWN, engine=_engine(target),
-                                       error=sanitize(describe_error(exc), MAX_ERROR_CHARS, one_line=True))
+                # specview's own words stay a Phrase, put into the shown language (their fields are
+                # safe already); a library's error is its bounded text
+                said = exc.phrase if isinstance(exc, SpecviewError) else sanitize(describe_error(exc),
+                                                                                  MAX_ERROR_CHARS, one_line=True)
+                return InstanceReading(target.name, State.DOWN, engine=_engine(target), error=said)
             facts = watch.facts
             return InstanceReading(target.name, State.UP, engine=watch.kind.id, method=facts.method,
                                    gamma=facts.gamma, sample=sample)

@@ -30,6 +30,7 @@ import time
 from argparse import Namespace
 from dataclasses import dataclass, field, replace
 
+from specview.backends.reason import reason_of
 from specview.backends.remote.timeouts import Timeouts
 from specview.boundary.bounds import MAX_COUNTER, MAX_POSITION, Invalid
 from specview.boundary.text import sanitize, shown
@@ -49,13 +50,14 @@ from specview.features.watch.source.promql import (
 )
 from specview.kernel.backend import Note
 from specview.kernel.errors import BackendError
+from specview.texts.catalog import Phrase
 
 MAX_INSTANCES = 2000  # instances of one fleet (more: narrow --match)
 MAX_HISTORY = 150  # windows of history asked for on the first poll
 MIN_HISTORY = 10
 MAX_HISTORY_POINTS = 120_000  # points of the history's answer in all (~30 bytes each: a few MB)
 DEFAULT_WINDOW_S = 2.0
-FAILED_SCRAPE = "Prometheus's last scrape of it failed (up = 0)"
+FAILED_SCRAPE = Phrase("watcherr.prometheus.failed_scrape")  # compared by identity
 DEFAULT_RETENTION_S = 600.0
 
 Key = tuple[str, str]  # (job, instance)
@@ -101,10 +103,9 @@ class PrometheusFleet:
         answer = self._api.vector(now_query(self._matchers), at)
         now = _instances(answer, at)
         if not now and not self._followed:
-            shown_match = f" matching {{{sanitize(self._matchers, 200, one_line=True)}}}" if self._matchers else ""
-            raise BackendError(f"Prometheus at {self.root} has no instance{shown_match}: nothing scraped there has "
-                               "an `up` or a series of llama-server, vLLM or SGLang (check --match and its "
-                               "scrape config)")
+            shown_match = (Phrase("watcherr.prometheus.matching", match=sanitize(self._matchers, 200, one_line=True))
+                           if self._matchers else "")
+            raise BackendError("watcherr.prometheus.no_instance", root=self.root, matching=shown_match)
         history: dict[Key, list[_Instance]] = {}
         history_note: Note | None = None
         if not self._followed:
@@ -115,9 +116,10 @@ class PrometheusFleet:
         self._name_all(set(now) | set(self._followed))
         keys = sorted(set(now) | set(self._followed), key=lambda k: self._names[k])
         readings = [self._reading(key, now.get(key), history.get(key, []), history_note) for key in keys]
-        if any(r.error == FAILED_SCRAPE for r in readings):
+        if any(r.error is FAILED_SCRAPE for r in readings):
             why = self._api.scrape_errors()  # one more request, only while an instance is down
-            readings = [replace(r, error=f"{FAILED_SCRAPE}: {why[key]}") if r.error == FAILED_SCRAPE and key in why
+            readings = [replace(r, error=Phrase("watcherr.prometheus.failed_scrape_why", why=why[key]))
+                        if r.error is FAILED_SCRAPE and key in why
                         else r for key, r in zip(keys, readings, strict=True)]
         return tuple(readings)
 
@@ -149,7 +151,7 @@ class PrometheusFleet:
                  history_note: Note | None) -> InstanceReading:
         name = self._names[key]
         if now is None:
-            return InstanceReading(name, State.DOWN, error="no longer in Prometheus (its target is gone, or stale)")
+            return InstanceReading(name, State.DOWN, error=Phrase("watcherr.prometheus.gone"))
         names = _names_in(now)
         series = _engine(names)
         first = key not in self._followed
@@ -161,7 +163,7 @@ class PrometheusFleet:
             sample = _fold(followed, now, series)
         except Invalid as exc:
             return InstanceReading(name, State.DOWN, engine=series.engine if series else None,
-                                   error=f"Prometheus holds {exc}")
+                                   error=Phrase("watcherr.prometheus.holds", what=reason_of(exc)))
         if first and sample is None and samples:  # no scrape since the history's last: that is the window
             sample = samples.pop()
         if sample is not None and followed.pending:
@@ -224,8 +226,7 @@ def _instances(result: list[Series], at: float) -> dict[Key, _Instance]:
 
 
 def _too_many(root: str, n: int) -> BackendError:
-    return BackendError(f"{root} holds {n} instances or more, beyond the {MAX_INSTANCES} specview watches; "
-                        "narrow them with --match")
+    return BackendError("watcherr.prometheus.too_many", root=root, n=n, most=MAX_INSTANCES)
 
 
 def _names_in(point: _Instance) -> set[str]:
@@ -258,7 +259,7 @@ def _count(point: _Instance, name: str | None, position: str = "") -> int | None
     value = point.values[(name, position)]
     if not math.isfinite(value) or not 0 <= value <= MAX_COUNTER:
         label = f'{{position="{shown(position, 20)}"}}' if position else ""
-        raise Invalid(f"{name}{label} = {value}, not a count in 0..{MAX_COUNTER}")
+        raise Invalid(Phrase("watcherr.prometheus.not_count", name=name, label=label, value=value, most=MAX_COUNTER))
     return round(value)
 
 
@@ -272,9 +273,10 @@ def _positions(point: _Instance, name: str | None) -> tuple[int, ...]:
         try:
             pos = int(label)
         except ValueError:
-            raise Invalid(f"{name} has position {shown(label)}, not a whole number") from None
+            raise Invalid(Phrase("watcherr.prometheus.position_not_whole", name=name, label=shown(label))) from None
         if not 0 <= pos <= MAX_POSITION:
-            raise Invalid(f"{name} has position {shown(label)}, expected 0..{MAX_POSITION}")
+            raise Invalid(Phrase("watcherr.prometheus.position_range", name=name, label=shown(label),
+                                 most=MAX_POSITION))
         counts[pos] = _count(point, name, label) or 0
     return tuple(counts.get(k, 0) for k in range(max(counts) + 1)) if counts else ()
 

@@ -25,6 +25,7 @@ from specview.boundary.bounds import MAX_SECONDS
 from specview.boundary.secrets import add_secret
 from specview.boundary.text import sanitize
 from specview.kernel.errors import BackendError, CliError
+from specview.texts.catalog import Phrase
 
 MAX_SERIES = 20_000  # series of one answer (a fleet of 1000 instances × 20 series; more: narrow --match)
 MAX_LABELS = 64  # labels of one series
@@ -61,12 +62,11 @@ class PrometheusAuth:
         """The credentials the flags name; CliError for a variable named but unset or empty (never
         a fallback to any other variable)."""
         if user is not None and password_env is None:
-            raise CliError("--prometheus-user needs --prometheus-password-env NAME (the variable holding the password)")
+            raise CliError("watcherr.auth.user_needs_password")
         if password_env is not None and user is None:
-            raise CliError("--prometheus-password-env needs --prometheus-user")
+            raise CliError("watcherr.auth.password_needs_user")
         if token_env is not None and user is not None:
-            raise CliError("give Prometheus either basic auth (--prometheus-user) or a token "
-                           "(--prometheus-token-env), not both")
+            raise CliError("watcherr.auth.both")
         password = _named(password_env, "--prometheus-password-env")
         token = _named(token_env, "--prometheus-token-env")
         return cls(user, password, token, token_env, password_env)
@@ -77,7 +77,7 @@ def _named(env: str | None, flag: str) -> str | None:
         return None
     value = os.environ.get(env, "").strip()
     if not value:
-        raise CliError(f"{flag} names ${sanitize(env, 60, one_line=True)}, which is not set or empty")
+        raise CliError("watcherr.auth.unset", flag=flag, env=sanitize(env, 60, one_line=True))
     return value
 
 
@@ -102,27 +102,26 @@ class PrometheusApi:
         return self._get("query_range", params, "matrix")
 
     def _get(self, endpoint: str, params: dict[str, str], kind: str) -> list[Series]:
-        what = f"querying Prometheus (/api/v1/{endpoint})"
+        what = Phrase("watcherr.doing.querying", endpoint=endpoint)
         try:
             answer = self._conn.get_json(f"{self.root}/api/v1/{endpoint}?{urlencode(params)}", what)
         except StatusError as exc:
             raise self._status(exc) from None
         if not isinstance(answer, dict):
-            raise BackendError(f"{self.root} did not answer like Prometheus while {what} (not a JSON object)")
+            raise BackendError("watcherr.api.not_object", root=self.root, what=what)
         if answer.get("status") != "success":
             detail = scrub(f"{answer.get('errorType', '')}: {answer.get('error', '')}")
-            raise BackendError(f"Prometheus at {self.root} refused the query ({detail})")
+            raise BackendError("watcherr.api.refused", root=self.root, detail=detail)
         data = answer.get("data")
         if not isinstance(data, dict) or data.get("resultType") != kind or not isinstance(data.get("result"), list):
-            raise BackendError(f"Prometheus at {self.root} answered without a {kind} while {what}")
+            raise BackendError("watcherr.api.no_result", root=self.root, kind=kind, what=what)
         result = data["result"]
         if len(result) > MAX_SERIES:
-            raise BackendError(f"Prometheus at {self.root} answered with {len(result)} series, more than specview "
-                               f"reads ({MAX_SERIES}); narrow the instances with --match")
+            raise BackendError("watcherr.api.too_many", root=self.root, n=len(result), most=MAX_SERIES)
         try:
             return [_series(item, kind) for item in result]
         except _WrongShape:
-            raise BackendError(f"Prometheus at {self.root} answered with a series of the wrong shape") from None
+            raise BackendError("watcherr.api.wrong_shape", root=self.root) from None
 
     def scrape_errors(self) -> dict[tuple[str, str], str]:
         """Each active target's last scrape error by (job, instance), from /api/v1/targets (scrubbed:
@@ -143,13 +142,12 @@ class PrometheusApi:
             return exc
         auth = self._auth
         if auth.token_env is None and auth.user is None:
-            how = "it wants credentials: give --prometheus-token-env NAME, or --prometheus-user and " \
-                  "--prometheus-password-env NAME"
+            how = Phrase("watcherr.api.wants_credentials")
         elif auth.token_env is not None:
-            how = f"it refused the token in ${sanitize(auth.token_env, 60, one_line=True)} (--prometheus-token-env)"
+            how = Phrase("watcherr.api.refused_token", env=sanitize(auth.token_env, 60, one_line=True))
         else:
-            how = f"it refused the user and the password in ${sanitize(auth.password_env or '', 60, one_line=True)}"
-        return BackendError(f"Prometheus at {self.root} answered {exc.code}: {how}")
+            how = Phrase("watcherr.api.refused_password", env=sanitize(auth.password_env or "", 60, one_line=True))
+        return BackendError("watcherr.api.status", root=self.root, code=exc.code, how=how)
 
     def interrupt(self) -> None:
         self._conn.interrupt()

@@ -78,31 +78,29 @@ def match_selector(text: str | None) -> str:
     if text is None or not text.strip():
         return ""
     if len(text) > MAX_SELECTOR:
-        raise CliError(f"--match is {len(text)} characters long, at most {MAX_SELECTOR}")
+        raise CliError("watcherr.match.long", n=len(text), most=MAX_SELECTOR)
     body = text.strip()
     if body.startswith("{"):
         if not body.endswith("}"):
-            raise CliError("--match opens a { it does not close: give a label selector such as "
-                           "'{job=\"vllm\"}'")
+            raise CliError("watcherr.match.unclosed")
         body = body[1:-1]
     matchers: list[str] = []
     at = 0
     while body[at:].strip():
         found = _MATCHER.match(body, at)
         if found is None:
-            raise CliError(f"--match is not a label selector at character {at + 1} ({_near(body, at)}): give "
-                           "matchers such as job=\"vllm\",instance=~\"gpu-.*\" (double-quoted values)")
+            raise CliError("watcherr.match.not_selector", at=at + 1, near=_near(body, at))
         name, op, value = found.groups()
         if name == "__name__":
-            raise CliError("--match may not choose the metric name (__name__): specview reads the series it knows")
+            raise CliError("watcherr.match.name")
         matchers.append(f"{name}{op}{value}")
         at = found.end()
         if at < len(body):
             if body[at] != ",":
-                raise CliError(f"--match needs a comma between matchers at character {at + 1} ({_near(body, at)})")
+                raise CliError("watcherr.match.comma", at=at + 1, near=_near(body, at))
             at += 1
         if len(matchers) > MAX_MATCHERS:
-            raise CliError(f"--match has more than {MAX_MATCHERS} matchers")
+            raise CliError("watcherr.match.many", most=MAX_MATCHERS)
     return ",".join(matchers)
 
 
