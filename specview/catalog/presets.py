@@ -32,8 +32,8 @@ from specview.catalog.provenance import (
     parse_provenance,
 )
 from specview.kernel.errors import PresetError, SpecviewError
-from specview.texts.catalog import Phrase
 from specview.kernel.theory import MAX_GAMMA, alpha_for_tau, expected_tau, tau_from_positions
+from specview.texts.catalog import Phrase
 
 MAX_PRESET_BYTES = 1 * 2**20  # a preset file is a few hundred bytes; a bigger one is not read
 
@@ -345,11 +345,13 @@ def _shipped_presets() -> tuple[Preset, ...]:
     )
 
 
-def load_presets(user_dir: Path | None = None, problems: list[Phrase] | None = None) -> dict[str, Preset]:
+def load_presets(user_dir: Path | None = None,
+                 problems: list[Phrase] | list[Phrase | str] | None = None) -> dict[str, Preset]:
     """Shipped presets, then user presets (which override by id; read afresh, they may change).
 
     A user file that cannot be used is skipped, not fatal: its reason (file, key, why) is
-    appended to `problems` (a Phrase, shown in the user's language) for the caller to report, and every other preset still works.
+    appended to `problems` (a Phrase: the caller shows it in the user's language), and every
+    other preset still works.
     """
     presets = {preset.id: preset for preset in _shipped_presets()}
     folder = user_preset_dir() if user_dir is None else user_dir

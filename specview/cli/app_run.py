@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from specview.boundary.text import shown
 from specview.cli.errors import CliError
+from specview.texts.catalog import Phrase
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -28,7 +29,7 @@ class UiSettings:
     speed: float  # the simulator's pace (command line, else config, else 1)
     lang: str
     theme: str | None
-    problems: tuple[str, ...]
+    problems: tuple[str, ...]  # said once at start (in `lang`)
     keymap: dict[str, str]
     fps: float | None = None  # redraws per second (command line, else config); None: the screen's default
 
@@ -41,7 +42,7 @@ def ui_settings(args: argparse.Namespace) -> UiSettings:
     from specview.kernel.runspec import default_of
 
     config = load_config()
-    problems = list(config.problems)
+    problems: list[Phrase | str] = list(config.problems)
     load_presets(problems=problems)  # user preset files that are skipped, and why
     keymap: dict[str, str] = {}
     if config.keymap:
@@ -52,16 +53,17 @@ def ui_settings(args: argparse.Namespace) -> UiSettings:
     known = theme_names()
     theme: str | None = getattr(args, "theme", None)
     if theme is not None and theme not in known:
-        raise CliError(f"unknown theme {shown(theme)}; known themes: {', '.join(sorted(known))}")
+        raise CliError("clierr.unknown_theme", theme=shown(theme), known=", ".join(sorted(known)))
     if theme is None and config.theme:
         if config.theme in known:
             theme = config.theme
         else:
-            problems.append(f"config: unknown theme {shown(config.theme)}; using the default")
+            problems.append(Phrase("clierr.config_theme", theme=shown(config.theme)))
     speed = args.speed if args.speed is not None else config.speed if config.speed is not None else default_of("speed")
     lang = args.lang or config.lang or DEFAULT_LANG
     fps = getattr(args, "fps", None)
-    return UiSettings(config, speed, lang, theme, tuple(problems), keymap, fps if fps is not None else config.fps)
+    said = tuple(p.render(lang) if isinstance(p, Phrase) else p for p in problems)
+    return UiSettings(config, speed, lang, theme, said, keymap, fps if fps is not None else config.fps)
 
 
 def throttle_of(ui: UiSettings) -> Throttle | None:

@@ -8,15 +8,20 @@ from specview.cli.argtypes import Parser, SubParsers
 
 
 def run_presets(as_json: bool) -> int:
+    import sys
+
     from specview.boundary.jsonio import dumps
     from specview.boundary.text import sanitize
     from specview.catalog.presets import load_presets
+    from specview.cli.error_lang import error_lang
     from specview.cli.errors import warn
+    from specview.texts.catalog import Phrase
 
-    problems: list[str] = []
+    problems: list[Phrase] = []
     presets = load_presets(problems=problems)
+    lang = error_lang(None, sys.argv[1:])  # the language an error would be said in
     for problem in problems:
-        warn(problem)
+        warn(problem.render(lang))
     if as_json:
         out = [
             {
