@@ -21,7 +21,8 @@ def test_the_english_copy_is_the_preset_files_own_words() -> None:
     for preset in _shipped():
         assert preset_words(preset, "en") == (preset.label, preset.hardware), preset.id
     shipped = {p.id for p in _shipped()}
-    named = {key.removeprefix("presetword.").rsplit(".", 1)[0] for key in catalog("en") if key.startswith("presetword.")}
+    named = {key.removeprefix("presetword.").rsplit(".", 1)[0] for key in catalog("en")
+             if key.startswith("presetword.")}
     assert named == shipped
 
 
