@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from specview.catalog.claims import parse_claim
+from specview.catalog.config import load_config
 from specview.catalog.preset_shapes import parse_shape
 from specview.catalog.presets import MAX_PRESET_BYTES, get_preset, load_preset_file, load_presets, read_toml
 from specview.catalog.provenance import parse_provenance
@@ -212,3 +213,20 @@ def test_the_bad_user_preset_of_the_issue_reads_in_chinese(tmp_path: Path) -> No
                                     "[0, 5] (preset file skipped)")
     assert problem.render("zh") == (f"{tmp_path / 'hot.toml'}：键 'temperature' 的值为 6.0，应为 [0, 5] 内的数"
                                     "（已跳过该预设文件）")
+
+
+def test_config_problems_are_said_in_the_ui_language(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('lang = "zh"\nspeed = -3\ncolour = "red"\n[keymap]\n"no.such" = "f9"\n', encoding="utf-8")
+    monkeypatch.setenv("SPECVIEW_CONFIG", str(config))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))  # no user presets
+    for problem in load_config().problems:
+        _walk(problem)
+    zh = ui_settings(argparse.Namespace(theme=None, speed=None, lang=None))  # the config's own language
+    assert zh.lang == "zh" and len(zh.problems) == 3
+    assert zh.problems[0] == f"{config}：键 'speed' 应为 0（全速）到 1000 之间的数，实际为 -3；改用默认值"
+    assert zh.problems[1].startswith(f"{config}：未知键 'colour'，已忽略（已知：")
+    assert zh.problems[2].startswith(f"{config}：[keymap] 中没有绑定 'no.such'；已知 id：")
+    en = ui_settings(argparse.Namespace(theme=None, speed=None, lang="en"))  # --lang en wins
+    assert en.problems[0] == (f"{config}: key 'speed' must be a number between 0 (flat out) and 1000, got -3; "
+                              "using the default")
