@@ -35,6 +35,20 @@ class SpecviewError(Exception):
     def __str__(self) -> str:
         return self.in_language(FALLBACK)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Pickled whole (a run in a child process sends its error to the UI): Exception's own
+        # pickling would call the class with `args` alone, losing the fields and failing for a
+        # subclass whose __init__ takes other arguments.
+        return _rebuilt, (type(self), self.phrase, self.__dict__)
+
+
+def _rebuilt(cls: type[SpecviewError], phrase: Phrase, state: dict[str, object]) -> SpecviewError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, phrase.key)
+    error.__dict__.update(state)
+    error.phrase = phrase
+    return error
+
 
 class BackendError(SpecviewError):
     """A backend that cannot start or stopped: server down, bad model file, bad setting."""

@@ -9,6 +9,7 @@ gives every field its text names, reads in English as `str(exc)` and in Chinese 
 from __future__ import annotations
 
 import argparse
+import pickle
 import re
 import string
 import tomllib
@@ -230,3 +231,13 @@ def test_config_problems_are_said_in_the_ui_language(tmp_path: Path, monkeypatch
     en = ui_settings(argparse.Namespace(theme=None, speed=None, lang="en"))  # --lang en wins
     assert en.problems[0] == (f"{config}: key 'speed' must be a number between 0 (flat out) and 1000, got -3; "
                               "using the default")
+
+
+def test_an_error_pickles_with_its_fields() -> None:
+    """A run in a child process (backends/process.py) can send the error itself, still to be put into words."""
+    inner = RecordingError("/runs/a.jsonl", 3, Phrase("featerr.record.not_utf8"))
+    sent = pickle.loads(pickle.dumps(BackendError("featerr.record.cannot_record", path="/x", reason=inner)))
+    assert type(sent) is BackendError and str(sent) == "cannot record to /x: /runs/a.jsonl line 3: not UTF-8 text"
+    assert describe_error(sent, "zh") == "无法录制到 /x：/runs/a.jsonl 第 3 行：不是 UTF-8 文本"
+    back = pickle.loads(pickle.dumps(inner))
+    assert (type(back), back.path, back.line, str(back)) == (RecordingError, inner.path, 3, str(inner))
