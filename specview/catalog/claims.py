@@ -81,7 +81,7 @@ def _number(entry: dict[str, Any], key: str, where: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise PresetError(f"{where}: key '{key}' must be a number")
+        raise PresetError("catalogerr.claims.number", where=where, key=key)
     return float(value)
 
 
@@ -89,18 +89,18 @@ def parse_claim(entry: dict[str, Any], where: str) -> Claim:
     """One `[[claims]]` table, validated."""
     for key in ("id", "quantity", "text", "origin", "tag", "where"):
         if not isinstance(entry.get(key), str):
-            raise PresetError(f"{where}: key '{key}' must be a string")
+            raise PresetError("catalogerr.claims.string", where=where, key=key)
     if entry["quantity"] not in QUANTITIES:
-        raise PresetError(f"{where}: quantity {entry['quantity']!r} is not one of {QUANTITIES}")
+        raise PresetError("catalogerr.claims.quantity", where=where, quantity=entry["quantity"], known=QUANTITIES)
     if entry["origin"] not in ORIGINS:
-        raise PresetError(f"{where}: origin {entry['origin']!r} is not one of {ORIGINS}")
+        raise PresetError("catalogerr.claims.origin", where=where, origin=entry["origin"], known=ORIGINS)
     values = entry.get("values", [])
     if not isinstance(values, list) or not all(isinstance(v, int | float) for v in values):
-        raise PresetError(f"{where}: key 'values' must be a list of numbers")
+        raise PresetError("catalogerr.claims.values", where=where)
     for key in ("gamma", "context", "position"):
         value = entry.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-            raise PresetError(f"{where}: key '{key}' must be a non-negative integer")
+            raise PresetError("catalogerr.claims.count", where=where, key=key)
     gamma = entry.get("gamma")
     claim = Claim(
         id=entry["id"],
@@ -122,9 +122,9 @@ def parse_claim(entry: dict[str, Any], where: str) -> Claim:
     )
     has_range = claim.low is not None or claim.high is not None
     if (claim.value is not None) + has_range + bool(claim.values) != 1:
-        raise PresetError(f"{where}: give exactly one of 'value', 'values' or 'low'/'high'")
+        raise PresetError("catalogerr.claims.one_value", where=where)
     if claim.quantity == "survival" and not claim.position:
-        raise PresetError(f"{where}: a survival claim needs 'position' (1 or more)")
+        raise PresetError("catalogerr.claims.survival", where=where)
     return claim
 
 
@@ -137,7 +137,7 @@ def load_claims() -> dict[str, Claim]:
     for i, entry in enumerate(data.get("claims", [])):
         claim = parse_claim(entry, f"texts/claims.toml claims[{i}]")
         if claim.id in claims:
-            raise PresetError(f"texts/claims.toml: claim id {claim.id!r} is used twice")
+            raise PresetError("catalogerr.claims.twice", claim=claim.id)
         claims[claim.id] = claim
     return claims
 

@@ -19,6 +19,7 @@ from specview.boundary.secrets import add_secret
 from specview.boundary.text import is_safe, shown
 from specview.kernel.errors import ConfigError
 from specview.kernel.langs import LANGS
+from specview.texts.catalog import Phrase
 
 TIMEOUT_KEYS = ("connect_timeout", "request_timeout", "read_timeout", "stream_timeout")
 MAX_TIMEOUT_S = 86_400.0
@@ -42,7 +43,8 @@ MAX_SERVE_SESSIONS = 64  # each is a specview process of its own (~100 MB): far 
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """Settings with their defaults; `problems` lists what was ignored and why."""
+    """Settings with their defaults; `problems` lists what was ignored and why (each a Phrase, said in
+    the UI's language where it is shown)."""
 
     theme: str | None = None
     lang: str | None = None
@@ -61,7 +63,7 @@ class Config:
     serve_max_sessions: int | None = None  # browser tabs `specview serve` serves at once
     watch_alerts: dict[str, float] = field(default_factory=dict)  # `[watch.alerts]`: key -> threshold
     chat_template: str | None = None  # a local run's chat template: a llama.cpp built-in name, or "none"
-    problems: tuple[str, ...] = ()
+    problems: tuple[Phrase, ...] = ()
 
 
 def config_path() -> Path:
@@ -74,78 +76,77 @@ def config_path() -> Path:
     return Path(user_config_dir("specview")) / "config.toml"
 
 
-def _check(key: str, value: Any, where: str, problems: list[str]) -> Any:
+def _check(key: str, value: Any, where: str, problems: list[Phrase]) -> Any:
     ok: bool
     if key == "keymap":
         return _keymap(value, where, problems)
     if key == "lang":
         ok = value in LANGS
-        reason = f"must be one of {', '.join(LANGS)}"
+        reason = Phrase("catalogerr.config.lang", known=", ".join(LANGS))
     elif key == "speed":
         ok = (isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
               and 0 <= value <= 1000)
-        reason = "must be a number between 0 (flat out) and 1000"
+        reason = Phrase("catalogerr.config.speed")
     elif key in TIMEOUT_KEYS:
         ok = (isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
               and 0.1 <= value <= MAX_TIMEOUT_S)
-        reason = f"must be a number of seconds between 0.1 and {MAX_TIMEOUT_S:g}"
+        reason = Phrase("catalogerr.config.timeout", most=MAX_TIMEOUT_S)
     elif key == "fps":
         ok = isinstance(value, int | float) and not isinstance(value, bool) and 1 <= value <= 60
-        reason = "must be a number of redraws per second between 1 and 60"
+        reason = Phrase("catalogerr.config.fps")
     elif key == "chat_template":
         ok = isinstance(value, str) and TEMPLATE_NAME.fullmatch(value) is not None
-        reason = "must be a built-in chat template's name (e.g. chatml, gemma) or none"
+        reason = Phrase("catalogerr.config.chat_template")
     elif key == "serve_max_sessions":
         ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_SERVE_SESSIONS
-        reason = f"must be a whole number of sessions between 1 and {MAX_SERVE_SESSIONS}"
+        reason = Phrase("catalogerr.config.sessions", most=MAX_SERVE_SESSIONS)
     else:
         ok = isinstance(value, str) and bool(value.strip()) and len(value) <= 1000
-        reason = "must be a non-empty string"
+        reason = Phrase("catalogerr.config.string")
     if ok and key == "preset":
         from specview.catalog.presets import load_presets
 
         ok = value in load_presets()
-        reason = "names no known preset (see `specview presets`)"
+        reason = Phrase("catalogerr.config.preset")
     if not ok:
-        got = "(hidden)" if key == "api_key" else shown(value)
-        problems.append(f"{where}: key '{key}' {reason}, got {got}; using the default")
+        got = Phrase("catalogerr.config.hidden") if key == "api_key" else shown(value)
+        problems.append(Phrase("catalogerr.config.bad_value", where=where, key=key, reason=reason, got=got))
         return None
     return float(value) if key in ("speed", "fps", *TIMEOUT_KEYS) else value
 
 
-def _keymap(value: Any, where: str, problems: list[str]) -> dict[str, str] | None:
+def _keymap(value: Any, where: str, problems: list[Phrase]) -> dict[str, str] | None:
     """`[keymap]`: a table of binding id = "keys" (comma-separated, Textual's key names)."""
     if not isinstance(value, dict):
-        problems.append(f"{where}: [keymap] must be a table of binding id = \"keys\"; ignored")
+        problems.append(Phrase("catalogerr.config.keymap_table", where=where))
         return None
     good = {}
     for bid, keys in value.items():
         if isinstance(keys, str) and keys.strip() and len(keys) <= MAX_KEYS_CHARS and is_safe(keys):
             good[str(bid)] = keys.replace(" ", "")
         else:
-            problems.append(
-                f"{where}: [keymap] {shown(bid)} must be a non-empty string of keys, got {shown(keys)}; ignored")
+            problems.append(Phrase("catalogerr.config.keymap_keys", where=where, binding=shown(bid), got=shown(keys)))
     return good
 
 
-def _watch(value: Any, where: str, problems: list[str]) -> dict[str, float]:
+def _watch(value: Any, where: str, problems: list[Phrase]) -> dict[str, float]:
     """`[watch]` holds one table, `[watch.alerts]`: threshold = number, each in its range."""
     if not isinstance(value, dict):
-        problems.append(f"{where}: [watch] must be a table (holding [watch.alerts]); ignored")
+        problems.append(Phrase("catalogerr.config.watch_table", where=where))
         return {}
     for key in value:
         if key != "alerts":
-            problems.append(f"{where}: unknown key [watch] {shown(key)} ignored (known: alerts)")
+            problems.append(Phrase("catalogerr.config.watch_key", where=where, key=shown(key)))
     alerts = value.get("alerts", {})
     if not isinstance(alerts, dict):
-        problems.append(f"{where}: [watch.alerts] must be a table of threshold = number; ignored")
+        problems.append(Phrase("catalogerr.config.alerts_table", where=where))
         return {}
     good: dict[str, float] = {}
     for key, number in alerts.items():
         limits = WATCH_ALERTS.get(key)
         if limits is None:
-            problems.append(f"{where}: unknown key [watch.alerts] {shown(key)} ignored "
-                            f"(known: {', '.join(WATCH_ALERTS)})")
+            problems.append(Phrase("catalogerr.config.alerts_key", where=where, key=shown(key),
+                                   known=", ".join(WATCH_ALERTS)))
             continue
         low, high = limits
         whole = key in WHOLE_ALERT_KEYS
@@ -153,9 +154,8 @@ def _watch(value: Any, where: str, problems: list[str]) -> dict[str, float]:
         if ok and not (math.isfinite(number) and low <= number <= high):
             ok = False
         if not ok:
-            kind = "a whole number" if whole else "a number"
-            problems.append(f"{where}: [watch.alerts] {key} must be {kind} between {low:g} and {high:g}, "
-                            f"got {shown(number)}; using the default")
+            problems.append(Phrase("catalogerr.config.alert_whole" if whole else "catalogerr.config.alert_number",
+                                   where=where, key=key, low=low, high=high, got=shown(number)))
             continue
         good[key] = float(number)
     return good
@@ -164,7 +164,7 @@ def _watch(value: Any, where: str, problems: list[str]) -> dict[str, float]:
 def load_config(path: Path | None = None) -> Config:
     """Read the config file (if any) and SPECVIEW_THEME / _LANG / _PRESET / _SPEED / _FPS / _EXPORT_DIR overrides."""
     path = config_path() if path is None else path
-    problems: list[str] = []
+    problems: list[Phrase] = []
     data: dict[str, Any] = {}
     if path.is_file():
         from specview.catalog.presets import read_toml
@@ -172,7 +172,7 @@ def load_config(path: Path | None = None) -> Config:
         try:
             data = read_toml(path, MAX_CONFIG_BYTES, ConfigError)
         except ConfigError as exc:
-            problems.append(f"cannot read the config {exc}; using the defaults")
+            problems.append(Phrase("catalogerr.config.unreadable", error=exc))
     known = {f for f in Config.__dataclass_fields__ if f not in ("problems", "watch_alerts")} | {"watch"}
     values: dict[str, Any] = {}
     for key, value in data.items():
@@ -180,7 +180,8 @@ def load_config(path: Path | None = None) -> Config:
             values["watch_alerts"] = _watch(value, str(path), problems) or None
             continue
         if key not in known:
-            problems.append(f"{path}: unknown key {shown(key)} ignored (known: {', '.join(sorted(known))})")
+            problems.append(Phrase("catalogerr.config.unknown_key", where=path, key=shown(key),
+                                   known=", ".join(sorted(known))))
             continue
         values[key] = _check(key, value, str(path), problems)
     for key in ENV_KEYS:

@@ -73,22 +73,25 @@ class Shape:
 
 def _integer(value: Any, key: str, low: int, high: int, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise PresetError(f"{where}: key '{key}' is {shown(value)}, expected a whole number in {low}..{high}")
+        raise PresetError("catalogerr.shape.whole", where=where, key=key, value=shown(value), low=low, high=high)
     return value
 
 
 def _real(value: Any, key: str, low: float, high: float, where: str, *, open_low: bool = False) -> float:
     ok = not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
     if not ok or not (low < value if open_low else low <= value) or not value <= high:
-        bound = f"({low:g}, {high:g}]" if open_low else f"[{low:g}, {high:g}]"
-        raise PresetError(f"{where}: key '{key}' is {shown(value)}, expected a number in {bound}")
+        if open_low:
+            raise PresetError("catalogerr.shape.open_range", where=where, key=key, value=shown(value), low=low,
+                              high=high)
+        raise PresetError("catalogerr.preset.out_of_range", where=where, key=key, value=shown(value), low=low,
+                          high=high)
     return float(value)
 
 
 def _table(data: dict[str, Any], key: str, where: str) -> dict[str, Any] | None:
     value = data.get(key)
     if value is not None and not isinstance(value, dict):
-        raise PresetError(f"{where}: key '{key}' must be a table, got {shown(value)}")
+        raise PresetError("catalogerr.shape.table", where=where, key=key, value=shown(value))
     return value
 
 
@@ -98,20 +101,17 @@ def parse_shape(data: dict[str, Any], acc: dict[str, Any], gamma: int, where: st
     if "block" in data:
         block = _integer(data["block"], "block", 1, MAX_GAMMA, where)
         if gamma > block:
-            raise PresetError(f"{where}: key 'gamma' is {gamma}, more than the block of {block} tokens a "
-                              f"block drafter proposes (key 'block')")
+            raise PresetError("catalogerr.shape.block", where=where, gamma=gamma, block=block)
     depth = None
     if (table := _table(data, "depth", where)) is not None:
         weights = table.get("weights")
         if not isinstance(weights, list) or len(weights) != gamma + 1:
-            raise PresetError(f"{where}: key 'depth.weights' must be a list of γ + 1 = {gamma + 1} shares "
-                              "(rounds drafting 0, 1, … γ tokens)")
+            raise PresetError("catalogerr.shape.depth_list", where=where, count=gamma + 1)
         depth = tuple(_real(w, f"depth.weights[{k}]", 0.0, 1.0, where) for k, w in enumerate(weights))
         if abs(sum(depth) - 1.0) > _SUM_TOLERANCE:
-            raise PresetError(f"{where}: key 'depth.weights' sums to {sum(depth):.6g}, expected 1")
+            raise PresetError("catalogerr.shape.depth_sum", where=where, total=sum(depth))
         if acc.get("mixture") is not None:
-            raise PresetError(f"{where}: key 'depth' and 'acceptance.mixture' both say how long rounds are: "
-                              "give one")
+            raise PresetError("catalogerr.shape.depth_and_mixture", where=where)
     branches = 1
     if (table := _table(data, "tree", where)) is not None:
         branches = _integer(table.get("branches"), "tree.branches", 1, MAX_BRANCHES, where)

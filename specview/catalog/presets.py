@@ -31,8 +31,9 @@ from specview.catalog.provenance import (
     parse_findings,
     parse_provenance,
 )
-from specview.kernel.errors import PresetError
+from specview.kernel.errors import PresetError, SpecviewError
 from specview.kernel.theory import MAX_GAMMA, alpha_for_tau, expected_tau, tau_from_positions
+from specview.texts.catalog import Phrase
 
 MAX_PRESET_BYTES = 1 * 2**20  # a preset file is a few hundred bytes; a bigger one is not read
 
@@ -155,11 +156,11 @@ class Preset:
 
 def _require(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
     if key not in data:
-        raise PresetError(f"{where}: missing key '{key}'")
+        raise PresetError("catalogerr.preset.missing_key", where=where, key=key)
     value = data[key]
     if not isinstance(value, kind) or isinstance(value, bool):
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        raise PresetError(f"{where}: key '{key}' must be {names}, got {shown(value)}")
+        raise PresetError("catalogerr.preset.wrong_type", where=where, key=key, kind=names, value=shown(value))
     return value
 
 
@@ -167,7 +168,8 @@ def _finite(data: dict[str, Any], key: str, low: float, high: float, where: str)
     """A required number in [low, high]; NaN and ±inf (TOML has both) are refused."""
     value = float(_require(data, key, (int, float), where))
     if not math.isfinite(value) or not low <= value <= high:
-        raise PresetError(f"{where}: key '{key}' is {shown(value)}, expected a number in [{low:g}, {high:g}]")
+        raise PresetError("catalogerr.preset.out_of_range", where=where, key=key, value=shown(value), low=low,
+                          high=high)
     return value
 
 
@@ -175,18 +177,18 @@ def _text(data: dict[str, Any], key: str, default: str, where: str) -> str:
     """An optional string key (a number or a table where text belongs is refused)."""
     value = data.get(key, default)
     if not isinstance(value, str):
-        raise PresetError(f"{where}: key '{key}' must be a string, got {shown(value)}")
+        raise PresetError("catalogerr.preset.not_string", where=where, key=key, value=shown(value))
     return value
 
 
 def _probabilities(value: Any, key: str, where: str) -> tuple[float, ...]:
     if not isinstance(value, list) or not value or len(value) > MAX_GAMMA:
-        raise PresetError(f"{where}: key '{key}' must be a list of 1 to {MAX_GAMMA} probabilities")
+        raise PresetError("catalogerr.preset.probabilities", where=where, key=key, most=MAX_GAMMA)
     out = []
     for item in value:
         ok = not isinstance(item, bool) and isinstance(item, int | float) and math.isfinite(item)
         if not ok or not 0 <= item <= 1:
-            raise PresetError(f"{where}: key '{key}' has {shown(item)}, not a probability in [0, 1]")
+            raise PresetError("catalogerr.preset.not_probability", where=where, key=key, value=shown(item))
         out.append(float(item))
     return tuple(out)
 
@@ -196,10 +198,10 @@ def parse_preset(data: dict[str, Any], where: str) -> Preset:
     pid = _require(data, "id", str, where)
     method = _require(data, "method", str, where)
     if method not in METHODS:
-        raise PresetError(f"{where}: key 'method' is {method!r}, expected one of {METHODS}")
+        raise PresetError("catalogerr.preset.unknown_method", where=where, method=method, known=METHODS)
     gamma = _require(data, "gamma", int, where)
     if not 1 <= gamma <= MAX_GAMMA:
-        raise PresetError(f"{where}: key 'gamma' is {shown(gamma)}, expected 1..{MAX_GAMMA}")
+        raise PresetError("catalogerr.preset.gamma", where=where, gamma=shown(gamma), most=MAX_GAMMA)
     temperature = _finite(data, "temperature", 0.0, 5.0, where)
     c = _finite(data, "c", 0.0, 100.0, where)
     target_ms = _finite(data, "target_ms", 1e-6, 1e7, where)
@@ -210,23 +212,23 @@ def parse_preset(data: dict[str, Any], where: str) -> Preset:
         ok = (not isinstance(mean_length, bool) and isinstance(mean_length, int | float)
               and math.isfinite(mean_length) and 1 <= mean_length <= gamma + 1)
         if not ok:
-            raise PresetError(f"{where}: key 'acceptance.mean_length' must be in [1, {gamma + 1}]")
+            raise PresetError("catalogerr.preset.mean_length", where=where, most=gamma + 1)
         mean_length = float(mean_length)
     matched = _mixture(acc, gamma, mean_length, where)
     shape = parse_shape(data, acc, gamma, where)
     if not rows and mean_length is None:
-        raise PresetError(f"{where}: key 'acceptance' needs t0, t1, rows or mean_length")
+        raise PresetError("catalogerr.preset.acceptance_needs", where=where)
     listed = data.get("sources", [])
     if not isinstance(listed, list):
-        raise PresetError(f"{where}: key 'sources' must be a list of tables ([[sources]]), got {shown(listed)}")
+        raise PresetError("catalogerr.preset.sources", where=where, value=shown(listed))
     sources = []
     for i, src in enumerate(listed):
         at = f"{where} sources[{i}]"
         if not isinstance(src, dict):
-            raise PresetError(f"{at}: must be a table with title, url and tag, got {shown(src)}")
+            raise PresetError("catalogerr.preset.source_table", where=at, value=shown(src))
         tag = _require(src, "tag", str, at)
         if tag not in SOURCE_TAGS:
-            raise PresetError(f"{at}: key 'tag' is {shown(tag)}, expected one of {SOURCE_TAGS}")
+            raise PresetError("catalogerr.preset.source_tag", where=at, tag=shown(tag), known=SOURCE_TAGS)
         title = _require(src, "title", str, at)
         sources.append(Source(title, _text(src, "url", "", at), tag, _text(src, "id", "", at)))
     claim_ids = set(load_claims())
@@ -236,7 +238,7 @@ def parse_preset(data: dict[str, Any], where: str) -> Preset:
     findings = parse_findings(data.get("findings"), claim_ids, where)
     run = data.get("run", {})
     if not isinstance(run, dict) or not all(isinstance(v, str) for v in run.values()):
-        raise PresetError(f"{where}: key 'run' must be a table of strings")
+        raise PresetError("catalogerr.preset.run", where=where)
     return Preset(
         id=pid,
         label=_text(data, "label", pid, where),
@@ -269,19 +271,19 @@ def _acceptance_rows(acc: dict[str, Any], where: str) -> tuple[tuple[float, tupl
         rows[1.0] = _probabilities(acc["t1"], "acceptance.t1", where)
     extra = acc.get("rows", [])
     if not isinstance(extra, list) or len(extra) > MAX_ACCEPTANCE_ROWS:
-        raise PresetError(f"{where}: key 'acceptance.rows' must be a list of at most {MAX_ACCEPTANCE_ROWS} tables")
+        raise PresetError("catalogerr.preset.rows", where=where, most=MAX_ACCEPTANCE_ROWS)
     for i, row in enumerate(extra):
         at = f"acceptance.rows[{i}]"
         if not isinstance(row, dict):
-            raise PresetError(f"{where}: key '{at}' must be a table with temperature and values")
+            raise PresetError("catalogerr.preset.row_table", where=where, key=at)
         t = row.get("temperature")
         if isinstance(t, bool) or not isinstance(t, int | float) or not 0 <= t <= 5:
-            raise PresetError(f"{where}: key '{at}.temperature' must be a number in [0, 5]")
+            raise PresetError("catalogerr.preset.row_temperature", where=where, key=at)
         if float(t) in rows:
-            raise PresetError(f"{where}: two acceptance rows at temperature {t:g}")
+            raise PresetError("catalogerr.preset.row_twice", where=where, t=t)
         rows[float(t)] = _probabilities(row.get("values"), f"{at}.values", where)
     if len({len(values) for values in rows.values()}) > 1:
-        raise PresetError(f"{where}: the acceptance rows differ in length")
+        raise PresetError("catalogerr.preset.row_lengths", where=where)
     return tuple(sorted(rows.items()))
 
 
@@ -292,31 +294,32 @@ def _mixture(acc: dict[str, Any], gamma: int, mean_length: float | None, where: 
         return None
     matched = mixture.get("matched") if isinstance(mixture, dict) else None
     if isinstance(matched, bool) or not isinstance(matched, int | float) or not 0 < matched <= 1:
-        raise PresetError(f"{where}: key 'acceptance.mixture.matched' must be a probability in (0, 1]")
+        raise PresetError("catalogerr.preset.matched", where=where)
     if mean_length is None:
-        raise PresetError(f"{where}: a mixture needs 'acceptance.mean_length' to derive its match rate")
+        raise PresetError("catalogerr.preset.mixture_needs", where=where)
     if mean_length > expected_tau(float(matched), gamma):
-        raise PresetError(f"{where}: mean_length {mean_length:g} is above what matched {matched:g} gives at γ {gamma}")
+        raise PresetError("catalogerr.preset.mixture_above", where=where, mean_length=mean_length, matched=matched,
+                          gamma=gamma)
     return float(matched)
 
 
-def read_toml(path: Path, limit: int, error: type[Exception]) -> dict[str, Any]:
+def read_toml(path: Path, limit: int, error: type[SpecviewError]) -> dict[str, Any]:
     """A small TOML file from outside: size bounded, every failure an `error` naming the file."""
     try:
         with path.open("rb") as file:
             raw = file.read(limit + 1)
     except OSError as exc:
-        raise error(f"{path}: cannot read it ({exc.strerror or exc})") from None
+        raise error("catalogerr.toml.cannot_read", path=path, reason=exc.strerror or exc) from None
     if len(raw) > limit:
-        raise error(f"{path}: larger than {limit // 1024} KiB, not read")
+        raise error("catalogerr.toml.too_large", path=path, kib=limit // 1024)
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise error(f"{path}: not UTF-8 text") from None
+        raise error("catalogerr.toml.not_utf8", path=path) from None
     except tomllib.TOMLDecodeError as exc:
-        raise error(f"{path}: not valid TOML ({exc})") from None
+        raise error("catalogerr.toml.not_toml", path=path, reason=exc) from None
     except (ValueError, RecursionError) as exc:  # a 5000-digit number, arrays nested too deeply
-        raise error(f"{path}: not TOML specview can read ({type(exc).__name__})") from None
+        raise error("catalogerr.toml.unreadable", path=path, kind=type(exc).__name__) from None
 
 
 def load_preset_file(path: Path) -> Preset:
@@ -342,11 +345,13 @@ def _shipped_presets() -> tuple[Preset, ...]:
     )
 
 
-def load_presets(user_dir: Path | None = None, problems: list[str] | None = None) -> dict[str, Preset]:
+def load_presets(user_dir: Path | None = None,
+                 problems: list[Phrase] | list[Phrase | str] | None = None) -> dict[str, Preset]:
     """Shipped presets, then user presets (which override by id; read afresh, they may change).
 
     A user file that cannot be used is skipped, not fatal: its reason (file, key, why) is
-    appended to `problems` for the caller to report, and every other preset still works.
+    appended to `problems` (a Phrase: the caller shows it in the user's language), and every
+    other preset still works.
     """
     presets = {preset.id: preset for preset in _shipped_presets()}
     folder = user_preset_dir() if user_dir is None else user_dir
@@ -356,7 +361,7 @@ def load_presets(user_dir: Path | None = None, problems: list[str] | None = None
                 preset = load_preset_file(path)
             except PresetError as exc:
                 if problems is not None:
-                    problems.append(f"{exc} (preset file skipped)")
+                    problems.append(Phrase("catalogerr.preset.skipped", error=exc))
                 continue
             presets[preset.id] = preset
     return presets
@@ -367,10 +372,12 @@ DEFAULT_PRESET = "qwen3.6-mtp"  # the simulator's preset when none is named (CLI
 
 def get_preset(preset_id: str, user_dir: Path | None = None) -> Preset:
     """One preset by id, or a PresetError listing the known ids (and any file that was skipped)."""
-    problems: list[str] = []
+    problems: list[Phrase] = []
     presets = load_presets(user_dir, problems)
     if preset_id not in presets:
         known = ", ".join(presets)
-        skipped = f"; {len(problems)} user preset file(s) skipped: {problems[0]}" if problems else ""
-        raise PresetError(f"unknown preset {shown(preset_id)}; known presets: {known}{skipped}")
+        if problems:
+            raise PresetError("catalogerr.preset.unknown_skipped", preset=shown(preset_id), known=known,
+                              count=len(problems), first=problems[0])
+        raise PresetError("catalogerr.preset.unknown", preset=shown(preset_id), known=known)
     return presets[preset_id]

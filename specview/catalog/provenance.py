@@ -74,7 +74,7 @@ def output_kinds(fields: dict[str, FieldSource]) -> dict[str, str]:
 
 def _strings(value: Any, key: str, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise PresetError(f"{where}: key '{key}' must be a list of strings")
+        raise PresetError("catalogerr.provenance.strings", where=where, key=key)
     return tuple(value)
 
 
@@ -89,34 +89,34 @@ def parse_provenance(
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise PresetError(f"{where}: key 'provenance' must be a table of fields")
+        raise PresetError("catalogerr.provenance.table", where=where)
     out: dict[str, FieldSource] = {}
     for name, entry in data.items():
         at = f"{where} provenance.{name}"
         if name not in FIELDS + SHAPE_FIELDS:
-            raise PresetError(f"{where} provenance.{shown(name)}: unknown field, expected one of "
-                              f"{FIELDS + SHAPE_FIELDS}")
+            raise PresetError("catalogerr.provenance.unknown_field", where=where, name=shown(name),
+                              known=FIELDS + SHAPE_FIELDS)
         if not isinstance(entry, dict):
-            raise PresetError(f"{at}: must be a table with 'kind'")
+            raise PresetError("catalogerr.provenance.entry", where=at)
         kind = entry.get("kind")
         if kind not in KINDS:
-            raise PresetError(f"{at}: key 'kind' is {shown(kind)}, expected one of {KINDS}")
+            raise PresetError("catalogerr.provenance.kind", where=at, kind=shown(kind), known=KINDS)
         sources = _strings(entry.get("sources", []), "sources", at)
         claims = _strings(entry.get("claims", []), "claims", at)
         how = entry.get("how", "")
         if not isinstance(how, str):
-            raise PresetError(f"{at}: key 'how' must be a string")
+            raise PresetError("catalogerr.provenance.how", where=at)
         for sid in sources:
             if sid not in source_ids:
-                raise PresetError(f"{at}: source {shown(sid)} is not one of the preset's source ids "
-                                  f"{shown(sorted(source_ids))}")
+                raise PresetError("catalogerr.provenance.source", where=at, source=shown(sid),
+                                  known=shown(sorted(source_ids)))
         for cid in claims:
             if claim_ids is not None and cid not in claim_ids:
-                raise PresetError(f"{at}: claim {shown(cid)} is not in texts/claims.toml")
+                raise PresetError("catalogerr.provenance.claim", where=at, claim=shown(cid))
         if kind != "assumed" and not (sources or claims):
-            raise PresetError(f"{at}: a {kind} field must name its sources or claims")
+            raise PresetError("catalogerr.provenance.needs_source", where=at, kind=kind)
         if kind == "derived" and not how.strip():
-            raise PresetError(f"{at}: a derived field must say how it was derived ('how')")
+            raise PresetError("catalogerr.provenance.needs_how", where=at)
         out[name] = FieldSource(kind, sources, claims, " ".join(how.split()))
     return out
 
@@ -126,16 +126,16 @@ def parse_findings(data: Any, claim_ids: Collection[str] | None, where: str) -> 
     if data is None:
         return ()
     if not isinstance(data, list):
-        raise PresetError(f"{where}: key 'findings' must be a list of tables")
+        raise PresetError("catalogerr.provenance.findings", where=where)
     out = []
     for i, entry in enumerate(data):
         at = f"{where} findings[{i}]"
         if not isinstance(entry, dict) or not isinstance(entry.get("claim"), str) or not isinstance(
             entry.get("text"), str
         ):
-            raise PresetError(f"{at}: needs 'claim' and 'text' strings")
+            raise PresetError("catalogerr.provenance.finding", where=at)
         if claim_ids is not None and entry["claim"] not in claim_ids:
-            raise PresetError(f"{at}: claim {shown(entry['claim'])} is not in texts/claims.toml")
+            raise PresetError("catalogerr.provenance.claim", where=at, claim=shown(entry["claim"]))
         out.append(Finding(entry["claim"], " ".join(entry["text"].split())))
     return tuple(out)
 

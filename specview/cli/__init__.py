@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 
 from specview.cli.errors import fail, internal_error
-from specview.kernel.errors import CliError, SpecviewError
+from specview.kernel.errors import CliError, SpecviewError, describe_error
 
 RECORDING_COMMANDS = (None, "bench")  # the live view (no command) and bench can record
 
@@ -24,6 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    args = None
     try:
         from specview.cli.parser import build_parser
 
@@ -43,7 +44,9 @@ def _main(argv: Sequence[str] | None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except SpecviewError as exc:
-        fail(str(exc))
+        from specview.cli.error_lang import error_lang
+
+        fail(describe_error(exc, error_lang(args, sys.argv[1:] if argv is None else argv)))
     except OSError as exc:
         fail(str(exc))
     except Exception as exc:  # noqa: BLE001 - a bug: one line and the log, never a traceback
@@ -56,7 +59,7 @@ def _dispatch(args: object) -> int:
     assert isinstance(args, argparse.Namespace)
     run = getattr(args, "run", None)  # set by the subcommand's parser
     if getattr(args, "record", None) and getattr(args, "command", None) not in RECORDING_COMMANDS:
-        raise CliError(f"--record works with the live view and bench, not with {args.command}")
+        raise CliError("clierr.record_command", command=args.command)
     if run is not None:
         from specview.cli.config_report import report_if_headless
 

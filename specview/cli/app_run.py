@@ -28,7 +28,7 @@ class UiSettings:
     speed: float  # the simulator's pace (command line, else config, else 1)
     lang: str
     theme: str | None
-    problems: tuple[str, ...]
+    problems: tuple[str, ...]  # said once at start (in `lang`)
     keymap: dict[str, str]
     fps: float | None = None  # redraws per second (command line, else config); None: the screen's default
 
@@ -40,17 +40,18 @@ def ui_settings(args: argparse.Namespace) -> UiSettings:
     from specview.kernel.runspec import default_of
 
     found = gather()  # every problem of the config, its keymap, the user presets and the config's theme
-    config, problems, keymap = found.config, found.problems, found.keymap
+    config, keymap = found.config, found.keymap
     known = theme_names()
     theme: str | None = getattr(args, "theme", None)
     if theme is not None and theme not in known:
-        raise CliError(f"unknown theme {shown(theme)}; known themes: {', '.join(sorted(known))}")
+        raise CliError("clierr.unknown_theme", theme=shown(theme), known=", ".join(sorted(known)))
     if theme is None and config.theme in known:  # a theme it does not know is among the problems
         theme = config.theme
     speed = args.speed if args.speed is not None else config.speed if config.speed is not None else default_of("speed")
     lang = args.lang or config.lang or DEFAULT_LANG
     fps = getattr(args, "fps", None)
-    return UiSettings(config, speed, lang, theme, problems, keymap, fps if fps is not None else config.fps)
+    return UiSettings(config, speed, lang, theme, found.in_language(lang), keymap,
+                      fps if fps is not None else config.fps)
 
 
 def throttle_of(ui: UiSettings) -> Throttle | None:

@@ -17,7 +17,14 @@ class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line and exit code 2."""
 
     def error(self, message: str) -> NoReturn:
-        fail(f"{message} (see specview --help)")
+        """argparse's own words stay as it writes them (English); the pointer to --help is said in the
+        language the command line or the config asks for."""
+        import sys
+
+        from specview.cli.error_lang import error_lang
+        from specview.texts.catalog import fill
+
+        fail(fill("clierr.usage", error_lang(None, sys.argv[1:]), message=message))
 
     def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
                          namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:

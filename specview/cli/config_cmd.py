@@ -24,8 +24,9 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     check.set_defaults(run=run)
 
 
-def findings() -> dict[str, Any]:
-    """What was read, from where, and every problem (each one line, sanitised: config text is from outside)."""
+def findings(lang: str) -> dict[str, Any]:
+    """What was read, from where, and every problem in `lang` (each one line, sanitised: config text
+    is from outside)."""
     from specview.boundary.bounds import MAX_SHOWN
     from specview.boundary.text import sanitize
     from specview.catalog.config import ENV_KEYS, config_path
@@ -34,6 +35,7 @@ def findings() -> dict[str, Any]:
 
     path, presets = config_path(), user_preset_dir()
     found = gather()
+    said = found.in_language(lang)
     names = ["SPECVIEW_CONFIG", *(f"SPECVIEW_{key.upper()}" for key in ENV_KEYS)]
     return {
         "config_file": sanitize(str(path), MAX_SHOWN, one_line=True),
@@ -41,7 +43,7 @@ def findings() -> dict[str, Any]:
         "preset_dir": sanitize(str(presets), MAX_SHOWN, one_line=True),
         "preset_files": len(list(presets.glob("*.toml"))) if presets.is_dir() else 0,
         "environment": [name for name in names if os.environ.get(name)],
-        "problems": [sanitize(" ".join(p.split()), MAX_SHOWN, one_line=True) for p in found.problems],
+        "problems": [sanitize(" ".join(p.split()), MAX_SHOWN, one_line=True) for p in said],
     }
 
 
@@ -51,11 +53,11 @@ def run(args: argparse.Namespace) -> int:
     from specview.kernel.langs import DEFAULT_LANG
     from specview.texts.catalog import fill, text
 
-    report = findings()
+    lang = getattr(args, "lang", None) or load_config().lang or DEFAULT_LANG
+    report = findings(lang)
     if args.json:
         print(dumps({**report, "ok": not report["problems"]}))
         return 2 if report["problems"] else 0
-    lang = getattr(args, "lang", None) or load_config().lang or DEFAULT_LANG
     state = "cli_use.check.found" if report["config_found"] else "cli_use.check.not_found"
     print(fill("cli_use.check.config", lang, path=report["config_file"], state=text(state, lang)))
     print(fill("cli_use.check.presets", lang, path=report["preset_dir"], files=report["preset_files"]))

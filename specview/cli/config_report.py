@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from specview.catalog.config import Config
+    from specview.texts.catalog import Phrase
 
 # commands that never open a terminal UI: their problems go to stderr before they run (cli/__init__.py)
 HEADLESS_COMMANDS = frozenset({"presets", "bench", "calc", "sweep", "diff", "serve"})
@@ -25,8 +26,12 @@ class ConfigProblems:
     """The config as loaded, every problem found in full, and the keymap entries that can be used."""
 
     config: Config
-    problems: tuple[str, ...]
+    problems: tuple[Phrase | str, ...]  # put into words where they are shown (in_language)
     keymap: dict[str, str] = field(default_factory=dict)
+
+    def in_language(self, lang: str) -> tuple[str, ...]:
+        """Every problem in `lang`."""
+        return tuple(p if isinstance(p, str) else p.render(lang) for p in self.problems)
 
 
 def gather(config: Config | None = None) -> ConfigProblems:
@@ -34,9 +39,10 @@ def gather(config: Config | None = None) -> ConfigProblems:
     from specview.boundary.text import shown
     from specview.catalog.config import config_path, load_config
     from specview.catalog.presets import load_presets
+    from specview.texts.catalog import Phrase
 
     config = config or load_config()
-    problems = list(config.problems)
+    problems: list[Phrase | str] = list(config.problems)
     load_presets(problems=problems)  # user preset files that are skipped, and why
     keymap: dict[str, str] = {}
     if config.keymap:
@@ -48,22 +54,24 @@ def gather(config: Config | None = None) -> ConfigProblems:
         from specview.cli.app_run import theme_names
 
         if config.theme not in theme_names():
-            problems.append(f"config: unknown theme {shown(config.theme)}; using the default")
+            problems.append(Phrase("clierr.config_theme", theme=shown(config.theme)))
     return ConfigProblems(config, tuple(problems), keymap)
 
 
-def report_config_problems() -> None:
-    """A headless command's config problems: one warning line each on stderr."""
+def report_config_problems(args: argparse.Namespace | None = None) -> None:
+    """A headless command's config problems: one warning line each on stderr, in the language
+    an error would be said in."""
+    from specview.cli.error_lang import error_lang
     from specview.cli.errors import warn
 
-    for problem in gather().problems:
+    for problem in gather().in_language(error_lang(args, sys.argv[1:])):
         warn(problem)
 
 
 def report_if_headless(args: argparse.Namespace) -> None:
     """Before a command runs: report now if this command line opens no terminal UI."""
     if is_headless(args):
-        report_config_problems()
+        report_config_problems(args)
 
 
 def is_headless(args: argparse.Namespace) -> bool:

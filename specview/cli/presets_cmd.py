@@ -8,6 +8,7 @@ from specview.cli.argtypes import Parser, SubParsers
 
 
 def run_presets(as_json: bool) -> int:
+
     from specview.boundary.jsonio import dumps
     from specview.boundary.text import sanitize
     from specview.catalog.presets import load_presets

@@ -3,7 +3,7 @@
 Parsers of anything from outside (recordings, server streams, /metrics, presets, config,
 command-line values) raise one of these with a message that names where (file and line,
 or server and field) and what to do. The message is a catalog id with fields
-(`raise CliError("cli.error.unknown_theme", theme=…, known=…)`), put into words in the user's
+(`raise CliError("clierr.unknown_theme", theme=…, known=…)`), put into words in the user's
 language where it is shown (`describe_error(exc, lang)`); `str(exc)` is the English text. A field
 may be a `Phrase` or another SpecviewError: it is rendered in the same language. The CLI prints the
 message on one line and exits 2; the UI shows it in a notification and a "stopped: reason" status.
@@ -34,6 +34,20 @@ class SpecviewError(Exception):
 
     def __str__(self) -> str:
         return self.in_language(FALLBACK)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Pickled whole (a run in a child process sends its error to the UI): Exception's own
+        # pickling would call the class with `args` alone, losing the fields and failing for a
+        # subclass whose __init__ takes other arguments.
+        return _rebuilt, (type(self), self.phrase, self.__dict__)
+
+
+def _rebuilt(cls: type[SpecviewError], phrase: Phrase, state: dict[str, object]) -> SpecviewError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, phrase.key)
+    error.__dict__.update(state)
+    error.phrase = phrase
+    return error
 
 
 class BackendError(SpecviewError):

@@ -24,6 +24,7 @@ from specview.kernel.gamma_choice import GammaChoice
 from specview.kernel.lost_branches import with_branches
 from specview.kernel.metrics import Metrics
 from specview.kernel.totals import CrossChecked, Totals
+from specview.texts.catalog import Phrase
 
 if TYPE_CHECKING:
     from specview.kernel.backend import Backend
@@ -37,9 +38,15 @@ class Drained:
     """What one pump tick takes from the session."""
 
     rounds: list[Round]
-    error: str | None
+    error: Phrase | str | None  # a SpecviewError's words, rendered where it is shown (in its language)
     finished: bool
     reconciled: bool = False  # the history was replaced: redraw from `Session.history`
+
+
+def _reason(exc: BaseException) -> Phrase | str:
+    """Why a run stopped: a SpecviewError's words still to be put in a language, anything else
+    (a bug) with its type."""
+    return exc.phrase if isinstance(exc, SpecviewError) else describe_error(exc)
 
 
 class Session:
@@ -71,7 +78,7 @@ class Session:
         self._at_full = False
         self._paused_at: float | None = None
         self._paused_total = 0.0
-        self._error: str | None = None
+        self._error: Phrase | str | None = None
         self._finished = False
         self._thread: threading.Thread | None = None
         self._sinks: list[RoundSink] = []
@@ -82,7 +89,7 @@ class Session:
         self._sinks.append(sink)
 
     # producer side -------------------------------------------------------
-    def fail(self, message: str) -> None:
+    def fail(self, message: Phrase | str) -> None:
         """End before starting (e.g. the recording cannot be written): the consumer sees `message`."""
         with self._cond:
             self._error = message
@@ -113,13 +120,13 @@ class Session:
                 if not self._deliver(_masked(masker, rnd)):
                     break
         except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
-            self._error = describe_error(exc)
+            self._error = _reason(exc)
         finally:
             try:
                 if masker is not None:  # the rounds before a failure still count
                     self._deliver(masker.flush())
             except Exception as exc:  # noqa: BLE001 - a sink (the recorder) failed
-                self._error = self._error or describe_error(exc)
+                self._error = self._error or _reason(exc)
             with self._cond:
                 self._finished = True
                 self._cond.notify_all()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from specview.boundary.text import shown
-from specview.texts.catalog import catalog
+from specview.texts.catalog import Phrase, catalog
 from specview.widgets.bindings import TEXTUAL_IDS
 
 
@@ -25,14 +25,15 @@ def bound_ids() -> set[str]:
     return labels - set(TEXTUAL_IDS.values())
 
 
-def check_keymap(keymap: Mapping[str, str], where: str) -> tuple[dict[str, str], list[str]]:
+def check_keymap(keymap: Mapping[str, str], where: str) -> tuple[dict[str, str], list[Phrase]]:
     """The keymap's usable entries, and one problem per id no binding has."""
     known = bound_ids()
     good: dict[str, str] = {}
-    problems = []
+    problems: list[Phrase] = []
     for bid, keys in keymap.items():
         if bid in known:
             good[bid] = keys
         else:
-            problems.append(f"{where}: [keymap] has no binding {shown(bid)}; known ids: {', '.join(sorted(known))}")
+            problems.append(Phrase("catalogerr.config.keymap_unknown", where=where, binding=shown(bid),
+                                   known=", ".join(sorted(known))))
     return good, problems

@@ -19,6 +19,7 @@ from textual.widget import Widget
 from specview.boundary.bounds import MAX_SHOWN
 from specview.boundary.text import sanitize
 from specview.kernel.errors import SpecviewError
+from specview.texts.catalog import FALLBACK, Phrase
 
 Notifier = Widget | App[Any]
 ERROR_SECONDS = 30
@@ -32,9 +33,19 @@ def notify_safe(node: Notifier, message: str, *, title: str = "", severity: Seve
                 timeout=timeout, markup=False)
 
 
-def notify_error(node: Notifier, message: str, title: str = "") -> None:
-    """An error notification that stays long enough to read; the message may come from outside."""
-    notify_safe(node, message, title=title, severity="error", timeout=ERROR_SECONDS)
+def lang_of(node: Notifier) -> str:
+    """The language `node` shows its texts in: its own (a screen's), else its app's."""
+    lang = getattr(node, "lang", None) or getattr(node.app, "lang", None)
+    return lang if isinstance(lang, str) else FALLBACK
+
+
+def notify_error(node: Notifier, message: Phrase | SpecviewError | str, title: str = "") -> None:
+    """An error notification that stays long enough to read, in `node`'s language (a Phrase or an
+    error is put into words there); the message may come from outside."""
+    if isinstance(message, SpecviewError):
+        message = message.phrase
+    said = message.render(lang_of(node)) if isinstance(message, Phrase) else message
+    notify_safe(node, said, title=title, severity="error", timeout=ERROR_SECONDS)
 
 
 @contextmanager
@@ -44,4 +55,4 @@ def user_action(node: Notifier, title: str = "") -> Iterator[None]:
     try:
         yield
     except SpecviewError as exc:
-        notify_error(node, str(exc), title)
+        notify_error(node, exc, title)

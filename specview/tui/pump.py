@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from specview.boundary.text import sanitize
+from specview.kernel.errors import SpecviewError
 from specview.kernel.events import Round, TokenEvent, TokenStatus
 from specview.kernel.gauges import Reading
 from specview.kernel.session import Session
-from specview.texts.catalog import fill, text
+from specview.texts.catalog import Phrase, fill, text
 
 if TYPE_CHECKING:
     from textual.widget import Widget
@@ -59,7 +60,7 @@ class RunState:
     """Where a run is: running, paused, finished, or stopped with the reason (its first error)."""
 
     kind: str = "running"
-    reason: str = ""
+    reason: Phrase | str = ""  # a Phrase is put into words in the language of the screen that shows it
 
     @property
     def ended(self) -> bool:
@@ -68,7 +69,8 @@ class RunState:
     def text(self, lang: str) -> str:
         """The state as the status line writes it ("✗ stopped: server went away"): the reason's
         first line, made safe and cut short (it comes from a server or a file)."""
-        first = self.reason.strip().splitlines()[0] if self.reason.strip() else ""
+        said = self.reason.render(lang) if isinstance(self.reason, Phrase) else self.reason
+        first = said.strip().splitlines()[0] if said.strip() else ""
         reason = sanitize(first, REASON_CHARS, one_line=True)
         return fill(f"state.{self.kind}", lang, reason=reason)
 
@@ -91,7 +93,7 @@ def undecided(rnd: Round) -> list[TokenEvent]:
     return [TokenEvent(t.token_id, t.text, TokenStatus.UNDECIDED, t.position, None, t.q, t.inferred) for t in drafts]
 
 
-ErrorSink = Callable[[str, str], None]  # (message, title)
+ErrorSink = Callable[[Phrase | str, str], None]  # (message, title)
 
 
 class Pump:
@@ -147,7 +149,7 @@ class Pump:
         try:
             session = make_session()
         except Exception as exc:
-            self.state = RunState("stopped", str(exc))
+            self.state = RunState("stopped", exc.phrase if isinstance(exc, SpecviewError) else str(exc))
             raise
         self.session = session
         if paused:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import OptionList, Static
 
+from specview.catalog.preset_words import preset_words
 from specview.features.learn import registry
 from specview.features.learn.app import LearnApp
 from specview.features.learn.cache_screen import CacheScreen
@@ -194,3 +195,17 @@ async def test_the_live_views_links_follow_their_screens_when_the_numbers_move(m
 def test_a_slug_no_screen_declares_is_named() -> None:
     with pytest.raises(ValueError, match="'no-such-screen'"):
         lesson_named("no-such-screen")
+
+
+async def test_x_on_a_zh_case_study_shows_the_preset_in_chinese() -> None:
+    app = LearnApp(lesson_named("cases"), lang="zh")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("x")
+        await pilot.pause()
+        popup = app.screen
+        assert isinstance(popup, RealRunScreen)
+        shown = str(popup.query_one(Static).render())
+        label, hardware = preset_words(popup.preset, "zh")
+        assert shown.startswith(f"{label}\nγ ") and hardware in shown and "然后用它观察" in shown
+        assert popup.preset.label not in shown and popup.preset.hardware not in shown

@@ -12,7 +12,7 @@ from specview.features.record.recording import read_recording, scan_headers
 from specview.kernel.events import Round
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import display_order
-from specview.texts.catalog import fill, text
+from specview.texts.catalog import Phrase, fill, text
 from specview.tui.pump import RunState
 from specview.widgets.status_line import StatusLine
 from tests.support.app_helpers import token_view, wait_finished, wait_until
@@ -44,13 +44,28 @@ async def test_a_damaged_replay_shows_the_prefix_and_reports_the_line(tmp_path: 
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_finished(pilot)
         assert app.live.session.metrics.rounds == 20
-        error = app.live.session.drain(limit=0).error
-        assert error is not None and "line 23" in error and str(file) in error
+        reason = app.live.session.drain(limit=0).error
+        assert isinstance(reason, Phrase)  # put into words where it is shown, in that screen's language
+        error = reason.render("en")
+        assert "line 23" in error and str(file) in error
         # the status line says why the run stopped (drawn after the notification)
         await wait_until(pilot, lambda: app.live.query_one(StatusLine).state == RunState("stopped", error).text("en"))
         assert app.live.query_one(StatusLine).state.startswith(fill("state.stopped", reason=""))
         # the first error is shown once, as a notification and as the reason the run stopped
         assert [(n.title, n.message) for n in app._notifications] == [(text("notice.run_stopped"), error)]
+
+
+async def test_a_run_that_cannot_record_stops_in_the_screens_language(tmp_path: Path) -> None:
+    target = tmp_path / "no-such-folder" / "run.jsonl"
+    for lang, said in (("zh", f"无法录制到 {target}：文件夹 {target.parent} 不存在"),
+                       ("en", f"cannot record to {target}: the folder {target.parent} does not exist")):
+        spec = RunSpec(preset="qwen3.6-mtp", seed=2, speed=0.0, max_rounds=5, lang=lang)
+        app = SpecviewApp(spec, make_backend(spec), record=str(target), lang=lang)
+        async with app.run_test(size=(120, 36)) as pilot:
+            status = app.live.query_one(StatusLine)
+            await wait_until(pilot, lambda: status.state == RunState("stopped", said).text(lang))  # noqa: B023
+            await wait_until(pilot, lambda: len(app._notifications) > 0)  # noqa: B023
+            assert [(n.title, n.message) for n in app._notifications] == [(text("notice.run_stopped", lang), said)]
 
 
 async def test_restarting_the_live_view_appends_a_run_to_the_recording(tmp_path: Path) -> None:

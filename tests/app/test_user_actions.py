@@ -152,3 +152,19 @@ def test_an_unknown_keymap_id_is_reported_with_the_config_file(tmp_path: Path,
         f"{path}: [keymap] has no binding 'live.pouse'",
     ]
     assert "live.pause" in ui.problems[2] and "compare.preset" in ui.problems[2], "the known ids are listed"
+
+
+async def test_a_bad_user_preset_on_a_zh_live_screen_is_said_in_chinese(user_presets: Path) -> None:
+    app = sim_app(speed=30.0, lang="zh")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: token_view(app).token_count > 5)
+        picker = await open_picker(pilot)
+        assert [(n.title, n.severity) for n in app._notifications] == [(text("notice.presets", "zh"), "warning")]
+        assert messages(app) == [f"{user_presets / 'too-hot.toml'}：键 'temperature' 的值为 6.0，应为 [0, 5] 内的数"
+                                 "（已跳过该预设文件）"]
+        (user_presets / "gone.toml").unlink()
+        await pick(pilot, picker, "gone")
+        await wait_until(pilot, lambda: last_severity(app) == "error")
+        refused = messages(app)[-1]
+        assert refused.startswith("未知预设 'gone'；已知预设：") and "；跳过了 1 个用户预设文件：" in refused
+        assert refused.endswith("（已跳过该预设文件）")

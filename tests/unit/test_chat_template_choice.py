@@ -47,7 +47,7 @@ def test_a_bad_config_value_is_reported_and_ignored(tmp_path: Path, value: str) 
     path.write_text(f"chat_template = {value}\n")
     config = load_config(path)
     assert config.chat_template is None
-    assert any("'chat_template' must be a built-in chat template's name" in p for p in config.problems)
+    assert any("'chat_template' must be a built-in chat template's name" in str(p) for p in config.problems)
 
 
 @pytest.mark.parametrize("value", ["chat ml", "", ".x", "<|im_start|>"])

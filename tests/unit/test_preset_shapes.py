@@ -18,6 +18,7 @@ from specview.catalog.presets import get_preset, load_preset_file, load_presets
 from specview.kernel.errors import PresetError
 from specview.kernel.metrics import Metrics
 from specview.kernel.session import Session
+from specview.texts.catalog import Phrase
 from tests.support.recordings import record_sim
 
 NOWHERE = Path("/nonexistent")
@@ -148,10 +149,10 @@ def test_bad_shape_fields_are_one_error_naming_the_field(tmp_path: Path, extra: 
 
 def test_acceptance_above_one_in_a_new_method_is_refused_and_the_others_still_load(tmp_path: Path) -> None:
     (tmp_path / "bad.toml").write_text(BASE.replace("0.8, 0.6, 0.4", "1.2, 0.6, 0.4"), encoding="utf-8")
-    problems: list[str] = []
+    problems: list[Phrase] = []
     presets = load_presets(tmp_path, problems)
     assert "mine" not in presets and "dflash" in presets
-    assert len(problems) == 1 and "acceptance.t0" in problems[0] and "1.2" in problems[0]
+    assert len(problems) == 1 and "acceptance.t0" in str(problems[0]) and "1.2" in str(problems[0])
 
 
 def test_a_user_shape_without_provenance_makes_the_outputs_assumed(tmp_path: Path) -> None:

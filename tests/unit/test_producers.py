@@ -78,7 +78,7 @@ def test_a_failure_in_the_child_reaches_the_user_as_one_message() -> None:
     while not session.drain(limit=0).finished and time.monotonic() < deadline:
         time.sleep(0.05)
     drained = session.drain()
-    assert drained.finished and drained.error and "FileNotFoundError" in drained.error
+    assert drained.finished and drained.error and "FileNotFoundError" in str(drained.error)
 
 
 def _round(index: int, n_tokens: int) -> Round:

@@ -83,7 +83,7 @@ def test_a_failing_run_stops_with_its_reason_and_reports_once(tmp_path: Path) ->
     file.write_text("".join(lines[:22]) + "{oops\n" + "".join(lines[23:]), encoding="utf-8")
     errors: list[tuple[str, str]] = []
     session = Session(make_backend(RunSpec(replay=str(file), speed=0.0)))
-    pump = Pump(session, Tokens(), on_error=lambda m, t: errors.append((m, t)), title="replay run")
+    pump = Pump(session, Tokens(), on_error=lambda m, t: errors.append((str(m), t)), title="replay run")
     pump.start()
     deadline = time.monotonic() + 20
     while not pump.state.ended and time.monotonic() < deadline:

@@ -78,7 +78,7 @@ def test_max_sessions_from_the_flag_the_config_or_the_default(tmp_path: Path,
     for bad in ("0", "65", "2.5", "true", '"4"'):
         path.write_text(f"serve_max_sessions = {bad}\n")
         config = load_config(path)
-        assert config.serve_max_sessions is None and "serve_max_sessions" in config.problems[0]
+        assert config.serve_max_sessions is None and "serve_max_sessions" in str(config.problems[0])
         assert max_sessions(None) == DEFAULT_SERVE_SESSIONS
     assert build_parser().parse_args(["serve", "--max-sessions", "4"]).max_sessions == 4
     for bad in ("0", "65", "x"):

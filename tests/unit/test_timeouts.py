@@ -34,7 +34,7 @@ def test_a_bad_timeout_in_the_config_is_reported(tmp_path: Path) -> None:
     config.write_text('request_timeout = "soon"\nconnect_timeout = -1\nstream_timeout = true\n')
     loaded = load_config(config)
     assert loaded.request_timeout is None and loaded.connect_timeout is None and loaded.stream_timeout is None
-    assert sum("must be a number of seconds" in p for p in loaded.problems) == 3
+    assert sum("must be a number of seconds" in str(p) for p in loaded.problems) == 3
 
 
 @pytest.mark.parametrize("flag", ["--connect-timeout", "--request-timeout", "--stream-timeout"])

@@ -45,15 +45,14 @@ def run(args: argparse.Namespace) -> int:
     chosen = getattr(args, "selectors", None) or []
     if chosen:
         if len(chosen) != 2:
-            raise CliError("diff compares two runs: give two selectors (reference first), or --target with --draft")
+            raise CliError("featerr.diff.two_runs")
         ref_spec, cand_spec = (replace(parse_selector(s, base), temperature=0.0) for s in chosen)
     elif base.kind == "llama":
         ref_spec, cand_spec = replace(base, plain=True), replace(base, plain=False)
     else:
-        raise CliError("diff needs a local model (--target T.gguf [--draft D.gguf|ngram]) or two server "
-                       "configurations (specview diff url:A url:B): a server cannot turn speculation off per request")
+        raise CliError("featerr.diff.needs_local")
     if "sim" in (ref_spec.kind, cand_spec.kind):
-        raise CliError("diff compares real decoding; the simulator is exact by construction")
+        raise CliError("featerr.diff.not_sim")
     lang = getattr(args, "lang", None) or DEFAULT_LANG
     warn_notice(specs_key_notice([ref_spec, cand_spec], lang))
     reference = make_backend(ref_spec)

@@ -36,10 +36,10 @@ def target_path(args: argparse.Namespace) -> str | None:
         return None
     path = Path(target)
     if not path.is_file():
-        raise CliError(f"--target {target}: no such file")
+        raise CliError("featerr.learn.no_target", target=target)
     with path.open("rb") as fh:
         if fh.read(4) != b"GGUF":
-            raise CliError(f"--target {target}: not a GGUF file")
+            raise CliError("featerr.learn.not_gguf", target=target)
     return str(path)
 
 
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     chosen = lesson(args.number) if args.number is not None else None
     if args.json:
         if chosen is None:
-            raise CliError("--json needs a screen number, e.g. specview learn 10 --json")
+            raise CliError("featerr.learn.json_needs_number")
         from specview.boundary.jsonio import dumps
 
         lang = getattr(args, "lang", None) or "en"

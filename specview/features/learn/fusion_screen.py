@@ -151,7 +151,7 @@ class FusionScreen(LearnScreen):
         try:
             found = gguf_facts(path)
         except SpecviewError as exc:
-            self.app.call_from_thread(self._not_read, str(exc))
+            self.app.call_from_thread(self._not_read, exc.in_language(self.lang))
         except Exception as exc:  # noqa: BLE001 - a bug: named (traceback in the crash log), never silent
             self.app.call_from_thread(self._not_read, internal_error_line(exc, write_crash_log(exc)))
         else:

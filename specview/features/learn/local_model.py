@@ -13,11 +13,11 @@ from specview.texts.catalog import fill
 
 
 @cache
-def _read(path: str) -> ModelInfo | str:
+def _read(path: str) -> ModelInfo | SpecviewError:
     try:
         return read_gguf_info(path)
     except SpecviewError as exc:
-        return str(exc)
+        return exc
 
 
 def read_model_info(path: str) -> ModelInfo | None:
@@ -26,10 +26,10 @@ def read_model_info(path: str) -> ModelInfo | None:
     return found if isinstance(found, ModelInfo) else None
 
 
-def model_error(path: str) -> str | None:
-    """Why `read_model_info(path)` returned None, if it did."""
+def model_error(path: str, lang: str) -> str | None:
+    """Why `read_model_info(path)` returned None, if it did, in `lang`."""
     found = _read(path)
-    return found if isinstance(found, str) else None
+    return found.in_language(lang) if isinstance(found, SpecviewError) else None
 
 
 def gguf_facts(path: str) -> dict[str, Any]:

@@ -48,7 +48,7 @@ class MemoryScreen(LearnScreen):
 
     def on_mount(self) -> None:
         path = self.run.target_path if self.run is not None else None
-        error = model_error(path) if path else None
+        error = model_error(path, self.lang) if path else None
         if error is not None:  # the screen still shows the shipped shapes: say why the model is missing
             self.failed(error, self.t("inputs.gguf.failed"))
 

@@ -80,7 +80,7 @@ def lesson(number: int) -> Lesson:
         if item.number == number:
             return item
     known = ", ".join(str(item.number) for item in lessons())
-    raise CliError(f"there is no Learn screen {number}; screens: {known}")
+    raise CliError("featerr.learn.no_screen", number=number, known=known)
 
 
 def lesson_named(slug: str) -> Lesson:

@@ -120,7 +120,7 @@ class VerifyScreen(LearnScreen):
         try:
             seconds = measure_forward_costs(path, list(VERIFY_KS))
         except SpecviewError as exc:
-            self.app.call_from_thread(self._failed, str(exc))
+            self.app.call_from_thread(self._failed, exc.in_language(self.lang))
             return
         self.app.call_from_thread(self._measured, seconds)
 

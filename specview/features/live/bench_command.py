@@ -115,13 +115,13 @@ def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
     from specview.kernel.events import Basis
 
     if spec.kind != "openai":
-        raise CliError("--baseline-url pairs a remote run (--url) with a plain one")
+        raise CliError("featerr.live.baseline_remote")
     plain = bench_one(replace(spec, url=url, model=None, baseline_tps=None, gamma=None), None).stats
     if plain["drafted"]:
-        raise CliError(f"the baseline server {url} drafted {plain['drafted']} tokens: start it without speculation")
+        raise CliError("featerr.live.baseline_drafted", url=url, drafted=plain["drafted"])
     tps = plain["tokens_per_second"]
     if not tps:
-        raise CliError(f"the baseline server {url} streamed too few tokens to time")
+        raise CliError("featerr.live.baseline_short", url=url)
     return replace(spec, baseline_tps=float(tps), baseline_basis=Basis.PAIRED)
 
 
@@ -133,7 +133,7 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.record and len(specs) > 1:
         from specview.cli.errors import CliError
 
-        raise CliError("--record takes one run; give one selector")
+        raise CliError("featerr.live.record_one")
     if args.record:
         from specview.features.record.recorder import check_record_path
 

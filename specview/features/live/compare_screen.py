@@ -20,7 +20,7 @@ from specview.kernel.backend import Backend
 from specview.kernel.gauges import position_texts
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Session
-from specview.texts.catalog import text
+from specview.texts.catalog import Phrase, text
 from specview.tui.context_texts import context_texts
 from specview.tui.gauges import origin_text, pane_texts, summary_texts
 from specview.tui.notify import TITLE_CHARS, notify_error, user_action
@@ -115,7 +115,7 @@ class CompareScreen(Screen[None]):
     def on_unmount(self) -> None:
         self.pumps.stop()
 
-    def _run_failed(self, message: str, title: str) -> None:
+    def _run_failed(self, message: Phrase | str, title: str) -> None:
         notify_error(self, message, title)
 
     def _draw_numbers(self, stale: Sequence[Pump]) -> None:

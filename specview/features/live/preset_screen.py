@@ -14,7 +14,7 @@ from textual.widgets.option_list import Option
 from specview.boundary.bounds import MAX_SHOWN
 from specview.boundary.text import sanitize
 from specview.catalog.presets import Preset, load_presets
-from specview.texts.catalog import text
+from specview.texts.catalog import Phrase, text
 from specview.tui.notify import notify_safe, user_action
 from specview.widgets.bindings import bind, localize
 
@@ -25,11 +25,11 @@ def choose_preset(screen: Screen[None], current: str | None, lang: str,
                   chosen: Callable[[str | None], None]) -> None:
     """Open the picker over `screen`; `chosen` gets the id (None on escape). A bad user
     preset file is skipped and said so; the others stay choosable."""
-    problems: list[str] = []
+    problems: list[Phrase] = []
     with user_action(screen):
         presets = load_presets(problems=problems)
         for problem in problems:
-            notify_safe(screen, problem, title=text("notice.presets", lang), severity="warning")
+            notify_safe(screen, problem.render(lang), title=text("notice.presets", lang), severity="warning")
         screen.app.push_screen(PresetScreen(presets, current, lang), chosen)
 
 

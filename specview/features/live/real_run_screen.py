@@ -12,6 +12,7 @@ from textual.screen import ModalScreen, Screen
 from specview.backends.remote.registry import engines
 from specview.boundary.bounds import MAX_SHOWN
 from specview.boundary.text import sanitize
+from specview.catalog.preset_words import preset_words
 from specview.catalog.presets import Preset, get_preset
 from specview.features.live.real_run import RealRun, real_runs
 from specview.texts.catalog import fill, text
@@ -22,7 +23,8 @@ from specview.widgets.bindings import bind, key_hint, localize
 def real_run_text(preset: Preset, lang: str = "en", footer: str = "") -> str:
     """The commands a preset lists, one engine per block, each followed by the specview command that
     watches it, then what the keys do (a user preset's text sanitised)."""
-    head = f"{preset.label}\nγ {preset.gamma} · T {preset.temperature:g} · {preset.hardware}"
+    label, hardware = preset_words(preset, lang)
+    head = f"{label}\nγ {preset.gamma} · T {preset.temperature:g} · {hardware}"
     blocks = [sanitize(head, MAX_SHOWN)]
     for run in real_runs(preset, engines()):
         title, command = sanitize(run.title, MAX_SHOWN, one_line=True), sanitize(run.command, MAX_SHOWN)

@@ -25,7 +25,7 @@ from specview.features.live.learn_run import run_context
 from specview.features.live.run_text import notes_text, run_title
 from specview.features.live.token_link import TokenRequest, token_request
 from specview.kernel.backend import Backend, BackendInfo, BackendKind
-from specview.kernel.errors import SpecviewError
+from specview.kernel.errors import SpecviewError, describe_error
 from specview.kernel.events import Calibration, Round, TokenStatus
 from specview.kernel.gamma_choice import GammaChoice, choice_text
 from specview.kernel.gauges import PANEL, STRIP, gauges, position_texts
@@ -33,7 +33,7 @@ from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Session
 from specview.kernel.totals import CrossChecked
-from specview.texts.catalog import fill, text
+from specview.texts.catalog import Phrase, fill, text
 from specview.tui.context_texts import context_texts
 from specview.tui.depth_texts import drafter_lines
 from specview.tui.gauges import legend_entries, origin_text, pane_texts, panel_texts, rises
@@ -212,7 +212,7 @@ class LiveScreen(Screen[None]):
                 or reading.snap.gamma_choice is not self._choice_shown):
             self._describe()
 
-    def _run_failed(self, message: str, title: str) -> None:
+    def _run_failed(self, message: Phrase | str, title: str) -> None:
         notify_error(self, message, title)
 
     def _describe(self) -> None:
@@ -326,8 +326,8 @@ class LiveScreen(Screen[None]):
             done = export_run(folder, header, info, snap, rounds, lang=lang, dropped_rounds=dropped,
                               calibrations=calibrations)
         except SpecviewError as exc:
-            self.app.call_from_thread(notify_safe, self, str(exc), title=text("term_export_failed", lang),
-                                      severity="error")
+            self.app.call_from_thread(notify_safe, self, describe_error(exc, lang),
+                                      title=text("term_export_failed", lang), severity="error")
             return
         paths = fill("term_exported", lang, recording=done.recording, report=done.report)
         if done.taken is not None:  # never overwritten: say which name was taken and what was written instead
@@ -374,7 +374,7 @@ class LiveScreen(Screen[None]):
         try:
             rows = request.rows()
         except SpecviewError as exc:
-            self.app.call_from_thread(notify_error, self, str(exc))
+            self.app.call_from_thread(notify_error, self, exc)
             return
         screen = lesson_named(TOKEN_LESSON).make_screen(self.lang, replace(run, token_rows=rows))
         self.app.call_from_thread(self.app.push_screen, screen)
@@ -411,7 +411,7 @@ class LiveScreen(Screen[None]):
             try:
                 start_recording(session, self.record, self.spec)
             except SpecviewError as exc:  # e.g. --record /dev/full: the run stops, and says why
-                session.fail(str(exc))
+                session.fail(exc.phrase)
         return session
 
     @on(TokenView.Selected)

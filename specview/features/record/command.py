@@ -59,7 +59,7 @@ def print_stats(selector: str) -> int:
             done = session.metrics.rounds
             if done:
                 _print(stats_dict(backend.recorded_info, session.metrics.snapshot(), "".join(pieces)))
-                raise CliError(f"{exc}; the statistics printed cover the {done} rounds before it") from None
+                raise CliError("featerr.record.stopped_after", error=exc, rounds=done) from None
             raise
         _print(stats_dict(backend.recorded_info, session.metrics.snapshot(), "".join(pieces)))
     return 0
@@ -87,9 +87,9 @@ def write_markdown(selector: str, out: str | None, lang: str | None, *, force: b
     try:
         write_new(target, report, replace=force)
     except FileExistsError:
-        raise CliError(f"{target} exists; --force to overwrite") from None
+        raise CliError("featerr.record.exists", path=target) from None
     except OSError as exc:
-        raise CliError(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise CliError("featerr.record.cannot_write_file", path=target, reason=exc.strerror or exc) from None
     print(target)
     return 0
 

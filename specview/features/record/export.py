@@ -58,7 +58,7 @@ def _claim(folder: Path, stem: str, header: dict[str, Any]) -> tuple[str, Record
             out.close()
             os.unlink(report)  # ours, just made empty; its twin's name is taken
             taken = taken or recording
-    raise SpecviewError(f"cannot export to {folder}: {stem}.jsonl to {stem}-{MAX_TRIES}.jsonl all exist")
+    raise SpecviewError("featerr.record.names_taken", folder=folder, stem=stem, most=MAX_TRIES)
 
 
 def export_run(folder: Path, header: dict[str, Any], info: BackendInfo, snap: MetricsSnapshot,
@@ -81,7 +81,7 @@ def export_run(folder: Path, header: dict[str, Any], info: BackendInfo, snap: Me
             out.write(markdown_report(header, info, snap, rounds, lang=lang, recording=recorder.path.name,
                                       dropped_rounds=dropped_rounds))
     except OSError as exc:
-        raise SpecviewError(f"cannot export to {folder}: {exc.strerror or exc}") from None
+        raise SpecviewError("featerr.record.cannot_export", folder=folder, reason=exc.strerror or exc) from None
     except RecordingError as exc:
-        raise SpecviewError(f"cannot export to {folder}: {exc.reason}") from None
+        raise SpecviewError("featerr.record.cannot_export", folder=folder, reason=exc.reason) from None
     return Exported(recorder.path, folder / f"{stem}.md", taken)

@@ -27,6 +27,7 @@ from specview.kernel.events import Calibration, Reconcile, StreamItem
 from specview.kernel.gamma_choice import GammaChoice
 from specview.kernel.runspec import DEFAULT_KEY_ENV, RunSpec
 from specview.kernel.totals import CrossChecked, Totals
+from specview.texts.catalog import Phrase
 
 if TYPE_CHECKING:
     from specview.kernel.session import Session
@@ -98,7 +99,8 @@ class Recorder:
             if self.durable:
                 os.fsync(self._file.fileno())
         except OSError as exc:
-            raise RecordingError(self.path, None, f"cannot write to it ({exc.strerror or exc})") from None
+            why = Phrase("featerr.record.cannot_write", reason=exc.strerror or exc)
+            raise RecordingError(self.path, None, why) from None
 
     def close(self) -> None:
         """Close the file; later rounds are ignored. Safe to call twice."""
@@ -114,21 +116,21 @@ def check_record_path(path: str | os.PathLike[str], *, force: bool = False) -> P
     nothing has the name (a regular file may, with `force`: the first recording replaces it)."""
     file = Path(path).expanduser()
     if file.is_dir():
-        raise BackendError(f"cannot record to {path}: it is a folder")
+        raise BackendError("featerr.record.to_folder", path=path)
     folder = file.parent if str(file.parent) else Path(".")
     if not folder.is_dir():
-        raise BackendError(f"cannot record to {path}: the folder {folder} does not exist")
+        raise BackendError("featerr.record.no_folder", path=path, folder=folder)
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise BackendError(f"cannot record to {path}: the folder {folder} is not writable")
+        raise BackendError("featerr.record.read_only", path=path, folder=folder)
     key = _key(file)
     if key in _active:
         return file  # this program's own recording: the next run is appended
     try:
         check_new(file, replace=force or key in _may_replace)
     except FileExistsError:
-        raise BackendError(f"{path} exists; --force to overwrite") from None
+        raise BackendError("featerr.record.exists", path=path) from None
     except OSError as exc:
-        raise BackendError(f"cannot record to {path}: {exc.strerror or exc}") from None
+        raise BackendError("featerr.record.cannot_record", path=path, reason=exc.strerror or exc) from None
     if force and os.path.lexists(file):
         _may_replace.add(key)
     return file
@@ -151,15 +153,14 @@ def start_recording(session: Session, path: str | os.PathLike[str], spec: RunSpe
                 stream = open_append(file)
                 if _identity(stream) != previous.identity:
                     stream.close()
-                    raise BackendError(f"cannot record to {path}: another file took its name since the "
-                                       "last run was recorded there (not appended)")
+                    raise BackendError("featerr.record.replaced", path=path)
             recorder = Recorder(file, header, file=stream)
         except FileExistsError:
-            raise BackendError(f"{path} exists; --force to overwrite") from None
+            raise BackendError("featerr.record.exists", path=path) from None
         except OSError as exc:
-            raise BackendError(f"cannot record to {path}: {exc.strerror or exc}") from None
+            raise BackendError("featerr.record.cannot_record", path=path, reason=exc.strerror or exc) from None
         except RecordingError as exc:
-            raise BackendError(f"cannot record to {path}: {exc.reason}") from None
+            raise BackendError("featerr.record.cannot_record", path=path, reason=exc.reason) from None
         _active[key] = recorder
     session.add_sink(recorder)
     return recorder

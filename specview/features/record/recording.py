@@ -40,6 +40,7 @@ from specview.boundary.text import shown
 from specview.kernel.errors import RecordingError
 from specview.kernel.events import Calibration, Reconcile, Round, StreamItem
 from specview.kernel.totals import CrossChecked, Totals
+from specview.texts.catalog import Phrase
 
 FORMAT = "specview-recording"
 VERSION = 4
@@ -47,7 +48,7 @@ READABLE = (1, 2, 3, 4)
 # the version that introduced each line type
 _SINCE = {"round": 1, "reconcile": 2, "calibration": 3, "totals": 4, "check": 4}
 _HEADER_PREFIX = b'{"type": "header"'
-_TOO_LONG = f"the line is longer than {MAX_LINE_BYTES // 2**20} MiB (not a recording line)"
+_TOO_LONG = Phrase("featerr.record.too_long", mib=MAX_LINE_BYTES // 2**20)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,25 +74,23 @@ def _parse(path: Path, number: int, line: str) -> dict[str, Any]:
         record = loads(line)
     except JsonError as exc:
         if not line.endswith("\n"):  # only the last line can lack one: a write cut short
-            reason = "the line is incomplete (the recording was cut off while it was being written)"
-            raise RecordingError(path, number, reason) from None
-        raise RecordingError(path, number, str(exc)) from None
+            raise RecordingError(path, number, Phrase("featerr.record.incomplete")) from None
+        raise RecordingError(path, number, Phrase("featerr.record.not_json", detail=str(exc))) from None
     if not isinstance(record, dict):
-        raise RecordingError(path, number, "expected a JSON object")
+        raise RecordingError(path, number, Phrase("featerr.record.not_object"))
     return record
 
 
 def _header(path: Path, number: int, record: dict[str, Any], offset: int = 0) -> Header:
     if record.get("format") != FORMAT:
-        raise RecordingError(path, number, "not a specview recording (no specview-recording header)")
+        raise RecordingError(path, number, Phrase("featerr.record.no_header"))
     version = record.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
-        raise RecordingError(path, number, f"the header has no valid version (got {shown(version)})")
+        raise RecordingError(path, number, Phrase("featerr.record.no_version", got=shown(version)))
     if version not in READABLE:
-        made_by = shown(record.get("specview", "an unknown version"))
-        readable = f"{READABLE[0]} to {READABLE[-1]}"
-        raise RecordingError(path, number, f"recording format version {version} is not supported: this specview "
-                                           f"reads versions {readable} (the file was made by specview {made_by})")
+        made_by = shown(record["specview"]) if "specview" in record else Phrase("featerr.record.unknown_version")
+        raise RecordingError(path, number, Phrase("featerr.record.version", version=version, first=READABLE[0],
+                                                  last=READABLE[-1], made_by=made_by))
     return Header(record, number, offset)
 
 
@@ -108,7 +107,7 @@ def _item(path: Path, number: int, record: dict[str, Any]) -> StreamItem:
             return CrossChecked.from_dict(record)
         return Round.from_dict(record)
     except Invalid as exc:
-        raise RecordingError(path, number, f"not a valid {kind}: {exc}") from None
+        raise RecordingError(path, number, Phrase("featerr.record.invalid", kind=kind, detail=str(exc))) from None
 
 
 def read_recording(path: str | os.PathLike[str], start: Header | None = None) -> Iterator[Header | StreamItem]:
@@ -128,13 +127,13 @@ def read_recording(path: str | os.PathLike[str], start: Header | None = None) ->
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError:
-            raise RecordingError(file, number, "not UTF-8 text") from None
+            raise RecordingError(file, number, Phrase("featerr.record.not_utf8")) from None
         if not line.strip():
             continue
         record = _parse(file, number, line)
         kind = record.get("type")
         if not started and kind != "header":
-            raise RecordingError(file, number, "not a specview recording (the first line is not a header)")
+            raise RecordingError(file, number, Phrase("featerr.record.first_not_header"))
         if kind == "header":
             header = _header(file, number, record, offset)
             started = True
@@ -142,9 +141,9 @@ def read_recording(path: str | os.PathLike[str], start: Header | None = None) ->
         elif isinstance(kind, str) and header.version >= _SINCE.get(kind, VERSION + 1):
             yield _item(file, number, record)
         else:
-            raise RecordingError(file, number, f"unknown line type {shown(kind)}")
+            raise RecordingError(file, number, Phrase("featerr.record.line_type", kind=shown(kind)))
     if not started:
-        raise RecordingError(file, None, "the file is empty (not a specview recording)")
+        raise RecordingError(file, None, Phrase("featerr.record.empty"))
 
 
 def scan_headers(path: str | os.PathLike[str]) -> list[Header]:
@@ -165,7 +164,7 @@ def scan_headers(path: str | os.PathLike[str]) -> list[Header]:
                 continue
             record = _parse(file, number, line)
             if record.get("type") != "header":
-                raise RecordingError(file, number, "not a specview recording (the first line is not a header)")
+                raise RecordingError(file, number, Phrase("featerr.record.first_not_header"))
             headers.append(_header(file, number, record, offset))
         elif raw is not None and raw.startswith(_HEADER_PREFIX):
             try:
@@ -173,7 +172,7 @@ def scan_headers(path: str | os.PathLike[str]) -> list[Header]:
             except RecordingError:
                 break
     if not headers:
-        raise RecordingError(file, None, "the file is empty (not a specview recording)")
+        raise RecordingError(file, None, Phrase("featerr.record.empty"))
     return headers
 
 
@@ -184,11 +183,11 @@ def _lines(file: Path, start: Header | None = None) -> Iterator[tuple[int, int, 
     try:
         stream = open_regular(file)
     except FileNotFoundError:
-        raise RecordingError(file, None, "no such file") from None
+        raise RecordingError(file, None, Phrase("featerr.record.no_file")) from None
     except Refused as exc:
-        raise RecordingError(file, None, str(exc.strerror)) from None
+        raise RecordingError(file, None, Phrase("featerr.record.refused", reason=str(exc.strerror))) from None
     except OSError as exc:
-        raise RecordingError(file, None, f"cannot open it ({exc.strerror or exc})") from None
+        raise RecordingError(file, None, Phrase("featerr.record.cannot_open", reason=exc.strerror or exc)) from None
     with stream:
         number, offset = (start.line - 1, start.offset) if start else (0, 0)
         stream.seek(offset)

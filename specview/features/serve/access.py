@@ -89,7 +89,7 @@ def public_address(url: str) -> Address:
     host = url_host(parts.hostname or "")
     if (parts.scheme not in DEFAULT_PORTS or not _HOST_NAME.fullmatch(host) or port == -1 or parts.username
             or parts.password or parts.query or parts.fragment):
-        raise CliError(f"--public-url must be http://HOST[:PORT] or https://HOST[:PORT], got {shown(url)}")
+        raise CliError("featerr.serve.public_url", url=shown(url))
     return Address(parts.scheme, host, port or DEFAULT_PORTS[parts.scheme])
 
 
@@ -112,8 +112,7 @@ class Access:
             addresses.append(public_address(public_url))
         if is_wildcard(host):
             if public_url is None:
-                raise CliError(f"serving on {host or '*'} needs --public-url http://HOST:PORT, the address "
-                               "browsers use (a request that names another host is refused)")
+                raise CliError("featerr.serve.needs_public_url", host=host or "*")
         else:
             addresses.append(Address("http", url_host(host), port))
         if is_loopback(host):

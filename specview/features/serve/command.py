@@ -29,7 +29,7 @@ def served_command(app_args: list[str]) -> str:
     if app_args[:1] == ["--"]:
         app_args = app_args[1:]
     if app_args[:1] == ["serve"]:
-        raise CliError("specview serve cannot serve itself; name the command to serve after --")
+        raise CliError("featerr.serve.itself")
     build_parser().parse_args(app_args)  # a bad served command line fails now, with one line and exit 2
     return shlex.join([sys.executable, "-m", "specview", *app_args])
 
@@ -39,14 +39,13 @@ def run(args: argparse.Namespace) -> int:
 
     host: str = args.host
     if not is_loopback(host) and not args.public:
-        raise CliError(f"refusing to serve on {host}: anyone who can reach it could drive the app; "
-                       "add --public if that is what you want")
+        raise CliError("featerr.serve.not_public", host=host)
     access = Access.serving(host, args.port, args.public_url, max_sessions(args.max_sessions))
     command = served_command(list(args.app))
     try:
         from specview.features.serve.server import GuardedServer
     except ImportError:
-        raise CliError("specview serve needs textual-serve: pip install 'specview[serve]'") from None
+        raise CliError("featerr.serve.needs_package") from None
     if not is_loopback(host):
         warn(f"serving on {host}:{args.port}; anyone who can reach this address and has the URL printed below "
              "can open the page and drive specview")

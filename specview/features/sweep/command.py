@@ -128,9 +128,9 @@ def _report_errors(name: str) -> Iterator[None]:
     try:
         yield
     except FileExistsError:
-        raise CliError(f"{name} exists; --force to overwrite") from None
+        raise CliError("featerr.record.exists", path=name) from None
     except OSError as exc:
-        raise CliError(f"cannot write the Markdown report {name}: {exc.strerror or exc}") from None
+        raise CliError("featerr.sweep.cannot_write", path=name, reason=exc.strerror or exc) from None
 
 
 def _lang(args: argparse.Namespace) -> str:
@@ -152,7 +152,7 @@ def run_gamma(args: argparse.Namespace) -> int:
     if base.kind not in ("llama", "openai"):
         from specview.cli.errors import CliError
 
-        raise CliError("sweep gamma needs a real engine: --target T.gguf [--draft …] or --url URL")
+        raise CliError("featerr.sweep.needs_engine")
     warn_notice(specs_key_notice([base], lang))
     plain = args.with_plain and base.kind == "llama"
 

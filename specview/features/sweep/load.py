@@ -75,7 +75,7 @@ class LoadClient:
         try:
             served = self._conn.served_models()
             if model is None and not served:
-                raise BackendError(f"{self._conn.root} lists no models; pass --model")
+                raise BackendError("featerr.sweep.no_models", root=self._conn.root)
             self.model = model or next(iter(served))
         except BaseException:
             self._conn.close()
@@ -96,10 +96,10 @@ class LoadClient:
             tokens = counter(usage.get("completion_tokens"), "usage.completion_tokens") if isinstance(usage, dict) \
                 else None
         if tokens is None:
-            raise BackendError(f"{self.root} answered a completion without usage.completion_tokens")
+            raise BackendError("featerr.sweep.no_usage", root=self.root)
         if tokens > max_tokens + MAX_ROUND_TOKENS:  # a last round may overshoot a little, never more
-            raise BackendError(f"{self.root} sent a value specview cannot use while sending the load: "
-                               f"usage.completion_tokens is {tokens} for max_tokens {max_tokens}")
+            raise BackendError("featerr.sweep.too_many_tokens", root=self.root, tokens=tokens,
+                               max_tokens=max_tokens)
         drafted, accepted = self._reported_drafts(reply)
         if drafted is None:  # from now on each run scrapes /metrics before and after (the warm-up sets this)
             self._metrics_fallback = True
@@ -135,7 +135,7 @@ class LoadClient:
     def run(self, concurrency: int, requests: int, prompt: str, max_tokens: int) -> LoadResult:
         """`concurrency` clients, `requests` each."""
         if not 1 <= concurrency <= MAX_CONCURRENCY:
-            raise BackendError(f"concurrency must be between 1 and {MAX_CONCURRENCY}, got {concurrency}")
+            raise BackendError("featerr.sweep.concurrency", most=MAX_CONCURRENCY, got=concurrency)
         results: list[Answer] = []
         errors: list[BaseException] = []
         lock = threading.Lock()
@@ -161,7 +161,7 @@ class LoadClient:
         wall = time.monotonic() - start
         if errors:
             error = errors[0]
-            raise error if isinstance(error, BackendError) else BackendError(str(error))
+            raise error if isinstance(error, BackendError) else BackendError("featerr.sweep.failed", reason=str(error))
         per_request = tuple(a.tokens / a.latency for a in results if a.latency > 0)
         drafted, accepted = self._drafts(results, before)
         return LoadResult(concurrency, len(results), sum(a.tokens for a in results), wall, per_request,
