@@ -79,6 +79,10 @@ def test_an_error_area_has_the_same_ids_and_fields_in_every_language(area: str) 
         assert {k: _fields(v) for k, v in other.items()} == {k: _fields(v) for k, v in english.items()}, lang
 
 
+# a number and its unit, an option and its value: the same in every language
+UNITS = frozenset({"backenderr.sse.mib", "backenderr.prompt.where_option"})
+
+
 @pytest.mark.parametrize("area", AREAS)
 def test_every_error_text_fills_without_holes_and_zh_reads_as_chinese(area: str) -> None:
     for lang in languages():
@@ -86,8 +90,8 @@ def test_every_error_text_fills_without_holes_and_zh_reads_as_chinese(area: str)
             filled = Phrase(key, **dict.fromkeys(_fields(template), 1.5)).render(lang)  # 1.5 fits :g and !r
             assert filled.count("?") == template.count("?"), (lang, key, filled)
             assert filled != key
-            if lang == "zh" and template.strip("{}") not in _fields(template):  # a bare "{x}" has no words
-                assert CJK.search(filled), (key, filled)
+            if lang == "zh" and template.strip("{}") not in _fields(template) and key not in UNITS:
+                assert CJK.search(filled), (key, filled)  # (a bare "{x}" has no words)
 
 
 def _walk(phrase: Phrase) -> None:
