@@ -38,20 +38,26 @@ def check_options(parser: argparse.ArgumentParser, words: Sequence[str]) -> None
         index += 1
         if word == "--":
             return
-        if not _looks_like_option(word):
+        action, explicit = _known(parser, word) if _may_be_option(word) else (None, False)
+        if action is None and not _may_be_option(word):  # a value, or the subcommand
             if stop_at_positional:  # the subcommand (or a command line passed on): not ours to judge
                 _check_command(parser, word)
                 return
             continue
-        action, explicit = _known(parser, word)
         if action is None:
             raise _unknown(parser, word)
         if not explicit:
             index = _after_values(action, words, index)
 
 
+def _may_be_option(word: str) -> bool:
+    return len(word) > 1 and word[0] == "-" and not _NEGATIVE.match(word)
+
+
 def _looks_like_option(word: str) -> bool:
-    return len(word) > 1 and word[0] == "-" and not _NEGATIVE.match(word) and " " not in word
+    """As argparse reads a word no option matches: with a space it is a value (`--prom=a b`, an
+    abbreviation with its value, is matched before this: argparse tries options first)."""
+    return _may_be_option(word) and " " not in word
 
 
 def _known(parser: argparse.ArgumentParser, word: str) -> tuple[argparse.Action | None, bool]:
@@ -90,13 +96,14 @@ def _after_values(action: argparse.Action, words: Sequence[str], index: int) -> 
 
 
 def _name(word: str) -> str:
-    return sanitize(word.partition("=")[0], 80, one_line=True)
+    """The option a word names, without its value (a value may be private: a prompt, a key)."""
+    return sanitize(re.split(r"[= ]", word, maxsplit=1)[0], 80, one_line=True)
 
 
 def _unknown(parser: argparse.ArgumentParser, word: str) -> CliError:
     """The error for an option `parser` lacks: the subcommands that have it (`specview --rounds 9
     bench` meant `specview bench --rounds 9`), else the nearest of its own."""
-    name = word.partition("=")[0]
+    name = re.split(r"[= ]", word, maxsplit=1)[0]
     options = [option for option in parser._option_string_actions if option.startswith("--")]
     owners = [command for command, sub in _subcommands(parser).items() if name in sub._option_string_actions]
     if owners:

@@ -23,7 +23,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
         # before: "argument COMMAND: invalid choice: '5' (choose from 'presets', …)"
         (("--gama", "5"), "unknown option --gama; did you mean --gamma?"),
         (("--prompt-file", "x.txt"), "unknown option --prompt-file; did you mean --prompt?"),
-        (("--lang", "zh", "--gama=5"), "unknown option --gama; did you mean --gamma?"),
+        (("--lang", "zh", "--gama=5"), "未知选项 --gama；你是不是想用 --gamma？"),  # said in the language asked for
         # before: "argument COMMAND: invalid choice: '3'"
         (("--c", "3"), "ambiguous option --c: could be --chat-template, --connect-timeout (see specview --help)"),
         # before: "unrecognized arguments: --gama" / "the following arguments are required: --alpha, …"
@@ -55,6 +55,7 @@ def test_an_unknown_option_is_named(args: tuple[str, ...], line: str) -> None:
         ("--temp", "0", "--seed=5", "bench", "--rounds", "20", "--json"),  # unambiguous abbreviations, `=`
         ("bench", "--temperature", "0", "--rounds", "20", "--json", "--", ),
         ("watch", "--help"),
+        ("--prom=two private words", "presets"),  # an abbreviation with a value holding spaces: argparse's --prompt
     ],
 )
 def test_known_options_still_parse(args: tuple[str, ...]) -> None:
@@ -67,3 +68,10 @@ def test_values_are_not_taken_for_options() -> None:
     out = run("--temperature", "-1")
     assert out.stderr.splitlines() == ["specview: error: argument --temperature: --temperature must be between 0 "
                                        "and 5, got -1 (see specview --help)"]
+
+
+def test_an_unknown_option_is_named_without_its_value() -> None:
+    """A value may be private (a prompt, a key): the line names the option only."""
+    out = run("--gama=my private words", "presets")
+    assert out.returncode == 2
+    assert out.stderr.splitlines() == ["specview: error: unknown option --gama; did you mean --gamma?"]
