@@ -15,7 +15,7 @@ import pytest
 
 from tests.support.hostile_checks import HOSTILE, MARKUP, OSC52, SECRET, assert_no_secret, assert_terminal_clean
 from tests.support.hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
-from tests.support.limited_run import Run, base_env, run_tty
+from tests.support.limited_run import Run, base_env, run_cli, run_tty
 
 ESC_SHOWN = "␛".encode()
 
@@ -128,12 +128,19 @@ def test_a_hostile_config_and_user_preset(tmp_path: Path) -> None:
     write_evil_preset(presets)
     (presets / "broken.toml").write_text('id = "broken"\nmethod = "ngram"\ngamma = 2\ntemperature = 0\nc = 0.1\n'
                                          'target_ms = 10\nacceptance = {t0 = [0.5]}\nsources = 5\n')
-    run = run_tty(["--speed", "0"], base_env(tmp_path), keys=[("sources' must be a list", b"p"),
-                                                              ("choose a preset", b"\x1b"), (b"running", b"q")])
+    env = base_env(tmp_path)
+    run = run_tty(["--speed", "0"], env, keys=[("specview config check", b"p"),
+                                               ("choose a preset", b"\x1b"), (b"running", b"q")])
     assert_quit_cleanly(run)
-    assert run.notified(f"{config}: key 'preset' names no known preset")  # the config named, the default used
-    assert run.notified("got 'nope[/]'; using the default") and run.notified("unknown theme '[/]\\x1b]0;PWNED")
-    assert run.notified(f"{presets / 'broken.toml'}: key 'sources' must be a list of tables")  # skipped
+    assert run.notified("config: 4 problems · specview config check lists them")  # one short line on screen
+    # …and every problem in full, clean, from `specview config check`
+    check = run_cli(["config", "check"], env)
+    assert check.returncode == 2
+    assert_terminal_clean(check.stdout + check.stderr)
+    said = " ".join(check.stdout.decode().split())
+    assert f"{config}: key 'preset' names no known preset" in said  # the config named, the default used
+    assert "got 'nope[/]'; using the default" in said and "unknown theme '[/]\\x1b]0;PWNED" in said
+    assert f"{presets / 'broken.toml'}: key 'sources' must be a list of tables" in said  # skipped
 
 
 @pytest.mark.parametrize("extra", [0, 16], ids=["as-shipped", "many-more-presets"])
