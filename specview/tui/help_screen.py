@@ -68,8 +68,8 @@ class HelpColumns(Static):
 
     DEFAULT_CSS = "HelpColumns { height: auto; }"
 
-    def __init__(self, heading: str, rows: list[tuple[str, str]], left: int, **kwargs: str) -> None:
-        super().__init__(markup=False, **kwargs)
+    def __init__(self, heading: str, rows: list[tuple[str, str]], left: int, *, id: str) -> None:
+        super().__init__(markup=False, id=id)
         self.heading = heading
         self.rows = rows
         self.left = left

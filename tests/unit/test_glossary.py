@@ -105,7 +105,8 @@ def test_a_replaced_variant_is_found_and_a_quoted_one_is_not(lang: str, text: st
 def test_a_planted_variant_is_named_with_its_file_key_and_word(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "planted.zh.toml").write_text('[planted]\nline = "投机解码的奖励 token"\n', encoding="utf-8")
     monkeypatch.setattr(f"{__name__}.TEXTS", tmp_path)
+    where = "specview/texts/planted.zh.toml key planted.line"
     assert catalog_drifts("zh") == [
-        "specview/texts/planted.zh.toml key planted.line: '投机' → use '推测解码' (glossary term 'speculative_decoding')",
-        "specview/texts/planted.zh.toml key planted.line: '奖励' → use '额外 token' (glossary term 'bonus')",
+        f"{where}: '投机' → use '推测解码' (glossary term 'speculative_decoding')",
+        f"{where}: '奖励' → use '额外 token' (glossary term 'bonus')",
     ]
