@@ -35,6 +35,7 @@ WHOLE_ALERT_KEYS = ("min_drafts", "stall_polls")
 # a chat template's name (llama.cpp's built-ins: `chatml`, `gemma`, `llama2-sys-bos`, `seed_oss`) or
 # `none`; whether the name exists is known only once llama.cpp is loaded (backends/local/prompt_format.py)
 TEMPLATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+ENV_KEYS = ("theme", "lang", "preset", "speed", "fps", "export_dir")  # SPECVIEW_<KEY> overrides the file's key
 DEFAULT_SERVE_SESSIONS = 2  # browser tabs `specview serve` serves at once
 MAX_SERVE_SESSIONS = 64  # each is a specview process of its own (~100 MB): far more is a mistake
 
@@ -182,7 +183,7 @@ def load_config(path: Path | None = None) -> Config:
             problems.append(f"{path}: unknown key {shown(key)} ignored (known: {', '.join(sorted(known))})")
             continue
         values[key] = _check(key, value, str(path), problems)
-    for key in ("theme", "lang", "preset", "speed", "fps", "export_dir"):
+    for key in ENV_KEYS:
         env = os.environ.get(f"SPECVIEW_{key.upper()}")
         if env:
             raw: Any = env

@@ -58,6 +58,9 @@ def _dispatch(args: object) -> int:
     if getattr(args, "record", None) and getattr(args, "command", None) not in RECORDING_COMMANDS:
         raise CliError(f"--record works with the live view and bench, not with {args.command}")
     if run is not None:
+        from specview.cli.config_report import report_if_headless
+
+        report_if_headless(args)
         code: int = run(args)
         return code
     from specview.features.live.command import run_live

@@ -35,33 +35,22 @@ class UiSettings:
 
 def ui_settings(args: argparse.Namespace) -> UiSettings:
     """What the command line and the config file say about the UI; CliError for a bad --theme."""
-    from specview.catalog.config import config_path, load_config
-    from specview.catalog.presets import load_presets
+    from specview.cli.config_report import gather
     from specview.kernel.langs import DEFAULT_LANG
     from specview.kernel.runspec import default_of
 
-    config = load_config()
-    problems = list(config.problems)
-    load_presets(problems=problems)  # user preset files that are skipped, and why
-    keymap: dict[str, str] = {}
-    if config.keymap:
-        from specview.tui.keymap import check_keymap
-
-        keymap, unknown = check_keymap(config.keymap, str(config_path()))
-        problems += unknown
+    found = gather()  # every problem of the config, its keymap, the user presets and the config's theme
+    config, problems, keymap = found.config, found.problems, found.keymap
     known = theme_names()
     theme: str | None = getattr(args, "theme", None)
     if theme is not None and theme not in known:
         raise CliError(f"unknown theme {shown(theme)}; known themes: {', '.join(sorted(known))}")
-    if theme is None and config.theme:
-        if config.theme in known:
-            theme = config.theme
-        else:
-            problems.append(f"config: unknown theme {shown(config.theme)}; using the default")
+    if theme is None and config.theme in known:  # a theme it does not know is among the problems
+        theme = config.theme
     speed = args.speed if args.speed is not None else config.speed if config.speed is not None else default_of("speed")
     lang = args.lang or config.lang or DEFAULT_LANG
     fps = getattr(args, "fps", None)
-    return UiSettings(config, speed, lang, theme, tuple(problems), keymap, fps if fps is not None else config.fps)
+    return UiSettings(config, speed, lang, theme, problems, keymap, fps if fps is not None else config.fps)
 
 
 def throttle_of(ui: UiSettings) -> Throttle | None:

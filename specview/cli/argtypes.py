@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterator
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from specview.cli.errors import fail
@@ -17,6 +18,16 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         fail(f"{message} (see specview --help)")
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        """An unknown or ambiguous option is named first (cli/option_check.py), before argparse
+        takes the word after it for a value or a subcommand."""
+        from specview.cli.option_check import check_options
+
+        words = list(sys.argv[1:] if args is None else args)
+        check_options(self, words)
+        return super().parse_known_args(words, namespace)
 
     def _get_option_tuples(self, option_string: str) -> list[Any]:
         """Abbreviations, except that a parser with subcommands takes an ambiguous one as unknown:

@@ -30,6 +30,7 @@ from specview.kernel.theory import MAX_GAMMA
 # Subcommand modules, in --help order; each has register(sub, selectors) and run(args) -> int.
 COMMANDS = (
     "specview.cli.presets_cmd",
+    "specview.cli.config_cmd",
     "specview.features.live.bench_command",
     "specview.features.live.compare_command",
     "specview.features.record.command",

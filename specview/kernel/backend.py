@@ -117,6 +117,9 @@ class BackendInfo:
     # The prompt's length in tokens where known: context before the first output token, so
     # acceptance by context position counts from it (core/context_acceptance.py).
     prompt_tokens: int | None = None
+    # The γ asked for where the engine drafted another (a server that reads its own draft max):
+    # `gamma` is then the engine's, and a note says so (kernel/unmeasured.py: server_gamma)
+    gamma_asked: int | None = None
 
     @property
     def run_label(self) -> str:

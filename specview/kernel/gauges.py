@@ -25,6 +25,9 @@ from specview.kernel.backend import BackendInfo, Exact, Origin
 from specview.kernel.events import Basis
 from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.overlay import Overlay, overlay, plain_run
+from specview.kernel.unmeasured import why_missing
+from specview.kernel.verdict import Estimate, judge
+from specview.texts.catalog import Phrase
 
 PANEL = "panel"  # the live view's side panel
 PANE = "pane"  # a compare pane's gauge line
@@ -46,12 +49,18 @@ class Reading:
     def of(cls, snap: MetricsSnapshot, info: BackendInfo) -> Reading:
         return cls(snap, overlay(snap, plain=plain_run(info.gamma, snap)), info)
 
+    @property
+    def missing(self) -> dict[str, str]:
+        """The numbers the run's engine cannot give, by `bench --json` key, with the reason's id."""
+        return why_missing(self.info, self.snap, self.over)
+
 
 Value = Callable[[Reading], float | None]
 NoteFields = Callable[[Reading], dict[str, str] | None]  # the values of a gauge's note template
 Source = Callable[[Reading], tuple[str, dict[str, str]]]  # (catalog id, its values): where the value comes from
 Watched = Callable[[WatchSample], float | None]
-WatchedNoteFields = Callable[[WatchSample], dict[str, str] | None]
+Judged = Callable[[Reading], tuple[str, dict[str, str]] | None]  # a verdict's words (catalog id, values), or None
+WatchedNoteFields = Callable[[WatchSample], dict[str, object] | None]  # a value may be a Phrase
 
 
 # a timed number on a virtual clock: the tag that says whose
@@ -85,6 +94,10 @@ class GaugeSpec:
     watched: Watched | None = None  # its value in the monitor (view WATCH)
     watched_note: WatchedNoteFields | None = None  # values for its note template there
     spread: Value | None = None  # one standard error of the whole run's value (None: unknown)
+    judged: Judged | None = None  # what kernel/verdict.py says of the value, where it says something
+    # the `bench --json` key whose reason (kernel/unmeasured.py) the note states when the engine
+    # cannot give it (c, v, the theory)
+    missing_key: str | None = None
 
     @property
     def label_id(self) -> str:
@@ -123,6 +136,10 @@ class GaugeSpec:
         value = self.watched(sample) if self.watched is not None and sample is not None else None
         return number(value, self.fmt) + (self.suffix if value is not None else "")
 
+    def missing(self, reading: Reading) -> str | None:
+        """Catalog id of why the engine cannot give this number (None: it can, or no reason applies)."""
+        return None if self.missing_key is None else reading.missing.get(self.missing_key)
+
     def tag_id(self, info: BackendInfo, snap: MetricsSnapshot | None = None) -> str | None:
         """Catalog id of where the number comes from (exact, inferred, simulated…), or None.
 
@@ -143,7 +160,8 @@ class GaugeSpec:
     def tags(self, reading: Reading) -> list[tuple[str, dict[str, str]]]:
         """Everything the note says about where the number comes from, as (catalog id, values):
         exact / exact totals / inferred / simulated / recorded, then "assumed" or "derived" when a simulator
-        preset's fields behind it are, then the value's own source (a baseline, a verify curve).
+        preset's fields behind it are, then the value's own source (a baseline, a verify curve),
+        then why the engine cannot give it or the theory beside it (a remote server times no cost).
         The one place that decides a gauge's provenance: every view writes these in the same place.
         """
         out: list[tuple[str, dict[str, str]]] = []
@@ -156,6 +174,12 @@ class GaugeSpec:
             out.append((f"tag.{kind}", {}))
         if self.source is not None:
             out.append(self.source(reading))
+        judged = self.judged(reading) if self.judged is not None else None
+        if judged is not None:
+            out.append(judged)
+        why = self.missing(reading)
+        if why is not None and (why, {}) not in out:
+            out.append((why, {}))
         return out
 
 
@@ -203,6 +227,19 @@ def _speedup_source(r: Reading) -> tuple[str, dict[str, str]]:
     return BASELINE_IDS.get(over.speedup_basis, "basis.none"), {"plain": plain}
 
 
+def _speedup_judged(r: Reading) -> tuple[str, dict[str, str]] | None:
+    """"No difference beyond noise" when 1× lies within the measured speedup ± 2 standard errors
+    (kernel/verdict.py); nothing where the spread is unknown (a given or paired baseline) or the
+    run is plain decoding (1× by definition)."""
+    over = r.over
+    if over.speedup_measured is None or over.speedup_spread is None or over.speedup_basis is Basis.DEFINITION:
+        return None
+    verdict = judge(Estimate(over.speedup_measured, over.speedup_spread), Estimate(PLAIN, 0.0))
+    return None if verdict.beyond_noise else ("verdict.speedup.within", {})
+
+
+PLAIN = 1.0  # plain decoding's speedup: a definition, no spread
+
 SPARK = "▁▂▃▄▅▆▇█"
 
 
@@ -210,7 +247,7 @@ def _verify_source(r: Reading) -> tuple[str, dict[str, str]]:
     """The verify-cost curve k = 1 … γ+1 as a sparkline, and whether it was measured or assumed."""
     cal = r.snap.calibration
     if cal is None or not cal.verify_costs_s:
-        return "verify.none", {}
+        return r.missing.get("verify_ratio", "verify.none"), {}
     costs = cal.verify_costs_s
     top = max(costs)
     curve = "".join(SPARK[min(len(SPARK) - 1, int(c / top * (len(SPARK) - 1) + 0.5))] for c in costs)
@@ -255,8 +292,12 @@ def _runs_only(r: Reading) -> float | None:
     return None
 
 
-def _watched_yield(s: WatchSample) -> dict[str, str] | None:
-    return None if s.draft_yield is None else {"yield": f"{s.draft_yield:.2f}"}
+def _watched_yield(s: WatchSample) -> dict[str, object] | None:
+    """The yield beside α, and what α's verified drafts rest on (the position series or the counts)."""
+    if s.draft_yield is None:
+        return None
+    basis = Phrase(f"measured.alpha_basis.{s.alpha_basis}") if s.alpha_basis else Phrase("measured.alpha_basis.none")
+    return {"yield": f"{s.draft_yield:.2f}", "basis": basis}
 
 
 GAUGES: tuple[GaugeSpec, ...] = (
@@ -283,13 +324,16 @@ GAUGES: tuple[GaugeSpec, ...] = (
               provenance_key="tokens_per_second"),
     GaugeSpec("running", _runs_only, "g", frozenset({WATCH}), watched=lambda s: s.active),
     GaugeSpec("draft_cost", lambda r: r.snap.draft_cost, ".3f", frozenset({PANEL, STRIP, SUMMARY, BENCH}),
-              higher_is_better=False, exact_key=Exact.DRAFT_COST, timed=True, provenance_key="draft_cost"),
+              higher_is_better=False, exact_key=Exact.DRAFT_COST, timed=True, provenance_key="draft_cost",
+              missing_key="draft_cost"),
     GaugeSpec("speedup", lambda r: r.over.speedup_measured, ".2f", frozenset({PANEL, STRIP, SUMMARY, BENCH}),
               suffix="×", higher_is_better=True, note=_speedup_note, provenance_key="speedup",
-              source=_speedup_source, spread=lambda r: r.over.speedup_spread),
+              source=_speedup_source, spread=lambda r: r.over.speedup_spread, judged=_speedup_judged,
+              missing_key="speedup_theory"),
     GaugeSpec("context_drop", _context_drop, "+.2f", frozenset({SUMMARY, BENCH}), higher_is_better=False),
     GaugeSpec("verify_ratio", lambda r: r.over.verify_ratio, ".2f", frozenset({PANEL, SUMMARY, BENCH}),
-              higher_is_better=False, source=_verify_source, spread=lambda r: r.over.verify_ratio_spread),
+              higher_is_better=False, source=_verify_source, spread=lambda r: r.over.verify_ratio_spread,
+              missing_key="verify_ratio"),
 )
 
 

@@ -47,7 +47,7 @@ class Overlay:
     best_speedup: float | None
     speedup_basis: Basis | None = None  # None: no baseline
     plain_tokens_per_second: float | None = None
-    verify_ratio: float | None = None  # v(γ) = cost(γ+1) ÷ cost(1) at the run's γ (1 where assumed)
+    verify_ratio: float | None = None  # v(γ) = cost(γ+1) ÷ cost(1) at the run's γ (1 where assumed, None: not timed)
     gamma: int | None = None  # the γ of the drafting rounds (rounded mean)
     speedup_spread: float | None = None  # one standard error of speedup_measured (None: unknown)
     plain_tokens_per_second_spread: float | None = None
@@ -137,11 +137,12 @@ def _verify_ratio_spread(snap: MetricsSnapshot, gamma: int | None, v: float | No
 
 
 def _verify_ratios(cal: Calibration | None) -> VerifyRatio | None:
-    """v(γ) for the theory: measured costs where the run timed them; 1 where it is assumed or
-    given; unknown (None) before a local run's first calibration."""
+    """v(γ) for the theory: measured costs where the run timed them; 1 where the simulator's cost
+    model assumes it; unknown (None) before a local run's first calibration and wherever nothing
+    timed a forward (a remote server, a given or paired baseline: kernel/unmeasured.py)."""
     if cal is not None and cal.basis is Basis.MEASURED:
         return cal.verify_ratio if cal.verify_costs_s else None
-    return _one
+    return _one if cal is not None and cal.basis is Basis.ASSUMED else None
 
 
 def _one(gamma: int) -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from specview.kernel.context_acceptance import acceptance_json
@@ -20,11 +21,13 @@ def _round(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def provenance(info: BackendInfo, speedup_basis: Basis | None) -> dict[str, Any]:
-    """Where each number comes from: a simulator preset's fields and outputs, else "measured";
-    the speedup's baseline by name ("none" when the run has none)."""
+def provenance(info: BackendInfo, speedup_basis: Basis | None, unmeasured: Collection[str] = ()) -> dict[str, Any]:
+    """Where each number comes from: a simulator preset's fields and outputs, else "measured"
+    ("not_measured" for those the engine cannot give: `unmeasured`); the speedup's baseline by
+    name ("none" when the run has none)."""
     out: dict[str, Any] = {k: v for k, v in info.provenance.items() if k != "outputs"}
-    outputs = dict(info.provenance.get("outputs") or {key: "measured" for key in MEASURED_OUTPUTS})
+    outputs = dict(info.provenance.get("outputs")
+                   or {key: "not_measured" if key in unmeasured else "measured" for key in MEASURED_OUTPUTS})
     outputs.setdefault("speedup", speedup_basis or "none")
     out["outputs"] = outputs
     out["speedup_basis"] = speedup_basis or "none"
@@ -83,13 +86,33 @@ def gamma_auto_dict(snap: MetricsSnapshot) -> dict[str, Any] | None:
     return {"chosen": chosen, "history": [c.to_dict() for c in snap.gamma_choices]}
 
 
+def gamma_note_dict(info: BackendInfo) -> dict[str, Any] | None:
+    """The note that says γ is the server's and which was asked (null where γ is as asked)."""
+    from specview.kernel.unmeasured import GAMMA_NOTES
+    from specview.texts.catalog import fill
+
+    note = next((n for n in info.notes if n.id in GAMMA_NOTES), None)
+    return None if note is None else {**note.to_dict(), "text": fill(f"note.{note.id}", "en", **note.values)}
+
+
+def not_measured_dict(info: BackendInfo, snap: MetricsSnapshot, over: Overlay) -> dict[str, Any]:
+    """Why each null the engine cannot give is null (c, v, the theory from them), by key: the
+    reason's catalog id and its English text (empty where the run timed its own costs)."""
+    from specview.kernel.unmeasured import why_missing
+    from specview.texts.catalog import text
+
+    return {key: {"id": why, "text": text(why, "en")} for key, why in why_missing(info, snap, over).items()}
+
+
 def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str, Any]:
     """One JSON-ready object with the keys DESIGN.md lists, plus seed, model names, the
     verify-cost curve, the measured speedup with its baseline, where every number comes from,
     the spreads, the servers' totals and the /metrics cross-check's result. A plain run's
-    speedup is 1 by definition (provenance.speedup_basis "definition")."""
+    speedup is 1 by definition (provenance.speedup_basis "definition"). A number the engine
+    cannot give (c, v remotely) is null with its reason in `not_measured`."""
     over = overlay(snap, plain=plain_run(info.gamma, snap))
     cal = snap.calibration
+    not_measured = not_measured_dict(info, snap, over)
     return {
         "backend": info.backend,
         "preset": info.preset,
@@ -97,6 +120,8 @@ def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str,
         "draft": info.draft,
         "seed": info.seed,
         "gamma": info.gamma,
+        "gamma_asked": info.gamma_asked,  # null: γ as asked (or none asked)
+        "gamma_note": gamma_note_dict(info),
         "temperature": info.temperature,
         "prompt_format": prompt_format_dict(info),
         "rounds": snap.rounds,
@@ -122,7 +147,8 @@ def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str,
         "speedup": _round(over.speedup_measured),
         "speedup_theory": _round(over.speedup_theory),
         "best_gamma": over.best_gamma,
-        "provenance": provenance(info, over.speedup_basis),
+        "not_measured": not_measured,
+        "provenance": provenance(info, over.speedup_basis, not_measured),
         "spread": spread_dict(snap, over),
         "totals": totals_dict(snap),
         "cross_check": None if snap.cross_check is None else snap.cross_check.to_dict(),

@@ -43,6 +43,9 @@ def default_theme(color_system: str | None) -> str:
     return SIXTEEN_COLOUR_THEME if color_system in ("standard", "windows") else DEFAULT_THEME
 
 
+CONFIG_CHECK = "specview config check"  # lists every config problem in full
+CONFIG_SECONDS = 10
+
 # Stopped by a signal: leave the way `q` does (runs stopped, recordings closed, terminal
 # restored), with the shell's exit code for that signal (128 + its number).
 STOP_SIGNALS = {signal.SIGTERM: 143, signal.SIGHUP: 129}
@@ -56,6 +59,10 @@ class BaseApp(App[None]):
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [
         bind("q", "quit", "app.quit", priority=True),
+        # Ctrl-C quits, as in btop, htop or k9s (Textual's own binding only says "press ctrl+q");
+        # not a priority: with text selected, the screen's copy takes it first
+        # (a second Ctrl-C while the runs stop forces the quit: tui/terminal/force_quit.py)
+        bind("ctrl+c", "quit", "app.interrupt", show=False),
         bind("f1,question_mark", "help", "app.help"),
         bind("l", "learn", "app.learn"),
         bind("ctrl+z", "suspend_process", "app.suspend", show=False),
@@ -85,10 +92,17 @@ class BaseApp(App[None]):
         # Back from Ctrl-Z (fg): the shell drew over the terminal, so draw everything again
         # (by default only what changed since is redrawn, and the status line may not have).
         self.app_resume_signal.subscribe(self, lambda _app: self.refresh(layout=True))
-        for problem in self.problems:
-            notify_error(self, problem, text("notice.config", self.lang))
+        if self.problems:
+            self.notify_config_problems()
         for notice in self.notices:
             notify_safe(self, notice, severity="warning", timeout=ERROR_SECONDS)
+
+    def notify_config_problems(self) -> None:
+        """One short line: how many problems, and the command that lists each in full (a bad
+        `[keymap]` id alone lists some 70 ids, which as a notification covered the screen)."""
+        key = "term.config_problem" if len(self.problems) == 1 else "term.config_problems"
+        message = fill(key, self.lang, count=len(self.problems), command=CONFIG_CHECK)
+        notify_safe(self, message, severity="warning", timeout=CONFIG_SECONDS)
 
     def _catch_stop_signals(self) -> None:
         loop = asyncio.get_running_loop()

@@ -6,7 +6,7 @@ Pure (no widgets, no Textual), so `bench --table` and the help screen use it too
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 
 from specview.features.watch.model import Violation, WatchSample
@@ -14,8 +14,10 @@ from specview.kernel.backend import Origin
 from specview.kernel.events import Basis
 from specview.kernel.gauges import PANE, PANEL, SUMMARY, WATCH, GaugeSpec, Reading, gauges
 from specview.kernel.leaders import leaders
+from specview.kernel.run_names import distinct_names
 from specview.texts.catalog import FALLBACK, catalog, fill, text
 from specview.widgets.stat_gauge import NOTE_JOIN
+from specview.widgets.summary_table import LABEL_WIDTH
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,17 +85,29 @@ class SummaryTexts:
     labels: list[str]
     cells: list[list[str]]
     lead: list[int | None]  # per column: the leading row
+    drop: list[int] = field(default_factory=list)  # value columns to leave out, first to last, where rows would wrap
+
+
+# The compare summary where the terminal is narrow (80 columns): value columns are left out, first
+# to last, until every row is one line. First what derives from other columns or says least about
+# which run is better (α's drop with context, theory τ, the verify ratio v, the draft cost c), then
+# the origin (the panes' gauge lines and F1 say where numbers come from), tokens/s, the speedup, τ.
+# α and the run's name always stay.
+SUMMARY_DROP = ("context_drop", "expected_tau", "verify_ratio", "draft_cost", "origin", "tokens_per_second",
+                "speedup", "tau")
 
 
 def summary_texts(labels: Sequence[str], readings: Sequence[Reading], lang: str) -> SummaryTexts:
     """Each run's whole-run values, with the best run of every column, then where they come from."""
     specs = gauges(SUMMARY)
     lead = leaders(readings)
+    keys = [*(spec.key for spec in specs), "origin"]
     return SummaryTexts(
         headers=[text("summary.run", lang), *(text(spec.short_id, lang) for spec in specs), text("origin.title", lang)],
-        labels=list(labels),
+        labels=distinct_names(labels, LABEL_WIDTH),  # what tells the runs apart, not what they share
         cells=[[*(spec.formatted(r, windowed=False) for spec in specs), origin_text(r, lang)] for r in readings],
         lead=[*(lead[spec.key] for spec in specs), None],
+        drop=[keys.index(key) for key in SUMMARY_DROP if key in keys],
     )
 
 
@@ -106,7 +120,8 @@ BASIS_WORDS = {Basis.GIVEN: "origin.given", Basis.PAIRED: "origin.paired", Basis
 
 def origin_text(reading: Reading, lang: str) -> str:
     """A run's numbers in a few words: measured, simulated or recorded; assumed where a
-    preset's assumptions are behind them; and the speedup's baseline when it is not the run's own."""
+    preset's assumptions are behind them; the speedup's baseline when it is not the run's own;
+    and "c, v not given" where its engine times no cost."""
     info, over = reading.info, reading.over
     words = [ORIGIN_WORDS[info.origin]]
     outputs = info.provenance.get("outputs") or {}
@@ -117,7 +132,21 @@ def origin_text(reading: Reading, lang: str) -> str:
         words.append("origin.no_baseline")
     elif basis in BASIS_WORDS:
         words.append(BASIS_WORDS[basis])
+    if reading.missing:  # the "—" of c and v in its row: the engine does not give them
+        words.append("measured.origin.untimed")
     return " · ".join(text(word, lang) for word in dict.fromkeys(words))
+
+
+def missing_texts(reading: Reading, view: str, lang: str) -> list[str]:
+    """Why the view's "—" cells of this run are "—" where the engine cannot give them:
+    `c —: a remote server does not time its drafting` (the tables have no room for notes)."""
+    out = []
+    for spec in gauges(view):
+        why = spec.missing(reading)
+        # only a gauge whose own value is missing (the speedup's reason is about its theory note)
+        if why is not None and spec.missing_key == spec.key and spec.value(reading, windowed=False) is None:
+            out.append(fill("measured.table.missing", lang, gauge=text(spec.short_id, lang), why=text(why, lang)))
+    return out
 
 
 # plain tokens carry no mark (like accepted ones; the help says so): every mark and style is here

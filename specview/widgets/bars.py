@@ -19,8 +19,9 @@ def fit(text: str, width: int) -> str:
     """`text` cut (with …) or padded to exactly `width` terminal cells; wide characters count twice."""
     from rich.cells import cell_len
 
-    if cell_len(text) <= width:
-        return text + " " * (width - cell_len(text))
+    cells = len(text) if text.isascii() else cell_len(text)  # most cells are ASCII: no width table
+    if cells <= width:
+        return text + " " * (width - cells)
     out = ""
     for ch in text:
         if cell_len(out + ch) > width - 1:

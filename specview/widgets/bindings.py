@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from textual.actions import parse
 from textual.binding import Binding, BindingsMap
 from textual.dom import DOMNode
 
@@ -73,6 +74,27 @@ class KeyLine:
     tip: str
 
 
+def offered(node: DOMNode, binding: Binding) -> bool:
+    """Whether the binding does something here: a key the node's `check_action` turns off (False)
+    is left out of the help as Textual leaves it out of the footer."""
+    destination, name, params = parse(binding.action)
+    return destination != "" or node.check_action(name, params) is not False
+
+
+def effective_bindings(node: DOMNode) -> BindingsMap:
+    """The node's bindings with the keys the app's keymap puts in effect (as Textual applies it
+    when a key is pressed)."""
+    effective = BindingsMap()
+    effective.key_to_bindings = {k: list(v) for k, v in node._bindings.key_to_bindings.items()}
+    effective.apply_keymap(node.app._keymap)
+    return effective
+
+
+def bound_keys(node: DOMNode, bid: str) -> tuple[str, ...]:
+    """The keys (Textual's names) that binding `bid` of `node` has in effect."""
+    return tuple(key for key, binding in effective_bindings(node) if binding_id(binding) == bid)
+
+
 def key_lines(nodes: Iterable[DOMNode], *, only: str | None = None) -> list[KeyLine]:
     """Every labelled binding of these nodes, once per id, with the keys the app's keymap puts
     in effect (Textual applies it the same way when a key is pressed)."""
@@ -80,13 +102,11 @@ def key_lines(nodes: Iterable[DOMNode], *, only: str | None = None) -> list[KeyL
     out = []
     for node in nodes:
         app = node.app
-        effective = BindingsMap()
-        effective.key_to_bindings = {k: list(v) for k, v in node._bindings.key_to_bindings.items()}
-        effective.apply_keymap(app._keymap)
         by_id: dict[str, list[Binding]] = {}
-        for _, binding in effective:
+        for _, binding in effective_bindings(node):
             bid = binding_id(binding)
-            if bid is not None and binding.description and not binding.system and only in (None, bid):
+            if (bid is not None and binding.description and not binding.system and only in (None, bid)
+                    and offered(node, binding)):
                 by_id.setdefault(bid, []).append(binding)
         for bid, bindings in by_id.items():
             if bid not in seen:

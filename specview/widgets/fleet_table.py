@@ -40,8 +40,16 @@ def line_text(cells: Sequence[str], widths: Sequence[int], rights: Sequence[bool
     parts = []
     for cell, width, right in zip(cells, widths, rights, strict=False):
         shown = fit(cell, width)
-        parts.append(shown.rstrip().rjust(width) if right and shown.rstrip() == cell else shown)
+        if right and (kept := shown.rstrip()) == cell:  # right-aligned, padded by cells (a zh label is wide)
+            shown = fit("", width - _cells(kept)) + kept
+        parts.append(shown)
     return " ".join(parts)
+
+
+def _cells(text: str) -> int:
+    from rich.cells import cell_len
+
+    return len(text) if text.isascii() else cell_len(text)
 
 
 class FleetTable(ScrollView, can_focus=True):
@@ -82,11 +90,13 @@ class FleetTable(ScrollView, can_focus=True):
         self.widths: tuple[int, ...] = ()
         self.rights: tuple[bool, ...] = ()
         self.cursor = 0
+        self._whole = (False, False)
 
     def show(self, header: Sequence[str], rows: Sequence[TableRow], totals: Sequence[str],
              widths: Sequence[int], rights: Sequence[bool], cursor: int) -> None:
         """Replace what the table shows; `cursor` is the row to stand on (clamped)."""
         self.widths, self.rights = tuple(widths), tuple(rights)
+        self._whole = (len(header) == len(widths), len(totals) == len(widths))  # lines as wide as the columns
         new_header = line_text(header, widths, rights)
         new_totals = line_text(totals, widths, rights)
         new_rows = tuple(rows)
@@ -114,9 +124,9 @@ class FleetTable(ScrollView, can_focus=True):
         height = self.scrollable_content_region.height
         style = self.get_component_rich_style
         if y == 0:
-            return self._strip(self.header, style("fleet--header"), width)
+            return self._strip(self.header, style("fleet--header"), width, self._cells_if(self._whole[0]))
         if y == height - 1:
-            return self._strip(self.totals, style("fleet--totals"), width)
+            return self._strip(self.totals, style("fleet--totals"), width, self._cells_if(self._whole[1]))
         index = int(self.scroll_offset.y) + y - HEAD_LINES
         if index >= len(self.rows) or y >= height - FOOT_LINES:
             return Strip.blank(width, self.rich_style)
@@ -124,9 +134,19 @@ class FleetTable(ScrollView, can_focus=True):
         line_style = style(f"fleet--{row.kind if row.kind in KINDS else 'plain'}")
         if index == self.cursor:
             line_style += style("fleet--cursor")
-        return self._strip(line_text(row.cells, self.widths, self.rights), line_style, width)
+        return self._strip(line_text(row.cells, self.widths, self.rights), line_style, width,
+                           self._cells_if(len(row.cells) == len(self.widths)))
 
-    def _strip(self, line: str, style: Style, width: int) -> Strip:
+    def _cells_if(self, whole: bool) -> int | None:
+        """How wide `line_text` makes a line with a cell for every column (each is fitted to its
+        width), else None (measure it)."""
+        return sum(self.widths) + max(0, len(self.widths) - 1) if whole else None
+
+    def _strip(self, line: str, style: Style, width: int, cells: int | None = None) -> Strip:
+        """One line as a strip of `width` cells; `cells` is the line's own width where known (no
+        measuring: a hundred-row table draws every line of every poll)."""
+        if cells is not None and cells <= width:
+            return Strip([Segment(line + " " * (width - cells), style)], width)
         return Strip([Segment(fit(line, width), style)], width)
 
     def action_move(self, step: int) -> None:

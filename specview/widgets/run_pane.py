@@ -14,6 +14,8 @@ from specview.widgets.position_bars import Position, PositionBars
 from specview.widgets.text_line import TextLine
 from specview.widgets.token_view import TokenView
 
+BAR_ROWS = 8  # of per-position bars under a pane; more positions fold into columns
+
 
 class RunPane(Vertical):
     """A titled pane; the screen feeds it tokens and the texts of its numbers."""
@@ -25,8 +27,7 @@ class RunPane(Vertical):
        The panes still scroll (wheel, keys); the full-screen pane is one key away. */
     RunPane > TokenView { height: 1fr; padding: 0; scrollbar-size-vertical: 0; }
     RunPane > .pane--gauges { height: 1; color: $text; }
-    RunPane > PositionBars { max-height: 8; }
-    """
+    """ + f"RunPane > PositionBars {{ max-height: {BAR_ROWS}; }}"
 
     def __init__(self, title: str, empty_bars: str = "", **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -35,7 +36,7 @@ class RunPane(Vertical):
         # Kept, not queried: the pump feeds every pane on every tick.
         self.view = TokenView()
         self._gauges = TextLine("", classes="pane--gauges")
-        self._bars = PositionBars(empty_bars)
+        self._bars = PositionBars(empty_bars, max_rows=BAR_ROWS)
 
     def compose(self) -> ComposeResult:
         yield self.view

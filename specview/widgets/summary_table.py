@@ -2,7 +2,9 @@
 
 A plain widget that draws a few lines of fixed-width text: a DataTable re-renders each cell
 through Rich on every update, which cost the compare screen more than all its streams.
-It draws the texts it is given (headers, labels, cells): the gauge table formats them.
+It draws the texts it is given (headers, labels, cells): the gauge table formats them. Where
+its rows would be wider than the widget, it leaves out columns in the order it is given (the
+caller's: tui/gauges.py SUMMARY_DROP), so each row stays one line.
 """
 
 from __future__ import annotations
@@ -36,13 +38,16 @@ class SummaryTable(Widget):
         self._labels: list[str] = []
         self._cells: list[list[str]] = []
         self._lead: list[int | None] = []
+        self._drop: list[int] = []
 
     def show(self, headers: Sequence[str], labels: Sequence[str], cells: Sequence[Sequence[str]],
-             lead: Sequence[int | None]) -> None:
-        """Headers (the label column's first), one row of cells per label, and per column the
-        index of the leading row (or None). Labels come from outside: shown safe and short."""
+             lead: Sequence[int | None], drop: Sequence[int] = ()) -> None:
+        """Headers (the label column's first), one row of cells per label, per column the index
+        of the leading row (or None), and the value columns to leave out, first to last, where the
+        rows would not fit. Labels come from outside: shown safe and short."""
         safe = [sanitize(label, LABEL_WIDTH, one_line=True) for label in labels]
         new = (list(headers), safe, [list(row) for row in cells], list(lead))
+        self._drop = list(drop)
         if new == (self._headers, self._labels, self._cells, self._lead):
             return
         # a new row, or a row whose width changed (an origin that grew), needs a new layout
@@ -67,16 +72,32 @@ class SummaryTable(Widget):
         # a column is CELL_WIDTH wide, or as wide as its widest cell ("2.37× ± 0.14"), in every row
         widths = [max(CELL_WIDTH - len(LEAD), *(cell_len(row[c]) for row in self._cells if c < len(row)))
                   for c in range(len(self._headers) - 1)]
+        kept = self._kept(width, widths)
         out.append(_left(self._headers[0], width), header)
-        for name, cells in zip(self._headers[1:], widths, strict=True):
-            out.append(_right(name, cells) + "  ", header)
+        for column in kept:
+            out.append(_right(self._headers[column + 1], widths[column]) + "  ", header)
         for i, label in enumerate(self._labels):
             out.append("\n")
             out.append(set_cell_size(label, width - 1) + " ")
-            for column, shown in enumerate(self._cells[i]):
+            for column in kept:
                 led = self._lead[column] == i
-                out.append(_right(shown, widths[column]) + (LEAD if led else "  "), bold if led else "")
+                out.append(_right(self._cells[i][column], widths[column]) + (LEAD if led else "  "),
+                           bold if led else "")
         return out
+
+    def _kept(self, label_width: int, widths: list[int]) -> list[int]:
+        """The value columns drawn: all of them where they fit the widget, else fewer, left out
+        in the order `show` was given (before the widget has a size: all)."""
+        kept = list(range(len(widths)))
+        room = self.size.width
+        drop = iter(self._drop)
+        while room and label_width + sum(widths[c] + len(LEAD) for c in kept) > room:
+            column = next(drop, None)
+            if column is None:
+                break
+            if column in kept:
+                kept.remove(column)
+        return kept
 
 
 def _left(text: str, width: int) -> str:

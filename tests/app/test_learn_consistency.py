@@ -184,8 +184,9 @@ async def test_screen_11_without_a_saved_sweep_says_how_to_make_one(lang: str) -
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 async def test_screen_11_draws_the_saved_load_sweep_on_its_batch_axis(lang: str) -> None:
-    sweep = LoadSweep((LoadPoint(1, 150.0, 100.0, 150.0, 100.0, 2), LoadPoint(8, 300.0, 320.0, 40.0, 45.0, 2),
-                       LoadPoint(3, 200.0, 190.0, 70.0, 66.0, 2)))
+    sweep = LoadSweep((LoadPoint(1, 150.0, 100.0, 150.0, 100.0, 2, (149.0, 150.0, 151.0), (99.0, 100.0, 101.0)),
+                       LoadPoint(8, 300.0, 320.0, 40.0, 45.0, 2, (299.0, 300.0, 301.0), (319.0, 320.0, 321.0)),
+                       LoadPoint(3, 200.0, 190.0, 70.0, 66.0, 2, (199.0, 200.0, 201.0), (189.0, 190.0, 191.0))))
     assert save_sweep("load", json.dumps(sweep.to_dict())) == sweep_path("load")
     app = LearnApp(lesson_named("load"), lang=lang)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -203,7 +204,7 @@ async def test_screen_11_draws_the_saved_load_sweep_on_its_batch_axis(lang: str)
 
 async def test_screen_10_draws_the_saved_gamma_sweep_and_a_bad_file_is_one_line(own_state_dir: Path) -> None:
     rows = [{"gamma": 0, "speedup": 1.0, "predicted_speedup": 1.0},
-            {"gamma": 2, "speedup": 1.4, "predicted_speedup": 1.5}, {"gamma": 4, "speedup": 1.2}]
+            {"gamma": 2, "speedup": 1.4, "predicted_speedup": 1.5, "best": True}, {"gamma": 4, "speedup": 1.2}]
     save_sweep("gamma", json.dumps({"schema": "specview.sweep/1", "kind": "gamma", "rows": rows}))
     assert [p.gamma for p in saved_gamma() or ()] == [2, 4]
     app = LearnApp(lesson_named("speedup"), lang="zh")
@@ -212,6 +213,12 @@ async def test_screen_10_draws_the_saved_gamma_sweep_and_a_bad_file_is_one_line(
         assert "γ 2 1.40×" in shown(app.screen, "sweep") and "最佳 γ 2" in shown(app.screen, "sweep")
         mine = next(s for s in app.screen.query_one(ColumnChart).series if s.glyph == "●")
         assert mine.values[1] == pytest.approx(1.4) and mine.values[0] is None
+    rows[1]["best"] = False  # no γ faster beyond noise: Learn names none, not the highest number
+    save_sweep("gamma", json.dumps({"schema": "specview.sweep/1", "kind": "gamma", "rows": rows}))
+    app = LearnApp(lesson_named("speedup"), lang="en")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert "best γ —." in shown(app.screen, "sweep")
     sweep_path("gamma").write_text('{"schema": "specview.sweep/1", "kind": "gamma", "rows": [{"gamma": "\\u001b[2J"}]}')
     app = LearnApp(lesson_named("speedup"), lang="en")
     async with app.run_test(size=(120, 40)) as pilot:

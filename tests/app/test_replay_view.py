@@ -73,4 +73,4 @@ async def test_app_notifies_config_problems() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: len(app._notifications) > 0)
         assert [(n.title, n.message) for n in app._notifications] == [
-            (text("notice.config"), "config.toml: key 'lang' must be …")]
+            ("", "config: 1 problem · specview config check shows it")]

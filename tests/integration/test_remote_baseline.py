@@ -79,4 +79,6 @@ async def test_the_live_view_says_no_baseline_instead_of_a_speedup() -> None:
             gauge = app.live.query_one("#g-speedup", StatGauge)
             await wait_until(pilot, lambda: gauge.note.startswith("no baseline"))  # the run's numbers drawn
             assert gauge.value.strip() == "—" and gauge.note.startswith("no baseline")
-            assert app.live.query_one("#g-verify_ratio", StatGauge).note.startswith("not measured")
+            # v is "—" with the reason, never an assumed 1.00 (issue 25)
+            verify = app.live.query_one("#g-verify_ratio", StatGauge)
+            assert verify.value.strip() == "—" and verify.note == "a remote server does not time its forwards"

@@ -32,7 +32,9 @@ def test_gamma_sweep_on_local_llama(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert [r["gamma"] for r in rows] == [0, 1, 2, 3]
     assert all(r["tokens"] == 40 for r in rows)
     assert rows[0]["tau"] == 1.0 and rows[0]["speedup"] == 1.0
-    assert sum(r["best"] for r in rows) == 1 and data["best_gamma"] in (0, 1, 2, 3)
+    # a ★ only for a γ faster than every other beyond noise (each run's tok/s ± 2 standard errors)
+    assert sum(r["best"] for r in rows) == (data["best_gamma"] is not None)
+    assert all(r["tokens_per_second_spread"] is not None for r in rows)
     assert all(r["max_drafted"] <= r["gamma"] for r in rows[1:])
     for r in rows[1:]:  # theory from the measured α, c and verify-cost ratio, next to measurement
         assert r["verify_ratio"] is not None and r["verify_ratio"] > 0
@@ -72,9 +74,11 @@ def test_load_sweep_with_parallel_slots(on_off: tuple[RunningServer, RunningServ
     sweep = LoadSweep.from_dict(data)
     assert [p.concurrency for p in sweep.points] == [1, 2, 4]
     assert all(p.on_tokens_per_second > 0 and p.off_tokens_per_second > 0 for p in sweep.points)
-    assert all(p.requests == 2 * p.concurrency for p in sweep.points)
-    expected = next((p.concurrency for p in sweep.points if p.on_tokens_per_second <= p.off_tokens_per_second), None)
-    assert data["crossover"] == expected == sweep.crossover
+    assert all(p.requests == 2 * p.concurrency * 3 for p in sweep.points)  # 3 repeats by default
+    assert all(len(p.on_samples) == len(p.off_samples) == 3 for p in sweep.points)
+    assert all(p.on_drafted and p.off_drafted == 0 for p in sweep.points)  # the server's own counts, checked
+    expected = next((p.concurrency for p in sweep.points if p.verdict.outcome.value != "above"), None)
+    assert data["crossover"] == expected == sweep.crossover  # beyond noise only
     # more clients share the slots: each request gets less of the machine
     assert sweep.points[-1].off_per_request < sweep.points[0].off_per_request
     assert "| 4 |" in report.read_text(encoding="utf-8")

@@ -65,7 +65,7 @@ def test_bench_options_change_the_run() -> None:
         (("--temperature", "-1"), "--temperature must be between 0 and 5"),
         (("--seed", "abc"), "--seed must be an integer"),
         (("--theme", "nope"), "unknown theme 'nope'"),
-        (("--frobnicate",), "unrecognized arguments"),
+        (("--frobnicate",), "unknown option --frobnicate"),
         (("--speed", "-1"), "--speed must be between 0 and 1000"),
         (("compare", "qwen3.6-mtp", "eagle3", "--speed", "-0.5"), "--speed must be between 0 and 1000"),
         (("watch", "--url", "http://127.0.0.1:9", "--count", "1"), "cannot connect to http://127.0.0.1:9"),

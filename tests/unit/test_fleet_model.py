@@ -53,6 +53,7 @@ def test_totals_add_servers_of_different_gamma_by_their_own_verified_positions()
     g1 = sample(100, (50,), gamma=1)  # verified 100
     totals = model.fold((up("a", g3), up("b", g1)), now=1.0).totals
     assert totals is not None and totals.alpha == pytest.approx((180 + 50) / (240 + 100))
+    assert totals.alpha_basis == "positions"  # each instance's series describe its every draft
 
 
 def test_down_is_immediate_and_raises_the_alert_and_coming_back_clears_it() -> None:

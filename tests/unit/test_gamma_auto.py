@@ -150,8 +150,9 @@ def test_the_sweep_prints_the_auto_choice_next_to_the_measured_best() -> None:
     from specview.features.sweep.model import AutoPoint, GammaPoint, analyse_gamma
     from specview.features.sweep.render import gamma_text
 
-    points = [GammaPoint(0, 64, 64, 10.0, 1.0, None), GammaPoint(1, 64, 40, 14.0, 1.6, 0.6),
-              GammaPoint(2, 64, 30, 16.0, 2.1, 0.6)]
+    points = [GammaPoint(0, 64, 64, 10.0, 1.0, None, tokens_per_second_spread=0.3),
+              GammaPoint(1, 64, 40, 14.0, 1.6, 0.6, tokens_per_second_spread=0.3),
+              GammaPoint(2, 64, 30, 16.0, 2.1, 0.6, tokens_per_second_spread=0.3)]
     sweep = replace(analyse_gamma(points), auto=AutoPoint(2, "pays", 15.8, ((0, 3), (2, 27))))
     out = gamma_text(sweep, "en")
     assert "--gamma auto chose γ 2 (γ 2 pays" in out and "the measured best: γ 2, 16.0 tok/s" in out
@@ -159,3 +160,7 @@ def test_the_sweep_prints_the_auto_choice_next_to_the_measured_best() -> None:
     assert sweep.to_dict()["auto"] == {"gamma": 2, "why": "pays", "tokens_per_second": 15.8,
                                        "gamma_counts": [[0, 3], [2, 27]]}
     assert "--gamma auto 选了 γ 2\uff08" in gamma_text(sweep, "zh")
+    # runs apart by less than their noise: no best to set beside auto's choice, the fastest named as such
+    close = [replace(p, tokens_per_second_spread=2.0) for p in points]
+    tie = replace(analyse_gamma(close), auto=AutoPoint(2, "pays", 15.8, ()))
+    assert "no γ was faster beyond noise (the fastest run: γ 2, 16.0 tok/s)" in gamma_text(tie, "en")

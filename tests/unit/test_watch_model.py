@@ -8,12 +8,14 @@ import pytest
 
 from specview.features.watch.model import (
     ACCEPTED_LE_DRAFTED,
+    COUNTS,
+    POSITIONS,
     POSITIONS_FALL,
     POSITIONS_SUM,
     Scrape,
     WatchModel,
     check_invariants,
-    leviathan_alpha,
+    verified_drafts,
 )
 from specview.kernel.theory import conditional_from_marginal
 from specview.tui.gauges import violation_text, watch_texts
@@ -89,7 +91,7 @@ def test_broken_invariants_are_reported() -> None:
 
 
 def test_derivations_without_data() -> None:
-    assert leviathan_alpha(0, 0, ()) is None
+    assert verified_drafts(0, 0, 0, ()) is None
     assert conditional_from_marginal((0, 0), 0) == [None, None]
     model = WatchModel()
     model.feed(Scrape(0.0))
@@ -111,7 +113,39 @@ def test_the_monitor_gauges_come_from_the_gauge_table() -> None:
     shown = {g.key: (g.value, g.note) for g in watch_texts(sample, "en")}
     assert shown == {
         "drafts_per_second": ("15.0", ""), "accepted_per_second": ("10.0", ""),
-        "alpha": ("0.77", "yield 0.67"), "mean_accepted_length": ("3.00", ""),
+        "alpha": ("0.77", "yield 0.67 · α from the position series"), "mean_accepted_length": ("3.00", ""),
         "tokens_per_second": ("30.0", ""), "running": ("2", ""),
     }
     assert all(g.value == "—" for g in watch_texts(None, "zh"))
+
+
+def test_alpha_from_the_series_only_where_they_describe_every_draft() -> None:
+    """llama-server's n-gram drafts what it finds, up to its 48 position series: 79 drafted, 79
+    accepted read α 0.9634 < yield 1.0 when every draft was taken to have 48 tokens."""
+    series = (30, 20, 15, 10, 4) + (0,) * 43  # Σ 79 over 48 series; 30 drafts of 1…5 tokens
+    model = WatchModel()
+    model.feed(scrape(0.0, 0, 0, 0, (0,) * 48))
+    sample = model.feed(scrape(1.0, 30, 79, 79, series))
+    assert sample is not None and sample.draft_yield == 1.0
+    assert sample.alpha == 1.0 and sample.alpha_basis == COUNTS  # every drafted token accepted: none rejected
+    assert sample.to_dict()["alpha_basis"] == "counts"
+    # a rejection in some drafts: the counts' α is the lowest they allow, never below the yield
+    assert verified_drafts(30, 80, 60, (25, 20, 15)) == (60 + 20, COUNTS)  # at most one a refused token
+    assert verified_drafts(10, 50, 20, (9, 6, 5)) == (20 + 10, COUNTS)  # at most one a draft
+    # every draft γ tokens long (drafted = drafts × series): the series are exact, as before
+    assert verified_drafts(10, 30, 20, (9, 7, 4)) == (10 + 9 + 7, POSITIONS)
+    # no series at all (a server without them): the counts still give α, said as such
+    assert verified_drafts(10, 40, 25, ()) == (25 + 10, COUNTS)
+    shown = {g.key: g.note for g in watch_texts(sample, "en")}
+    assert shown["alpha"] == "yield 1.00 · α from the counts (at least this)"
+    assert "计数" in {g.key: g.note for g in watch_texts(sample, "zh")}["alpha"]
+
+
+@pytest.mark.parametrize("drafts", [1, 3, 7, 20])
+def test_alpha_is_never_below_the_yield(drafts: int) -> None:
+    for drafted in range(drafts, drafts * 6):
+        for accepted in range(drafted + 1):
+            found = verified_drafts(drafts, drafted, accepted, (accepted,) + (0,) * 5)
+            assert found is not None
+            verified, _ = found
+            assert verified <= drafted and (verified == 0 or accepted / verified >= accepted / drafted)

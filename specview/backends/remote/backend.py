@@ -42,6 +42,7 @@ from specview.kernel.events import Calibration, Reconcile, Round, StreamItem
 from specview.kernel.metrics import Metrics
 from specview.kernel.runspec import RunSpec
 from specview.kernel.totals import CrossChecked
+from specview.kernel.unmeasured import server_gamma
 
 SGLANG_GAUGES = ("sglang:spec_accept_length", "sglang:spec_accept_rate")
 
@@ -280,8 +281,8 @@ class OpenAIBackend:
             return None
         drafted = counted.metrics.max_drafted
         if drafted and drafted != self._info.gamma:
-            # what the server drafted (builds may ignore the per-request speculative.n_max)
-            self._info = replace(self._info, gamma=drafted)
+            # what the server drafted (builds may ignore the per-request speculative.n_max), said as its
+            self._info = server_gamma(self._info, drafted, self.settings.gamma)
         if self._metrics_before is None:
             return None
         totals = counted.totals()

@@ -53,8 +53,10 @@ def run(args: argparse.Namespace) -> int:
             raise CliError("--json needs a screen number, e.g. specview learn 10 --json")
         from specview.boundary.jsonio import dumps
 
-        numbers = chosen.numbers(getattr(args, "lang", None) or "en")
+        lang = getattr(args, "lang", None) or "en"
         target = target_path(args)
+        model_numbers = chosen.model_numbers if target is not None else None
+        numbers = chosen.numbers(lang) if model_numbers is None or target is None else model_numbers(lang, target)
         if target is not None:  # what the screens read of the model (Learn 8's g); BackendError if unusable
             from specview.features.learn.local_model import gguf_facts
 

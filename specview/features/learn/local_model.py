@@ -7,7 +7,8 @@ from importlib.util import find_spec
 from typing import Any
 
 from specview.backends.local.gguf_info import ModelInfo, read_gguf_info
-from specview.kernel.errors import SpecviewError
+from specview.boundary.text import sanitize
+from specview.kernel.errors import BackendError, SpecviewError
 from specview.texts.catalog import fill
 
 
@@ -43,6 +44,17 @@ def gguf_facts(path: str) -> dict[str, Any]:
         item["type"] = tensor.kind
     return {"model": info.name, "architecture": info.architecture, "n_embd": info.n_embd,
             "nextn_layers": info.nextn_layers, "tensors": checked}
+
+
+def memory_numbers(path: str) -> dict[str, Any]:
+    """Learn 1's numbers at its default controls with a model: the model's own size selected, as
+    the screen selects it (`learn 1 --json --target M`); BackendError when it cannot be read."""
+    from specview.features.learn.explain.roofline import gpu_wait_numbers, local_shape
+
+    info = read_gguf_info(path)
+    if info.params <= 0 or info.weight_bytes <= 0:
+        raise BackendError("cli_use.learn.no_size", path=sanitize(path, 200, one_line=True))
+    return gpu_wait_numbers(shape_id="local", local=local_shape(info.name, info.params, info.weight_bytes))
 
 
 MEASURE_CONTEXT = 64  # tokens already in the cache when the k-token forwards are timed

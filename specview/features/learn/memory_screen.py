@@ -23,7 +23,7 @@ from specview.features.learn import show
 from specview.features.learn.base import LearnScreen
 from specview.features.learn.explain.roofline import DEFAULT_ACCELERATOR, DEFAULT_SHAPE, gpu_wait_numbers, local_shape
 from specview.features.learn.hardware_texts import chip_source, shape_label
-from specview.features.learn.local_model import model_error, read_model_info
+from specview.features.learn.local_model import memory_numbers, model_error, read_model_info
 from specview.features.learn.registry import Lesson
 from specview.widgets.bindings import bind
 from specview.widgets.prose import Prose
@@ -142,4 +142,4 @@ class MemoryScreen(LearnScreen):
         self.refresh_numbers()
 
 
-LESSON = Lesson(1, "memory", MemoryScreen, lambda lang: gpu_wait_numbers())
+LESSON = Lesson(1, "memory", MemoryScreen, lambda lang: gpu_wait_numbers(), lambda lang, path: memory_numbers(path))

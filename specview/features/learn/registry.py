@@ -35,6 +35,8 @@ class Lesson:
     slug: str
     screen: type[LearnScreen]
     numbers: Callable[[str], dict[str, Any]]  # the screen's numbers at its default controls, by language
+    # the same with a model given (`learn N --json --target M`), for a screen whose defaults follow the model
+    model_numbers: Callable[[str, str], dict[str, Any]] | None = None  # (language, GGUF path)
 
     @property
     def title_key(self) -> str:

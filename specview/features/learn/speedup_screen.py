@@ -138,7 +138,7 @@ class SpeedupScreen(LearnScreen):
             return fill("learn2.speedup.sweep_bad", self.lang, reason=sanitize(sweep, 200, one_line=True))
         timed = [p for p in sweep if p.speedup is not None]
         points = ", ".join(f"γ {p.gamma} {p.speedup:.2f}×" for p in timed) or "—"
-        best = max(timed, key=lambda p: p.speedup or 0.0).gamma if timed else "—"
+        best = next((p.gamma for p in timed if p.best), "—")  # the sweep's ★: only beyond noise
         return fill("learn2.speedup.sweep", self.lang, path=sanitize(str(sweep_path("gamma")), 120, one_line=True),
                     points=points, best=best)
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from specview.cli.argtypes import Parser, SubParsers, int_in
-from specview.cli.errors import warn
 from specview.cli.runspec_args import specs_from_args, specs_key_notice, warn_notice
 from specview.kernel.runspec import RunSpec
 
@@ -59,21 +59,59 @@ def what_if_lines(what_if: WhatIf, temperature: float | None, lang: str) -> list
     return [line, text("tree.what_if_sampled", lang)] if temperature else [line]
 
 
-RUN_WIDTH = 18
+RUN_WIDTH = 24
+NAME_CHARS = 400  # of a run's name before it is shortened (a path, a server's model id)
 
 
-def table_lines(readings: list[Reading], lang: str) -> list[str]:
-    """A fixed-width table for people: the run, then the gauge table's bench columns."""
+def run_name(spec: RunSpec, reading: Reading) -> str:
+    """What names a run in the table: its preset, its server (host:port, never credentials) and
+    model, or its model file (and draft)."""
+    from urllib.parse import urlsplit
+
+    info = reading.info
+    if info.preset:
+        return info.preset
+    if spec.url:
+        server = urlsplit(spec.url).netloc.rsplit("@", 1)[-1]
+        return " ".join(filter(None, (server, info.model)))
+    return " · ".join(filter(None, (info.model, info.draft))) or info.backend
+
+
+def table_lines(readings: Sequence[Reading], specs: Sequence[RunSpec], lang: str) -> list[str]:
+    """A fixed-width table for people: the run, then the gauge table's bench columns. Run names
+    keep what tells them apart (the shared beginning of model paths or server addresses goes)."""
     from specview.boundary.text import sanitize
     from specview.cli.table import right_aligned
     from specview.kernel.gauges import BENCH, gauges
+    from specview.kernel.run_names import distinct_names
     from specview.texts.catalog import text
 
-    specs = gauges(BENCH)
-    headers = [text("summary.run", lang), *(text(spec.short_id, lang) for spec in specs)]
-    rows = [[sanitize(r.info.preset or r.info.model or r.info.backend, RUN_WIDTH, one_line=True)[:RUN_WIDTH],
-             *(spec.formatted(r, windowed=False) for spec in specs)] for r in readings]
+    columns = gauges(BENCH)
+    headers = [text("summary.run", lang), *(text(spec.short_id, lang) for spec in columns)]
+    names = [sanitize(run_name(spec, r), NAME_CHARS, one_line=True) for spec, r in zip(specs, readings, strict=True)]
+    rows = [[name, *(spec.formatted(r, windowed=False) for spec in columns)]
+            for name, r in zip(distinct_names(names, RUN_WIDTH), readings, strict=True)]
     return right_aligned([headers, *rows], RUN_WIDTH)
+
+
+def missing_lines(readings: list[Reading], lang: str) -> list[str]:
+    """Under the table: the γ a server chose instead of the one asked, and why a run's "—" cells
+    are "—" where its engine cannot give them (one line per run that has any, named when several)."""
+    from specview.boundary.text import sanitize
+    from specview.features.live.run_text import note_texts
+    from specview.kernel.gauges import BENCH
+    from specview.kernel.unmeasured import GAMMA_NOTES
+    from specview.texts.catalog import fill
+    from specview.tui.gauges import missing_texts
+
+    lines = []
+    for r in readings:
+        said = note_texts((n for n in r.info.notes if n.id in GAMMA_NOTES), lang) + missing_texts(r, BENCH, lang)
+        if said:
+            joined = " · ".join(said)
+            name = sanitize(r.info.run_label, RUN_WIDTH * 2, one_line=True)
+            lines.append(joined if len(readings) == 1 else fill("measured.table.run", lang, run=name, missing=joined))
+    return lines
 
 
 def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
@@ -100,13 +138,8 @@ def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
 
 def run_bench(args: argparse.Namespace) -> int:
     from specview.boundary.jsonio import dumps
-    from specview.catalog.presets import load_presets
     from specview.kernel.langs import DEFAULT_LANG
 
-    problems: list[str] = []
-    load_presets(problems=problems)
-    for problem in problems:
-        warn(problem)
     specs = specs_from_args(args, speed=0.0, max_rounds=args.rounds)
     if args.record and len(specs) > 1:
         from specview.cli.errors import CliError
@@ -126,12 +159,14 @@ def run_bench(args: argparse.Namespace) -> int:
         if args.json:
             print(dumps(result.stats), flush=True)
     if args.table or not args.json:
-        for line in table_lines([r.reading for r in results], args.lang or DEFAULT_LANG):
+        for line in table_lines([r.reading for r in results], specs, args.lang or DEFAULT_LANG):
             print(line)
         for spec, result in zip(specs, results, strict=True):
             if result.what_if is not None:
                 for line in what_if_lines(result.what_if, spec.temperature, args.lang or DEFAULT_LANG):
                     print(line)
+        for line in missing_lines([r.reading for r in results], args.lang or DEFAULT_LANG):
+            print(line)
     return 0
 
 

@@ -129,7 +129,7 @@ class CompareScreen(Screen[None]):
                 pane.show(pane_texts(reading, self.lang), state,
                           position_texts(reading.snap.per_position_acceptance))
         table = summary_texts(self.labels, readings, self.lang)
-        self.query_one(SummaryTable).show(table.headers, table.labels, table.cells, table.lead)
+        self.query_one(SummaryTable).show(table.headers, table.labels, table.cells, table.lead, table.drop)
         self._status.set(state=self.pumps.state_text(self.lang))
 
     def refresh_summary(self) -> None:
@@ -163,11 +163,19 @@ class CompareScreen(Screen[None]):
         show_real_run(self, self.backends[self._focused_pane()].info.preset, self.lang)
 
     def action_choose_preset(self) -> None:
+        from specview.features.live.end_run import ask_before_leaving
         from specview.features.live.preset_screen import choose_preset
 
         index = self._focused_pane()
-        choose_preset(self, self.backends[index].info.preset, self.lang,
-                      lambda chosen: self._switch_preset(index, chosen))
+        info = self.backends[index].info
+        ask_before_leaving(self, info, self.lang, "compare.preset", lambda: choose_preset(
+            self, info.preset, self.lang, lambda chosen: self._switch_preset(index, chosen)))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # `x` only where some pane runs a preset (the focused one without says so)
+        if action == "run_for_real":
+            return any(backend.info.preset is not None for backend in self.backends)
+        return True
 
     def _switch_preset(self, index: int, preset_id: str | None) -> None:
         """Run the focused pane again on another simulator preset (same seed and pace)."""
@@ -179,6 +187,7 @@ class CompareScreen(Screen[None]):
         with user_action(self, self.labels[index]):
             backend = make_backend(spec)
             self.specs[index], self.backends[index] = spec, backend
+            self.refresh_bindings()  # `x` may be offered now
             pump, pane = self.pumps.pumps[index], self._panes[index]
             pump.title = self._label(backend)
             pane.border_title = Text(pump.title)

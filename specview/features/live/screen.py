@@ -261,9 +261,17 @@ class LiveScreen(Screen[None]):
             self._describe()
 
     def action_choose_preset(self) -> None:
+        from specview.features.live.end_run import ask_before_leaving
         from specview.features.live.preset_screen import choose_preset
 
-        choose_preset(self, self.backend.info.preset, self.lang, self._switch_preset)
+        info = self.backend.info
+        ask_before_leaving(self, info, self.lang, "live.preset",
+                           lambda: choose_preset(self, info.preset, self.lang, self._switch_preset))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # keys that would do nothing in this run are not offered (footer and help)
+        info = self.backend.info
+        return {"run_for_real": info.preset is not None, "speed": info.pace is not None}.get(action, True)
 
     def action_run_for_real(self) -> None:
         from specview.features.live.real_run_screen import show_real_run
@@ -372,6 +380,7 @@ class LiveScreen(Screen[None]):
         """Stop the current run and start `backend` from the beginning."""
         reuse = backend is self.backend
         self.backend = backend
+        self.refresh_bindings()  # `x` and the speed keys depend on the run
         with self.app.batch_update():
             self.query_one(TokenInfo).show(None)
             try:

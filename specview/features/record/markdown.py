@@ -98,7 +98,8 @@ def markdown_report(header: Mapping[str, Any], info: BackendInfo, snap: MetricsS
     lines += ["", f"## {text('report_gauges', t)}", "", counts, "", "| | | |", "|---|---:|---|"]
     for spec in gauges(PANEL):  # the side panel's gauges, over the whole run
         values = spec.note(reading) if spec.note is not None else None
-        theory = fill(spec.note_id, t, **values) if values else ""
+        why = spec.missing(reading)  # a "—" (or a theory) the engine cannot give: say why
+        theory = fill(spec.note_id, t, **values) if values else "" if why is None else text(why, t)
         value = spec.formatted(reading, windowed=False)
         lines.append(f"| {_cell(text(spec.label_id, t))} | {value} | {escape(theory)} |")
 

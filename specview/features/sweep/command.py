@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING
 
 from specview.boundary.text import shown
 from specview.cli.argtypes import Parser, SubParsers, int_in, lang_option
-from specview.features.sweep.model import MAX_CONCURRENCY, MAX_LEVELS
+from specview.features.sweep.model import MAX_CONCURRENCY, MAX_LEVELS, MAX_REPEATS
 from specview.kernel.theory import MAX_GAMMA
 
 if TYPE_CHECKING:
     from specview.features.sweep.model import GammaSweep, LoadSweep
 
 DEFAULT_LEVELS = (1, 2, 4, 8)
+DEFAULT_REPEATS = 3  # the fewest that give a spread with a check on it (kernel/verdict.py)
 
 
 def int_list(name: str, low: int, high: int, most: int = MAX_LEVELS) -> Callable[[str], list[int]]:
@@ -84,6 +85,9 @@ def register(sub: SubParsers, selectors: Parser) -> None:
                       help="requests per client at each level (default: 2)")
     load.add_argument("--max-tokens", type=int_in(1, 100_000, "--max-tokens"), default=128, metavar="N",
                       help="tokens per request (default: 128)")
+    load.add_argument("--repeats", type=int_in(1, MAX_REPEATS, "--repeats"), default=DEFAULT_REPEATS, metavar="N",
+                      help=f"runs of each configuration at each level, for the spread (default: {DEFAULT_REPEATS}, "
+                           f"at most {MAX_REPEATS}); on and off differ only where mean ± 2 standard errors are apart")
     load.add_argument("--prompt", metavar="TEXT", help="the prompt every request sends")
     load.add_argument("--model", metavar="M", help="model name (default: each server's first)")
     load.add_argument("--api-key-env", metavar="NAME", default=argparse.SUPPRESS,
@@ -157,7 +161,7 @@ def run_gamma(args: argparse.Namespace) -> int:
             print(f"… γ {gamma}" if gamma else f"… {text('sweep.plain', lang)}", file=sys.stderr, flush=True)
 
     points, notes = gamma_points(base, args.gammas, plain=plain, progress=progress)
-    sweep = analyse_gamma(points, notes)
+    sweep = analyse_gamma(points, notes, untimed=base.kind == "openai")  # a server times no cost
     if base.kind == "llama" and args.with_auto:  # what --gamma auto would choose, beside the measured best
         from dataclasses import replace
 
@@ -175,8 +179,8 @@ def run_load(args: argparse.Namespace) -> int:
     from specview.catalog.config import load_config
     from specview.cli.runspec_args import api_key_of, warn_notice, withheld_key_notice
     from specview.cli.timeout_args import timeouts_of
-    from specview.features.sweep.load import LoadClient
-    from specview.features.sweep.model import LoadPoint, LoadSweep
+    from specview.features.sweep.load import LoadClient, load_point, unchecked_notes
+    from specview.features.sweep.model import LoadSweep
     from specview.features.sweep.render import load_markdown, load_text
 
     lang = _lang(args)
@@ -198,12 +202,10 @@ def run_load(args: argparse.Namespace) -> int:
         for level in args.concurrency:
             if not args.json:
                 print(f"… {level}", file=sys.stderr, flush=True)
-            got_on = on.run(level, args.requests, prompt, args.max_tokens)
-            got_off = off.run(level, args.requests, prompt, args.max_tokens)
-            points.append(LoadPoint(level, got_on.tokens_per_second, got_off.tokens_per_second,
-                                    got_on.mean_per_request, got_off.mean_per_request, got_on.requests))
+            points.append(load_point(on, off, level, args.repeats, args.requests, prompt, args.max_tokens))
     finally:
         on.close()
         off.close()
-    sweep = LoadSweep(tuple(points), on.root, off.root)
+    sweep = LoadSweep(tuple(points), on.root, off.root, unchecked_notes(tuple(points), on.root, off.root),
+                      args.repeats)
     return _emit(sweep, args, load_text(sweep, lang), load_markdown(sweep, lang))

@@ -47,6 +47,7 @@ def run_point(spec: RunSpec) -> GammaPoint:
         accepted=snap.accepted,
         verified=snap.verified,
         max_drafted=metrics.max_drafted,
+        tokens_per_second_spread=snap.tokens_per_second_spread,
     )
 
 

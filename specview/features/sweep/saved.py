@@ -72,6 +72,7 @@ class GammaMeasured:
     gamma: int
     speedup: float | None
     predicted: float | None
+    best: bool = False  # the sweep's ★: faster than every other run beyond noise (kernel/verdict.py)
 
 
 def saved_gamma() -> tuple[GammaMeasured, ...] | None:
@@ -89,5 +90,5 @@ def saved_gamma() -> tuple[GammaMeasured, ...] | None:
         if gamma > 0:
             out.append(GammaMeasured(gamma, optional_real(row.get("speedup"), f"rows[{i}].speedup", 0.0, MAX_RATE),
                                      optional_real(row.get("predicted_speedup"), f"rows[{i}].predicted_speedup",
-                                                   0.0, MAX_RATE)))
+                                                   0.0, MAX_RATE), row.get("best") is True))
     return tuple(sorted(out, key=lambda p: p.gamma))

@@ -1,5 +1,6 @@
 """The terminal driver specview runs on: Textual's own, ending the app when the terminal goes away
-(tui/hangup.py) and sending the terminal only what changed (tui/screen_diff.py)."""
+(tui/hangup.py), sending the terminal only what changed (tui/screen_diff.py), and ending at once
+on a Ctrl-C while a quit waits for its runs to stop (tui/terminal/force_quit.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from textual.driver import Driver
 
+from specview.tui.terminal.force_quit import force_on_interrupt
 from specview.tui.terminal.hangup import HANGUP_EXIT, Hangup
 from specview.tui.terminal.screen_diff import ScreenDiff
 
@@ -43,6 +45,8 @@ def terminal_driver(driver: type[Driver]) -> type[Driver]:
     def stop_application_mode(self: Any) -> None:
         self._hangup.stop()
         driver.stop_application_mode(self)
+        if not self._app._running:  # quitting (not suspended): the runs stop now, and Ctrl-C forces it
+            force_on_interrupt()
 
     def write(self: Any, data: str) -> None:
         if self._screen_diff is not None:

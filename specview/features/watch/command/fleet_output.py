@@ -45,7 +45,8 @@ def numbers(sample: WatchSample | None) -> dict[str, Any]:
     """The gauges of one window (the issue's field names), None where there is none."""
     s = sample
     return {
-        "acceptance_rate": _r(s.alpha) if s else None, "draft_yield": _r(s.draft_yield) if s else None,
+        "acceptance_rate": _r(s.alpha) if s else None, "alpha_basis": s.alpha_basis if s else None,
+        "draft_yield": _r(s.draft_yield) if s else None,
         "accept_length": _r(accept_length(s)), "drafted_per_s": _r(s.drafts_per_s, 2) if s else None,
         "accepted_per_s": _r(s.accepted_per_s, 2) if s else None, "tokens_per_s": _r(s.tokens_per_s, 2) if s else None,
         "running": s.active if s else None, "drafts": s.drafts if s else None,

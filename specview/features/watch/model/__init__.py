@@ -18,8 +18,10 @@ successive scrapes into a `WatchSample`: the deltas over the interval and their 
   the position (accepting draft k needs draft k − 1 accepted) and never above the drafts.
   Broken ones are reported as `Violation`s (an engine bug, or a counter-accounting change).
 - Derived numbers follow DESIGN.md: yield = accepted / drafted; α (Leviathan's, accepted /
-  verified) assumes every draft had as many tokens as there are position series, so a round
-  with a accepted verified min(a + 1, γ) drafts; per-position acceptance is conditional,
+  verified) comes from the position series only where they describe every draft (drafted =
+  drafts × series: a round with a accepted verified min(a + 1, γ) drafts), else from the
+  counts, as the lowest α they allow, never below the yield (`verified_drafts`; the sample
+  says which: `alpha_basis`); per-position acceptance is conditional,
   P(k accepted | k verified) = count[k] / count[k − 1] (count[−1] = drafts), converted from
   the marginal counts servers publish (`theory.conditional_from_marginal`); mean accepted
   length = 1 + accepted / drafts (vLLM's).
@@ -36,6 +38,10 @@ from specview.kernel.backend import Note
 from specview.kernel.theory import conditional_from_marginal
 
 MAX_POSITIONS = MAX_POSITION + 1  # position series 0 … MAX_POSITION (the /metrics parser refuses more)
+# where α's denominator (the verified drafts) comes from: the per-position series, exact when they
+# describe every draft, or the counts alone, a bound (`verified_drafts`)
+POSITIONS = "positions"
+COUNTS = "counts"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +100,7 @@ class WatchSample:
     # positions verified, where the sample sums servers of different γ (a fleet's totals): α is
     # then accepted ÷ this, not inferred from the summed per-position counts (None: inferred)
     verified: int | None = None
+    verified_basis: str | None = None  # POSITIONS or COUNTS, with `verified`
 
     def _rate(self, n: int | None) -> float | None:
         return None if n is None or self.dt <= 0 else n / self.dt
@@ -116,9 +123,19 @@ class WatchSample:
 
     @property
     def alpha(self) -> float | None:
+        verified = self._verified()
+        return self.accepted / verified[0] if verified is not None and verified[0] > 0 else None
+
+    @property
+    def alpha_basis(self) -> str | None:
+        """POSITIONS or COUNTS: what α's denominator rests on (None: no α)."""
+        verified = self._verified()
+        return verified[1] if verified is not None and verified[0] > 0 else None
+
+    def _verified(self) -> tuple[int, str] | None:
         if self.verified is not None:
-            return self.accepted / self.verified if self.verified > 0 else None
-        return leviathan_alpha(self.drafts, self.accepted, self.per_position)
+            return self.verified, self.verified_basis or POSITIONS
+        return verified_drafts(self.drafts, self.draft_tokens, self.accepted, self.per_position)
 
     @property
     def mean_accepted_length(self) -> float | None:
@@ -136,7 +153,8 @@ class WatchSample:
             "per_position": list(self.per_position), "tokens": self.tokens, "active": self.active,
             "drafts_per_s": _r(self.drafts_per_s), "accepted_per_s": _r(self.accepted_per_s),
             "tokens_per_s": _r(self.tokens_per_s), "draft_yield": _r(self.draft_yield),
-            "alpha": _r(self.alpha), "mean_accepted_length": _r(self.mean_accepted_length),
+            "alpha": _r(self.alpha), "alpha_basis": self.alpha_basis,
+            "mean_accepted_length": _r(self.mean_accepted_length),
             "per_position_acceptance": [_r(a) for a in self.per_position_acceptance],
             "violations": [v.to_dict() for v in self.violations], "gauges": dict(self.gauges),
             "notes": [n.to_dict() for n in self.notes],
@@ -157,18 +175,24 @@ def mean_accepted_length(drafts: int, accepted: int) -> float | None:
     return 1.0 + accepted / drafts if drafts > 0 else None
 
 
-def leviathan_alpha(drafts: int, accepted: int, per_position: tuple[int, ...]) -> float | None:
-    """accepted ÷ verified, with γ = the number of position series: position k is verified by
-    the drafts that accepted position k − 1 (all drafts verify position 0)."""
-    verified = verified_positions(drafts, per_position)
-    return accepted / verified if verified else None
+def verified_drafts(drafts: int, draft_tokens: int, accepted: int,
+                    per_position: tuple[int, ...]) -> tuple[int, str] | None:
+    """The draft positions the target verified (α's denominator) and what that rests on (None
+    without drafts).
 
-
-def verified_positions(drafts: int, per_position: tuple[int, ...]) -> int | None:
-    """Draft positions the target verified (α's denominator); None without position series."""
-    if drafts <= 0 or not per_position:
+    The position series tell it exactly when every draft had one token per series (drafted =
+    drafts × series): every draft verifies position 0, position k the drafts that accepted k − 1.
+    Shorter drafts break that (llama-server's n-gram drafts what it finds, up to its m of 48
+    series): a fully accepted short draft verified no position after its last, which the
+    series cannot tell apart. Then the counts: verified = accepted + rejections, and a draft
+    rejects at most once and only a token it drafted, so α ≥ accepted ÷ (accepted + min(drafts,
+    drafted − accepted)) ≥ accepted ÷ drafted, the yield: the lowest α the counts allow.
+    """
+    if drafts <= 0:
         return None
-    return drafts + sum(per_position[:-1])
+    if per_position and draft_tokens == drafts * len(per_position):
+        return drafts + sum(per_position[:-1]), POSITIONS
+    return accepted + max(0, min(drafts, draft_tokens - accepted)), COUNTS
 
 
 def check_invariants(drafts: int, draft_tokens: int, accepted: int, per_position: tuple[int, ...],

@@ -42,21 +42,30 @@ Values = dict[str, float | str]
 
 
 def over_time(samples: list[WatchSample]) -> WatchSample | None:
-    """Successive samples of one instance as one: counts summed, the last running count."""
+    """Successive samples of one instance as one: counts summed, the last running count.
+    (One pass: the fleet folds two windows of every instance each poll.)"""
     if not samples:
         return None
-    width = max(len(s.per_position) for s in samples)
-    tokens = [s.tokens for s in samples if s.tokens is not None]
+    dt = 0.0
+    drafts = draft_tokens = accepted = 0
+    per_position: list[int] = []
+    tokens: int | None = None
+    reset = False
+    for s in samples:
+        dt += s.dt
+        drafts += s.drafts
+        draft_tokens += s.draft_tokens
+        accepted += s.accepted
+        if len(s.per_position) > len(per_position):
+            per_position.extend([0] * (len(s.per_position) - len(per_position)))
+        for k, count in enumerate(s.per_position):
+            per_position[k] += count
+        if s.tokens is not None:
+            tokens = s.tokens + (tokens or 0)
+        reset = reset or s.reset
     last = samples[-1]
-    return WatchSample(last.t, sum(s.dt for s in samples), sum(s.drafts for s in samples),
-                       sum(s.draft_tokens for s in samples), sum(s.accepted for s in samples),
-                       tuple(sum(_at(s.per_position, k) for s in samples) for k in range(width)),
-                       sum(tokens) if tokens else None, last.active, any(s.reset for s in samples),
-                       gauges=dict(last.gauges))
-
-
-def _at(values: tuple[int, ...], k: int) -> int:
-    return values[k] if k < len(values) else 0
+    return WatchSample(last.t, dt, drafts, draft_tokens, accepted, tuple(per_position), tokens, last.active,
+                       reset, gauges=dict(last.gauges))
 
 
 def accept_length(sample: WatchSample | None) -> float | None:

@@ -22,7 +22,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from specview.features.watch.model import WatchSample, verified_positions
+from specview.features.watch.model import COUNTS, WatchSample, verified_drafts
 from specview.features.watch.model.alert_rules import AlertRules, firing, over_time
 from specview.features.watch.model.fleet import Alert, AlertKind, FleetSnapshot, InstanceReading, InstanceRow, State
 from specview.kernel.stats import chi_square
@@ -40,6 +40,8 @@ class _Instance:
     since: float | None = None
     seen: float = 0.0  # wall clock of its last reading
     samples: deque[WatchSample] = field(default_factory=lambda: deque(maxlen=MAX_HISTORY))
+    alphas: deque[float | None] = field(default_factory=lambda: deque(maxlen=MAX_HISTORY))  # each sample's α,
+    # computed once when it arrives (a row's history is copied every poll: 100 instances × 4096 windows)
     still: int = 0  # polls in a row that answered, with requests running and no counter moving
     still_since: float | None = None
     alerts: dict[AlertKind, Alert] = field(default_factory=dict)
@@ -97,6 +99,7 @@ class FleetModel:
         if inst is None:
             inst = self._instances[reading.instance] = _Instance(reading)
             inst.samples.extend(reading.history)  # Prometheus: windows from before we watched
+            inst.alphas.extend(s.alpha for s in reading.history)
         inst.reading, inst.seen = reading, now
         sample = reading.sample
         if reading.state is State.DOWN:
@@ -105,7 +108,8 @@ class FleetModel:
             return
         if sample is not None:
             inst.samples.append(sample)
-            self._trim(inst.samples)
+            inst.alphas.append(sample.alpha)
+            self._trim(inst)
             if (sample.active or 0) > 0 and not sample.reset and _still(sample):
                 inst.still += 1
                 if inst.still_since is None:
@@ -115,11 +119,13 @@ class FleetModel:
         stalled = inst.still >= self.rules.stall_polls
         self._set_state(inst, State.STALLED if stalled else State.UP, now)
 
-    def _trim(self, samples: deque[WatchSample]) -> None:
-        """Keep the newest samples spanning at most the retention."""
+    def _trim(self, inst: _Instance) -> None:
+        """Keep the newest samples spanning at most the retention (and their α alongside)."""
+        samples, alphas = inst.samples, inst.alphas
         span = sum(s.dt for s in samples)
         while len(samples) > 1 and span - samples[0].dt >= self.retention_s:
             span -= samples.popleft().dt
+            alphas.popleft()
 
     def _set_state(self, inst: _Instance, state: State, now: float) -> None:
         if state is not inst.state:
@@ -143,7 +149,7 @@ class FleetModel:
         reading = inst.reading
         window = inst.samples[-1] if inst.samples and inst.state is not State.DOWN else None
         return InstanceRow(name, inst.state, inst.since, reading.engine, reading.method, reading.gamma, window,
-                           tuple(s.alpha for s in inst.samples), outlier, tuple(inst.alerts.values()),
+                           tuple(inst.alphas), outlier, tuple(inst.alerts.values()),
                            reading.missing, reading.error if inst.state is State.DOWN else None)
 
 
@@ -170,12 +176,14 @@ def over_instances(samples: list[WatchSample], window_s: float) -> WatchSample |
     width = max(len(s.per_position) for s in samples)
     tokens = [s.tokens for s in samples if s.tokens is not None]
     active = [s.active for s in samples if s.active is not None]
-    verified = [v for s in samples if (v := verified_positions(s.drafts, s.per_position)) is not None]
+    verified = [v for s in samples if (v := verified_drafts(s.drafts, s.draft_tokens, s.accepted, s.per_position))]
+    basis = {b for _, b in verified}
     return WatchSample(max(s.t for s in samples), window_s, sum(s.drafts for s in samples),
                        sum(s.draft_tokens for s in samples), sum(s.accepted for s in samples),
                        tuple(sum(s.per_position[k] for s in samples if k < len(s.per_position)) for k in range(width)),
                        sum(tokens) if tokens else None, sum(active) if active else None,
-                       verified=sum(verified) if verified else None)
+                       verified=sum(n for n, _ in verified) if verified else None,
+                       verified_basis=basis.pop() if len(basis) == 1 else COUNTS if basis else None)
 
 
 def _outliers(windows: dict[str, WatchSample | None], rules: AlertRules) -> set[str]:
@@ -184,9 +192,9 @@ def _outliers(windows: dict[str, WatchSample | None], rules: AlertRules) -> set[
     pass kept (so one far-off instance does not drag the pool and make the others look odd)."""
     counts = {}
     for name, w in windows.items():
-        verified = verified_positions(w.drafts, w.per_position) if w is not None else None
-        if w is not None and verified and w.drafts >= rules.min_drafts:
-            counts[name] = (w.accepted, verified)
+        verified = verified_drafts(w.drafts, w.draft_tokens, w.accepted, w.per_position) if w is not None else None
+        if w is not None and verified and verified[0] and w.drafts >= rules.min_drafts:
+            counts[name] = (w.accepted, verified[0])
     if len(counts) < MIN_INSTANCES:
         return set()
     first = _far(counts, counts, rules)
