@@ -28,22 +28,39 @@ INDENT = 2
 
 
 def _rank(node: DOMNode) -> int:
-    """Who gets a key first when several bind it: the focused widget, then its screen, then the app."""
+    """Who is offered a key first when several bind it: the focused widget, then its screen, then the app."""
     return 2 if isinstance(node, App) else 1 if isinstance(node, Screen) else 0
+
+
+# Textual's copy hands its key on when nothing is selected: ctrl+c copies a selection, else quits
+PASSES_ON = frozenset({"screen.copy"})
 
 
 def key_rows(nodes: list[DOMNode]) -> list[tuple[str, str]]:
     """(keys, what they do) for the bindings of `nodes` (a screen, its focused widget, the app), in
-    that order, specview's own keys before Textual's. A key that a node nearer the focus binds is
-    left out of a farther one's line (the key does the nearer one's thing), and a line left with no
-    key is dropped: a Learn screen's `q` goes back, so the app's `q quit` is not listed."""
+    that order, specview's own keys before Textual's. A key is listed only on the line whose action it
+    runs, the way Textual dispatches it: priority bindings first (the app's `q` quits on every
+    screen, so a screen's `q` is not listed), then the focused widget, its screen, the app; a line
+    left with no key is dropped."""
     lines = {id(node): key_lines([node]) for node in nodes}
+    nearest = sorted(nodes, key=_rank)
+    first: dict[str, str] = {}  # key → the binding id that runs it
+    for node in reversed(nearest):  # priority bindings: the app's before the screen's
+        for line in lines[id(node)]:
+            for key in line.keys if line.priority else ():
+                first.setdefault(key, line.id)
+    taken_by_priority = set(first)
+    for node in nearest:
+        for line in lines[id(node)]:
+            for key in () if line.priority or line.id in PASSES_ON else line.keys:
+                first.setdefault(key, line.id)
     rows: list[tuple[str, str, str]] = []
     for node in nodes:
-        nearer = {key for other in nodes if _rank(other) < _rank(node) for line in lines[id(other)]
-                  for key in line.keys}
         for line in lines[id(node)]:
-            keys = [key for key in line.keys if key not in nearer]
+            if line.id in PASSES_ON:
+                keys = [key for key in line.keys if key not in taken_by_priority]
+            else:
+                keys = [key for key in line.keys if first.get(key) == line.id]
             if keys and all(line.id != row[0] for row in rows):
                 rows.append((line.id, " / ".join(keys), line.tip or line.label))
     rows.sort(key=lambda row: row[0] in TEXTUAL_IDS.values())
