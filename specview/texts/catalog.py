@@ -3,6 +3,7 @@
 A language's catalog is every `texts/<area>.<lang>.toml` file merged (ui, gauges, keys, learn, …),
 so each area keeps its own file; a key must be unique across the files of one language. Tables
 flatten to dotted ids: `[gauge] alpha = { label = "…" }` is the text `gauge.alpha.label`.
+An array is data beside the texts, not a text (the glossary's replaced variants: catalog/glossary.py).
 The languages are the ones that have files (core/langs.py lists the same; a test checks it).
 """
 
@@ -32,6 +33,8 @@ def _flatten(data: dict[str, Any], prefix: str, into: dict[str, str], where: str
         name = f"{prefix}{key}"
         if isinstance(value, dict):
             _flatten(value, f"{name}.", into, where)
+            continue
+        if isinstance(value, list):
             continue
         if name in into:
             raise KeyError(f"catalog key {name!r} is defined twice ({where})")

@@ -72,6 +72,7 @@ class KeyLine:
     keys: tuple[str, ...]
     label: str
     tip: str
+    priority: bool = False  # Textual offers the key to it before the focused widget and the screen
 
 
 def offered(node: DOMNode, binding: Binding) -> bool:
@@ -114,7 +115,7 @@ def key_lines(nodes: Iterable[DOMNode], *, only: str | None = None) -> list[KeyL
                 # the keymap comes from the user's config: its keys are shown safe
                 keys = tuple(dict.fromkeys(sanitize(app.get_key_display(b), KEY_CHARS, one_line=True)
                                            for b in bindings))
-                out.append(KeyLine(bid, keys, bindings[0].description, bindings[0].tooltip))
+                out.append(KeyLine(bid, keys, bindings[0].description, bindings[0].tooltip, bindings[0].priority))
     return out
 
 

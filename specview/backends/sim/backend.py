@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from specview.kernel.sampling import Decision
 
 _EN_TOKEN = re.compile(r"\s?[A-Za-z']+|\s?\d+|\s?[^\sA-Za-z\d]|\s+")
+_WORD = re.compile(r"[^ \n]+|\n")  # a word of a segmented passage, or a line break
 
 
 @cache
@@ -36,7 +37,9 @@ def _vocabulary(lang: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
     """One language's passage tokens (its vocabulary) and the passage as token ids."""
     source = resources.files("specview") / "texts" / f"passage.{lang}.txt"
     text = source.read_text(encoding="utf-8").strip() + "\n\n"
-    pieces = _EN_TOKEN.findall(text) if lang == "en" else list(text)
+    # English splits into words; Chinese has no spaces of its own, so its passage is written word by
+    # word with a space between words (hand-segmented) and each word is one token
+    pieces = _EN_TOKEN.findall(text) if lang == "en" else _WORD.findall(text)
     vocab = sorted(set(pieces))
     index = {p: i for i, p in enumerate(vocab)}
     return tuple(vocab), tuple(index[p] for p in pieces)

@@ -72,10 +72,21 @@ class SimModel:
         return verify_sampling(p, q, drafts, rng)
 
 
+def _hanzi(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff"
+
+
 def _kind(piece: str) -> tuple[bool, bool, bool]:
     """Coarse token class: leading space, alphanumeric, CJK."""
     body = piece.strip()
-    return (piece[:1].isspace(), body.isalnum(), any("\u4e00" <= ch <= "\u9fff" for ch in body))
+    return (piece[:1].isspace(), body.isalnum(), any(_hanzi(ch) for ch in body))
+
+
+def _alternative(piece: str) -> bool:
+    """Whether `piece` may be drawn in place of another token: anything but a one-hanzi word, which
+    reads as noise in place of a word ("灯ˣ从ˣ"); every English piece may (its alternatives are unchanged)."""
+    body = piece.strip()
+    return not (len(body) == 1 and _hanzi(body))
 
 
 class _Shapes:
@@ -85,9 +96,11 @@ class _Shapes:
         self, vocab: tuple[str, ...], language: list[int], weights: np.ndarray, rng: np.random.Generator
     ) -> None:
         n_vocab = self.n_vocab = len(vocab)
-        # Alternatives come from the passage's own language, of the same kind where possible.
+        # Alternatives come from the passage's own language, of the same kind where possible, and
+        # are words: a one-character hanzi word never stands in for another token.
+        words = [i for i in language if _alternative(vocab[i])]
         kinds: dict[tuple[bool, bool, bool], list[int]] = {}
-        for i in language:
+        for i in words:
             kinds.setdefault(_kind(vocab[i]), []).append(i)
         self.support: list[np.ndarray] = []
         self.weights: list[np.ndarray] = []
@@ -100,12 +113,12 @@ class _Shapes:
         self._off_cdf: list[list[float]] = []
         for tok in range(n_vocab):
             # Alternatives of the same kind (a word for a word, a hanzi for a hanzi) read well.
-            same = kinds.get(_kind(vocab[tok]), language)
+            same = kinds.get(_kind(vocab[tok]), words)
             alts = [same[int(a)] for a in rng.integers(0, len(same), size=3)]
             merged: dict[int, float] = {}
             for t, w in zip([tok, *alts], weights, strict=True):
                 merged[t] = merged.get(t, 0.0) + float(w)
-            pool = same if len(same) >= 8 else language
+            pool = same if len(same) >= 8 else words
             candidates = [pool[int(i)] for i in rng.permutation(len(pool))[:8] if pool[int(i)] not in merged]
             off = candidates[:2]
             self.support.append(np.array(list(merged), dtype=np.intp))

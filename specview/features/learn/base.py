@@ -33,7 +33,8 @@ class LearnScreen(Screen[None]):
 
     CSS_PATH = "learn.tcss"
     AUTO_FOCUS = ""  # on_mount focuses the first control without scrolling the body
-    BINDINGS = [bind("escape,q", "app.pop_screen", "learn.back")]
+    BINDINGS = [bind("escape", "app.pop_screen", "learn.back")]  # q quits (the app's, a priority binding)
+    HELP_GLOSSARY = True  # F1 lists this screen's keys and the glossary, not the live view's marks
 
     class RunPreset(Message):
         """Ask the app to run a preset live (`real` = show how to run it on an engine instead)."""
