@@ -5,9 +5,6 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from functools import partial
-from pathlib import Path
-from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -25,11 +22,10 @@ from specview.features.live.learn_run import run_context
 from specview.features.live.run_text import notes_text, run_title
 from specview.features.live.token_link import TokenRequest, token_request
 from specview.kernel.backend import Backend, BackendInfo, BackendKind
-from specview.kernel.errors import SpecviewError, describe_error
-from specview.kernel.events import Calibration, Round, TokenStatus
+from specview.kernel.errors import SpecviewError
+from specview.kernel.events import TokenStatus
 from specview.kernel.gamma_choice import GammaChoice, choice_text
 from specview.kernel.gauges import PANEL, STRIP, gauges, position_texts
-from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Session
 from specview.kernel.totals import CrossChecked
@@ -37,7 +33,7 @@ from specview.texts.catalog import Phrase, fill, text
 from specview.tui.context_texts import context_texts
 from specview.tui.depth_texts import drafter_lines
 from specview.tui.gauges import legend_entries, origin_text, pane_texts, panel_texts, rises
-from specview.tui.notify import notify_error, notify_safe, user_action
+from specview.tui.notify import notify_error, user_action
 from specview.tui.pump import Pump, Pumps, Throttle
 from specview.widgets.bindings import bind, key_hint, localize
 from specview.widgets.context_chart import ContextChart
@@ -303,37 +299,9 @@ class LiveScreen(Screen[None]):
         self.notify(done, markup=False)
 
     def action_export(self) -> None:
-        from specview.features.record.recorder import recording_header
+        from specview.features.live.export_run import export_session
 
-        session = self.session
-        rounds = list(session.history)
-        if not rounds:
-            self.notify(text("term_nothing_to_export", self.lang), severity="warning")
-            return
-        header = recording_header(session.backend.info, self.spec)
-        folder = Path(self.export_dir).expanduser() if self.export_dir else Path.cwd()
-        job = partial(self._export, folder, header, session.backend.info, session.metrics.snapshot(), rounds,
-                      session.dropped_rounds, session.calibrations)
-        self.run_worker(job, thread=True, group="export", exit_on_error=False)
-
-    def _export(self, folder: Path, header: dict[str, Any], info: BackendInfo, snap: MetricsSnapshot,
-                rounds: list[Round], dropped: int, calibrations: tuple[Calibration, ...]) -> None:
-        """On a worker thread: write the files, then say where (or why not) on the UI thread."""
-        from specview.features.record.export import export_run
-
-        lang = self.lang
-        try:
-            done = export_run(folder, header, info, snap, rounds, lang=lang, dropped_rounds=dropped,
-                              calibrations=calibrations)
-        except SpecviewError as exc:
-            self.app.call_from_thread(notify_safe, self, describe_error(exc, lang),
-                                      title=text("term_export_failed", lang), severity="error")
-            return
-        paths = fill("term_exported", lang, recording=done.recording, report=done.report)
-        if done.taken is not None:  # never overwritten: say which name was taken and what was written instead
-            written = done.report if done.taken.suffix == done.report.suffix else done.recording
-            paths += "\n" + fill("files.export_renamed", lang, taken=done.taken.name, written=written.name)
-        self.app.call_from_thread(notify_safe, self, paths, title=text("term_exported_title", lang), timeout=15)
+        export_session(self, self.session, self.spec, self.export_dir, self.lang)
 
     def switch_preset(self, preset_id: str) -> None:
         """Run `preset_id` on the simulator from the start (the Learn screens' Enter)."""
