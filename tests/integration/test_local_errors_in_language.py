@@ -59,7 +59,7 @@ def test_a_draft_of_another_vocabulary_says_so_in_chinese(models: dict[str, Path
     assert str(err.value).startswith("draft model other.gguf does not share the target's vocabulary (target.gguf): "
                                      "token ")
     zh = zh_of(err.value, "backenderr.vocab.mismatch", "other.gguf", "target.gguf")
-    assert "草稿模型" in zh and "：词元 " in zh and "草稿为" in zh  # the reason, in Chinese too
+    assert "草稿模型" in zh and "：token " in zh and "草稿为" in zh  # the reason, in Chinese too
 
 
 def test_an_unknown_chat_template_is_named_in_chinese(target: ModelRunner) -> None:

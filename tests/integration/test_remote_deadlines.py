@@ -104,7 +104,7 @@ def test_what_is_waited_on_is_known_and_can_be_interrupted(server: HostileServer
     thread.start()
     wait_until(lambda: deadline.oldest() is not None)
     flight = deadline.oldest()
-    assert flight is not None and flight.root == server.root and flight.what == "listing models (GET /v1/models)"
+    assert flight is not None and flight.root == server.root and str(flight.what) == "listing models (GET /v1/models)"
     conn.interrupt()
     thread.join(0.5)
     assert not thread.is_alive() and failed

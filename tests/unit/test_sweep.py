@@ -177,7 +177,7 @@ def test_a_pair_that_does_not_compare_speculation_with_plain_decoding_is_refused
     with pytest.raises(CliError) as off:
         check_drafting(level(2, (1.0,), (1.0,), off_drafted=38, off_accepted=32), "http://on", "http://off")
     assert "the --off server http://off drafted 38 tokens (32 accepted) at 2 clients" in str(off.value)
-    assert "--off 服务器 http://off 在 2 个客户端时起草了 38 个词元" in describe_error(off.value, "zh")
+    assert "--off 服务器 http://off 在 2 个客户端时起草了 38 个 token" in describe_error(off.value, "zh")
     with pytest.raises(CliError) as idle:
         check_drafting(level(1, (1.0,), (1.0,), on_drafted=0, on_accepted=0), "http://on", "http://off")
     assert "the --on server http://on drafted nothing in 2 requests at 1 clients" in str(idle.value)

@@ -103,7 +103,7 @@ def test_a_broken_invariant_reads_in_each_language() -> None:
     v = check_invariants(10, 30, 31, (9, 7, 15), "delta")[0]
     assert violation_text(v, "en") == "accepted ≤ drafted (interval: 31 accepted of 30 drafted)"
     zh = violation_text(v, "zh")
-    assert "31" in zh and "30" in zh and not re.search("[A-Za-z]", zh)
+    assert "31" in zh and "30" in zh and not re.search("[A-Za-z]", zh.replace("token", ""))  # the glossary's word
 
 
 def test_the_monitor_gauges_come_from_the_gauge_table() -> None:
