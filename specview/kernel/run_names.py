@@ -1,6 +1,6 @@
 """Names of several runs, shortened so that what tells them apart stays (tables, summaries).
 
-Runs against one machine's files or servers share long beginnings: `/root/.cache/specview/…`
+Runs against one machine's files or servers share long beginnings: `~/.cache/specview/…`
 for models, `127.0.0.1:` for servers. Cutting each name to its first characters left only that
 shared part, so two runs looked alike. Where a name is too long, the beginning all the names share is dropped (back
 to a separator, so no word is cut, and shown as `…`), and a name still too long loses its
