@@ -93,6 +93,11 @@ class Phrase:
         return f"Phrase({self.key!r}, **{self.fields!r})"
 
 
+def _renders(value: object) -> bool:
+    """Whether a field's value is words still to be put in a language (a Phrase, an error)."""
+    return isinstance(value, Phrase) or callable(getattr(value, "in_language", None))
+
+
 def _rendered(value: object, lang: str) -> object:
     """A field's value as shown in `lang`: a Phrase, or an error that renders itself (a SpecviewError:
     the catalog imports nothing of specview, so it asks for the method), in that language."""
@@ -112,7 +117,9 @@ def fill(key: str, lang: str = FALLBACK, /, **values: object) -> str:
     that is not a plain name (`{alpha.real}`, `{0}`) reads "?"; a template whose braces do not
     parse is shown as written.
     """
-    return _filled(text(key, lang), {name: _rendered(value, lang) for name, value in values.items()})
+    if any(_renders(value) for value in values.values()):  # a copy only where a field renders itself
+        values = {name: _rendered(value, lang) for name, value in values.items()}
+    return _filled(text(key, lang), values)
 
 
 @lru_cache(maxsize=4096)  # the catalogs' templates, parsed once (the side panel fills notes every frame)
