@@ -26,7 +26,6 @@ from specview.kernel.events import Basis
 from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.overlay import Overlay, overlay, plain_run
 from specview.kernel.unmeasured import why_missing
-from specview.kernel.verdict import Estimate, judge
 from specview.texts.catalog import Phrase
 
 PANEL = "panel"  # the live view's side panel
@@ -230,16 +229,10 @@ def _speedup_source(r: Reading) -> tuple[str, dict[str, str]]:
 
 def _speedup_judged(r: Reading) -> tuple[str, dict[str, str]] | None:
     """"No difference beyond noise" when 1× lies within the measured speedup ± 2 standard errors
-    (kernel/verdict.py); nothing where the spread is unknown (a given or paired baseline) or the
-    run is plain decoding (1× by definition)."""
-    over = r.over
-    if over.speedup_measured is None or over.speedup_spread is None or over.speedup_basis is Basis.DEFINITION:
-        return None
-    verdict = judge(Estimate(over.speedup_measured, over.speedup_spread), Estimate(PLAIN, 0.0))
-    return None if verdict.beyond_noise else ("verdict.speedup.within", {})
+    (Overlay.speedup_verdict); nothing where there is nothing to judge."""
+    verdict = r.over.speedup_verdict
+    return None if verdict is None or verdict.beyond_noise else ("verdict.speedup.within", {})
 
-
-PLAIN = 1.0  # plain decoding's speedup: a definition, no spread
 
 SPARK = "▁▂▃▄▅▆▇█"
 

@@ -29,10 +29,14 @@ from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.spread import combined, reciprocal_spread
 from specview.kernel.theory import MAX_GAMMA, VerifyRatio, best_gamma, expected_tau
 from specview.kernel.tree_cost import verify_drafts
+from specview.kernel.verdict import Estimate, Verdict, judge
 
 MIN_PLAIN_ROUNDS = 8  # timed plain rounds needed before they stand in for a baseline
 PLAIN_ROUNDS = Basis.PLAIN_ROUNDS  # the basis when the run's own plain rounds are the baseline
 PLAIN_SPEEDUP = 1.0  # a plain run's speedup, by definition
+
+
+PLAIN_SPEEDUP = 1.0  # plain decoding's speedup: a definition, no spread
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +57,15 @@ class Overlay:
     speedup_spread: float | None = None  # one standard error of speedup_measured (None: unknown)
     plain_tokens_per_second_spread: float | None = None
     verify_ratio_spread: float | None = None
+
+    @property
+    def speedup_verdict(self) -> Verdict | None:
+        """The measured speedup against plain decoding's 1× by kernel/verdict.py's rule; None where
+        there is nothing to judge: no measured speedup, an unknown spread (a given or paired
+        baseline), or a plain run (1× by definition)."""
+        if self.speedup_measured is None or self.speedup_spread is None or self.speedup_basis is Basis.DEFINITION:
+            return None
+        return judge(Estimate(self.speedup_measured, self.speedup_spread), Estimate(PLAIN_SPEEDUP, 0.0))
 
 
 def plain_run(gamma: int | None, snap: MetricsSnapshot) -> bool:

@@ -157,6 +157,8 @@ def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str,
         "plain_tokens_per_second": _round(over.plain_tokens_per_second, 2),
         "speedup": _round(over.speedup_measured),
         "speedup_theory": _round(over.speedup_theory),
+        # against plain's 1× by kernel/verdict.py's rule (null: nothing to judge, e.g. a plain run)
+        "speedup_verdict": None if (verdict := over.speedup_verdict) is None else verdict.to_dict(),
         "best_gamma": over.best_gamma,
         "not_measured": not_measured,
         "provenance": provenance(info, over.speedup_basis, not_measured),

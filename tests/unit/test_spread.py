@@ -181,6 +181,7 @@ def test_a_plain_run_is_one_by_definition_never_a_ratio_of_the_same_thing() -> N
     stats = stats_dict(_info(None), snap, "")
     assert stats["speedup"] == 1.0 and stats["provenance"]["speedup_basis"] == "definition"
     assert stats["spread"]["speedup"] is None and stats["spread"]["plain_tokens_per_second"] > 0
+    assert stats["speedup_verdict"] is None  # 1× by definition: nothing to judge
     # the same rounds from a backend that names a γ (n-gram that never matched), or a remote run with a
     # given baseline, are not plain by construction: their speedup stays a measured ratio
     assert not plain_run(4, snap)
@@ -212,6 +213,13 @@ def test_the_gauge_table_shows_the_speedup_with_its_spread_in_every_whole_run_vi
     assert all("±" not in v for _, v in pane_texts(reading, "en"))
     stats = stats_dict(_info(3), snap, "")
     assert stats["speedup"] == pytest.approx(over.speedup_measured, abs=1e-4)  # still a number
+    # the verdict the gauge shows is in the JSON too, with the interval it used
+    verdict = over.speedup_verdict
+    assert verdict is not None and stats["speedup_verdict"] == verdict.to_dict()
+    lo, hi = stats["speedup_verdict"]["a"]["interval"]
+    assert lo == pytest.approx(over.speedup_measured - 2 * over.speedup_spread)
+    assert (stats["speedup_verdict"]["outcome"] == "within_noise") == (lo <= 1.0 <= hi)
+    assert stats["speedup_verdict"]["b"]["mean"] == 1.0 and stats["speedup_verdict"]["b"]["spread"] == 0.0
     assert stats["spread"]["kind"] == "standard_error"
     assert stats["spread"]["speedup"] == pytest.approx(over.speedup_spread, abs=1e-4)
     assert stats["spread"]["rate_batches"] == 64 // BATCH_ROUNDS and stats["spread"]["calibrations"] == 2
