@@ -94,12 +94,12 @@ def test_the_crossover_is_where_speculation_stops_paying() -> None:
     assert LOAD.crossover == LOAD.stops_paying == 4
     assert LOAD.points[0].gain == pytest.approx(1.5)
     out = load_text(LOAD, "en")
-    assert "stops paying beyond noise at 4 concurrent clients" in out and "✗" in out
+    assert "stops paying beyond noise at concurrency 4" in out and "✗" in out
     assert "60.0 ± 0.6" in out and "300 / 240" in out and "0 / 0" in out  # the spread and the server's counts
     assert "mean ± 2 standard errors over 3 repeats" in out
     assert "| 4 |" in load_markdown(LOAD, "en") and "- faster or slower only where" in load_markdown(LOAD, "en")
     never = LoadSweep((level(1, (10.0, 11.0, 9.0), (40.0, 41.0, 39.0)),), "a", "b", repeats=3)
-    assert never.crossover == 1 and "slower beyond noise at 1 clients" in load_text(never, "en")
+    assert never.crossover == 1 and "slower beyond noise at concurrency 1" in load_text(never, "en")
     always = LoadSweep((level(1, (50.0, 51.0, 49.0), (40.0, 41.0, 39.0)),), "a", "b", repeats=3)
     assert always.crossover is None and "faster beyond noise at every concurrency" in load_text(always, "en")
     zh = load_text(LOAD, "zh")
@@ -176,11 +176,11 @@ def test_a_pair_that_does_not_compare_speculation_with_plain_decoding_is_refused
     check_drafting(LOAD.points[0], "http://on", "http://off")  # on drafted, off did not
     with pytest.raises(CliError) as off:
         check_drafting(level(2, (1.0,), (1.0,), off_drafted=38, off_accepted=32), "http://on", "http://off")
-    assert "the --off server http://off drafted 38 tokens (32 accepted) at 2 clients" in str(off.value)
+    assert "the --off server http://off drafted 38 tokens (32 accepted) at concurrency 2" in str(off.value)
     assert "--off 服务器 http://off 在 2 个客户端时起草了 38 个 token" in describe_error(off.value, "zh")
     with pytest.raises(CliError) as idle:
         check_drafting(level(1, (1.0,), (1.0,), on_drafted=0, on_accepted=0), "http://on", "http://off")
-    assert "the --on server http://on drafted nothing in 2 requests at 1 clients" in str(idle.value)
+    assert "the --on server http://on drafted nothing in 2 requests at concurrency 1" in str(idle.value)
     # counts nobody told: not refused, said in a note
     unknown = level(1, (1.0,), (1.0,), on_drafted=None, on_accepted=None, off_drafted=None, off_accepted=None)
     check_drafting(unknown, "http://on", "http://off")
