@@ -28,6 +28,7 @@ from specview.features.learn.local_model import gguf_facts
 from specview.features.learn.registry import lesson_named
 from specview.features.sweep.model import LoadPoint, LoadSweep
 from specview.features.sweep.saved import save_sweep, saved_gamma, saved_load, sweep_path
+from specview.texts.catalog import fill
 from specview.widgets.column_chart import ColumnChart
 from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
@@ -193,13 +194,29 @@ async def test_screen_11_draws_the_saved_load_sweep_on_its_batch_axis(lang: str)
         await pilot.pause()
         line = shown(app.screen, "measured")
         assert "1 → 1.50×" in line and "8 → 0.94×" in line
-        assert ("from concurrency 8 on" if lang == "en" else "从并发 8 起") in line
+        assert ("stops paying beyond noise at concurrency 8" if lang == "en" else "从 8 个并发客户端起") in line
         assert ": 3" in line or "：3" in line  # concurrency 3 has no column on the batch axis: named, not dropped
         chart = app.screen.query_one(ColumnChart)
         mine = next(s for s in chart.series if s.glyph == "●")
         batches = load_numbers()["batches"]
         assert mine.values[batches.index(1)] == pytest.approx(1.5)
         assert mine.values[batches.index(8)] == pytest.approx(300 / 320)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_screen_11_says_a_sweep_that_never_paid_beyond_noise_stopped_nothing(lang: str) -> None:
+    """A tie at every level is no crossover at the first level: the sweep's own sentence, not
+    "no longer pays from concurrency 1 on"."""
+    tie = (99.0, 100.0, 101.0)
+    points = tuple(LoadPoint(n, 100.0, 100.0, 100.0 / n, 100.0 / n, 3, tie, tie) for n in (1, 2, 4))
+    sweep = LoadSweep(points, repeats=3)
+    assert save_sweep("load", json.dumps(sweep.to_dict())) == sweep_path("load")
+    app = LearnApp(lesson_named("load"), lang=lang)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        line = shown(app.screen, "measured")
+        assert fill("verdict.load.no_difference", lang) in line
+        assert "concurrency 1" not in line and "并发 1" not in line
 
 
 async def test_screen_10_draws_the_saved_gamma_sweep_and_a_bad_file_is_one_line(own_state_dir: Path) -> None:

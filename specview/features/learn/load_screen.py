@@ -23,6 +23,7 @@ from specview.features.learn.explain.load import (
 from specview.features.learn.registry import Lesson
 from specview.features.learn.saved_sweeps import read_load_sweep
 from specview.features.sweep.model import LoadSweep
+from specview.features.sweep.render import verdict as load_verdict
 from specview.features.sweep.saved import sweep_path
 from specview.texts.catalog import fill
 from specview.widgets.column_chart import ColumnChart, Reference, Series
@@ -101,9 +102,7 @@ class LoadScreen(LearnScreen):
             return fill("learn2.load.sweep_bad", self.lang, reason=sanitize(sweep, 200, one_line=True))
         points = ", ".join(f"{p.concurrency} → {p.gain:.2f}×" if p.gain is not None else f"{p.concurrency} → —"
                            for p in sorted(sweep.points, key=lambda p: p.concurrency)) or "—"
-        cross = sweep.crossover
-        verdict = (fill("learn2.load.sweep_crossover", self.lang, c=cross) if cross is not None
-                   else self.t("learn2.load.sweep_pays"))
+        verdict = load_verdict(sweep, self.lang)  # the sweep's own sentence: a tie from the start stops nothing
         off = sorted({p.concurrency for p in sweep.points} - set(batches))
         if off:
             verdict += " · " + fill("learn2.load.sweep_off_axis", self.lang, levels=", ".join(map(str, off)))
