@@ -360,11 +360,21 @@ def gauges(view: str) -> tuple[GaugeSpec, ...]:
     return tuple(spec for spec in GAUGES if view in spec.views)
 
 
-def position_texts(values: Sequence[float | None], verified: Sequence[int] = ()) -> list[tuple[float | None, str]]:
+def position_texts(values: Sequence[float | None], verified: Sequence[int] = (), *,
+                   bound: bool = False) -> list[tuple[float | None, str]]:
     """Per-position acceptance as the bars show it: (fraction to two places, its text), with the
-    rounds behind each bar where given (the rounds that drafted and verified the position)."""
+    rounds behind each bar where given (the rounds that drafted and verified the position).
+    `bound`: the values after position 0 are lower bounds (a monitor's counts of drafts shorter
+    than its series), written "≥ 0.71"."""
     counts = [f" ({compact_count(n)})" for n in verified] + [""] * (len(values) - len(verified))
-    return [(None if v is None else round(v, 2), number(v, ".2f") + c) for v, c in zip(values, counts, strict=False)]
+    return [(None if v is None else round(v, 2), position_value(v, bound and k > 0) + c)
+            for k, (v, c) in enumerate(zip(values, counts, strict=False))]
+
+
+def position_value(value: float | None, at_least: bool) -> str:
+    """One position's acceptance to two places, "≥ " before a lower bound ("—" when unknown)."""
+    said = number(value, ".2f")
+    return f"≥ {said}" if at_least and value is not None else said
 
 
 def compact_count(n: int) -> str:

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from specview.features.watch.command import line
 from specview.features.watch.model import (
     ACCEPTED_LE_DRAFTED,
     COUNTS,
@@ -17,6 +18,7 @@ from specview.features.watch.model import (
     check_invariants,
     verified_drafts,
 )
+from specview.kernel.gauges import position_texts
 from specview.kernel.theory import conditional_from_marginal
 from specview.tui.gauges import violation_text, watch_texts
 
@@ -139,6 +141,26 @@ def test_alpha_from_the_series_only_where_they_describe_every_draft() -> None:
     shown = {g.key: g.note for g in watch_texts(sample, "en")}
     assert shown["alpha"] == "yield 1.00 · α from the counts (at least this)"
     assert "计数" in {g.key: g.note for g in watch_texts(sample, "zh")}["alpha"]
+
+
+def test_per_position_acceptance_of_short_drafts_is_said_to_be_a_lower_bound() -> None:
+    """The 79/79 case: position k's denominator (the drafts that accepted k − 1) counts drafts that
+    ended there, so accepted(k) ÷ accepted(k − 1) understates it: "≥" after position 0."""
+    series = (30, 20, 15, 10, 4) + (0,) * 43
+    model = WatchModel()
+    model.feed(scrape(0.0, 0, 0, 0, (0,) * 48))
+    short = model.feed(scrape(1.0, 30, 79, 79, series))
+    assert short is not None and short.per_position_bound
+    assert short.to_dict()["per_position_basis"] == "lower_bound"
+    bars = position_texts(short.per_position_acceptance[:3], bound=True)
+    assert [t for _, t in bars] == ["1.00", "≥ 0.67", "≥ 0.75"]  # 30/30, 20/30, 15/20
+    assert "≥ 0.67" in line(short, "en") and "1.00 ≥ 0.67" in line(short, "zh")
+    # every draft as long as the series: exact, no mark
+    model = WatchModel()
+    model.feed(scrape(0.0, 0, 0, 0, (0, 0, 0)))
+    full = model.feed(scrape(1.0, 10, 30, 20, (9, 7, 4)))
+    assert full is not None and not full.per_position_bound
+    assert full.to_dict()["per_position_basis"] == "positions" and "≥" not in line(full, "en")
 
 
 @pytest.mark.parametrize("drafts", [1, 3, 7, 20])

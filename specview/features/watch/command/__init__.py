@@ -147,12 +147,12 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
 def line(sample: WatchSample, lang: str) -> str:
     """One human line per poll: the monitor's gauges (the gauge table's WATCH view), then the
     per-position acceptance."""
-    from specview.boundary.text import number
-    from specview.kernel.gauges import WATCH, gauges
+    from specview.kernel.gauges import WATCH, gauges, position_value
     from specview.texts.catalog import text
 
     parts = [f"{text(spec.short_id, lang)} {spec.formatted_watched(sample)}" for spec in gauges(WATCH)]
-    pos = " ".join(number(a, ".2f") for a in sample.per_position_acceptance) or "—"
+    bound = sample.per_position_bound
+    pos = " ".join(position_value(a, bound and k > 0) for k, a in enumerate(sample.per_position_acceptance)) or "—"
     parts.insert(4, f"{text('watch.by_position', lang)} {pos}")
     if sample.reset:
         parts.append(text("watch.reset", lang))

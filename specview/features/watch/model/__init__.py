@@ -42,6 +42,7 @@ MAX_POSITIONS = MAX_POSITION + 1  # position series 0 … MAX_POSITION (the /met
 # describe every draft, or the counts alone, a bound (`verified_drafts`)
 POSITIONS = "positions"
 COUNTS = "counts"
+LOWER_BOUND = "lower_bound"  # per-position acceptance after position 0, with α's basis COUNTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +146,15 @@ class WatchSample:
     def per_position_acceptance(self) -> tuple[float | None, ...]:
         return tuple(conditional_from_marginal(self.per_position, self.drafts))
 
+    @property
+    def per_position_bound(self) -> bool:
+        """Whether per-position acceptance after position 0 is only a lower bound: with drafts
+        shorter than the series (α's basis COUNTS), position k's denominator — the drafts that
+        accepted k − 1 — counts drafts that ended there and had no position k to verify, so
+        accepted(k) ÷ accepted(k − 1) can only understate it. Position 0 is exact either way:
+        every draft has a first token."""
+        return self.alpha_basis == COUNTS
+
     def to_dict(self) -> dict[str, Any]:
         """One JSON-ready object (`specview watch --json` prints one per poll)."""
         return {
@@ -156,6 +166,10 @@ class WatchSample:
             "alpha": _r(self.alpha), "alpha_basis": self.alpha_basis,
             "mean_accepted_length": _r(self.mean_accepted_length),
             "per_position_acceptance": [_r(a) for a in self.per_position_acceptance],
+            # "lower_bound": every value after position 0 is at least what it says (drafts shorter
+            # than the series); "positions": exact; None: no acceptance to tell
+            "per_position_basis": None if not self.per_position_acceptance else (
+                LOWER_BOUND if self.per_position_bound else POSITIONS),
             "violations": [v.to_dict() for v in self.violations], "gauges": dict(self.gauges),
             "notes": [n.to_dict() for n in self.notes],
         }

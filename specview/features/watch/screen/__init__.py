@@ -185,7 +185,7 @@ class WatchScreen(Screen[None]):
         t = self.lang
         for gauge in watch_texts(s, t):
             self._gauges[gauge.key].set(gauge.value, gauge.fraction, gauge.note)
-        self.query_one(PositionBars).set(position_texts(s.per_position_acceptance))
+        self.query_one(PositionBars).set(position_texts(s.per_position_acceptance, bound=s.per_position_bound))
         self.query_one("#h-alpha", HistoryChart).show(list(self._alpha))
         self.query_one("#h-tps", HistoryChart).show(list(self._tps))
         total = self.model.totals()

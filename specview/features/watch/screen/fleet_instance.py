@@ -88,7 +88,8 @@ class InstanceScreen(Screen[None]):
         for gauge in watch_texts(row.window, t):
             self.query_one(f"#g-{gauge.key}", StatGauge).set(gauge.value, gauge.fraction, gauge.note)
         per_position = row.window.per_position_acceptance if row.window is not None else ()
-        self.query_one(PositionBars).set(position_texts(per_position))
+        bound = row.window is not None and row.window.per_position_bound
+        self.query_one(PositionBars).set(position_texts(per_position, bound=bound))
         self.query_one("#h-alpha", HistoryChart).show([a for a in row.alpha_history if a is not None])
         self.query_one("#instance-facts", Static).update(Text("\n".join(self.facts(row))))
 
