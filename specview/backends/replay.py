@@ -23,6 +23,7 @@ from specview.kernel.backend import BackendInfo, BackendKind, Note, Pace
 from specview.kernel.errors import BackendError, RecordingError
 from specview.kernel.events import Basis, Calibration, Round, StreamItem
 from specview.kernel.runspec import RunSpec
+from specview.kernel.unmeasured import server_gamma
 from specview.texts.catalog import Phrase
 
 T = TypeVar("T")
@@ -108,6 +109,7 @@ class ReplayBackend:
         self.segments = len(headers)
         self.header = headers[segment - 1]
         self.pace = Pace(speed)
+        self._drafted = 0  # the longest draft read so far (rounds())
         self.recorded_info = recorded_info(self.header, self.path)
         created = self.header.data.get("created")
         values = {"backend": self.recorded_info.backend,
@@ -130,10 +132,12 @@ class ReplayBackend:
         last_wall: float | None = None
         due = time.monotonic()
         calibrated = self.header.version >= 3
+        self._drafted = 0
         try:
             for item in read_recording(self.path, start=self.header):
                 if isinstance(item, Header):
                     if item.line != self.header.line:  # the next segment begins
+                        self._drafted_as_recorded()
                         return
                     continue
                 if not isinstance(item, Round):  # no time of its own
@@ -153,9 +157,23 @@ class ReplayBackend:
                 if paced is None:
                     return
                 due = paced
+                self._drafted = max(self._drafted, item.drafted)
                 yield item
         except RecordingError as exc:
             raise BackendError("backenderr.as_is", error=exc) from None
+        self._drafted_as_recorded()
+
+    def _drafted_as_recorded(self) -> None:
+        """A server's run is recorded with the γ asked (its header is written before the first
+        round); what it drafted can differ (llama-server reads its own --spec-draft-n-max). Once
+        the segment is read, the replay says the γ the server drafted and the one asked, as the
+        live run did by its end (kernel/unmeasured.py)."""
+        recorded = self.recorded_info
+        if recorded.backend != BackendKind.REMOTE or not self._drafted or self._drafted == recorded.gamma:
+            return
+        asked = recorded.gamma_asked if recorded.gamma_asked is not None else recorded.gamma
+        self.recorded_info = server_gamma(recorded, self._drafted, asked)
+        self._info = server_gamma(self._info, self._drafted, asked)
 
     def _assumed_calibration(self, first: Round) -> Calibration | None:
         """An old (version 1–2) simulator recording has no calibration line: its cost model is
