@@ -28,24 +28,36 @@ MODE = 0o600
 _NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-class Refused(OSError):
-    """A name specview will not write to or read: a link, a folder, a device; `strerror` says which."""
+# What a file that is not a regular one is (`Refused.what`), and the three ways a refusal is put
+# (`Refused.form`). These are the English words; kernel/os_reason.py renders both in the user's
+# language from the catalog (texts/oserr.*.toml: oserr.kind.<what>, oserr.refused.<form>).
+KINDS = {"link": "a symbolic link", "folder": "a folder", "fifo": "a FIFO", "device": "a device",
+         "socket": "a socket", "irregular": "not a regular file"}
+FORMS = {"is": "it is {what}", "not_regular": "it is {what}, not a regular file",
+         "replace_only": "it is {what}; specview replaces only a regular file"}
 
-    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
-        super().__init__(errno.EPERM, reason, str(path))
+
+class Refused(OSError):
+    """A name specview will not write to or read: a link, a folder, a device; `what` says which
+    (a KINDS key) and `strerror` says it in English."""
+
+    def __init__(self, path: str | os.PathLike[str], form: str, what: str) -> None:
+        super().__init__(errno.EPERM, FORMS[form].format(what=KINDS[what]), str(path))
+        self.form = form
+        self.what = what
 
     def __str__(self) -> str:
         return f"{self.filename}: {self.strerror}"
 
 
 def kind_of(mode: int) -> str | None:
-    """What a file that is not a regular one is, in words (None for a regular file)."""
-    kinds = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
-             (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+    """What a file that is not a regular one is, as a KINDS key (None for a regular file)."""
+    kinds = ((stat.S_ISLNK, "link"), (stat.S_ISDIR, "folder"), (stat.S_ISFIFO, "fifo"),
+             (stat.S_ISCHR, "device"), (stat.S_ISBLK, "device"), (stat.S_ISSOCK, "socket"))
     for test, what in kinds:
         if test(mode):
             return what
-    return None if stat.S_ISREG(mode) else "not a regular file"
+    return None if stat.S_ISREG(mode) else "irregular"
 
 
 @contextmanager
@@ -72,7 +84,7 @@ def _check_replaceable(path: Path, folder: int, name: str) -> bool:
         return False
     what = kind_of(found.st_mode)
     if what is not None:
-        raise Refused(path, f"it is {what}; specview replaces only a regular file")
+        raise Refused(path, "replace_only", what)
     return True
 
 
@@ -147,13 +159,13 @@ def open_append(path: str | os.PathLike[str]) -> IO[str]:
         fd = os.open(path, flags, MODE)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENXIO):  # a link; a FIFO nobody reads
-            raise Refused(path, "it is a symbolic link" if exc.errno == errno.ELOOP else "it is a FIFO") from None
+            raise Refused(path, "is", "link" if exc.errno == errno.ELOOP else "fifo") from None
         raise
     try:
         found = os.fstat(fd)
         what = kind_of(found.st_mode)
         if what is not None:
-            raise Refused(path, f"it is {what}")
+            raise Refused(path, "is", what)
         if found.st_mode & 0o077 and found.st_uid == os.geteuid():
             os.fchmod(fd, MODE)
         fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
@@ -170,12 +182,12 @@ def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
     again (opened with O_NONBLOCK, which cannot wait), in case the name changed in between."""
     what = kind_of(os.stat(path).st_mode)
     if what is not None:
-        raise Refused(path, f"it is {what}, not a regular file")
+        raise Refused(path, "not_regular", what)
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         what = kind_of(os.fstat(fd).st_mode)
         if what is not None:
-            raise Refused(path, f"it is {what}, not a regular file")
+            raise Refused(path, "not_regular", what)
         fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
     except BaseException:
         os.close(fd)

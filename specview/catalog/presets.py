@@ -32,6 +32,7 @@ from specview.catalog.provenance import (
     parse_provenance,
 )
 from specview.kernel.errors import PresetError, SpecviewError
+from specview.kernel.os_reason import os_reason
 from specview.kernel.theory import MAX_GAMMA, alpha_for_tau, expected_tau, tau_from_positions
 from specview.texts.catalog import Phrase
 
@@ -309,7 +310,7 @@ def read_toml(path: Path, limit: int, error: type[SpecviewError]) -> dict[str, A
         with path.open("rb") as file:
             raw = file.read(limit + 1)
     except OSError as exc:
-        raise error("catalogerr.toml.cannot_read", path=path, reason=exc.strerror or exc) from None
+        raise error("catalogerr.toml.cannot_read", path=path, reason=os_reason(exc)) from None
     if len(raw) > limit:
         raise error("catalogerr.toml.too_large", path=path, kib=limit // 1024)
     try:

@@ -20,6 +20,7 @@ from specview.backends.reason import reason_of
 from specview.boundary.bounds import Invalid, integer
 from specview.boundary.text import sanitize
 from specview.kernel.errors import BackendError
+from specview.kernel.os_reason import os_reason
 
 GGUF_MAGIC = b"GGUF"
 MAX_TENSORS = 100_000
@@ -182,7 +183,7 @@ def read_gguf_info(path: str | Path) -> ModelInfo:
         with path.open("rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
             return _read(_Walk(data, path), path, GGML_QUANT_SIZES, GGMLQuantizationType)
     except OSError as exc:
-        raise BackendError("backenderr.gguf.unreadable", path=str(path), reason=exc.strerror or str(exc)) from None
+        raise BackendError("backenderr.gguf.unreadable", path=str(path), reason=os_reason(exc)) from None
     except ValueError as exc:  # mmap of an empty file
         raise BackendError("backenderr.gguf.empty", path=str(path), reason=str(exc)) from None
 

@@ -21,6 +21,7 @@ from specview.backends.local.lib import llama_lib
 from specview.backends.local.log import LOG
 from specview.backends.reason import role_word
 from specview.kernel.errors import BackendError
+from specview.kernel.os_reason import os_reason
 
 ALL_LAYERS = 2**31 - 1
 
@@ -101,7 +102,7 @@ def _key(path: Path, layers: int, role: str) -> Key:
         st = path.stat()
     except OSError as exc:
         raise BackendError("backenderr.pool.unreadable", role=role_word(role), path=str(path),
-                           reason=exc.strerror or str(exc)) from None
+                           reason=os_reason(exc)) from None
     return (os.path.realpath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, layers)
 
 

@@ -14,6 +14,7 @@ import argparse
 from specview.cli.app_run import run_app, throttle_of, ui_settings
 from specview.cli.argtypes import Parser, SubParsers, fps_option, lang_option, speed_option
 from specview.cli.errors import CliError
+from specview.kernel.os_reason import os_reason
 from specview.kernel.runspec import RunSpec
 
 
@@ -89,7 +90,7 @@ def write_markdown(selector: str, out: str | None, lang: str | None, *, force: b
     except FileExistsError:
         raise CliError("featerr.record.exists", path=target) from None
     except OSError as exc:
-        raise CliError("featerr.record.cannot_write_file", path=target, reason=exc.strerror or exc) from None
+        raise CliError("featerr.record.cannot_write_file", path=target, reason=os_reason(exc)) from None
     print(target)
     return 0
 

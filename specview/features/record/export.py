@@ -17,6 +17,7 @@ from specview.kernel.backend import BackendInfo
 from specview.kernel.errors import RecordingError, SpecviewError
 from specview.kernel.events import Calibration, Round
 from specview.kernel.metrics_snapshot import MetricsSnapshot
+from specview.kernel.os_reason import os_reason
 
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_TRIES = 1000  # names tried after the first is taken (exports of one run in one second)
@@ -81,7 +82,7 @@ def export_run(folder: Path, header: dict[str, Any], info: BackendInfo, snap: Me
             out.write(markdown_report(header, info, snap, rounds, lang=lang, recording=recorder.path.name,
                                       dropped_rounds=dropped_rounds))
     except OSError as exc:
-        raise SpecviewError("featerr.record.cannot_export", folder=folder, reason=exc.strerror or exc) from None
+        raise SpecviewError("featerr.record.cannot_export", folder=folder, reason=os_reason(exc)) from None
     except RecordingError as exc:
         raise SpecviewError("featerr.record.cannot_export", folder=folder, reason=exc.reason) from None
     return Exported(recorder.path, folder / f"{stem}.md", taken)

@@ -25,6 +25,7 @@ from specview.kernel.backend import BackendInfo
 from specview.kernel.errors import BackendError, RecordingError
 from specview.kernel.events import Calibration, Reconcile, StreamItem
 from specview.kernel.gamma_choice import GammaChoice
+from specview.kernel.os_reason import os_reason
 from specview.kernel.runspec import DEFAULT_KEY_ENV, RunSpec
 from specview.kernel.totals import CrossChecked, Totals
 from specview.texts.catalog import Phrase
@@ -99,7 +100,7 @@ class Recorder:
             if self.durable:
                 os.fsync(self._file.fileno())
         except OSError as exc:
-            why = Phrase("featerr.record.cannot_write", reason=exc.strerror or exc)
+            why = Phrase("featerr.record.cannot_write", reason=os_reason(exc))
             raise RecordingError(self.path, None, why) from None
 
     def close(self) -> None:
@@ -130,7 +131,7 @@ def check_record_path(path: str | os.PathLike[str], *, force: bool = False) -> P
     except FileExistsError:
         raise BackendError("featerr.record.exists", path=path) from None
     except OSError as exc:
-        raise BackendError("featerr.record.cannot_record", path=path, reason=exc.strerror or exc) from None
+        raise BackendError("featerr.record.cannot_record", path=path, reason=os_reason(exc)) from None
     if force and os.path.lexists(file):
         _may_replace.add(key)
     return file
@@ -158,7 +159,7 @@ def start_recording(session: Session, path: str | os.PathLike[str], spec: RunSpe
         except FileExistsError:
             raise BackendError("featerr.record.exists", path=path) from None
         except OSError as exc:
-            raise BackendError("featerr.record.cannot_record", path=path, reason=exc.strerror or exc) from None
+            raise BackendError("featerr.record.cannot_record", path=path, reason=os_reason(exc)) from None
         except RecordingError as exc:
             raise BackendError("featerr.record.cannot_record", path=path, reason=exc.reason) from None
         _active[key] = recorder

@@ -39,6 +39,7 @@ from specview.boundary.safe_files import Refused, open_regular
 from specview.boundary.text import shown
 from specview.kernel.errors import RecordingError
 from specview.kernel.events import Calibration, Reconcile, Round, StreamItem
+from specview.kernel.os_reason import os_reason
 from specview.kernel.totals import CrossChecked, Totals
 from specview.texts.catalog import Phrase
 
@@ -185,9 +186,9 @@ def _lines(file: Path, start: Header | None = None) -> Iterator[tuple[int, int, 
     except FileNotFoundError:
         raise RecordingError(file, None, Phrase("featerr.record.no_file")) from None
     except Refused as exc:
-        raise RecordingError(file, None, Phrase("featerr.record.refused", reason=str(exc.strerror))) from None
+        raise RecordingError(file, None, Phrase("featerr.record.refused", reason=os_reason(exc))) from None
     except OSError as exc:
-        raise RecordingError(file, None, Phrase("featerr.record.cannot_open", reason=exc.strerror or exc)) from None
+        raise RecordingError(file, None, Phrase("featerr.record.cannot_open", reason=os_reason(exc))) from None
     with stream:
         number, offset = (start.line - 1, start.offset) if start else (0, 0)
         stream.seek(offset)

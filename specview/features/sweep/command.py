@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from specview.boundary.text import shown
 from specview.cli.argtypes import Parser, SubParsers, int_in, lang_option
 from specview.features.sweep.model import MAX_CONCURRENCY, MAX_LEVELS, MAX_REPEATS
+from specview.kernel.os_reason import os_reason
 from specview.kernel.theory import MAX_GAMMA
 
 if TYPE_CHECKING:
@@ -130,7 +131,7 @@ def _report_errors(name: str) -> Iterator[None]:
     except FileExistsError:
         raise CliError("featerr.record.exists", path=name) from None
     except OSError as exc:
-        raise CliError("featerr.sweep.cannot_write", path=name, reason=exc.strerror or exc) from None
+        raise CliError("featerr.sweep.cannot_write", path=name, reason=os_reason(exc)) from None
 
 
 def _lang(args: argparse.Namespace) -> str:

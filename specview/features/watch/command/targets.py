@@ -16,6 +16,7 @@ from pathlib import Path
 from specview.backends.remote.client import parse_base_url
 from specview.boundary.text import shown
 from specview.kernel.errors import SpecviewError
+from specview.kernel.os_reason import os_reason
 
 MAX_FILE_BYTES = 1 * 2**20
 MAX_URL_CHARS = 2048
@@ -34,7 +35,7 @@ def read_targets(path: Path) -> list[str]:
     except FileNotFoundError:
         raise TargetsError("watcherr.targets.no_file", where=where) from None
     except OSError as exc:
-        raise TargetsError("watcherr.targets.unreadable", where=where, reason=exc.strerror) from None
+        raise TargetsError("watcherr.targets.unreadable", where=where, reason=os_reason(exc)) from None
     if stat.S_ISDIR(info.st_mode):
         raise TargetsError("watcherr.targets.directory", where=where)
     if not stat.S_ISREG(info.st_mode):
@@ -46,7 +47,7 @@ def read_targets(path: Path) -> list[str]:
         with os.fdopen(fd, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        raise TargetsError("watcherr.targets.unreadable", where=where, reason=exc.strerror) from None
+        raise TargetsError("watcherr.targets.unreadable", where=where, reason=os_reason(exc)) from None
     if len(data) > MAX_FILE_BYTES:  # it grew after the check
         raise TargetsError("watcherr.targets.grew", where=where, mib=MAX_FILE_BYTES // 2**20)
     return parse_targets(data, where)
