@@ -99,3 +99,21 @@ def test_vllm_and_a_generic_server_say_plainly_they_tell_nothing_per_request(ser
     assert requests_of(server, generic).note == "none"
     for lang in LANGS:
         assert requests_lines(requests_of(server, vllm), lang)[-1] == text("requests.vllm", lang)
+
+
+def test_one_poll_asks_the_server_for_slots_once(server: HostileServer) -> None:
+    """The tokens in flight, the requests pane and the method still to learn all read /slots: one
+    request a poll serves them all, and the next poll asks again."""
+    slots = [{"id": 0, "is_processing": True, "n_prompt_tokens": 12, "next_token": [{"n_decoded": 5}]}]
+    server.scenario = llama(slots)
+    watch = ServerWatch(server.root)
+    try:
+        for poll in range(2):
+            before = server.requests.count("GET /slots")
+            scrape = watch.scrape()
+            watch.describe()
+            now = watch.requests()
+            assert server.requests.count("GET /slots") - before == 1, f"poll {poll}"
+            assert scrape.in_flight == 5 and len(now.slots) == 1
+    finally:
+        watch.close()

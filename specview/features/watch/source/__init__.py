@@ -30,6 +30,7 @@ from specview.backends.remote.timeouts import Timeouts
 from specview.boundary.api_key import ApiKey
 from specview.features.watch.model import Scrape
 from specview.features.watch.model.requests import RequestsNow
+from specview.features.watch.source.one_poll import OnePoll
 from specview.features.watch.source.requests import read_requests
 from specview.texts.catalog import Phrase
 
@@ -43,6 +44,7 @@ class ServerWatch:
                  server: str | None = None, timeouts: Timeouts | None = None) -> None:
         wanted = checked_kind(server)
         self._conn = Connection(url, api_key, key_env, timeouts)
+        self._poll = OnePoll(self._conn)  # /slots read once a poll, however many parts want it
         try:
             self._conn.get_text(f"{self._conn.root}/metrics", Phrase("watcherr.doing.metrics"), hint=METRICS_HINT)
             with self._server_values(Phrase("watcherr.doing.detecting")):
@@ -62,7 +64,7 @@ class ServerWatch:
         """'llama-server b1234 · MTP (draft-mtp) · http://host:port' (data: sanitize to show).
         The method may show only once a slot has served a request: with `learn` the server is
         asked again until it does (a request: not from the UI thread)."""
-        learned = learned_method(self.kind, self._conn, self.facts) if learn else None
+        learned = learned_method(self.kind, self._poll, self.facts) if learn else None
         if learned is not None:
             self.facts = learned
         parts = [self.kind.server_name(self.facts), self.facts.method, self._conn.root]
@@ -72,6 +74,7 @@ class ServerWatch:
         """One poll, within the request timeout. Raises BackendError when the server stopped
         answering /metrics (or did not finish in time) or sent a count that is not one."""
         t = time.monotonic()
+        self._poll.new_poll()
         text = self._conn.get_text(f"{self._conn.root}/metrics", Phrase("watcherr.doing.watching"))
         kind = self.kind
         prefix = kind.metrics_prefix
@@ -82,7 +85,7 @@ class ServerWatch:
         with self._server_values(Phrase("watcherr.doing.watching")):
             counters = draft_counters(samples, prefix) if prefix else None
             sums = count_sums(samples, names) if names else {}
-            in_flight = kind.in_flight_tokens(self._conn)
+            in_flight = kind.in_flight_tokens(self._poll)
         tokens = sums.get(kind.tokens_counter or "")
         return Scrape(
             t=t,
@@ -102,7 +105,7 @@ class ServerWatch:
         they tell nothing to a watcher). Optional: a server that does not answer says nothing; one
         that lists more slots than any server has is a BackendError, as in detection."""
         with self._server_values(Phrase("watcherr.doing.slots")):
-            return read_requests(self.kind.id, self._conn)
+            return read_requests(self.kind.id, self._poll)
 
     def interrupt(self) -> None:
         """End a scrape in flight at once (any thread): stopping never waits on a stuck server."""
