@@ -51,6 +51,7 @@ def test_a_short_run_does_not_pay_for_the_draft_models_catch_up() -> None:
     auto = AutoGamma()
     auto.calibrated(_calibration(), _pair(left=128))
     assert auto.value == 0 and auto.choice.why is Why.SHORT, auto.choice
+    assert auto.settled, "off for good: the engine need not recalibrate every 64 rounds"
     assert 1.02 < max(auto.choice.speedups) < 1.5
     for _ in range(2048):
         auto.update(0, 0)
@@ -62,7 +63,7 @@ def test_a_short_run_does_not_pay_for_the_draft_models_catch_up() -> None:
 def test_a_long_run_tries_the_same_pair() -> None:
     auto = AutoGamma()
     auto.calibrated(_calibration(), _pair(left=20_000))
-    assert auto.value > 0 and auto.choice.why is Why.LEARNING
+    assert auto.value > 0 and auto.choice.why is Why.LEARNING and not auto.settled
 
 
 def test_prompt_lookup_has_nothing_to_catch_up_on_and_is_tried() -> None:

@@ -293,6 +293,11 @@ class GammaPolicy(Protocol):
     low: int
     high: int  # the largest γ it may choose: the calibration times forwards up to high + 1 tokens
 
+    @property
+    def settled(self) -> bool:
+        """Off until the costs change: the engine's periodic recalibration would only cost time."""
+        ...
+
     def update(self, drafted: int, accepted: int, draft_s: float | None = None) -> None:
         """One round's verdict (and, when timed, how long drafting took)."""
 
@@ -306,6 +311,8 @@ class GammaPolicy(Protocol):
 
 class AdaptiveGamma:
     """γ that grows by one after a fully accepted round and shrinks by one after a rejection."""
+
+    settled = False
 
     def __init__(self, start: int, low: int = 1, high: int | None = None) -> None:
         self.low = low

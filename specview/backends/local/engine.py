@@ -123,9 +123,11 @@ class Engine:
     @property
     def calibration_due(self) -> bool:
         """No calibration yet, the context grew by RECALIBRATE_TOKENS since the last one, or
-        `calibrate_every` rounds went by (a machine whose load changes needs fresh numbers)."""
+        `calibrate_every` rounds went by (a machine whose load changes needs fresh numbers) —
+        not while a settled γ policy is off: `--gamma auto`'s calibration times forwards of up to
+        9 tokens, 3 s on the demo's 2 threads, more than the 64 plain rounds between them."""
         at = self._calibrated_at
-        every = self.calibrate_every
+        every = None if self.gamma is not None and self.gamma.settled else self.calibrate_every
         return (at is None or self.target.n_past - at >= RECALIBRATE_TOKENS
                 or (every is not None and self._rounds_since_calibration >= every))
 

@@ -24,6 +24,9 @@ to do while speculation is off:
   weighed against the most the tokens left could save at the ceiling speedup (acceptance 1);
   when it loses, drafting is not tried until a calibration says otherwise (it cannot: the tokens
   left only fall). N-gram lookup has nothing to catch up on and is always tried.
+- While off for good (NEVER, SHORT) it is `settled`: the engine skips the every-64-rounds
+  recalibration (forwards of up to 9 tokens, ≈ 3 s on 2 threads, more than those 64 plain
+  rounds) and calibrates again only as the context grows.
 - A round whose draft began with such a catch-up is not timed into c: its draft time is the
   context's prefill, not what a draft step costs (it read c ≈ 6 instead of 0.5 on the pair).
 - γ 0 because the measured acceptance is too low (LOSES) probes: after PROBE_AFTER plain rounds
@@ -111,6 +114,11 @@ class AutoGamma:
             self._costs = _mean_costs(self._calibrations)
         if not self._probing:
             self.decide(always=self.choice.why is not Why.LEARNING)
+
+    @property
+    def settled(self) -> bool:
+        """Off for good (NEVER, SHORT): only a calibration as the context grows can change that."""
+        return self.value == 0 and self.choice.why in (Why.NEVER, Why.SHORT)
 
     def take(self) -> list[GammaChoice]:
         """The decisions made since the last call (the backend yields them into the stream)."""
