@@ -12,7 +12,8 @@ from __future__ import annotations
 from specview.backends.local.drafters import DraftCosts
 from specview.backends.local.gamma_auto import MIN_VERDICTS, AutoGamma
 from specview.kernel.events import Basis, Calibration
-from specview.kernel.gamma_choice import Why
+from specview.kernel.gamma_choice import Why, choice_text
+from specview.texts.catalog import text
 
 MEASURED_S = (0.0284, 0.0554, 0.0925, 0.0690, 0.1058, 0.0805, 0.1127, 0.0971, 0.1367)  # k = 1 … 9
 DRAFT_STEP_S = 0.53 * MEASURED_S[0]
@@ -87,3 +88,12 @@ def test_a_round_that_began_with_the_catch_up_is_not_timed_into_c() -> None:
     for _ in range(MIN_VERDICTS):
         auto.update(gamma, 0, draft_s=gamma * 0.6 * MEASURED_S[0])
     assert auto.choice.why is not Why.SHORT  # the catch-up was paid: it no longer weighs
+
+
+def test_the_short_choice_says_why_in_both_languages() -> None:
+    auto = AutoGamma()
+    auto.calibrated(_calibration(), _pair(left=128))
+    en, zh = (choice_text(auto.choice, lang) for lang in ("en", "zh"))
+    assert "context" in en and "γ 0" in en
+    assert "上下文" in zh and "γ 0" in zh
+    assert text("gauge.gamma_auto.short", "en") == "γ auto"  # the why's id lives beside the gauge's own
