@@ -36,6 +36,7 @@ class Why(StrEnum):
     PAYS = "pays"  # the best γ beats plain decoding at the measured acceptance
     LOSES = "loses"  # every γ loses at the measured acceptance: off, and probe again later
     NEVER = "never"  # even a draft that is always accepted loses at every γ: off until the costs change
+    SHORT = "short"  # the draft model's catch-up on the context costs more than the tokens left could win
     PROBE = "probe"  # off, drafting a few rounds to measure the acceptance again
 
 

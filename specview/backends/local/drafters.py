@@ -10,6 +10,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from specview.backends.local.calibrate import time_verify_costs
 from specview.backends.local.model import Logits, ModelRunner
 from specview.backends.local.top import top_tokens
 from specview.backends.local.verify import row_probability
@@ -35,6 +36,20 @@ class Draft:
 EMPTY = Draft([], [])
 
 
+@dataclass(frozen=True, slots=True)
+class DraftCosts:
+    """What drafting would cost, measured by a calibration before any draft is made (`--gamma auto`
+    needs it to say no without paying for a try): `step_s` one draft step's forward (None: the
+    drafter runs no model), `behind` the committed tokens it would first evaluate (the whole
+    context before its first draft), `prefill_s` the target's measured prompt prefill per token
+    (None: not measured) and `left` the tokens the run may still generate."""
+
+    step_s: float | None
+    behind: int
+    prefill_s: float | None
+    left: int
+
+
 class Drafter(Protocol):
     """Where a round's drafts come from; the engine asks nothing else of it."""
 
@@ -51,6 +66,14 @@ class Drafter(Protocol):
 
     def sync(self, committed: Sequence[int]) -> None:
         """The target kept `committed`: drop whatever the drafter holds beyond it."""
+
+    def time_step(self, repeats: int) -> list[float]:
+        """`repeats` timings of one draft step's forward, its cache left as found ([]: no model runs)."""
+        ...
+
+    def behind(self, committed: Sequence[int]) -> int:
+        """How many of `committed` the drafter evaluates before its next draft (catching up)."""
+        ...
 
     @property
     def decode_s(self) -> float:
@@ -78,6 +101,14 @@ class NgramDrafter:
 
     def sync(self, committed: Sequence[int]) -> None:
         """Nothing held beyond the committed text."""
+
+    def time_step(self, repeats: int) -> list[float]:
+        """A lookup runs no model: its cost is Python's, measured per round by the engine."""
+        return []
+
+    def behind(self, committed: Sequence[int]) -> int:
+        """It reads the committed text as it is: nothing to catch up on."""
+        return 0
 
     @property
     def decode_s(self) -> float:
@@ -206,6 +237,14 @@ class ModelDrafter:
             self.runner.truncate(keep)
             del self.cached[keep:]
 
+    def time_step(self, repeats: int) -> list[float]:
+        """A 1-token forward at the end of its cache (where a draft step runs), timed as the
+        target's calibration times its forwards."""
+        return time_verify_costs(self.runner, [1], repeats=repeats)[0]
+
+    def behind(self, committed: Sequence[int]) -> int:
+        return max(0, len(committed) - len(self.cached))
+
 
 class ChainedDrafter:
     """Spec types chained as llama.cpp chains them (#23269, docs/speculative.md): the draftless
@@ -239,6 +278,13 @@ class ChainedDrafter:
         self.first.sync(committed)
         self.then.sync(committed)
 
+    def time_step(self, repeats: int) -> list[float]:
+        """The n-gram's: it drafts first and costs no forward (the cheaper bound of what drafting costs)."""
+        return self.first.time_step(repeats)
+
+    def behind(self, committed: Sequence[int]) -> int:
+        return self.first.behind(committed)
+
 
 class GammaPolicy(Protocol):
     """How the engine's γ is chosen: fixed, adaptive (below) or auto (gamma_auto.py)."""
@@ -247,11 +293,16 @@ class GammaPolicy(Protocol):
     low: int
     high: int  # the largest γ it may choose: the calibration times forwards up to high + 1 tokens
 
+    @property
+    def settled(self) -> bool:
+        """Off until the costs change: the engine's periodic recalibration would only cost time."""
+        ...
+
     def update(self, drafted: int, accepted: int, draft_s: float | None = None) -> None:
         """One round's verdict (and, when timed, how long drafting took)."""
 
-    def calibrated(self, cal: Calibration) -> None:
-        """A new calibration of the target's forward costs."""
+    def calibrated(self, cal: Calibration, draft: DraftCosts | None = None) -> None:
+        """A new calibration of the target's forward costs (and, when there is a drafter, of drafting's)."""
 
     def take(self) -> list[GammaChoice]:
         """Decisions to report since the last call (only auto makes any)."""
@@ -261,12 +312,14 @@ class GammaPolicy(Protocol):
 class AdaptiveGamma:
     """γ that grows by one after a fully accepted round and shrinks by one after a rejection."""
 
+    settled = False
+
     def __init__(self, start: int, low: int = 1, high: int | None = None) -> None:
         self.low = low
         self.high = high if high is not None else max(start, 2 * start)
         self.value = min(max(start, low), self.high)
 
-    def calibrated(self, cal: Calibration) -> None:
+    def calibrated(self, cal: Calibration, draft: DraftCosts | None = None) -> None:
         """Blind to cost: acceptance alone moves it."""
 
     def take(self) -> list[GammaChoice]:

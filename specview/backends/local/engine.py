@@ -11,6 +11,7 @@ trimmed back to the new `committed[:-1]` with llama_memory_seq_rm.
 
 from __future__ import annotations
 
+import statistics
 import threading
 import time
 from collections.abc import Sequence
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from specview.backends.local.calibrate import DEFAULT_REPEATS, time_plain_steps, time_verify_costs
-from specview.backends.local.drafters import EMPTY, Draft, Drafter, GammaPolicy
+from specview.backends.local.drafters import EMPTY, Draft, DraftCosts, Drafter, GammaPolicy
 from specview.backends.local.model import Logits, ModelRunner
 from specview.backends.local.replay import VerifyBatch
 from specview.backends.local.verify import verify_greedy_logits, verify_sampled_logits
@@ -84,6 +85,7 @@ class Engine:
         self._excluded_s = 0.0  # calibration time, kept off the rounds' clock
         self._calibrated_at: int | None = None
         self._rounds_since_calibration = 0
+        self._prefill_s: float | None = None  # the prompt's prefill per token (what a drafter's catch-up costs)
         self.batches: list[VerifyBatch] = []  # every round's target forward, for `diff`'s replay (replay.py)
 
     def start(self, stop: threading.Event | None = None) -> bool:
@@ -99,7 +101,14 @@ class Engine:
         self.target.reset()
         if self.drafter is not None:
             self.drafter.reset()
-        return len(self.prompt) <= 1 or self.target.prefill(self.prompt[:-1], stop) is not None
+        self._prefill_s = None
+        if len(self.prompt) <= 1:
+            return True
+        before = self.target.decode_s
+        if self.target.prefill(self.prompt[:-1], stop) is None:
+            return False
+        self._prefill_s = (self.target.decode_s - before) / (len(self.prompt) - 1)
+        return True
 
     @property
     def finished(self) -> bool:
@@ -114,9 +123,11 @@ class Engine:
     @property
     def calibration_due(self) -> bool:
         """No calibration yet, the context grew by RECALIBRATE_TOKENS since the last one, or
-        `calibrate_every` rounds went by (a machine whose load changes needs fresh numbers)."""
+        `calibrate_every` rounds went by (a machine whose load changes needs fresh numbers) —
+        not while a settled γ policy is off: `--gamma auto`'s calibration times forwards of up to
+        9 tokens, 3 s on the demo's 2 threads, more than the 64 plain rounds between them."""
         at = self._calibrated_at
-        every = self.calibrate_every
+        every = None if self.gamma is not None and self.gamma.settled else self.calibrate_every
         return (at is None or self.target.n_past - at >= RECALIBRATE_TOKENS
                 or (every is not None and self._rounds_since_calibration >= every))
 
@@ -132,13 +143,23 @@ class Engine:
         pending = self._run.committed[-1]
         costs = time_verify_costs(target, range(1, room + 1), repeats=repeats, token=pending)
         plain = time_plain_steps(target, pending, self._plain_choice, repeats=repeats)
+        draft = None if self.gamma is None else self._draft_costs(repeats)
         self._calibrated_at = target.n_past
         self._rounds_since_calibration = 0
         self._excluded_s += time.monotonic() - start
         cal = Calibration.timed(plain, costs, context=target.n_past)
         if self.gamma is not None:
-            self.gamma.calibrated(cal)
+            self.gamma.calibrated(cal, draft)
         return cal
+
+    def _draft_costs(self, repeats: int) -> DraftCosts | None:
+        """Drafting's costs before any draft: a draft model's first draft evaluates the whole
+        context, which `--gamma auto` must be able to weigh without paying for it."""
+        if self.drafter is None:
+            return None
+        steps = self.drafter.time_step(repeats)
+        return DraftCosts(statistics.median(steps) if steps else None, self.drafter.behind(self._run.committed),
+                          self._prefill_s, self.max_tokens - self._run.generated)
 
     def _plain_choice(self, rows: Logits) -> int:
         """What a plain round decides on its one row (the calibration's plain step runs it)."""

@@ -15,6 +15,20 @@ to do while speculation is off:
   (a repetitive passage and free prose accept very differently) instead of the run's average.
 - γ 0 (off) because even an always-accepted draft loses (NEVER: the costs alone forbid it)
   drafts nothing until a calibration says the costs changed: probing could not change the verdict.
+  Before the first draft, c is the calibration's: one draft step's forward ÷ the target's
+  1-token forward (DraftCosts), so a draft model that cannot pay is never run at all.
+- γ 0 because trying costs more than it could win (SHORT): a draft model's first draft (and the
+  first after a pause) evaluates every committed token it has not seen — the whole prompt at the
+  start, ≈ 0.7 s for the demo's 208 tokens on 2 CPU threads, as much as 20 plain steps — and
+  learning drafts MIN_VERDICTS_OFF rounds before a low acceptance may turn it off. That is
+  weighed against the most the tokens left could save at the ceiling speedup (acceptance 1);
+  when it loses, drafting is not tried until a calibration says otherwise (it cannot: the tokens
+  left only fall). N-gram lookup has nothing to catch up on and is always tried.
+- While off for good (NEVER, SHORT) it is `settled`: the engine skips the every-64-rounds
+  recalibration (forwards of up to 9 tokens, ≈ 3 s on 2 threads, more than those 64 plain
+  rounds) and calibrates again only as the context grows.
+- A round whose draft began with such a catch-up is not timed into c: its draft time is the
+  context's prefill, not what a draft step costs (it read c ≈ 6 instead of 0.5 on the pair).
 - γ 0 because the measured acceptance is too low (LOSES) probes: after PROBE_AFTER plain rounds
   it drafts PROBE_ROUNDS rounds at the least-losing γ and decides again. Each probe that finds
   speculation still losing doubles the wait (up to PROBE_AFTER_MAX rounds), so a text that never
@@ -25,10 +39,12 @@ to do while speculation is off:
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import replace
 
+from specview.backends.local.drafters import DraftCosts
 from specview.kernel.events import Calibration
 from specview.kernel.gamma_choice import AUTO_MAX_GAMMA, GammaChoice, Why, best_of, choose, expected_speedups
-from specview.kernel.theory import verify_ratio
+from specview.kernel.theory import VerifyRatio, verify_ratio
 
 START_GAMMA = 4  # before anything is measured: the usual default γ (one round tells c and four positions)
 DECIDE_EVERY = 8
@@ -55,6 +71,9 @@ class AutoGamma:
         self._drafts = 0.0
         self._calibrations: deque[tuple[float, ...]] = deque(maxlen=CALIBRATIONS)
         self._costs: tuple[float, ...] = ()
+        self._plain_s: float | None = None
+        self._draft: DraftCosts | None = None
+        self._drafted_last = False  # the previous round drafted: this one's drafter has nothing to catch up on
         self._rounds = 0
         self._since_decision = 0
         self._off = 0  # plain rounds since speculation went off or the last probe
@@ -69,7 +88,10 @@ class AutoGamma:
         self._rounds += 1
         self._since_decision += 1
         if drafted:
-            self._count(drafted, accepted, draft_s)
+            self._count(drafted, accepted, draft_s if self._drafted_last else None)
+            if self._draft is not None and self._draft.behind:  # caught up now: a sunk cost
+                self._draft = replace(self._draft, behind=0)
+        self._drafted_last = drafted > 0
         if self._probing:
             self._probing -= 1
             if not self._probing:
@@ -83,13 +105,20 @@ class AutoGamma:
         if self._since_decision >= self.decide_every or self.choice.why is Why.LEARNING:
             self.decide()
 
-    def calibrated(self, cal: Calibration) -> None:
-        """A fresh calibration: new v(k) and a new 1-token cost; decide again at once."""
+    def calibrated(self, cal: Calibration, draft: DraftCosts | None = None) -> None:
+        """A fresh calibration: new v(k), a new 1-token cost and drafting's costs; decide again at once."""
+        self._plain_s = cal.plain_s
+        self._draft = draft
         if cal.verify_costs_s:
             self._calibrations.append(cal.verify_costs_s)
             self._costs = _mean_costs(self._calibrations)
         if not self._probing:
             self.decide(always=self.choice.why is not Why.LEARNING)
+
+    @property
+    def settled(self) -> bool:
+        """Off for good (NEVER, SHORT): only a calibration as the context grows can change that."""
+        return self.value == 0 and self.choice.why in (Why.NEVER, Why.SHORT)
 
     def take(self) -> list[GammaChoice]:
         """The decisions made since the last call (the backend yields them into the stream)."""
@@ -112,10 +141,14 @@ class AutoGamma:
         return out
 
     def draft_cost(self) -> float | None:
-        """c: seconds per drafted token ÷ the calibrated 1-token forward (None before both)."""
-        if not self._costs or self._drafts <= 0:
+        """c: seconds per drafted token ÷ the calibrated 1-token forward; before a draft was
+        timed, the calibrated draft step ÷ the same (None before both)."""
+        if not self._costs:
             return None
-        return self._draft_s / self._drafts / self._costs[0]
+        if self._drafts > 0:
+            return self._draft_s / self._drafts / self._costs[0]
+        step = None if self._draft is None else self._draft.step_s
+        return None if step is None else step / self._costs[0]
 
     def decide(self, *, always: bool = False) -> GammaChoice:
         """Choose γ from the numbers so far; record the choice when it changed (or `always`)."""
@@ -144,6 +177,8 @@ class AutoGamma:
         ceiling = expected_speedups([1.0], 0.0 if c is None else c, v)
         if best_of(ceiling) == 0:
             return GammaChoice(self._rounds, 0, Why.NEVER, ceiling, c)
+        if self._trying_loses(max(ceiling), c, v):
+            return GammaChoice(self._rounds, 0, Why.SHORT, ceiling, c)
         if c is None or self._verified[0] < MIN_VERDICTS:
             return GammaChoice(self._rounds, self.value or START_GAMMA, Why.LEARNING)
         choice = choose(self.acceptance(), c, v, at_round=self._rounds)
@@ -151,6 +186,20 @@ class AutoGamma:
             # off means PROBE_AFTER rounds without a verdict: too dear to risk on a couple of them
             return GammaChoice(self._rounds, self.value or START_GAMMA, Why.LEARNING)
         return choice
+
+    def _trying_loses(self, ceiling: float, c: float | None, v: VerifyRatio) -> bool:
+        """Trying costs at least what the tokens left could save at the ceiling speedup. Trying
+        is the drafter's catch-up (its `behind` tokens at c times the target's prefill per token)
+        and the MIN_VERDICTS_OFF rounds at START_GAMMA it must draft before it may turn off again,
+        each at its loss should nothing be accepted (γc + v(γ) plain steps for one token)."""
+        draft, plain_s = self._draft, self._plain_s
+        if draft is None or not draft.behind or draft.prefill_s is None or c is None or plain_s is None:
+            return False
+        catch_up_s = draft.behind * c * draft.prefill_s
+        ratio = v(START_GAMMA)
+        learning_s = 0.0 if ratio is None else MIN_VERDICTS_OFF * plain_s * max(0.0, START_GAMMA * c + ratio - 1.0)
+        most_saved_s = draft.left * plain_s * (1.0 - 1.0 / ceiling)
+        return catch_up_s + learning_s >= most_saved_s
 
     # while off -----------------------------------------------------------------------
     def _start_probe(self) -> None:
