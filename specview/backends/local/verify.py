@@ -51,7 +51,7 @@ def verify_greedy_logits(
     decisions: list[Decision] = []
     for k, draft in enumerate(drafts):
         row = rows[k]
-        target = int(np.argmax(row))
+        target = int(row.argmax())
         qk = q_values[k] if k < len(q_values) else None
         if draft == target:
             decisions.append(Decision(draft, TokenStatus.ACCEPTED, k, row_probability(row, draft, target), qk))
@@ -62,7 +62,7 @@ def verify_greedy_logits(
         decisions.append(Decision(target, TokenStatus.CORRECTED, k, p_target, q_fix))
         return decisions
     gamma = len(drafts)
-    bonus = int(np.argmax(rows[gamma]))
+    bonus = int(rows[gamma].argmax())
     status = TokenStatus.BONUS if gamma else TokenStatus.PLAIN
     decisions.append(Decision(bonus, status, gamma, row_probability(rows[gamma], bonus, bonus), None))
     return decisions
