@@ -96,12 +96,16 @@ def measure_pair(name: str, backend: LlamaBackend, url: str, prompt: list[int], 
 
 
 class _DecodeClock:
-    """The CPU time this thread spends inside llama_decode (the library's namespace, with its
-    one decode function timed: attribute lookups stay as cheap as on the module)."""
+    """The CPU time this thread spends inside llama_decode, the target's and the draft model's
+    (each runner gets the library's namespace with its one decode function timed: attribute
+    lookups stay as cheap as on the module)."""
 
-    def __init__(self, runner: Any) -> None:
-        lib = runner.lib
+    def __init__(self, runners: list[Any]) -> None:
         self.cpu_s = 0.0
+        for runner in runners:
+            runner.lib = self._timed(runner.lib)
+
+    def _timed(self, lib: Any) -> Any:
         namespace = types.SimpleNamespace(**vars(lib))
         decode = lib.llama_decode
 
@@ -113,13 +117,13 @@ class _DecodeClock:
                 self.cpu_s += time.thread_time() - t0
 
         namespace.llama_decode = timed
-        runner.lib = namespace
+        return namespace
 
 
 def _ours(backend: LlamaBackend) -> dict[str, Any]:
     clock = getattr(backend, "_bench_clock", None)
     if clock is None:
-        clock = backend._bench_clock = _DecodeClock(backend.target)  # type: ignore[attr-defined]
+        clock = backend._bench_clock = _DecodeClock(backend._runners)  # type: ignore[attr-defined]
     metrics = Metrics()
     pieces = []
     rounds = 0

@@ -1,5 +1,6 @@
-"""The greedy verdict's p on raw logits rows: the same numbers as the plain softmax, without
-a megabyte of temporaries per row (a 262k vocabulary, every round)."""
+"""The greedy verdict's p on raw logits rows: the plain softmax's numbers within 1e-6 relative
+(llama.cpp's vectorised exp-sum, exp_sum.py), without a megabyte of temporaries per row (a 262k
+vocabulary, every round)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ import threading
 import tracemalloc
 
 import numpy as np
+import pytest
 
 from specview.backends.local.verify import row_probabilities, row_probability, verify_greedy_logits
 from specview.kernel.events import TokenStatus
 
 VOCAB = 262_144  # Gemma 3's
+REL = 1e-6  # exp_sum.py's stated tolerance
 
 
 def reference(row: np.ndarray, tokens: list[int]) -> list[float]:
@@ -21,7 +24,7 @@ def reference(row: np.ndarray, tokens: list[int]) -> list[float]:
     return [float(np.exp(float(row[t]) - top) / total) for t in tokens]
 
 
-def test_probabilities_are_bit_for_bit_the_plain_softmax() -> None:
+def test_probabilities_are_the_plain_softmax_within_its_tolerance() -> None:
     rng = np.random.default_rng(7)
     for trial in range(60):
         n = VOCAB if trial % 3 == 0 else int(rng.integers(2, 40_000))
@@ -31,10 +34,10 @@ def test_probabilities_are_bit_for_bit_the_plain_softmax() -> None:
         top = int(np.argmax(row))
         other = int(rng.integers(n))
         expected = reference(row, [other, top])
-        assert row_probabilities(row, (other, top), top) == expected  # the argmax given
-        assert row_probabilities(row, (other, top)) == expected  # or found
-        assert row_probability(row, top, top) == expected[1]
-    wide = rng.standard_normal(1000)  # float64 rows take the general path
+        assert row_probabilities(row, (other, top), top) == pytest.approx(expected, rel=REL)  # the argmax given
+        assert row_probabilities(row, (other, top)) == pytest.approx(expected, rel=REL)  # or found
+        assert row_probability(row, top, top) == pytest.approx(expected[1], rel=REL)
+    wide = rng.standard_normal(1000)  # float64 rows take numpy's path, the reference itself
     assert row_probabilities(wide, (3,)) == reference(wide, [3])
 
 
@@ -50,7 +53,7 @@ def test_greedy_verdict_allocates_no_row_sized_temporaries() -> None:
     finally:
         tracemalloc.stop()
     assert [d.status for d in decisions] == [TokenStatus.ACCEPTED] * 4 + [TokenStatus.BONUS]
-    assert [d.p for d in decisions] == [reference(r, [int(np.argmax(r))])[0] for r in rows]
+    assert [d.p for d in decisions] == pytest.approx([reference(r, [int(np.argmax(r))])[0] for r in rows], rel=REL)
     assert peak < VOCAB  # a fresh float32 row alone is 4 × VOCAB bytes
 
 
@@ -70,5 +73,6 @@ def test_each_thread_has_its_own_buffer() -> None:
         t.start()
     for t in threads:
         t.join()
-    assert got == [[expected[0]] * 20, [expected[1]] * 20]
+    assert got[0] == [got[0][0]] * 20 and got[1] == [got[1][0]] * 20  # neither thread saw the other's buffer
+    assert [got[0][0], got[1][0]] == [pytest.approx(e, rel=REL) for e in expected]
 

@@ -201,7 +201,7 @@ class ModelDrafter:
                 token = sample(q, rng)
                 qx = float(q[token])
             else:
-                token = int(np.argmax(row))
+                token = tops[-1][0] if self.keep_top else int(row.argmax())  # q's rank 1 is its argmax
                 qx = row_probability(row, token, token)
             if qx < self.p_min:
                 break  # adaptive: draft only what the draft model is confident about

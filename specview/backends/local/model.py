@@ -30,6 +30,7 @@ from specview.kernel.errors import BackendError
 
 Logits = npt.NDArray[np.float32]
 GGUF_MAGIC = b"GGUF"
+MAX_VIEWS = 64  # logits views kept per context: one per batch shape, a few shapes a run
 
 
 def check_gguf_file(path: Path, role: str) -> None:
@@ -69,6 +70,8 @@ class ModelRunner:
         self.n_past = 0
         self.decode_s = 0.0
         self._pieces: dict[int, bytes] = {}
+        self._eog: dict[int, bool] = {}
+        self._views: dict[tuple[int, int], Logits] = {}  # (address, rows) → a view of llama.cpp's logits
         self._piece_buf = ctypes.create_string_buffer(64)
         self._closed = threading.Event()
 
@@ -79,6 +82,7 @@ class ModelRunner:
         `n_seq` > 1 (a draft tree's leaves, tree_verify.py) gives one unified cache that the
         sequences share, so copying the committed prefix to another sequence copies no data."""
         lib = self.lib
+        self._views.clear()
         params = lib.llama_context_default_params()
         self.n_ctx = min(n_ctx, self.n_ctx_train) if self.n_ctx_train > 0 else n_ctx
         self.n_batch = min(n_batch, self.n_ctx)
@@ -114,12 +118,15 @@ class ModelRunner:
             raise BackendError("backenderr.model.context_full", role=role_word(self.role), n_ctx=self.n_ctx)
         b = self.batch
         first_row = n - rows
+        n_past = self.n_past
+        # each field read off the struct makes a new pointer object: once per batch, not per token
+        token, pos, n_seq_id, seq_id, logits = b.token, b.pos, b.n_seq_id, b.seq_id, b.logits
         for i, tok in enumerate(tokens):
-            b.token[i] = tok
-            b.pos[i] = self.n_past + i
-            b.n_seq_id[i] = 1
-            b.seq_id[i][0] = 0
-            b.logits[i] = i >= first_row
+            token[i] = tok
+            pos[i] = n_past + i
+            n_seq_id[i] = 1
+            seq_id[i][0] = 0
+            logits[i] = i >= first_row
         b.n_tokens = n
         with self._loaded.lock:  # another context of this model may decode on another thread
             t0 = time.perf_counter()
@@ -132,9 +139,7 @@ class ModelRunner:
         self.n_past += n
         if rows == 0:
             return np.empty((0, self.n_vocab), dtype=np.float32)
-        ptr = self.lib.llama_get_logits(self.ctx)
-        view: Logits = np.ctypeslib.as_array(ptr, shape=(rows, self.n_vocab))
-        return view
+        return self._logits(rows)
 
     def decode_batch(self, n: int) -> Logits:
         """Decode the `n` tokens the caller put in `batch` (positions and sequences its own, every
@@ -149,8 +154,21 @@ class ModelRunner:
             self.truncate(self.n_past)
             raise BackendError("backenderr.model.decode_failed", role=role_word(self.role), rc=rc,
                                why=LOG.last_error())
+        return self._logits(n)
+
+    def _logits(self, rows: int) -> Logits:
+        """The first `rows` rows of the last decode's logits, as a view.
+
+        llama_get_logits is called every time (it synchronises a GPU backend, and the buffer
+        moves when a batch needs more outputs than it held), but the view over an address is
+        made once: a batch that just wrote `rows` rows there makes the view valid again."""
         ptr = self.lib.llama_get_logits(self.ctx)
-        view: Logits = np.ctypeslib.as_array(ptr, shape=(n, self.n_vocab))
+        key = (ctypes.addressof(ptr.contents), rows)
+        view = self._views.get(key)
+        if view is None:
+            if len(self._views) >= MAX_VIEWS:  # a buffer that moved leaves old addresses behind
+                self._views.clear()
+            view = self._views[key] = np.ctypeslib.as_array(ptr, shape=(rows, self.n_vocab))
         return view
 
     def prefill(self, tokens: Sequence[int], stop: threading.Event | None = None) -> Logits | None:
@@ -199,7 +217,11 @@ class ModelRunner:
         return data
 
     def is_eog(self, token: int) -> bool:
-        return bool(self.lib.llama_vocab_is_eog(self.vocab, token))
+        """Whether `token` ends a generation; cached (asked for every emitted and drafted token)."""
+        eog = self._eog.get(token)
+        if eog is None:
+            eog = self._eog[token] = bool(self.lib.llama_vocab_is_eog(self.vocab, token))
+        return eog
 
     def token_text(self, token: int) -> bytes:
         """The vocabulary entry as stored (e.g. '▁the'), for the compatibility check."""
@@ -211,6 +233,7 @@ class ModelRunner:
             return
         self._closed.set()
         lib = self.lib
+        self._views.clear()
         if self.batch is not None:
             lib.llama_batch_free(self.batch)
             self.batch = None

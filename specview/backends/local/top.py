@@ -17,7 +17,7 @@ def top_tokens(row: npt.NDArray[np.floating], k: int) -> list[int]:
     saved: list[float] = []
     try:
         for _ in range(k):
-            t = int(np.argmax(row))
+            t = int(row.argmax())
             found.append(t)
             saved.append(float(row[t]))
             row[t] = -np.inf

@@ -8,12 +8,12 @@ verdict). T > 0 goes through `core.sampling.probabilities` + `verify_sampling` u
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from specview.backends.local.exp_sum import exp_sum
 from specview.kernel.events import TokenStatus
 from specview.kernel.sampling import Decision, probabilities, verify_sampling
 
@@ -22,34 +22,18 @@ FloatRows = npt.NDArray[np.float64]
 
 def row_probabilities(row: npt.NDArray[np.floating], tokens: Sequence[int], top_id: int | None = None) -> list[float]:
     """softmax(row)[t] at T = 1 for each token t, via one exp-sum over the row (and one max
-    unless the caller knows the argmax `top_id`: row[argmax] is the max, bit for bit)."""
+    unless the caller knows the argmax `top_id`: row[argmax] is the max, bit for bit).
+
+    Within 1e-6 relative of the float64 softmax of numpy's exps (exp_sum.py says why not bit
+    for bit): p is shown, never decides a token."""
     top = float(row.max() if top_id is None else row[top_id])
-    total = _exp_sum(row, top)
+    total = exp_sum(row, top)
     return [float(np.exp(float(row[t]) - top) / total) for t in tokens]
 
 
 def row_probability(row: npt.NDArray[np.floating], token: int, top_id: int | None = None) -> float:
     """softmax(row)[token] at T = 1."""
     return row_probabilities(row, (token,), top_id)[0]
-
-
-_scratch = threading.local()
-
-
-def _exp_sum(row: npt.NDArray[np.floating], top: float) -> float:
-    """Σ exp(row − top) in float64: the same ufuncs on the same float32 values as
-    `np.exp(row - top).sum(dtype=np.float64)`, so the same number, but written into one
-    buffer kept per thread: two fresh 1 MB temporaries per row (262k vocabulary) cost
-    page faults every round, more than the subtraction itself."""
-    if row.dtype != np.float32 or row.ndim != 1:
-        return float(np.exp(row - top).sum(dtype=np.float64))
-    buf: npt.NDArray[np.float32] | None = getattr(_scratch, "buf", None)
-    if buf is None or len(buf) < len(row):
-        buf = _scratch.buf = np.empty(len(row), dtype=np.float32)
-    out = buf[: len(row)]
-    np.subtract(row, np.float32(top), out=out)
-    np.exp(out, out=out)
-    return float(out.sum(dtype=np.float64))
 
 
 def verify_greedy_logits(
@@ -67,7 +51,7 @@ def verify_greedy_logits(
     decisions: list[Decision] = []
     for k, draft in enumerate(drafts):
         row = rows[k]
-        target = int(np.argmax(row))
+        target = int(row.argmax())
         qk = q_values[k] if k < len(q_values) else None
         if draft == target:
             decisions.append(Decision(draft, TokenStatus.ACCEPTED, k, row_probability(row, draft, target), qk))
@@ -78,7 +62,7 @@ def verify_greedy_logits(
         decisions.append(Decision(target, TokenStatus.CORRECTED, k, p_target, q_fix))
         return decisions
     gamma = len(drafts)
-    bonus = int(np.argmax(rows[gamma]))
+    bonus = int(rows[gamma].argmax())
     status = TokenStatus.BONUS if gamma else TokenStatus.PLAIN
     decisions.append(Decision(bonus, status, gamma, row_probability(rows[gamma], bonus, bonus), None))
     return decisions
