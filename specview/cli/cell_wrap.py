@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import unicodedata
 
-CLOSING = frozenset("，。；：、！？）》」』】,.;:!?)]}")  # stays at the end of the line before
-OPENING = frozenset("（《「『【")  # stays with what follows it
+CLOSING = frozenset("，。；：、！？）》」』】”’…,.;:!?)]}")  # stays at the end of the line before
+OPENING = frozenset("（《「『【“‘")  # stays with what follows it
 
 
 def cells(text: str) -> int:
