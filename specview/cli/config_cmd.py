@@ -14,7 +14,8 @@ from specview.cli.argtypes import Parser, SubParsers, lang_option
 def register(sub: SubParsers, selectors: Parser) -> None:
     config = sub.add_parser("config", help="cli_help.config.help")
     actions = config.add_subparsers(dest="config_action", metavar="check", parser_class=Parser, required=True)
-    check = actions.add_parser("check", help="cli_help.config.check.help", description="cli_help.config.check.description")
+    check = actions.add_parser("check", help="cli_help.config.check.help",
+                               description="cli_help.config.check.description")
     check.add_argument("--json", action="store_true", help="cli_help.config.check.json")
     lang_option(check, default=argparse.SUPPRESS)
     check.set_defaults(run=run)

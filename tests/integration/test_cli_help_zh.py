@@ -22,14 +22,14 @@ ROOT = Path(__file__).resolve().parents[2]
 LATIN_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9_]*")  # a word, not the x of 3x4
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
 # Latin words a Chinese help keeps: names of things, formats, protocols, units, examples
-ALLOWED = set("""
+ALLOWED = frozenset("""
     token tok s GGUF gguf llama cpp ngram n gram Gemma gemma gemma3 m k q4 chatml none auto CPU GPU
     OpenAI OPENAI_API_KEY API https http api openai com v1 models completions metrics SPECVIEW_ keymap
     JSON Lines CSV Markdown md SSH fps URL CMD shell cron CI Prometheus vLLM SGLang llama-server
     Ctrl C textual serve Leviathan qwen3 mtp glm T D W x e g id host port model FILE replay url
     pip install specview demo serve_max_sessions job space n r p q F1 tabbyapi generic sglang vllm
     llama_server v A B alerts
-""".split())
+""".split())  # noqa: SIM905 - a list to read, not to type
 
 
 @cache

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
-    diff = sub.add_parser("diff", parents=[selectors], help="cli_help.diff.help", description="cli_help.diff.description")
+    diff = sub.add_parser("diff", parents=[selectors], help="cli_help.diff.help",
+                          description="cli_help.diff.description")
     diff.add_argument("selectors", nargs="*", metavar="SELECTOR", help="cli_help.diff.selectors")
     diff.add_argument("--json", action="store_true", help="cli_help.diff.json")
     diff.set_defaults(run=run)
