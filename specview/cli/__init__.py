@@ -26,9 +26,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     args = None
     try:
+        from functools import partial
+
+        from specview.cli.error_lang import error_lang
         from specview.cli.parser import build_parser
 
-        args = build_parser().parse_args(argv)
+        # help is said in the error line's language, found only if help is shown (it may read the config)
+        args = build_parser(partial(error_lang, None, sys.argv[1:] if argv is None else argv)).parse_args(argv)
         return _dispatch(args)
     except KeyboardInterrupt as exc:
         from specview.cli.quick_exit import Quit, arm

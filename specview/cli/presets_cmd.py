@@ -54,8 +54,8 @@ def run_presets(as_json: bool) -> int:
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
-    presets = sub.add_parser("presets", help="list the presets with their sources")
-    presets.add_argument("--json", action="store_true", help="print JSON")
+    presets = sub.add_parser("presets", help="cli_help.presets.help")
+    presets.add_argument("--json", action="store_true", help="cli_help.presets.json")
     presets.set_defaults(run=run)
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from specview.backends.remote.timeouts import PROBE_S, Timeouts
 from specview.cli.argtypes import float_in
+from specview.cli.help_format import Help
 
 if TYPE_CHECKING:
     from specview.catalog.config import Config
@@ -21,15 +22,13 @@ def timeout_options(group: argparse._ArgumentGroup | argparse.ArgumentParser, *,
                     default: object = None) -> None:
     """Add the options; `streams`: the command streams completions (--stream-timeout)."""
     group.add_argument("--connect-timeout", type=float_in(0.1, MAX_S, "--connect-timeout"), metavar="S",
-                       default=default, help=f"give up connecting after S seconds (default: {_DEFAULT.connect:g})")
+                       default=default, help=Help("cli_help.timeout.connect", default=f"{_DEFAULT.connect:g}"))
     group.add_argument("--request-timeout", type=float_in(0.1, MAX_S, "--request-timeout"), metavar="S",
-                       default=default, help="give up on a plain request (the model list, /metrics; server "
-                       f"info gets {PROBE_S:g} s of it) not answered in full within S seconds "
-                       f"(default: {_DEFAULT.request:g})")
+                       default=default, help=Help("cli_help.timeout.request", probe=f"{PROBE_S:g}",
+                                                  default=f"{_DEFAULT.request:g}"))
     if streams:
         group.add_argument("--stream-timeout", type=float_in(1.0, MAX_S, "--stream-timeout"), metavar="S",
-                           default=default, help="stop a completion still streaming after S seconds of waiting "
-                           f"on the server (default: {_DEFAULT.stream:g})")
+                           default=default, help=Help("cli_help.timeout.stream", default=f"{_DEFAULT.stream:g}"))
 
 
 def chosen(args: argparse.Namespace, config: Config, name: str) -> float | None:

@@ -23,13 +23,10 @@ if TYPE_CHECKING:
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
-    diff = sub.add_parser("diff", parents=[selectors], help="is greedy speculation lossless here? plain vs speculative",
-                          description="Run the same prompt at T = 0 twice, without and with speculation, and "
-                          "compare the outputs token by token.")
-    diff.add_argument("selectors", nargs="*", metavar="SELECTOR",
-                      help="two runs to compare instead (reference first), e.g. url:A url:B or "
-                      "llama:T.gguf llama:T.gguf+ngram")
-    diff.add_argument("--json", action="store_true", help="print the verdict as one JSON object")
+    diff = sub.add_parser("diff", parents=[selectors], help="cli_help.diff.help",
+                          description="cli_help.diff.description")
+    diff.add_argument("selectors", nargs="*", metavar="SELECTOR", help="cli_help.diff.selectors")
+    diff.add_argument("--json", action="store_true", help="cli_help.diff.json")
     diff.set_defaults(run=run)
 
 

@@ -5,24 +5,23 @@ from __future__ import annotations
 import argparse
 
 from specview.cli.argtypes import Parser, SubParsers, float_in, int_in, lang_option
+from specview.cli.help_format import Help
 from specview.kernel.theory import MAX_GAMMA
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
     calc = sub.add_parser(
-        "calc", help="expected τ and speedup from α, γ, c",
-        description="Expected tokens per target forward τ = (1 − α^{γ+1}) / (1 − α) and the speedup "
-        "τ / (γc + v) (Leviathan et al. 2022, Eq. 1 and Theorem 3.8; v = 1 there), the best γ and break-even.")
+        "calc", help="cli_help.calc.help", description="cli_help.calc.description")
     calc.add_argument("--alpha", type=float_in(0.0, 1.0, "--alpha"), required=True, metavar="A",
-                      help="acceptance rate α of a verified draft, 0..1")
+                      help="cli_help.calc.alpha")
     calc.add_argument("--gamma", type=int_in(1, MAX_GAMMA, "--gamma"), required=True, metavar="G",
-                      help=f"drafts per round γ, 1..{MAX_GAMMA}")
+                      help=Help("cli_help.calc.gamma", max=MAX_GAMMA))
     calc.add_argument("--c", type=float_in(0.0, 100.0, "--c"), required=True, metavar="C",
-                      help="draft cost c = one draft step ÷ one target forward")
+                      help="cli_help.calc.c")
     calc.add_argument("--verify-ratio", type=float_in(0.01, 1000.0, "--verify-ratio"), default=1.0, metavar="V",
-                      help="v = a (γ+1)-token verify forward ÷ a 1-token forward (default: 1)")
-    calc.add_argument("--json", action="store_true", help="print the numbers as JSON")
-    lang_option(calc, "language of the text output", default=argparse.SUPPRESS)
+                      help="cli_help.calc.verify_ratio")
+    calc.add_argument("--json", action="store_true", help="cli_help.calc.json")
+    lang_option(calc, "cli_help.calc.lang", default=argparse.SUPPRESS)
     calc.set_defaults(run=run)
 
 

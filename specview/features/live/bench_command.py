@@ -162,17 +162,15 @@ def run_bench(args: argparse.Namespace) -> int:
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
-    bench = sub.add_parser("bench", parents=[selectors], help="run headless and print statistics")
-    bench.add_argument("selectors", nargs="*", metavar="SELECTOR",
-                       help="presets or backend specs to run one after another (see `compare`)")
+    bench = sub.add_parser("bench", parents=[selectors], help="cli_help.bench.help")
+    bench.add_argument("selectors", nargs="*", metavar="SELECTOR", help="cli_help.bench.selectors")
     bench.add_argument("--rounds", type=int_in(1, 10_000_000, "--rounds"), default=2000, metavar="N",
-                       help="rounds to simulate (default: 2000)")
-    bench.add_argument("--json", action="store_true", help="print one JSON object per run")
-    bench.add_argument("--table", action="store_true", help="print a table for people")
-    bench.add_argument("--record", metavar="FILE", default=argparse.SUPPRESS, help="record the run as JSON Lines")
+                       help="cli_help.bench.rounds")
+    bench.add_argument("--json", action="store_true", help="cli_help.bench.json")
+    bench.add_argument("--table", action="store_true", help="cli_help.bench.table")
+    bench.add_argument("--record", metavar="FILE", default=argparse.SUPPRESS, help="cli_help.bench.record")
     bench.add_argument("--force", action="store_true", default=argparse.SUPPRESS,
-                       help="let --record replace an existing file (never through a link)")
+                       help="cli_help.record_force")
     bench.add_argument("--baseline-url", metavar="URL",
-                       help="a server running the same model without speculation: its tokens/s for the same "
-                            "request is the --url run's speedup baseline")
+                       help="cli_help.bench.baseline_url")
     bench.set_defaults(run=run_bench)

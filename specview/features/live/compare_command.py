@@ -36,11 +36,8 @@ def run_compare(args: argparse.Namespace) -> int:
 
 def register(sub: SubParsers, selectors: Parser) -> None:
     compare = sub.add_parser(
-        "compare", parents=[selectors], help="run 2–4 presets or backends side by side",
-        description="Each SELECTOR is a preset id or llama:T.gguf+D.gguf, llama:T.gguf+ngram, "
-        "url:http://host:port/v1#model, replay:FILE.",
-    )
-    compare.add_argument("selectors", nargs="+", metavar="SELECTOR", help="2 to 4 runs")
-    speed_option(compare, "simulator pace (default: 1; 0 = flat out, as fast as the screen draws)")
+        "compare", parents=[selectors], help="cli_help.compare.help", description="cli_help.compare.description")
+    compare.add_argument("selectors", nargs="+", metavar="SELECTOR", help="cli_help.compare.selectors")
+    speed_option(compare, "cli_help.compare.speed")
     fps_option(compare)
     compare.set_defaults(run=run_compare)

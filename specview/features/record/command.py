@@ -102,16 +102,15 @@ def _print(stats: dict[str, object]) -> None:
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
-    replay = sub.add_parser("replay", help="play a recording in the live view, or print its statistics")
-    replay.add_argument("file", metavar="FILE", help="a recording made with --record")
-    speed_option(replay, "playback speed relative to the recording (default: 1; 0 = flat out)")
+    replay = sub.add_parser("replay", help="cli_help.replay.help")
+    replay.add_argument("file", metavar="FILE", help="cli_help.replay.file")
+    speed_option(replay, "cli_help.replay.speed")
     fps_option(replay)
     output = replay.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print the same statistics object as bench")
+    output.add_argument("--json", action="store_true", help="cli_help.replay.json")
     output.add_argument("--markdown", nargs="?", const="", metavar="OUT",
-                        help="write the run's Markdown report (settings, gauges, per-position table, marked text) "
-                             "to OUT, by default FILE with .md; prints the path")
+                        help="cli_help.replay.markdown")
     replay.add_argument("--force", action="store_true", default=argparse.SUPPRESS,
-                        help="with --markdown: replace OUT if it exists (never through a link)")
+                        help="cli_help.replay.force")
     lang_option(replay, default=argparse.SUPPRESS)
     replay.set_defaults(run=run_replay)

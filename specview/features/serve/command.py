@@ -17,6 +17,7 @@ import sys
 from specview.catalog.config import DEFAULT_SERVE_SESSIONS, MAX_SERVE_SESSIONS, load_config
 from specview.cli.argtypes import Parser, SubParsers, int_in
 from specview.cli.errors import CliError, warn
+from specview.cli.help_format import Help
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -64,21 +65,17 @@ def max_sessions(flag: int | None) -> int:
 
 def register(sub: SubParsers, selectors: Parser) -> None:
     serve = sub.add_parser(
-        "serve", help="run specview in a web browser (needs the serve extra)",
-        description="Serve specview to a web browser through textual-serve. Everything after -- is the "
-                    "specview command line to serve, e.g. `specview serve -- compare qwen3.6-mtp glm-5.2-mtp`.")
+        "serve", help="cli_help.serve.help", description="cli_help.serve.description")
     serve.add_argument("--host", default=DEFAULT_HOST,
-                       help=f"address to listen on (default: {DEFAULT_HOST}; others need --public)")
+                       help=Help("cli_help.serve.host", default=DEFAULT_HOST))
     serve.add_argument("--port", type=int_in(1, 65535, "--port"), default=DEFAULT_PORT, metavar="N",
-                       help=f"port to listen on (default: {DEFAULT_PORT})")
+                       help=Help("cli_help.serve.port", default=DEFAULT_PORT))
     serve.add_argument("--public", action="store_true",
-                       help="allow a non-loopback address: anyone who can reach it can drive the app")
+                       help="cli_help.serve.public")
     serve.add_argument("--public-url", metavar="URL",
-                       help="the address browsers use to reach the server, when it differs from --host/--port "
-                            "(needed with --host 0.0.0.0); requests naming another address are refused")
+                       help="cli_help.serve.public_url")
     serve.add_argument("--max-sessions", type=int_in(1, MAX_SERVE_SESSIONS, "--max-sessions"), metavar="N",
-                       help=f"browser tabs served at once, each its own specview (default: the config's "
-                            f"serve_max_sessions, else {DEFAULT_SERVE_SESSIONS}); one more is refused")
+                       help=Help("cli_help.serve.max_sessions", default=DEFAULT_SERVE_SESSIONS))
     serve.add_argument("app", nargs=argparse.REMAINDER, metavar="-- COMMAND",
-                       help="the specview command line to serve (default: the live view)")
+                       help="cli_help.serve.app")
     serve.set_defaults(run=run)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from specview.boundary.text import shown
 from specview.cli.argtypes import Parser, SubParsers, int_in, lang_option
+from specview.cli.help_format import Help
 from specview.features.sweep.model import MAX_CONCURRENCY, MAX_LEVELS, MAX_REPEATS
 from specview.kernel.os_reason import os_reason
 from specview.kernel.theory import MAX_GAMMA
@@ -52,48 +53,42 @@ def int_list(name: str, low: int, high: int, most: int = MAX_LEVELS) -> Callable
 
 
 def _outputs(p: argparse.ArgumentParser, *, lang: bool = True) -> None:
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
-    p.add_argument("--markdown", metavar="FILE", help="also write a Markdown report to FILE")
+    p.add_argument("--json", action="store_true", help="cli_help.sweep.json")
+    p.add_argument("--markdown", metavar="FILE", help="cli_help.sweep.markdown")
     p.add_argument("--force", action="store_true", default=argparse.SUPPRESS,
-                   help="replace the --markdown FILE if it exists (never through a link)")
+                   help="cli_help.sweep.force")
     if lang:  # the selectors already carry --lang
-        lang_option(p, "language of the table", default=argparse.SUPPRESS)
+        lang_option(p, "cli_help.sweep.lang", default=argparse.SUPPRESS)
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
-    sweep = sub.add_parser("sweep", help="does speculation pay here? sweep γ, or load with speculation on/off")
+    sweep = sub.add_parser("sweep", help="cli_help.sweep.help")
     kinds = sweep.add_subparsers(dest="sweep_kind", metavar="gamma|load", parser_class=Parser, required=True)
     gamma = kinds.add_parser("gamma", parents=[selectors],
-                             help="tok/s and τ for γ = 1…N (plain included) against theory",
-                             description="The same prompt once per γ, plain decoding first, on local llama.cpp "
-                             "(--target, --draft) or a server (--url).")
+                             help="cli_help.sweep.gamma.help", description="cli_help.sweep.gamma.description")
     gamma.add_argument("--gammas", type=int_list("--gammas", 1, MAX_GAMMA), default=[1, 2, 3, 4, 5, 6],
-                       metavar="LIST", help="drafted lengths to run, e.g. 1-6 or 1,2,4,8 (default: 1-6)")
+                       metavar="LIST", help="cli_help.sweep.gamma.gammas")
     gamma.add_argument("--no-plain", dest="with_plain", action="store_false",
-                       help="skip the plain-decoding run (remote servers cannot turn speculation off per request)")
+                       help="cli_help.sweep.gamma.no_plain")
     gamma.add_argument("--no-auto", dest="with_auto", action="store_false",
-                       help="skip the --gamma auto run beside the sweep (local engines)")
+                       help="cli_help.sweep.gamma.no_auto")
     _outputs(gamma, lang=False)
     gamma.set_defaults(run=run_gamma)
-    load = kinds.add_parser("load", help="concurrency 1, 2, 4, 8… with speculation on and off",
-                            description="Two servers (or two configurations of one engine): one speculating, "
-                            "one not. Each level runs that many concurrent clients.")
-    load.add_argument("--on", required=True, metavar="URL", help="the server with speculation on")
-    load.add_argument("--off", required=True, metavar="URL", help="the same model with speculation off")
+    load = kinds.add_parser("load", help="cli_help.sweep.load.help", description="cli_help.sweep.load.description")
+    load.add_argument("--on", required=True, metavar="URL", help="cli_help.sweep.load.on")
+    load.add_argument("--off", required=True, metavar="URL", help="cli_help.sweep.load.off")
     load.add_argument("--concurrency", type=int_list("--concurrency", 1, MAX_CONCURRENCY), default=list(DEFAULT_LEVELS),
-                      metavar="LIST", help="client counts, e.g. 1,2,4,8 (default)")
+                      metavar="LIST", help="cli_help.sweep.load.concurrency")
     load.add_argument("--requests", type=int_in(1, 10_000, "--requests"), default=2, metavar="N",
-                      help="requests per client at each level (default: 2)")
+                      help="cli_help.sweep.load.requests")
     load.add_argument("--max-tokens", type=int_in(1, 100_000, "--max-tokens"), default=128, metavar="N",
-                      help="tokens per request (default: 128)")
+                      help="cli_help.sweep.load.max_tokens")
     load.add_argument("--repeats", type=int_in(1, MAX_REPEATS, "--repeats"), default=DEFAULT_REPEATS, metavar="N",
-                      help=f"runs of each configuration at each level, for the spread (default: {DEFAULT_REPEATS}, "
-                           f"at most {MAX_REPEATS}); on and off differ only where mean ± 2 standard errors are apart")
-    load.add_argument("--prompt", metavar="TEXT", help="the prompt every request sends")
-    load.add_argument("--model", metavar="M", help="model name (default: each server's first)")
+                      help=Help("cli_help.sweep.load.repeats", default=DEFAULT_REPEATS, max=MAX_REPEATS))
+    load.add_argument("--prompt", metavar="TEXT", help="cli_help.sweep.load.prompt")
+    load.add_argument("--model", metavar="M", help="cli_help.sweep.load.model")
     load.add_argument("--api-key-env", metavar="NAME", default=argparse.SUPPRESS,
-                      help="environment variable holding the API key to send (default: none; "
-                           "OPENAI_API_KEY goes only to https://api.openai.com)")
+                      help="cli_help.api_key_env")
     _outputs(load)
     load.set_defaults(run=run_load)
 

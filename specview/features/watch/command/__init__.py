@@ -26,21 +26,17 @@ if TYPE_CHECKING:
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
-    watch = sub.add_parser("watch", help="monitor a server's (or a fleet's) speculative decoding from /metrics",
-                           description="Poll a server's /metrics (llama-server with --metrics, vLLM, SGLang) "
-                           "and show what speculation does across every request it serves; several "
-                           "servers, or a Prometheus that scrapes them, as one fleet.")
+    watch = sub.add_parser("watch", help="cli_help.watch.help", description="cli_help.watch.description")
     watch.add_argument("--url", action="append", metavar="URL",
-                       help="server base URL, e.g. http://127.0.0.1:8080 (repeat it for a fleet)")
+                       help="cli_help.watch.url")
     watch.add_argument("-d", "--interval", type=float_in(0.05, 3600.0, "--interval"), default=2.0, metavar="S",
-                       help="seconds between polls (default: 2)")
+                       help="cli_help.watch.interval")
     watch.add_argument("--count", type=int_in(1, 10_000_000, "--count"), metavar="N",
-                       help="stop after N polls (default: until q or Ctrl-C)")
-    watch.add_argument("--json", action="store_true", help="print one JSON object per poll (no terminal UI)")
-    server_option(watch, "server family", default=argparse.SUPPRESS)
+                       help="cli_help.watch.count")
+    watch.add_argument("--json", action="store_true", help="cli_help.watch.json")
+    server_option(watch, "cli_help.watch.server", default=argparse.SUPPRESS)
     watch.add_argument("--api-key-env", metavar="NAME", default=argparse.SUPPRESS,
-                       help="environment variable holding the API key to send (default: none; "
-                            "OPENAI_API_KEY goes only to https://api.openai.com)")
+                       help="cli_help.api_key_env")
     lang_option(watch, default=argparse.SUPPRESS)
     fps_option(watch)
     timeout_options(watch, streams=False, default=argparse.SUPPRESS)

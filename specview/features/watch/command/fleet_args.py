@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from specview.cli.argtypes import Parser, float_in, int_in
+from specview.cli.help_format import Help
 
 if TYPE_CHECKING:
     from specview.catalog.config import Config
@@ -23,56 +24,36 @@ DEFAULT_HOOK_TIMEOUT_S = 10.0
 THRESHOLDS = {"--alert-window": "window_s", "--min-accept-length": "min_accept_length", "--alpha-drop": "alpha_drop",
               "--min-drafts": "min_drafts", "--stall-polls": "stall_polls",
               "--baseline-tps": "baseline_tokens_per_s", "--outlier-p": "outlier_p", "--outlier-gap": "outlier_gap"}
-HELP = {
-    "window_s": "seconds of history each alert test reads; --on-alert runs at most once per alert per window "
-                "(default: 30)",
-    "min_accept_length": "speculation 'not working' below this mean accepted length (default: 1.05)",
-    "alpha_drop": "alert when α falls by more than this between two windows (default: 0.15)",
-    "min_drafts": "drafts a window needs before its α counts (default: 20)",
-    "stall_polls": "polls in a row with requests running and no counter moving that make 'stalled' (default: 2)",
-    "baseline_tokens_per_s": "your measured tokens/s of one request without speculation: alert when a "
-                             "running request gets less (default: no such alert)",
-    "outlier_p": "flag an instance whose α is this unlikely under the fleet's pooled α (default: 0.001)",
-    "outlier_gap": "…and at least this far from it (default: 0.05)",
-}
 
 
 def add_fleet_options(watch: Parser) -> None:
     from specview.catalog.config import WATCH_ALERTS, WHOLE_ALERT_KEYS
 
-    fleet = watch.add_argument_group("fleet", "several servers at once (more than one --url, --targets or "
-                                     "--prometheus; --once, --csv, --check and --on-alert also with one --url)")
-    fleet.add_argument("--targets", type=Path, metavar="FILE",
-                       help="a file with one server URL per line (# starts a comment)")
+    fleet = watch.add_argument_group("cli_help.fleet.title", "cli_help.fleet.description")
+    fleet.add_argument("--targets", type=Path, metavar="FILE", help="cli_help.fleet.targets")
     fleet.add_argument("--retention", type=float_in(1.0, 7 * 86_400.0, "--retention"), metavar="S",
-                       help=f"seconds of history kept per instance (default: {DEFAULT_RETENTION_S:g})")
+                       help=Help("cli_help.fleet.retention", default=f"{DEFAULT_RETENTION_S:g}"))
     fleet.add_argument("--once", action="store_true",
-                       help="one poll, printed, then exit (direct targets are scraped twice, one interval "
-                            "apart, so rates exist)")
-    fleet.add_argument("--csv", action="store_true", help="print CSV: a header, then one line per instance and poll "
-                       "and one for the fleet's totals")
+                       help="cli_help.fleet.once")
+    fleet.add_argument("--csv", action="store_true", help="cli_help.fleet.csv")
     fleet.add_argument("--check", action="store_true",
-                       help="with --once or --count: print the alerts and exit 1 when any fired (cron, CI)")
+                       help="cli_help.fleet.check")
     fleet.add_argument("--on-alert", metavar="CMD",
-                       help="run CMD (split like a shell does, run without one) with the alert as JSON on its "
-                            "stdin, at most once per alert per alert window")
+                       help="cli_help.fleet.on_alert")
     fleet.add_argument("--on-alert-timeout", type=float_in(0.1, 3600.0, "--on-alert-timeout"), metavar="S",
                        default=DEFAULT_HOOK_TIMEOUT_S,
-                       help=f"stop an --on-alert run after S seconds (default: {DEFAULT_HOOK_TIMEOUT_S:g})")
-    alerts = watch.add_argument_group("alerts", "thresholds (also [watch.alerts] in the config file)")
+                       help=Help("cli_help.fleet.on_alert_timeout", default=f"{DEFAULT_HOOK_TIMEOUT_S:g}"))
+    alerts = watch.add_argument_group("cli_help.alerts.title", "cli_help.alerts.description")
     for flag, key in THRESHOLDS.items():
         low, high = WATCH_ALERTS[key]
         kind = int_in(int(low), int(high), flag) if key in WHOLE_ALERT_KEYS else float_in(low, high, flag)
-        alerts.add_argument(flag, dest=f"alert_{key}", type=kind, metavar="X", help=HELP[key])
-    prom = watch.add_argument_group("prometheus", "read the fleet from a Prometheus server instead")
-    prom.add_argument("--prometheus", metavar="URL", help="Prometheus base URL, e.g. http://127.0.0.1:9090")
-    prom.add_argument("--match", metavar="SEL", help="a series selector that narrows the instances, "
-                      "e.g. '{job=\"llama\"}'")
-    prom.add_argument("--prometheus-user", metavar="NAME", help="basic-auth user for Prometheus")
-    prom.add_argument("--prometheus-password-env", metavar="VAR",
-                      help="environment variable holding that user's password")
-    prom.add_argument("--prometheus-token-env", metavar="VAR",
-                      help="environment variable holding a bearer token for Prometheus")
+        alerts.add_argument(flag, dest=f"alert_{key}", type=kind, metavar="X", help=f"cli_help.alerts.{key}")
+    prom = watch.add_argument_group("cli_help.prometheus.title", "cli_help.prometheus.description")
+    prom.add_argument("--prometheus", metavar="URL", help="cli_help.prometheus.url")
+    prom.add_argument("--match", metavar="SEL", help="cli_help.prometheus.match")
+    prom.add_argument("--prometheus-user", metavar="NAME", help="cli_help.prometheus.user")
+    prom.add_argument("--prometheus-password-env", metavar="VAR", help="cli_help.prometheus.password_env")
+    prom.add_argument("--prometheus-token-env", metavar="VAR", help="cli_help.prometheus.token_env")
 
 
 def is_fleet(args: argparse.Namespace) -> bool:
