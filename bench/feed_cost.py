@@ -40,11 +40,11 @@ def sim_items(preset: str, rounds: int) -> list[object]:
 def tokens_of(items: list[object]) -> int:
     from specview.kernel.events import Round
 
-    return sum(len(r.tokens) + len(r.discarded) for r in items if isinstance(r, Round))
+    return sum(r.emitted for r in items if isinstance(r, Round))  # as the UI benchmark counts them
 
 
 def sim_rate(preset: str, rounds: int, repeats: int) -> float:
-    """Tokens (drawn: emitted, rejected and discarded) per CPU-second of the simulator."""
+    """Tokens (emitted) per CPU-second of the simulator."""
     best = float("inf")
     tokens = 0
     for _ in range(repeats):
@@ -59,10 +59,10 @@ def batches(items: list[object]) -> Iterator[bytes]:
     """The child's messages for `items`, as `_produce` sends them (BATCH_ROUNDS rounds each)."""
     from specview.backends import process
 
-    encode = getattr(process, "encode_batch", None)
+    encode = getattr(process, "encode", None)
     for start in range(0, len(items), process.BATCH_ROUNDS):
         batch = items[start:start + process.BATCH_ROUNDS]
-        yield encode(batch) if encode is not None else process.pickle.dumps(
+        yield encode("rounds", batch) if encode is not None else process.pickle.dumps(
             ("rounds", batch), protocol=process.pickle.HIGHEST_PROTOCOL)
 
 
@@ -103,7 +103,7 @@ def ui_cost(items: list[object], repeats: int) -> dict[str, float]:
     from specview.kernel.session import Session
 
     messages = list(batches(items))
-    decode = getattr(process, "decode_batch", None)
+    decode = getattr(process, "decode", None)
     n = tokens_of(items)
     best_decode = best_drain = float("inf")
     for _ in range(repeats):
@@ -111,7 +111,7 @@ def ui_cost(items: list[object], repeats: int) -> dict[str, float]:
         decoded: list[object] = []
         for m in messages:
             if decode is not None:
-                decoded.extend(decode(m))
+                decoded.extend(decode(m)[1])
             else:
                 decoded.extend(process.pickle.loads(m)[1])
         t1 = time.thread_time()

@@ -28,3 +28,20 @@ def test_a_built_token_and_round_are_the_constructed_ones() -> None:
     assert round_event(*rnd_args) == Round(*rnd_args)
     assert round_event(3, 0, (token,), None, None, 2.0) == Round(3, 0, (token,), None, None, 2.0)
     assert round_event(*rnd_args).emitted == 1
+
+
+def test_the_childs_messages_carry_rounds_as_fields_and_read_back_equal() -> None:
+    """backends/process.py's pipe: every kind of round (a tree round with its lost branches and
+    q's tops, a named drafter) comes back equal, rebuilt by the builders."""
+    from specview.backends.process import decode, encode
+
+    token = TokenEvent(3, "x", TokenStatus.REJECTED, 0, 0.1, 0.4, False, 0.9)
+    lost = TokenEvent(4, "y", TokenStatus.DISCARDED, 1, None, 0.2)
+    rounds = [Round(0, 2, (token, TokenEvent(5, "z", TokenStatus.CORRECTED, 0, 0.5, 0.1)), 0.001, 0.01, 1.0,
+                    (lost,), "eagle", (lost,), ((3, 4, 5), (6,)), (-1,)),
+              Round(1, 0, (TokenEvent(1, "a", TokenStatus.PLAIN, 0, 0.9, None),), None, 0.01, 1.1)]
+    message = encode("rounds", rounds)
+    assert b"token_event" in message and b"round_event" in message
+    kind, back = decode(message)
+    assert kind == "rounds" and back == rounds
+    assert [type(r) for r in back] == [Round, Round] and type(back[0].tokens[0]) is TokenEvent
