@@ -202,7 +202,13 @@ class Session:
         After a reconcile the view redraws the whole (exact) history; otherwise it appends.
         """
         rounds = self.history if drained.reconciled else drained.rounds
-        return drained.reconciled, [t for r in rounds for t in display_order(r, lost=True)]
+        tokens: list[TokenEvent] = []
+        for r in rounds:  # most rounds are shown as they are: their tokens in a row
+            if r.discarded or r.lost:
+                tokens += display_order(r, lost=True)
+            else:
+                tokens += r.tokens
+        return drained.reconciled, tokens
 
     @property
     def calibrations(self) -> tuple[Calibration, ...]:

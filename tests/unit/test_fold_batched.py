@@ -139,3 +139,13 @@ def test_a_drain_of_many_rounds_is_the_drains_of_one() -> None:
             dropped += len(history) - 100
             del history[:len(history) - 100]
     assert (many.history, many.dropped_rounds) == (history, dropped)
+
+
+def test_what_a_view_draws_is_each_rounds_display_order() -> None:
+    from specview.kernel.session import Drained, display_order
+
+    rounds = [i for i in _stream() if isinstance(i, Round)]
+    session = Session(_Listed([]))  # type: ignore[arg-type]
+    assert any(r.discarded for r in rounds)
+    assert session.drawable(Drained(rounds, None, False)) == (
+        False, [t for r in rounds for t in display_order(r, lost=True)])
