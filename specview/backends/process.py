@@ -11,6 +11,8 @@ exactly as before.
 from __future__ import annotations
 
 import contextlib
+import copyreg
+import io
 import os
 import pickle
 import subprocess
@@ -26,7 +28,8 @@ from typing import IO, Any
 from specview.boundary.text import sanitize
 from specview.kernel.backend import Backend, BackendInfo
 from specview.kernel.errors import BackendError, SpecviewError, describe_error
-from specview.kernel.events import StreamItem
+from specview.kernel.event_build import round_event, token_event
+from specview.kernel.events import Round, StreamItem, TokenEvent
 from specview.texts.catalog import Phrase
 
 BATCH_ROUNDS = 64  # rounds per message
@@ -87,7 +90,7 @@ def _receive(
             if not receive.poll(POLL_SECONDS):
                 continue
             try:
-                kind, payload = pickle.loads(receive.recv_bytes())
+                kind, payload = decode(receive.recv_bytes())
             except EOFError:
                 raise _ended(child, errors, ("backenderr.process.ended", "backenderr.process.ended_said")) from None
             if kind == "error":
@@ -173,7 +176,37 @@ def _produce(backend: Backend, conn: Connection) -> None:
 
 
 def _send(conn: Connection, kind: str, payload: object) -> None:
-    conn.send_bytes(pickle.dumps((kind, payload), protocol=pickle.HIGHEST_PROTOCOL))
+    conn.send_bytes(encode(kind, payload))
+
+
+def _token_by_builder(t: TokenEvent) -> tuple[object, tuple[object, ...]]:
+    return (token_event, (t.token_id, t.text, t.status, t.position, t.p, t.q, t.inferred, t.u, t.residual,
+                          t.residual_p, t.q_rank))
+
+
+def _round_by_builder(r: Round) -> tuple[object, tuple[object, ...]]:
+    return (round_event, (r.index, r.drafted, r.tokens, r.t_draft_s, r.t_verify_s, r.t_wall, r.discarded, r.drafter,
+                          r.lost, r.q_top, r.lost_from))
+
+
+# Tokens and rounds cross the pipe as their fields, rebuilt by kernel/event_build.py: the UI
+# thread decodes every token the children make, and the builders take half the frozen __init__'s time.
+_WIRE: dict[type, Any] = {**copyreg.dispatch_table, TokenEvent: _token_by_builder, Round: _round_by_builder}
+
+
+def encode(kind: str, payload: object) -> bytes:
+    """One message for the pipe (`decode` reads it)."""
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = _WIRE
+    pickler.dump((kind, payload))
+    return out.getvalue()
+
+
+def decode(message: bytes) -> tuple[str, Any]:
+    """(kind, payload) of a message `encode` made (the child is ours: its pickles are trusted)."""
+    kind, payload = pickle.loads(message)
+    return kind, payload
 
 
 def _child_main() -> None:

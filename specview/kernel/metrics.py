@@ -27,12 +27,13 @@ whole run: the gauges say "exact totals, rounds inferred" for them.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from specview.boundary.bounds import MAX_ROUND_DRAFTS
 from specview.kernel.context_acceptance import ContextFold
 from specview.kernel.drafters import DrafterFold
-from specview.kernel.events import Basis, Calibration, Round, TokenStatus
+from specview.kernel.events import Basis, Calibration, Round, TokenEvent, TokenStatus
 from specview.kernel.gamma_choice import GammaChoice
 from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.spread import CalibrationSpreads, Moments, RateBatches
@@ -152,37 +153,63 @@ class Metrics:
         if not isinstance(rnd, Round):  # one test on the path every round takes
             self._add_said(rnd)
             return
-        emitted = accepted = 0
-        for token in rnd.tokens:  # one pass (Round.emitted and .accepted would take two)
-            status = token.status
-            if status is not TokenStatus.REJECTED:
-                emitted += 1
-                accepted += status is TokenStatus.ACCEPTED
-        drafted = rnd.drafted
-        self.rounds += 1
-        self.tokens += emitted
-        self.drafted += drafted
-        self.accepted += accepted
-        self._gamma_counts[drafted] = self._gamma_counts.get(drafted, 0) + 1
-        verified = min(accepted + 1, drafted)
-        self.verified += verified
-        if len(self._verified_at) < drafted:
-            grow = drafted - len(self._verified_at)
-            self._verified_at.extend([0] * grow)
-            self._accepted_at.extend([0] * grow)
-        for k in range(verified):
-            self._verified_at[k] += 1
-        for k in range(min(accepted, drafted)):
-            self._accepted_at[k] += 1
-        self.context.add(emitted, drafted, verified, accepted)
-        self.drafters.add(rnd.drafter, emitted, drafted, verified, accepted)
-        self._gamma_history.append(drafted)
-        if rnd.q_top:  # the local loop's drafting rounds: a tree's nodes, or a chain's what-if
-            self._tree_nodes.add(rnd)
-            self._what_if.add(rnd)
-        self._add_plain_round(rnd)
-        self._add_timing(rnd, emitted)
-        self._add_window(rnd.t_wall, emitted, verified, accepted)
+        self.add_rounds((rnd,))
+
+    def add_rounds(self, rounds: Sequence[Round]) -> None:
+        """Fold rounds in, in order, as `add` folds each: a screen folds every round of every run
+        it shows, so the per-round work is written out here once, with its lookups hoisted."""
+        verified_at, accepted_at, gamma_counts = self._verified_at, self._accepted_at, self._gamma_counts
+        context_add, drafters_add, gamma_history = self.context.add, self.drafters.add, self._gamma_history
+        window, win_size = self._window, self._window.maxlen
+        tau_history, alpha_history = self._tau_history, self._alpha_history
+        rejected, accepted_status = TokenStatus.REJECTED, TokenStatus.ACCEPTED
+        for rnd in rounds:
+            emitted = accepted = 0
+            for token in rnd.tokens:  # one pass (Round.emitted and .accepted would take two)
+                status = token.status
+                if status is not rejected:
+                    emitted += 1
+                    accepted += status is accepted_status
+            drafted = rnd.drafted
+            self.rounds += 1
+            self.tokens += emitted
+            self.drafted += drafted
+            self.accepted += accepted
+            gamma_counts[drafted] = gamma_counts.get(drafted, 0) + 1
+            verified = min(accepted + 1, drafted)
+            self.verified += verified
+            if len(verified_at) < drafted:
+                grow = [0] * (drafted - len(verified_at))
+                verified_at.extend(grow)
+                accepted_at.extend(grow)
+            for k in range(verified):
+                verified_at[k] += 1
+            for k in range(min(accepted, drafted)):
+                accepted_at[k] += 1
+            context_add(emitted, drafted, verified, accepted)
+            if drafted:  # a plain round is nobody's draft
+                drafters_add(rnd.drafter, emitted, drafted, verified, accepted)
+            gamma_history.append(drafted)
+            if rnd.q_top:  # the local loop's drafting rounds: a tree's nodes, or a chain's what-if
+                self._tree_nodes.add(rnd)
+                self._what_if.add(rnd)
+            t_wall = rnd.t_wall
+            if not drafted and self._t_last is not None and len(rnd.tokens) == 1:
+                self._add_plain_round(rnd.tokens[0], t_wall - self._t_last)
+            self._add_timing(rnd, emitted)
+            # the window of the last `window` rounds
+            if len(window) == win_size:
+                _, old_e, old_v, old_a = window[0]
+                self._win_tokens -= old_e
+                self._win_verified -= old_v
+                self._win_accepted -= old_a
+            window.append((t_wall, emitted, verified, accepted))
+            self._win_tokens += emitted
+            self._win_verified += verified
+            self._win_accepted += accepted
+            tau_history.append(self._win_tokens / len(window))
+            if self._win_verified > 0:
+                alpha_history.append(self._win_accepted / self._win_verified)
 
     def _add_said(self, item: Calibration | Totals | CrossChecked | GammaChoice) -> None:
         """What a backend says besides its rounds."""
@@ -237,17 +264,15 @@ class Metrics:
         """What the totals make exact, while no round has come since the last request closed."""
         return self._totals_cover if self._totals is not None and self.rounds == self._closed.rounds else frozenset()
 
-    def _add_plain_round(self, rnd: Round) -> None:
+    def _add_plain_round(self, token: TokenEvent, since_last: float) -> None:
         """A round that drafted nothing is one plain step: its duration is plain decoding's cost.
 
-        Timed from the previous round's end (the same clock as tokens/s); the first round also
-        carries the prompt, and rounds whose plain status was inferred are not known to be plain.
+        Timed from the previous round's end (the same clock as tokens/s): `since_last`; the first
+        round also carries the prompt, and rounds whose plain status was inferred are not known
+        to be plain (`add_rounds` passes only a later round's one token).
         """
-        if rnd.drafted or self._t_last is None or len(rnd.tokens) != 1:
-            return
-        token = rnd.tokens[0]
         if token.status is TokenStatus.PLAIN and not token.inferred:
-            self._plain_round_times.add(max(0.0, rnd.t_wall - self._t_last))
+            self._plain_round_times.add(max(0.0, since_last))
 
     @property
     def gamma_choice(self) -> GammaChoice | None:
@@ -286,21 +311,6 @@ class Metrics:
             self._timed_drafted += rnd.drafted
             self._t_draft_sum += rnd.t_draft_s
             self._t_verify_sum += rnd.t_verify_s
-
-    def _add_window(self, t_wall: float, emitted: int, verified: int, accepted: int) -> None:
-        if len(self._window) == self._window.maxlen:
-            _, old_e, old_v, old_a = self._window[0]
-            self._win_tokens -= old_e
-            self._win_verified -= old_v
-            self._win_accepted -= old_a
-        self._window.append((t_wall, emitted, verified, accepted))
-        self._win_tokens += emitted
-        self._win_verified += verified
-        self._win_accepted += accepted
-        self._tau_history.append(self._win_tokens / len(self._window))
-        alpha = _ratio(self._win_accepted, self._win_verified)
-        if alpha is not None:
-            self._alpha_history.append(alpha)
 
     def _window_rate(self) -> float | None:
         if len(self._window) < 2:

@@ -171,13 +171,29 @@ class Session:
     def drain(self, limit: int | None = None) -> Drained:
         """Take buffered rounds (all, or up to `limit`) and fold them into the metrics."""
         with self._cond:
-            n = len(self._buffer) if limit is None else min(limit, len(self._buffer))
-            items = [self._buffer.popleft() for _ in range(n)]
-            self._buffered -= sum(_tokens(item) for item in items)
+            buffer = self._buffer
+            n = len(buffer) if limit is None else min(limit, len(buffer))
+            items = [buffer.popleft() for _ in range(n)]
+            self._buffered -= sum(map(_tokens, items))
             self._cond.notify_all()
             finished = self._finished and not self._buffer
-        taken = [rnd for item in items if (rnd := self._absorb(item)) is not None]
-        reconciled = any(isinstance(item, Reconcile) for item in items)
+        taken: list[Round] = []
+        reconciled = False
+        run: list[Round] = []  # rounds in a row, folded together (what comes between them folds in order)
+        for item in items:
+            if type(item) is Round:
+                run.append(item)
+                continue
+            if run:
+                self._fold_rounds(run)
+                taken += run
+                run = []
+            reconciled = reconciled or isinstance(item, Reconcile)
+            if (rnd := self._absorb(item)) is not None:  # a Round of a subclass (none yet): one at a time
+                taken.append(rnd)
+        if run:
+            self._fold_rounds(run)
+            taken += run
         return Drained(taken, self._error, finished, reconciled)
 
     def drawable(self, drained: Drained) -> tuple[bool, list[TokenEvent]]:
@@ -186,7 +202,13 @@ class Session:
         After a reconcile the view redraws the whole (exact) history; otherwise it appends.
         """
         rounds = self.history if drained.reconciled else drained.rounds
-        return drained.reconciled, [t for r in rounds for t in display_order(r, lost=True)]
+        tokens: list[TokenEvent] = []
+        for r in rounds:  # most rounds are shown as they are: their tokens in a row
+            if r.discarded or r.lost:
+                tokens += display_order(r, lost=True)
+            else:
+                tokens += r.tokens
+        return drained.reconciled, tokens
 
     @property
     def calibrations(self) -> tuple[Calibration, ...]:
@@ -198,14 +220,23 @@ class Session:
         self.metrics.calibrate(cal)
         self._calibrations.append(cal)
 
-    def _fold(self, rnd: Round) -> None:
-        self.metrics.add(rnd)
-        if self.backend.info.reconciles or self.keep_rounds:
-            self.history.append(rnd)
-            if self.keep_rounds and len(self.history) > self.keep_rounds * 5 // 4:  # trim in chunks
-                drop = len(self.history) - self.keep_rounds
-                del self.history[:drop]
-                self.dropped_rounds += drop
+    def _fold_rounds(self, rounds: Sequence[Round]) -> None:
+        """Fold rounds in a row into the metrics and the history (kept as `keep_rounds` says)."""
+        self.metrics.add_rounds(rounds)
+        keep = self.keep_rounds
+        if not (keep or self.backend.info.reconciles):
+            return
+        history = self.history
+        before = len(history)
+        history.extend(rounds)
+        most = keep * 5 // 4  # trimmed in chunks: back to `keep` each time a round makes it pass `most`
+        first = max(1, most + 1 - before)  # the round whose arrival trims first
+        if keep and len(rounds) >= first:
+            # what trimming after each round would have left: `keep`, plus the rounds since the last trim
+            left = keep + (len(rounds) - first) % (most + 1 - keep)
+            drop = len(history) - left
+            del history[:drop]
+            self.dropped_rounds += drop
 
     def _close_request(self, totals: Totals) -> None:
         self.metrics.close_request(totals)
@@ -334,7 +365,7 @@ class Session:
         if isinstance(item, CrossChecked | GammaChoice):
             self.metrics.add(item)
             return None
-        self._fold(item)
+        self._fold_rounds((item,))
         return item
 
 
@@ -377,6 +408,8 @@ def display_order(rnd: Round, *, lost: bool = False) -> list[TokenEvent]:
 
 
 def _tokens(item: StreamItem) -> int:
+    if type(item) is Round:  # nearly every item: one test
+        return len(item.tokens) + len(item.discarded) + len(item.lost)
     if isinstance(item, NOT_ROUNDS):
         return 0
     if isinstance(item, Reconcile):

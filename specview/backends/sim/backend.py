@@ -16,17 +16,14 @@ import time
 from collections.abc import Iterator
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING
 
 from specview.catalog.presets import Preset
 from specview.kernel.backend import BackendInfo, BackendKind, Exact, Note, Pace
 from specview.kernel.errors import BackendError
-from specview.kernel.events import Basis, Calibration, Round, TokenEvent
+from specview.kernel.event_build import round_event
+from specview.kernel.events import Basis, Calibration, Round
 from specview.kernel.langs import LANGS, detect_lang
 from specview.kernel.theory import MAX_GAMMA
-
-if TYPE_CHECKING:
-    from specview.kernel.sampling import Decision
 
 _EN_TOKEN = re.compile(r"\s?[A-Za-z']+|\s?\d+|\s?[^\sA-Za-z\d]|\s+")
 _WORD = re.compile(r"[^ \n]+|\n")  # a word of a segmented passage, or a line break
@@ -120,6 +117,7 @@ class SimBackend:
         depth = shape.depth_at(self.gamma)
         depths = range(self.gamma + 1)
         clock, position, index = 0.0, 0, 0
+        size = len(passage)
         due = time.monotonic()
         while not stop.is_set() and (self.max_rounds is None or index < self.max_rounds):
             if depth is not None:
@@ -127,13 +125,14 @@ class SimBackend:
             else:
                 gamma = self.gamma if match_rate is None or matches.random() < match_rate else 0
             t_draft = gamma * self.preset.c * t_target
-            intended = [passage[(position + k) % len(passage)] for k in range(gamma + 1)]
-            verdict = model.verify(intended, gamma, shape.context_factor(self.prompt_tokens + position))
+            start = position % size
+            intended = (passage[start:start + gamma + 1] if start + gamma < size  # the passage repeats
+                        else [passage[(position + k) % size] for k in range(gamma + 1)])
+            tokens, discarded, emitted = model.verify(intended, gamma,
+                                                      shape.context_factor(self.prompt_tokens + position))
             clock += t_draft + t_target
-            tokens = tuple(_event(d, vocab) for d in verdict.decisions)
-            discarded = tuple(_event(d, vocab) for d in verdict.discarded)
-            yield Round(index, gamma, tokens, t_draft, t_target, clock, discarded)
-            position += len(verdict.emitted_ids)
+            yield round_event(index, gamma, tokens, t_draft, t_target, clock, discarded)
+            position += emitted
             index += 1
             speed = self.pace.speed
             if speed > 0:
@@ -143,7 +142,3 @@ class SimBackend:
                 if due > now and stop.wait(due - now):
                     return
 
-
-def _event(d: Decision, vocab: tuple[str, ...]) -> TokenEvent:
-    return TokenEvent(d.token_id, vocab[d.token_id], d.status, d.position, d.p, d.q, False, d.u, d.residual,
-                      d.residual_p)
