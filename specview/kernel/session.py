@@ -15,13 +15,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from specview.boundary.secrets import known_secrets
-from specview.boundary.stream_mask import RoundMasker, mask_rounds
 from specview.kernel.backend import Interruptible
+from specview.kernel.display_order import display_order
 from specview.kernel.errors import SpecviewError, describe_error
-from specview.kernel.events import Calibration, Reconcile, Round, StreamItem, TokenEvent, TokenStatus
+from specview.kernel.events import Calibration, Reconcile, Round, StreamItem, TokenEvent
 from specview.kernel.gamma_choice import GammaChoice
-from specview.kernel.lost_branches import with_branches
+from specview.kernel.masked_items import masked, masker
 from specview.kernel.metrics import Metrics
 from specview.kernel.totals import CrossChecked, Totals
 from specview.texts.catalog import Phrase
@@ -104,7 +103,7 @@ class Session:
         self._thread.start()
 
     def _produce(self) -> None:
-        masker = _masker()
+        mask = masker()
         try:
             rounds = iter(self.backend.rounds(self._stop))
             while self._gate():
@@ -117,14 +116,14 @@ class Session:
                     break
                 if isinstance(rnd, Round) and not self.backend.info.virtual_clock and self._paused_total:
                     rnd = replace(rnd, t_wall=rnd.t_wall - self._paused_total)
-                if not self._deliver(_masked(masker, rnd)):
+                if not self._deliver(masked(mask, rnd)):
                     break
         except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
             self._error = _reason(exc)
         finally:
             try:
-                if masker is not None:  # the rounds before a failure still count
-                    self._deliver(masker.flush())
+                if mask is not None:  # the rounds before a failure still count
+                    self._deliver(mask.flush())
             except Exception as exc:  # noqa: BLE001 - a sink (the recorder) failed
                 self._error = self._error or _reason(exc)
             with self._cond:
@@ -322,22 +321,22 @@ class Session:
 
     def run_headless(self, max_rounds: int | None = None) -> Iterator[Round]:
         """Run the backend on this thread, folding metrics; for bench and replay --json."""
-        masker = _masker()
+        mask = masker()
         try:
             try:
                 for produced in self.backend.rounds(self._stop):
-                    for item in _masked(masker, produced):
+                    for item in masked(mask, produced):
                         if (rnd := self._take(item)) is not None:
                             yield rnd
                         if max_rounds is not None and self.metrics.rounds >= max_rounds:
                             return
             except SpecviewError:
-                held = masker.flush() if masker is not None else []
+                held = mask.flush() if mask is not None else []
                 for item in held:  # rounds held back before the failure still count
                     if (rnd := self._take(item)) is not None:
                         yield rnd
                 raise
-            for item in masker.flush() if masker is not None else []:
+            for item in mask.flush() if mask is not None else []:
                 if (rnd := self._take(item)) is not None:
                     yield rnd
         finally:
@@ -367,44 +366,6 @@ class Session:
             return None
         self._fold_rounds((item,))
         return item
-
-
-def _masker() -> RoundMasker | None:
-    """A stream masker when this process knows a secret (a remote key or URL credentials)."""
-    secrets = known_secrets()
-    return RoundMasker(secrets) if secrets else None
-
-
-def _masked(masker: RoundMasker | None, item: StreamItem) -> list[StreamItem]:
-    """What to deliver for one produced item: masked, with held rounds released before a reconcile
-    or a request's totals (they close the rounds before them).
-
-    A calibration or a cross-check carries no text and goes through at once.
-    """
-    if masker is None or isinstance(item, Calibration | CrossChecked | GammaChoice):
-        return [item]
-    if isinstance(item, Totals):
-        return [*masker.flush(), item]
-    if isinstance(item, Reconcile):
-        rounds = tuple(mask_rounds(list(item.rounds), masker.pattern))
-        return [*masker.flush(), Reconcile(item.first_index, rounds)]
-    return list(masker.feed(item))
-
-
-def display_order(rnd: Round, *, lost: bool = False) -> list[TokenEvent]:
-    """A round's tokens as the stream shows them: the discarded drafts right after the rejected
-    one (the continuation the draft had in mind), then the target's correction; with `lost`, a
-    tree round's lost branches too, each one token where it lost (kernel/lost_branches.py)."""
-    if lost and rnd.lost:
-        return with_branches(rnd)
-    if not rnd.discarded:
-        return list(rnd.tokens)
-    out: list[TokenEvent] = []
-    for token in rnd.tokens:
-        out.append(token)
-        if token.status is TokenStatus.REJECTED:
-            out.extend(rnd.discarded)
-    return out
 
 
 def _tokens(item: StreamItem) -> int:

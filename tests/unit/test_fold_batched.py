@@ -142,7 +142,8 @@ def test_a_drain_of_many_rounds_is_the_drains_of_one() -> None:
 
 
 def test_what_a_view_draws_is_each_rounds_display_order() -> None:
-    from specview.kernel.session import Drained, display_order
+    from specview.kernel.display_order import display_order
+    from specview.kernel.session import Drained
 
     rounds = [i for i in _stream() if isinstance(i, Round)]
     session = Session(_Listed([]))  # type: ignore[arg-type]
