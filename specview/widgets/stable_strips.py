@@ -29,7 +29,7 @@ from textual.geometry import Region, Size, Spacing
 from textual.strip import Strip
 from textual.style import Style
 
-FINISHED_LINES = 1024  # per widget: a few screens of lines, so scrolling back finds them too
+FINISHED_LINES = 128  # per widget: a tall screen of lines; more would hold strips the GC must walk
 
 Label = tuple[Content, Color, Color, Style] | None
 
