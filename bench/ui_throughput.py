@@ -34,8 +34,12 @@ def rss_mib() -> float:
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-async def pump_throughput(presets: list[str], duration: float, size: tuple[int, int]) -> dict[str, float]:
-    """Run the live screen (one preset) or the compare screen (several) flat out, headless."""
+async def pump_throughput(presets: list[str], duration: float, size: tuple[int, int],
+                          profile: str | None = None) -> dict[str, float]:
+    """Run the live screen (one preset) or the compare screen (several) flat out, headless;
+    with `profile`, cProfile the UI thread over the measured window and write the stats there."""
+    import cProfile
+
     from specview.backends.factory import make_backend
     from specview.features.live.app import SpecviewApp
     from specview.kernel.events import Round
@@ -76,6 +80,9 @@ async def pump_throughput(presets: list[str], duration: float, size: tuple[int, 
             first_tick = len(ticks)
             tokens0 = [s.metrics.tokens for s in sessions]
             # the UI thread's CPU time (this coroutine runs on it): steadier than frames on a busy machine
+            profiler = cProfile.Profile() if profile else None
+            if profiler:
+                profiler.enable()
             rss0, t0, rss_mid, cpu0 = rss_mib(), time.monotonic(), 0.0, time.thread_time()
             while time.monotonic() - t0 < duration:
                 await pilot.pause(0.25)
@@ -83,6 +90,9 @@ async def pump_throughput(presets: list[str], duration: float, size: tuple[int, 
                     rss_mid = rss_mib()
             elapsed = time.monotonic() - t0
             cpu_s = time.thread_time() - cpu0
+            if profiler:
+                profiler.disable()
+                profiler.dump_stats(profile)
             per_run = [(s.metrics.tokens - t) / elapsed for s, t in zip(sessions, tokens0, strict=True)]
             backlog = sum(s.produced for s in sessions) - sum(pumps.drawn_rounds)
             rss1 = rss_mib()
@@ -159,11 +169,12 @@ def main() -> None:
     parser.add_argument("--panes", type=int, default=1, help="compare screen with this many runs (2-4)")
     parser.add_argument("--size", default="120x36", help="terminal size, COLSxROWS (default 120x36)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--profile", metavar="PATH", help="cProfile the UI thread's measured window into PATH")
     args = parser.parse_args()
     cycle = ["qwen3.6-mtp", "glm-5.2-mtp", "eagle3", "deepseek-v3-mtp"]
     presets = [args.preset] if args.panes <= 1 else cycle[: args.panes]
     cols, rows = (int(v) for v in args.size.split("x"))
-    result = asyncio.run(pump_throughput(presets, args.duration, (cols, rows)))
+    result = asyncio.run(pump_throughput(presets, args.duration, (cols, rows), args.profile))
     if args.panes <= 1:
         result["help_seconds"] = help_wall_time()
         result["first_frame_seconds"] = first_frame_seconds()

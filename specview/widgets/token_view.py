@@ -28,6 +28,7 @@ from textual.strip import Strip
 
 from specview.kernel.events import TokenEvent, TokenStatus
 from specview.widgets.bindings import bind
+from specview.widgets.stable_strips import StableStylesCache
 from specview.widgets.token_layout import TokenLayout
 from specview.widgets.token_styles import status_classes, status_rules
 
@@ -60,6 +61,7 @@ class TokenView(ScrollView, can_focus=True):
 
     def __init__(self, max_tokens: int = 20_000, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._styles_cache = StableStylesCache()  # a line scrolled to another row is not finished again
         self.max_tokens = max_tokens
         self._layout = TokenLayout()
         # line -> ((width, selected token on it, scroll x), strip); appends invalidate only the tail lines
