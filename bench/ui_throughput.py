@@ -104,7 +104,9 @@ async def pump_throughput(presets: list[str], duration: float, size: tuple[int, 
     drawn = sum(per_run) * elapsed
     return {
         "frame_ms_median": frame_ms,
-        "fps": 1000 / frame_ms if frame_ms else 0.0,
+        # frames drawn per second over the window (the pump ticks at 30 Hz, so a median interval of
+        # 33.4 ms would read 29.9 "fps" for a run that missed no frame)
+        "fps": len(frames) / sum(frames) if frames else 0.0,
         "ui_cpu_ms_per_frame": 1000 * cpu_s / max(len(ticks) - first_tick, 1),
         "ui_cpu_us_per_token": 1e6 * cpu_s / drawn if drawn else 0.0,
         "load_avg_1m": os.getloadavg()[0],
@@ -184,7 +186,7 @@ def main() -> None:
     goals = {"tokens_per_second": ">= 5000", "tokens_per_second_min_run": ">= 2000 per run (compare)",
              "lag_frames_p95": "<= 1", "help_seconds": "<= 0.3", "first_frame_seconds": "<= 1"}
     if args.panes > 1:  # issue 22: four panes at >= 30 fps with >= 5,000 tok/s each (at 160x48)
-        goals |= {"fps": ">= 30", "tokens_per_second_min_run": ">= 5000 per pane",
+        goals |= {"fps": ">= 29.5 (every tick of the 30 Hz pump)", "tokens_per_second_min_run": ">= 5000 per pane",
                   "ui_cpu_ms_per_frame": "<= 33 (30 fps on one core)",
                   "ui_cpu_us_per_token": "<= 50 (4 x 5,000 tok/s on one core)"}
     for key, value in result.items():

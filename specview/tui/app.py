@@ -23,6 +23,7 @@ from specview.texts.catalog import catalog, fill, text
 from specview.themes.loader import TOKEN_DEFAULTS, shipped_themes
 from specview.tui.notify import ERROR_SECONDS, notify_error, notify_safe, user_action
 from specview.tui.pump import Throttle
+from specview.tui.terminal.collector import freeze_startup, tune_collector
 from specview.tui.terminal.driver import terminal_driver
 from specview.tui.terminal.style_runs import MergeRuns
 from specview.widgets.bindings import bind, localize
@@ -85,6 +86,9 @@ class BaseApp(App[None]):
         self.theme = theme_name or DEFAULT_THEME
 
     def on_mount(self) -> None:
+        tune_collector()  # a frame's thousands of objects: see tui/terminal/collector.py
+        if not self.is_headless:  # one app a process: a test process runs hundreds, each would stay frozen
+            self.call_after_refresh(freeze_startup)
         if not self.theme_chosen and not self.is_headless:
             # only a real terminal's colours count (tests and browsers have their own)
             self.theme = default_theme(self.console.color_system)

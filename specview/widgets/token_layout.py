@@ -25,16 +25,18 @@ from specview.kernel.events import MARKS, NOT_EMITTED, TokenEvent, TokenStatus
 
 __all__ = ["MARKS", "ROUND_SEPARATOR", "TokenLayout", "display", "width_of"]
 ROUND_SEPARATOR = "│"
-ROUND_ENDS = frozenset({TokenStatus.CORRECTED, TokenStatus.BONUS, TokenStatus.PLAIN})
+# tuples, not sets: `in` on a few enum members tests identity first, where a set hashes each
+# member through Enum's Python-level __hash__ (every token of a flat-out stream asks both)
+ROUND_ENDS = (TokenStatus.CORRECTED, TokenStatus.BONUS, TokenStatus.PLAIN)
 Piece = tuple[int, int, int]  # absolute token index, [start, end) in its display text
 _CACHE_LIMIT = 65_536  # distinct token texts remembered (display form, cell width)
-_display_cache: dict[tuple[str, TokenStatus], str] = {}
+_display_cache: dict[tuple[str, str], str] = {}
 _width_cache: dict[str, int] = {}
 
 
 def display(event: TokenEvent) -> str:
     """The token's text as drawn: sanitised, with its mark (after any leading whitespace)."""
-    key = (event.text, event.status)
+    key = (event.text, event.status._value_)  # the value's str hash is cached; Enum's __hash__ is Python code
     shown = _display_cache.get(key)
     if shown is None:
         shown = _display(event.text, event.status)
@@ -76,6 +78,7 @@ class TokenLayout:
                  separators: bool = False) -> None:
         self.width = max(width, 1)
         self.hidden = hidden
+        self._hidden = tuple(hidden)
         self.separators = separators
         self.tokens: list[TokenEvent] = []
         self.texts: list[str] = []
@@ -88,19 +91,20 @@ class TokenLayout:
 
     def text_of(self, event: TokenEvent, starts_round: bool) -> str:
         """What one token takes on screen under the display options."""
-        if event.status in self.hidden:
+        if event.status in self._hidden:
             return ""
         shown = display(event)
         return ROUND_SEPARATOR + shown if self.separators and starts_round else shown
 
     def separated(self, token: int) -> bool:
         """Whether the token (relative index) is drawn after a round separator."""
-        return self.separators and self.starts_round[token] and self.tokens[token].status not in self.hidden
+        return self.separators and self.starts_round[token] and self.tokens[token].status not in self._hidden
 
     def set_display(self, *, hidden: frozenset[TokenStatus] | None = None, separators: bool | None = None) -> None:
         """Change what is shown (hidden statuses, round separators) and wrap everything again."""
         if hidden is not None:
             self.hidden = hidden
+            self._hidden = tuple(hidden)
         if separators is not None:
             self.separators = separators
         self.texts = [self.text_of(t, s) for t, s in zip(self.tokens, self.starts_round, strict=True)]
@@ -116,10 +120,15 @@ class TokenLayout:
         tokens, texts, token_line, lines = self.tokens, self.texts, self.token_line, self.lines
         token_col, starts_round = self.token_col, self.starts_round
         width = self.width
-        plain_display = not self.hidden and not self.separators
+        separators, hidden = self.separators, self._hidden
         for event in events:
             starts = bool(tokens) and tokens[-1].status in ROUND_ENDS  # (the very first token needs no bar)
-            text = display(event) if plain_display else self.text_of(event, starts)
+            if event.status in hidden:
+                text = ""
+            else:
+                text = display(event)
+                if separators and starts:
+                    text = ROUND_SEPARATOR + text
             index = self.base + len(tokens)
             tokens.append(event)
             texts.append(text)
