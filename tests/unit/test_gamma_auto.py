@@ -164,3 +164,17 @@ def test_the_sweep_prints_the_auto_choice_next_to_the_measured_best() -> None:
     close = [replace(p, tokens_per_second_spread=2.0) for p in points]
     tie = replace(analyse_gamma(close), auto=AutoPoint(2, "pays", 15.8, ()))
     assert "no γ was faster beyond noise (the fastest run: γ 2, 16.0 tok/s)" in gamma_text(tie, "en")
+
+
+def test_auto_learns_at_the_gamma_the_costs_favour_not_at_the_default_four() -> None:
+    """This CPU's measured shape: an even-width verify is cheaper than the odd one below it
+    (v(4) 2.4 < v(3) 3.3), so γ 7 (8 tokens) is the best a free, always accepted draft can do;
+    auto learns there instead of at γ 4, one of the dear widths (the n-gram copy task was 0.88×
+    the best fixed γ over 128 tokens, most of it lost in learning rounds at γ 4)."""
+    shape = (1.0, 1.9, 3.3, 2.4, 3.7, 2.8, 4.0, 3.1, 4.6)  # k-token forward ÷ a 1-token one, k = 1 … 9
+    costs = tuple(0.03 * r for r in shape)
+    auto = AutoGamma()
+    auto.calibrated(Calibration(Basis.MEASURED, costs[0], costs))
+    ceiling = expected_speedups([1.0], 0.0, _v(costs))
+    assert best_of(ceiling) == 7
+    assert auto.choice.why is Why.LEARNING and auto.value == 7

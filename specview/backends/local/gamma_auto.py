@@ -46,7 +46,8 @@ from specview.kernel.events import Calibration
 from specview.kernel.gamma_choice import AUTO_MAX_GAMMA, GammaChoice, Why, best_of, choose, expected_speedups
 from specview.kernel.theory import VerifyRatio, verify_ratio
 
-START_GAMMA = 4  # before anything is measured: the usual default γ (one round tells c and four positions)
+START_GAMMA = 4  # before the first calibration: the usual default γ (after it, auto learns at the γ the
+# costs favour if every draft were accepted: on this CPU 4 is one of the dear odd-width verifies)
 DECIDE_EVERY = 8
 MIN_VERDICTS = 2  # drafting rounds before the acceptance counts (until then: LEARNING, deciding every round)
 MIN_VERDICTS_OFF = 8  # and before a low acceptance may turn speculation off
@@ -177,27 +178,28 @@ class AutoGamma:
         ceiling = expected_speedups([1.0], 0.0 if c is None else c, v)
         if best_of(ceiling) == 0:
             return GammaChoice(self._rounds, 0, Why.NEVER, ceiling, c)
-        if self._trying_loses(max(ceiling), c, v):
+        learn = best_of(ceiling)  # learn where drafting would pay most if it were all accepted
+        if self._trying_loses(max(ceiling), c, v, learn):
             return GammaChoice(self._rounds, 0, Why.SHORT, ceiling, c)
         if c is None or self._verified[0] < MIN_VERDICTS:
-            return GammaChoice(self._rounds, self.value or START_GAMMA, Why.LEARNING)
+            return GammaChoice(self._rounds, learn, Why.LEARNING)
         choice = choose(self.acceptance(), c, v, at_round=self._rounds)
         if choice.why is Why.LOSES and self._verified[0] < MIN_VERDICTS_OFF:
             # off means PROBE_AFTER rounds without a verdict: too dear to risk on a couple of them
-            return GammaChoice(self._rounds, self.value or START_GAMMA, Why.LEARNING)
+            return GammaChoice(self._rounds, self.value or learn, Why.LEARNING)
         return choice
 
-    def _trying_loses(self, ceiling: float, c: float | None, v: VerifyRatio) -> bool:
+    def _trying_loses(self, ceiling: float, c: float | None, v: VerifyRatio, learn: int) -> bool:
         """Trying costs at least what the tokens left could save at the ceiling speedup. Trying
         is the drafter's catch-up (its `behind` tokens at c times the target's prefill per token)
-        and the MIN_VERDICTS_OFF rounds at START_GAMMA it must draft before it may turn off again,
-        each at its loss should nothing be accepted (γc + v(γ) plain steps for one token)."""
+        and the MIN_VERDICTS_OFF rounds at the learning γ it must draft before it may turn off
+        again, each at its loss should nothing be accepted (γc + v(γ) plain steps for one token)."""
         draft, plain_s = self._draft, self._plain_s
         if draft is None or not draft.behind or draft.prefill_s is None or c is None or plain_s is None:
             return False
         catch_up_s = draft.behind * c * draft.prefill_s
-        ratio = v(START_GAMMA)
-        learning_s = 0.0 if ratio is None else MIN_VERDICTS_OFF * plain_s * max(0.0, START_GAMMA * c + ratio - 1.0)
+        ratio = v(learn)
+        learning_s = 0.0 if ratio is None else MIN_VERDICTS_OFF * plain_s * max(0.0, learn * c + ratio - 1.0)
         most_saved_s = draft.left * plain_s * (1.0 - 1.0 / ceiling)
         return catch_up_s + learning_s >= most_saved_s
 
