@@ -178,3 +178,16 @@ def test_auto_learns_at_the_gamma_the_costs_favour_not_at_the_default_four() -> 
     ceiling = expected_speedups([1.0], 0.0, _v(costs))
     assert best_of(ceiling) == 7
     assert auto.choice.why is Why.LEARNING and auto.value == 7
+
+
+def test_a_few_rounds_in_every_position_reads_the_pooled_acceptance() -> None:
+    """Two fully accepted rounds at γ 7: each position alone would read (2 + ½) / 3 ≈ 0.83, which
+    τ compounds into too short a γ; pooled, 14 of 14 read (14 + ½) / 15 at every position."""
+    auto = AutoGamma()
+    for _ in range(2):
+        auto.update(7, 7)
+    assert auto.acceptance() == pytest.approx([14.5 / 15] * 7)
+    for _ in range(20):  # position 1 past POOL_UNTIL verdicts: each position on its own again
+        auto.update(7, 3)
+    got = auto.acceptance()
+    assert got[0] == pytest.approx((22 + 0.5) / 23) and got[4] == pytest.approx((2 + 0.5) / 3)

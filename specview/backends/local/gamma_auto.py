@@ -49,6 +49,7 @@ from specview.kernel.theory import VerifyRatio, verify_ratio
 START_GAMMA = 4  # before the first calibration: the usual default γ (after it, auto learns at the γ the
 # costs favour if every draft were accepted: on this CPU 4 is one of the dear odd-width verifies)
 DECIDE_EVERY = 8
+POOL_UNTIL = 16  # verdicts at position 1 before each position's acceptance stands on its own
 MIN_VERDICTS = 2  # drafting rounds before the acceptance counts (until then: LEARNING, deciding every round)
 MIN_VERDICTS_OFF = 8  # and before a low acceptance may turn speculation off
 KEEP = 64
@@ -139,6 +140,12 @@ class AutoGamma:
             if verified <= 0:
                 break
             out.append((accepted + 0.5) / (verified + 1.0))
+        if self._verified[0] < POOL_UNTIL and out:
+            # a few rounds in, each position has a handful of verdicts and its own prior would pull a
+            # copy task's ≈ 1 down to 0.83 at every depth, which τ compounds into too short a γ: until
+            # position 1 has POOL_UNTIL verdicts, every measured position reads the pooled acceptance
+            pooled = (sum(self._accepted) + 0.5) / (sum(self._verified) + 1.0)
+            out = [pooled] * len(out)
         return out
 
     def draft_cost(self) -> float | None:
