@@ -117,3 +117,19 @@ def test_one_poll_asks_the_server_for_slots_once(server: HostileServer) -> None:
             assert scrape.in_flight == 5 and len(now.slots) == 1
     finally:
         watch.close()
+
+
+def test_requests_on_their_own_ask_the_server_each_time(server: HostileServer) -> None:
+    """Outside a poll (no scrape before it) every requests() reads /slots afresh: a pane polled on its
+    own sees a slot start decoding."""
+    server.scenario = llama([])
+    watch = ServerWatch(server.root)
+    try:
+        watch.scrape()
+        assert watch.requests().slots == ()
+        server.scenario = llama([{"id": 0, "is_processing": True, "n_prompt_tokens": 3}])
+        before = server.requests.count("GET /slots")
+        assert len(watch.requests().slots) == 1 and len(watch.requests().slots) == 1
+        assert server.requests.count("GET /slots") - before == 2
+    finally:
+        watch.close()

@@ -104,8 +104,11 @@ class ServerWatch:
         """What the server tells per request now (llama-server's /slots; for the others, that
         they tell nothing to a watcher). Optional: a server that does not answer says nothing; one
         that lists more slots than any server has is a BackendError, as in detection."""
-        with self._server_values(Phrase("watcherr.doing.slots")):
-            return read_requests(self.kind.id, self._poll)
+        try:
+            with self._server_values(Phrase("watcherr.doing.slots")):
+                return read_requests(self.kind.id, self._poll)
+        finally:
+            self._poll.end_poll()  # the poll's last reader: a requests() on its own asks afresh
 
     def interrupt(self) -> None:
         """End a scrape in flight at once (any thread): stopping never waits on a stuck server."""
