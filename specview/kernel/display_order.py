@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from specview.kernel.events import Round, TokenEvent, TokenStatus
 from specview.kernel.lost_branches import with_branches
 
 
-def display_order(rnd: Round, *, lost: bool = False) -> list[TokenEvent]:
-    """A round's tokens as the stream shows them: the discarded drafts right after the rejected
-    one (the continuation the draft had in mind), then the target's correction; with `lost`, a
-    tree round's lost branches too, each one token where it lost (kernel/lost_branches.py)."""
-    if lost and rnd.lost:
-        return with_branches(rnd)
-    if not rnd.discarded:
-        return list(rnd.tokens)
+def displayed(rounds: Iterable[Round], *, lost: bool = False) -> list[TokenEvent]:
+    """Rounds' tokens in a row as the stream shows them: the discarded drafts right after the
+    rejected one (the continuation the draft had in mind), then the target's correction; with
+    `lost`, a tree round's lost branches too, each one token where it lost (kernel/lost_branches.py).
+    Most rounds have neither and are shown as they are: one list for a whole drain, no copy a round."""
     out: list[TokenEvent] = []
-    for token in rnd.tokens:
-        out.append(token)
-        if token.status is TokenStatus.REJECTED:
-            out.extend(rnd.discarded)
+    rejected = TokenStatus.REJECTED
+    for rnd in rounds:
+        if lost and rnd.lost:
+            out += with_branches(rnd)
+        elif not rnd.discarded:
+            out += rnd.tokens
+        else:
+            for token in rnd.tokens:
+                out.append(token)
+                if token.status is rejected:
+                    out += rnd.discarded
     return out
+

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from specview.kernel.backend import Interruptible
-from specview.kernel.display_order import display_order
+from specview.kernel.display_order import displayed
 from specview.kernel.errors import SpecviewError, describe_error
 from specview.kernel.events import Calibration, Reconcile, Round, StreamItem, TokenEvent
 from specview.kernel.gamma_choice import GammaChoice
@@ -201,13 +201,7 @@ class Session:
         After a reconcile the view redraws the whole (exact) history; otherwise it appends.
         """
         rounds = self.history if drained.reconciled else drained.rounds
-        tokens: list[TokenEvent] = []
-        for r in rounds:  # most rounds are shown as they are: their tokens in a row
-            if r.discarded or r.lost:
-                tokens += display_order(r, lost=True)
-            else:
-                tokens += r.tokens
-        return drained.reconciled, tokens
+        return drained.reconciled, displayed(rounds, lost=True)
 
     @property
     def calibrations(self) -> tuple[Calibration, ...]:

@@ -9,7 +9,7 @@ from specview.backends.replay import make_replay_backend
 from specview.boundary.text import sanitize
 from specview.features.live.app import SpecviewApp
 from specview.features.record.recording import read_recording, scan_headers
-from specview.kernel.display_order import display_order
+from specview.kernel.display_order import displayed
 from specview.kernel.events import Round
 from specview.kernel.runspec import RunSpec
 from specview.texts.catalog import Phrase, fill, text
@@ -22,7 +22,7 @@ from tests.support.recordings import record_sim, recorded_rounds
 async def test_replay_streams_the_recorded_tokens_in_the_live_view(tmp_path: Path) -> None:
     file = tmp_path / "live.jsonl"
     stats = record_sim(file, 80, seed=3)
-    tokens = [t for r in recorded_rounds(file) for t in display_order(r)]  # discarded drafts included
+    tokens = displayed(recorded_rounds(file))  # discarded drafts included
     spec = RunSpec(replay=str(file), speed=0.0)
     app = SpecviewApp(spec, make_replay_backend(spec))
     async with app.run_test(size=(120, 36)) as pilot:

@@ -13,7 +13,10 @@ from specview.kernel.backend import BackendInfo, BackendKind
 from specview.kernel.events import Basis, Calibration, Round, StreamItem, TokenEvent, TokenStatus
 from specview.kernel.metrics import Metrics
 from specview.kernel.runspec import RunSpec
-from specview.kernel.session import Session
+from specview.kernel.display_order import displayed
+from specview.kernel.lost_branches import with_branches
+from specview.kernel.lost_from import BELOW_REJECTED, ON_PATH
+from specview.kernel.session import Drained, Session
 from specview.kernel.totals import Totals
 
 
@@ -141,12 +144,53 @@ def test_a_drain_of_many_rounds_is_the_drains_of_one() -> None:
     assert (many.history, many.dropped_rounds) == (history, dropped)
 
 
-def test_what_a_view_draws_is_each_rounds_display_order() -> None:
-    from specview.kernel.display_order import display_order
-    from specview.kernel.session import Drained
+def _one_round_shown(rnd: Round) -> list[TokenEvent]:
+    """The stream's order for one round, spelled out (the reference): a tree round with its lost
+    branches in place, else the discarded drafts right after the rejected token."""
+    if rnd.lost:
+        return with_branches(rnd)
+    out: list[TokenEvent] = []
+    for token in rnd.tokens:
+        out.append(token)
+        if token.status is TokenStatus.REJECTED:
+            out.extend(rnd.discarded)
+    return out
 
+
+def _tree_rounds() -> list[Round]:
+    """Tree rounds whose branches lost on the path, below the rejected token, and from early on."""
+    t = TokenEvent
+    A, R, C, B, D = (TokenStatus.ACCEPTED, TokenStatus.REJECTED, TokenStatus.CORRECTED, TokenStatus.BONUS,
+                     TokenStatus.DISCARDED)
+    q_top = ((1, 2, 3), (4, 5, 6))
+    return [
+        Round(0, 2, (t(1, "s1", A, 0, 0.1, 0.2), t(4, "s2", R, 1, 0.1, 0.2), t(9, "z", C, 1)), None, None, 0.0,
+              lost=(t(2, "x1", R, 0, 0.1, 0.2), t(5, "x2", R, 1, 0.1, 0.2)), q_top=q_top,
+              lost_from=(ON_PATH, ON_PATH)),
+        Round(1, 2, (t(1, "s1", R, 0, 0.1, 0.2), t(9, "z", C, 0)), None, None, 0.0,
+              lost=(t(2, "x1", R, 0, 0.1, 0.2), t(4, "s2", D, 1, None, 0.2)), q_top=q_top,
+              lost_from=(ON_PATH, BELOW_REJECTED)),
+        Round(2, 2, (t(2, "x1", A, 0, 0.1, 0.2), t(8, "b", B, 1)), None, None, 0.0,
+              lost=(t(1, "s1", R, 0, 0.1, 0.2), t(4, "s2", D, 1, None, 0.2)), q_top=q_top, lost_from=(ON_PATH, 0)),
+    ]
+
+
+def test_what_a_view_draws_is_each_rounds_order_in_the_stream() -> None:
+    """The shortcut for rounds shown as they are (their tokens as they are) and the rounds that need reordering
+    give the stream's order, mixed in one drain: plain, accepted, corrected, bonus, rejected with
+    discarded drafts, tree rounds with lost branches."""
     rounds = [i for i in _stream() if isinstance(i, Round)]
+    trees = _tree_rounds()
+    plain = [r for r in rounds if not r.drafted][:20]
+    mixed = [*rounds[:50], trees[0], *plain, trees[1], trees[2], *rounds[3000:3100]]
+    statuses = {tok.status for r in mixed for tok in r.tokens}
+    assert {TokenStatus.PLAIN, TokenStatus.ACCEPTED, TokenStatus.CORRECTED, TokenStatus.BONUS,
+            TokenStatus.REJECTED} <= statuses
+    assert any(r.discarded for r in mixed) and any(not (r.discarded or r.lost) for r in mixed)
+    expected = [tok for r in mixed for tok in _one_round_shown(r)]
+    assert any(tok.status is TokenStatus.LOST for tok in expected)
     session = Session(_Listed([]))  # type: ignore[arg-type]
-    assert any(r.discarded for r in rounds)
-    assert session.drawable(Drained(rounds, None, False)) == (
-        False, [t for r in rounds for t in display_order(r, lost=True)])
+    assert session.drawable(Drained(mixed, None, False)) == (False, expected)
+    assert displayed(mixed, lost=True) == expected == [tok for r in mixed for tok in displayed((r,), lost=True)]
+    # without `lost` (the report): a tree round shows its path only
+    assert displayed(trees) == [tok for r in trees for tok in r.tokens]

@@ -11,7 +11,7 @@ import pytest
 from specview.boundary.bounds import Invalid
 from specview.boundary.stream_mask import mask_rounds
 from specview.features.live.inspector import describe
-from specview.kernel.display_order import display_order
+from specview.kernel.display_order import displayed
 from specview.kernel.events import Round, TokenEvent, TokenStatus
 from specview.kernel.lost_from import BELOW_REJECTED, ON_PATH
 from specview.widgets.token_layout import display
@@ -32,14 +32,14 @@ def _round(tokens: tuple[TokenEvent, ...], lost: tuple[TokenEvent, ...], lost_fr
 
 
 def _drawn(rnd: Round) -> str:
-    return " ".join(display(t) for t in display_order(rnd, lost=True))
+    return " ".join(display(t) for t in displayed((rnd,), lost=True))
 
 
 def test_siblings_are_drawn_before_the_path_token_they_lost_to() -> None:
     rnd = _round((_t("s1", A, 0), _t("s2", R, 1), _t("z", C, 1)),
                  (_t("x1", R, 0), _t("y1", R, 0), _t("x2", R, 1), _t("y2", R, 1)), (ON_PATH,) * 4)
     assert _drawn(rnd) == "⟨x1⟩ ⟨y1⟩ s1 s2 ⟨x2⟩ ⟨y2⟩ ▸z"
-    assert display_order(rnd) == list(rnd.tokens)  # without `lost` (the report): the path only
+    assert displayed((rnd,)) == list(rnd.tokens)  # without `lost` (the report): the path only
 
 
 def test_a_branch_that_left_the_path_early_is_drawn_whole_from_there() -> None:
@@ -48,7 +48,7 @@ def test_a_branch_that_left_the_path_early_is_drawn_whole_from_there() -> None:
                  (_t("s1", R, 0), _t("y1", R, 0), _t("s2", D, 1, None), _t("x2", D, 1, None), _t("y2", D, 1, None)),
                  (ON_PATH, ON_PATH, 0, 0, 0))
     assert _drawn(rnd) == "⟨y1⟩ ⟨s1s2⟩ ⟨s1x2⟩ ⟨s1y2⟩ x1 b⁺"
-    branch = next(t for t in display_order(rnd, lost=True) if t.text == "s1s2")
+    branch = next(t for t in displayed((rnd,), lost=True) if t.text == "s1s2")
     assert branch.q_rank == 1 and branch.p == 0.1  # said by its first token: judged, q's rank 1
     said = describe(branch, "en")
     assert said.startswith("'s1s2' · branch that lost (tree) · position 1 · its first token judged and refused")
@@ -61,7 +61,7 @@ def test_branches_below_the_rejected_token_follow_it_as_a_chains_discarded_draft
                  (_t("x1", R, 0), _t("y1", R, 0), _t("s2", D, 1, None), _t("x2", D, 1, None), _t("y2", D, 1, None)),
                  (ON_PATH, ON_PATH, BELOW_REJECTED, BELOW_REJECTED, BELOW_REJECTED))
     assert _drawn(rnd) == "s1 ⟨s2⟩ ⟨x2⟩ ⟨y2⟩ ⟨x1⟩ ⟨y1⟩ ▸z"
-    below = next(t for t in display_order(rnd, lost=True) if t.text == "x2")
+    below = next(t for t in displayed((rnd,), lost=True) if t.text == "x2")
     assert below.q_rank == 2 and "below a rejected draft: never judged" in describe(below, "en")
 
 

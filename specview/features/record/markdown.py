@@ -14,7 +14,7 @@ from typing import Any
 
 from specview.boundary.text import number, sanitize
 from specview.kernel.backend import BackendInfo
-from specview.kernel.display_order import display_order
+from specview.kernel.display_order import displayed
 from specview.kernel.events import MARKS, Round, TokenEvent, TokenStatus
 from specview.kernel.gauges import PANEL, Reading, gauges
 from specview.kernel.metrics_snapshot import MetricsSnapshot
@@ -116,5 +116,5 @@ def markdown_report(header: Mapping[str, Any], info: BackendInfo, snap: MetricsS
         lines.append(text("report_no_drafts", t))
 
     lines += ["", f"## {text('report_text', t)}", "", text("report_legend", t), "", "---", ""]
-    lines.append(marked_text(tok for rnd in rounds for tok in display_order(rnd)))
+    lines.append(marked_text(displayed(rounds)))
     return "\n".join(lines).rstrip("\n") + "\n"
