@@ -19,7 +19,9 @@ import pytest
 from specview.boundary.bounds import MAX_SLOTS
 from specview.features.watch.model.requests import MAX_SHOWN_SLOTS, RequestsNow
 from specview.features.watch.screen.requests_text import requests_lines
+from specview.features.watch.model.fleet import State
 from specview.features.watch.source import ServerWatch
+from specview.features.watch.source.direct import DirectFleet
 from specview.kernel.errors import BackendError
 from specview.kernel.langs import LANGS
 from specview.texts.catalog import fill, text
@@ -101,22 +103,55 @@ def test_vllm_and_a_generic_server_say_plainly_they_tell_nothing_per_request(ser
         assert requests_lines(requests_of(server, vllm), lang)[-1] == text("requests.vllm", lang)
 
 
+# a build whose /props names no speculative type, with a slot that speculates: the method is
+# still to learn, so every poll's describe() reads /slots too
+UNNAMED = json.dumps({"build_info": "b1", "default_generation_settings": {"params": {}}})
+BUSY = [{"id": 0, "is_processing": True, "speculative": True, "n_prompt_tokens": 12, "next_token": [{"n_decoded": 5}]}]
+
+
+def unnamed_llama(slots: object) -> Scenario:
+    scenario = llama(slots)
+    return Scenario(scenario.models, {**scenario.get, "/props": (200, "application/json", UNNAMED.encode())})
+
+
 def test_one_poll_asks_the_server_for_slots_once(server: HostileServer) -> None:
     """The tokens in flight, the requests pane and the method still to learn all read /slots: one
     request a poll serves them all, and the next poll asks again."""
-    slots = [{"id": 0, "is_processing": True, "n_prompt_tokens": 12, "next_token": [{"n_decoded": 5}]}]
-    server.scenario = llama(slots)
+    server.scenario = unnamed_llama(BUSY)
     watch = ServerWatch(server.root)
     try:
+        assert watch.facts.speculating and watch.facts.method is None  # describe() asks /slots
         for poll in range(2):
             before = server.requests.count("GET /slots")
-            scrape = watch.scrape()
-            watch.describe()
-            now = watch.requests()
+            with watch.one_poll():
+                scrape = watch.scrape()
+                watch.describe()
+                now = watch.requests()
             assert server.requests.count("GET /slots") - before == 1, f"poll {poll}"
             assert scrape.in_flight == 5 and len(now.slots) == 1
     finally:
         watch.close()
+
+
+def test_one_fleet_poll_asks_each_direct_target_for_slots_once(server: HostileServer) -> None:
+    """A fleet target's poll (scrape, then describe learning the method) reads /slots once; the poll
+    ends with it, so the target's watch asks afresh after it."""
+    server.scenario = unnamed_llama(BUSY)
+    fleet = DirectFleet([server.root], deadline_s=10.0)
+    try:
+        fleet.connect()
+        for poll in range(2):
+            before = server.requests.count("GET /slots")
+            (reading,) = fleet.poll()
+            assert reading.state is State.UP and reading.method is None, reading.error
+            assert server.requests.count("GET /slots") - before == 1, f"poll {poll}"
+        watch = fleet._targets[0].watch
+        assert watch is not None
+        before = server.requests.count("GET /slots")
+        watch.requests()
+        assert server.requests.count("GET /slots") - before == 1  # no answer left from the poll
+    finally:
+        fleet.close()
 
 
 def test_requests_on_their_own_ask_the_server_each_time(server: HostileServer) -> None:

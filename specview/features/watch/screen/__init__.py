@@ -112,9 +112,10 @@ class WatchScreen(Screen[None]):
 
     def _scrape(self) -> WatchSample | None:
         """One poll (on the worker's thread): the sample since the last, the method learnt."""
-        sample = self.model.feed(self.source.scrape())
-        self._described = self.source.describe()
-        self.requests_now = self.source.requests()
+        with self.source.one_poll():  # /slots asked once for all three
+            sample = self.model.feed(self.source.scrape())
+            self._described = self.source.describe()
+            self.requests_now = self.source.requests()
         return sample
 
     def _hand_over(self, item: WatchSample | SpecviewError | None) -> None:

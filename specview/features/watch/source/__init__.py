@@ -44,7 +44,7 @@ class ServerWatch:
                  server: str | None = None, timeouts: Timeouts | None = None) -> None:
         wanted = checked_kind(server)
         self._conn = Connection(url, api_key, key_env, timeouts)
-        self._poll = OnePoll(self._conn)  # /slots read once a poll, however many parts want it
+        self._poll = OnePoll(self._conn)  # /slots read once a poll (`one_poll`), however many parts want it
         try:
             self._conn.get_text(f"{self._conn.root}/metrics", Phrase("watcherr.doing.metrics"), hint=METRICS_HINT)
             with self._server_values(Phrase("watcherr.doing.detecting")):
@@ -60,6 +60,10 @@ class ServerWatch:
     def _server_values(self, what: str | Phrase) -> AbstractContextManager[None]:
         return server_values(self._conn.root, what)
 
+    def one_poll(self) -> AbstractContextManager[None]:
+        """Bracket one poll's scrape, describe and requests: /slots is asked once for all of them."""
+        return self._poll.poll()
+
     def describe(self, *, learn: bool = True) -> str:
         """'llama-server b1234 · MTP (draft-mtp) · http://host:port' (data: sanitize to show).
         The method may show only once a slot has served a request: with `learn` the server is
@@ -74,7 +78,6 @@ class ServerWatch:
         """One poll, within the request timeout. Raises BackendError when the server stopped
         answering /metrics (or did not finish in time) or sent a count that is not one."""
         t = time.monotonic()
-        self._poll.new_poll()
         text = self._conn.get_text(f"{self._conn.root}/metrics", Phrase("watcherr.doing.watching"))
         kind = self.kind
         prefix = kind.metrics_prefix
@@ -104,11 +107,8 @@ class ServerWatch:
         """What the server tells per request now (llama-server's /slots; for the others, that
         they tell nothing to a watcher). Optional: a server that does not answer says nothing; one
         that lists more slots than any server has is a BackendError, as in detection."""
-        try:
-            with self._server_values(Phrase("watcherr.doing.slots")):
-                return read_requests(self.kind.id, self._poll)
-        finally:
-            self._poll.end_poll()  # the poll's last reader: a requests() on its own asks afresh
+        with self._server_values(Phrase("watcherr.doing.slots")):
+            return read_requests(self.kind.id, self._poll)
 
     def interrupt(self) -> None:
         """End a scrape in flight at once (any thread): stopping never waits on a stuck server."""

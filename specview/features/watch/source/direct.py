@@ -104,8 +104,9 @@ class DirectFleet:
                     target.watch = ServerWatch(target.url, self._api_key, self._key_env, self._server,
                                                self._timeouts)
                 watch = target.watch
-                sample = target.model.feed(watch.scrape())
-                watch.describe()  # learns the method once the server names it (a request until then)
+                with watch.one_poll():  # /slots asked once for the tokens in flight and the method
+                    sample = target.model.feed(watch.scrape())
+                    watch.describe()  # learns the method once the server names it (a request until then)
             except Exception as exc:  # noqa: BLE001 - any failure of one target is that target's DOWN
                 # specview's own words stay a Phrase, put into the shown language (their fields are
                 # safe already); a library's error is its bounded text

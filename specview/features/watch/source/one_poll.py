@@ -1,12 +1,17 @@
 """One answer per URL per poll: a poll reads llama-server's /slots for the tokens in flight, the
-requests pane and (until it is known) the speculative method; the server is asked once.
+method still to learn and the requests pane; the server is asked once.
 
-A poll is what lies between `new_poll()` (the scrape) and `end_poll()` (its last reader, the
-requests pane); outside one every probe asks the server, so a reader that polls on its own
-(requests() in a loop) never sees an old answer."""
+A poll is what its caller brackets with `poll()` (the single-server screen: scrape, describe,
+requests; a fleet target: scrape, describe); outside one every probe asks the server, so a reader
+that polls on its own (requests() in a loop, the headless watch's scrapes) never sees an old answer.
+The memo lives here, not in the remote Connection: only the watch knows where its poll begins and
+ends, and every target the fleet scrapes directly is a ServerWatch (source/direct.py), so this serves
+them too; the remote backend and detection share the Connection and must always ask afresh."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from specview.backends.remote.server_kind import Probe
@@ -21,15 +26,16 @@ class OnePoll:
         self._json: dict[str, Any | None] = {}
         self._open = False
 
-    def new_poll(self) -> None:
-        """A poll begins: forget the last one's answers and keep this one's."""
+    @contextmanager
+    def poll(self) -> Iterator[None]:
+        """One poll: its JSON answers are kept until it ends, then forgotten."""
         self._json.clear()
         self._open = True
-
-    def end_poll(self) -> None:
-        """The poll's last reader is done: later probes ask the server again."""
-        self._json.clear()
-        self._open = False
+        try:
+            yield
+        finally:
+            self._json.clear()
+            self._open = False
 
     def probe_json(self, url: str) -> Any | None:
         if not self._open:
