@@ -17,9 +17,9 @@ from collections.abc import Iterator
 import pytest
 
 from specview.boundary.bounds import MAX_SLOTS
+from specview.features.watch.model.fleet import State
 from specview.features.watch.model.requests import MAX_SHOWN_SLOTS, RequestsNow
 from specview.features.watch.screen.requests_text import requests_lines
-from specview.features.watch.model.fleet import State
 from specview.features.watch.source import ServerWatch
 from specview.features.watch.source.direct import DirectFleet
 from specview.kernel.errors import BackendError

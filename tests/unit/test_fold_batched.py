@@ -10,12 +10,12 @@ from dataclasses import replace
 
 from specview.backends.factory import make_backend
 from specview.kernel.backend import BackendInfo, BackendKind
-from specview.kernel.events import Basis, Calibration, Round, StreamItem, TokenEvent, TokenStatus
-from specview.kernel.metrics import Metrics
-from specview.kernel.runspec import RunSpec
 from specview.kernel.display_order import displayed
+from specview.kernel.events import Basis, Calibration, Round, StreamItem, TokenEvent, TokenStatus
 from specview.kernel.lost_branches import with_branches
 from specview.kernel.lost_from import BELOW_REJECTED, ON_PATH
+from specview.kernel.metrics import Metrics
+from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Drained, Session
 from specview.kernel.totals import Totals
 
