@@ -91,11 +91,6 @@ class TokenEvent:
         """True when the token is part of the output (not a rejected, discarded or undecided draft)."""
         return self.status not in NOT_EMITTED
 
-    def __reduce__(self) -> tuple[type[TokenEvent], tuple[Any, ...]]:
-        # By position: about twice as fast to unpickle as the slots state (the flat-out producer).
-        return (TokenEvent, (self.token_id, self.text, self.status, self.position, self.p, self.q, self.inferred,
-                             self.u, self.residual, self.residual_p, self.q_rank))
-
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "id": self.token_id,
@@ -174,11 +169,6 @@ class Round:
     @property
     def emitted(self) -> int:
         return sum(1 for t in self.tokens if t.emitted)
-
-    def __reduce__(self) -> tuple[type[Round], tuple[Any, ...]]:
-        return (Round, (self.index, self.drafted, self.tokens, self.t_draft_s, self.t_verify_s, self.t_wall,
-                        self.discarded, self.drafter,
-                        self.lost, self.q_top, self.lost_from))
 
     def lost_chains(self) -> list[tuple[list[int], int]]:
         """Each lost leaf's branch, as indices into `lost`, and what it hangs from (kernel/lost_from.py)."""

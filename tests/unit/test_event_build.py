@@ -45,3 +45,18 @@ def test_the_childs_messages_carry_rounds_as_fields_and_read_back_equal() -> Non
     kind, back = decode(message)
     assert kind == "rounds" and back == rounds
     assert [type(r) for r in back] == [Round, Round] and type(back[0].tokens[0]) is TokenEvent
+
+
+def test_every_field_crosses_the_pipe_and_a_plain_pickle() -> None:
+    """process.py writes the fields out by hand: a token and a round with every field set apart from
+    its default come back equal through the pipe, and through a plain pickle (the dataclass's own)."""
+    import pickle
+
+    from specview.backends.process import decode, encode
+
+    token = token_event(*(7, " the", TokenStatus.CORRECTED, 2, 0.25, 0.125, True, 0.5, 0.75, 0.3, 4))
+    assert all(getattr(token, f.name) != f.default for f in dataclasses.fields(TokenEvent))
+    rnd = Round(3, 2, (token,), 0.001, 0.02, 1.5, (token,), "ngram", (token,), ((1, 2),), (-1,))
+    assert all(getattr(rnd, f.name) != f.default for f in dataclasses.fields(Round))
+    assert decode(encode("rounds", [rnd])) == ("rounds", [rnd])
+    assert pickle.loads(pickle.dumps(rnd)) == rnd
