@@ -33,10 +33,7 @@ from specview.kernel.verdict import Estimate, Verdict, judge
 
 MIN_PLAIN_ROUNDS = 8  # timed plain rounds needed before they stand in for a baseline
 PLAIN_ROUNDS = Basis.PLAIN_ROUNDS  # the basis when the run's own plain rounds are the baseline
-PLAIN_SPEEDUP = 1.0  # a plain run's speedup, by definition
-
-
-PLAIN_SPEEDUP = 1.0  # plain decoding's speedup: a definition, no spread
+PLAIN_SPEEDUP = 1.0  # plain decoding's speedup (a plain run's): a definition, no spread
 
 
 @dataclass(frozen=True, slots=True)

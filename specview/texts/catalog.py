@@ -128,16 +128,19 @@ def fill(key: str, lang: str = FALLBACK, /, **values: object) -> str:
     that is not a plain name (`{alpha.real}`, `{0}`) reads "?"; a template whose braces do not
     parse is shown as written.
     """
-    if any(_renders(value) for value in values.values()):  # a copy only where a field renders itself
-        values = {name: _rendered(value, lang) for name, value in values.items()}
-    return _filled(text(key, lang), values)
+    return _filled(text(key, lang), _in_language(values, lang))
 
 
 def fill_in(template: str, lang: str = FALLBACK, /, **values: object) -> str:
     """`fill` for a template already in hand (one read with `area`)."""
+    return _filled(template, _in_language(values, lang))
+
+
+def _in_language(values: dict[str, object], lang: str) -> dict[str, object]:
+    """The fields as shown in `lang`: a copy only where a field renders itself (a Phrase, an error)."""
     if any(_renders(value) for value in values.values()):
-        values = {name: _rendered(value, lang) for name, value in values.items()}
-    return _filled(template, values)
+        return {name: _rendered(value, lang) for name, value in values.items()}
+    return values
 
 
 @lru_cache(maxsize=4096)  # the catalogs' templates, parsed once (the side panel fills notes every frame)
