@@ -367,11 +367,11 @@ def position_texts(values: Sequence[float | None], verified: Sequence[int] = (),
     `bound`: the values after position 0 are lower bounds (a monitor's counts of drafts shorter
     than its series), written "≥ 0.71"."""
     counts = [f" ({compact_count(n)})" for n in verified] + [""] * (len(values) - len(verified))
-    return [(None if v is None else round(v, 2), position_value(v, bound and k > 0) + c)
+    return [(None if v is None else round(v, 2), _position_value(v, bound and k > 0) + c)
             for k, (v, c) in enumerate(zip(values, counts, strict=False))]
 
 
-def position_value(value: float | None, at_least: bool) -> str:
+def _position_value(value: float | None, at_least: bool) -> str:
     """One position's acceptance to two places, "≥ " before a lower bound ("—" when unknown)."""
     said = number(value, ".2f")
     return f"≥ {said}" if at_least and value is not None else said

@@ -143,12 +143,12 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
 def line(sample: WatchSample, lang: str) -> str:
     """One human line per poll: the monitor's gauges (the gauge table's WATCH view), then the
     per-position acceptance."""
-    from specview.kernel.gauges import WATCH, gauges, position_value
+    from specview.kernel.gauges import WATCH, gauges, position_texts
     from specview.texts.catalog import text
 
     parts = [f"{text(spec.short_id, lang)} {spec.formatted_watched(sample)}" for spec in gauges(WATCH)]
-    bound = sample.per_position_bound
-    pos = " ".join(position_value(a, bound and k > 0) for k, a in enumerate(sample.per_position_acceptance)) or "—"
+    bars = position_texts(sample.per_position_acceptance, bound=sample.per_position_bound)  # the bars' words
+    pos = " ".join(said for _, said in bars) or "—"
     parts.insert(4, f"{text('watch.by_position', lang)} {pos}")
     if sample.reset:
         parts.append(text("watch.reset", lang))
