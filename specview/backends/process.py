@@ -91,7 +91,7 @@ def _receive(
                 continue
             try:
                 kind, payload = decode(receive.recv_bytes())
-            except EOFError:
+            except (EOFError, OSError):  # OSError: it ended in the middle of a message (killed while writing)
                 raise _ended(child, errors, ("backenderr.process.ended", "backenderr.process.ended_said")) from None
             if kind == "error":
                 said = _unwired(payload)

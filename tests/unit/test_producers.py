@@ -205,3 +205,18 @@ def test_a_child_that_cannot_start_says_why() -> None:
     # The child cannot import this test module, so it cannot unpickle the backend.
     with pytest.raises(BackendError, match=r"exit code 1\): ModuleNotFoundError: No module named 'test_producers'"):
         list(ChildProcessBackend(_Burst(2)).rounds(threading.Event()))  # type: ignore[arg-type]
+
+
+def test_a_child_that_ends_in_the_middle_of_a_message_is_reported_as_ended() -> None:
+    """A child killed while it writes a message leaves half of one in the pipe: that is the child's
+    end (its exit code), not the pipe's OSError."""
+    import subprocess
+    import sys
+
+    from specview.backends.process import _receive
+
+    half = ("import os, struct, sys; sys.stdin.buffer.read(); "
+            "os.write(1, struct.pack('!i', 1000) + b'x' * 10); sys.exit(3)")  # 10 bytes of 1000
+    child = subprocess.Popen([sys.executable, "-c", half], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    with open(os.devnull, "w+b") as errors, pytest.raises(BackendError, match=r"ended unexpectedly \(exit code 3\)"):
+        list(_receive(child, sim(), errors, threading.Event()))
