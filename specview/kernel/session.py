@@ -363,11 +363,12 @@ class Session:
 
 
 def _tokens(item: StreamItem) -> int:
-    if type(item) is Round:  # nearly every item: one test
-        return len(item.tokens) + len(item.discarded) + len(item.lost)
-    if isinstance(item, NOT_ROUNDS):
-        return 0
-    if isinstance(item, Reconcile):
-        return sum(len(r.tokens) + len(r.discarded) for r in item.rounds)
+    """The tokens an item puts in the buffer (what back-pressure counts): a round's shown, drafted
+    and lost; a reconcile's rounds' alike."""
+    if type(item) is not Round:  # nearly every item is one: one test
+        if isinstance(item, NOT_ROUNDS):
+            return 0
+        if isinstance(item, Reconcile):
+            return sum(map(_tokens, item.rounds))
     return len(item.tokens) + len(item.discarded) + len(item.lost)
 

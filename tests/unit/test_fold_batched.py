@@ -194,3 +194,13 @@ def test_what_a_view_draws_is_each_rounds_order_in_the_stream() -> None:
     assert displayed(mixed, lost=True) == expected == [tok for r in mixed for tok in displayed((r,), lost=True)]
     # without `lost` (the report): a tree round shows its path only
     assert displayed(trees) == [tok for r in trees for tok in r.tokens]
+
+
+def test_the_buffer_counts_a_reconciled_round_as_the_round_itself() -> None:
+    """Back-pressure counts a round's shown, discarded and lost tokens, inside a reconcile too."""
+    from specview.kernel.events import Reconcile
+    from specview.kernel.session import _tokens
+
+    tree = _tree_rounds()[1]  # a rejection, a lost branch below it
+    assert _tokens(tree) == len(tree.tokens) + len(tree.lost) > len(tree.tokens)
+    assert _tokens(Reconcile(0, (tree, tree))) == 2 * _tokens(tree)
