@@ -26,4 +26,3 @@ def displayed(rounds: Iterable[Round], *, lost: bool = False) -> list[TokenEvent
                 if token.status is rejected:
                     out += rnd.discarded
     return out
-
