@@ -108,7 +108,7 @@ def _rendered(msgid: str, values: Any, english: str, lang: str) -> str:
         return english
     try:
         fields = _fields(msgid, values, word, lang)
-    except (KeyError, IndexError, TypeError, ValueError):  # values that do not fit: said as argparse did
+    except (KeyError, IndexError, StopIteration, TypeError, ValueError):  # values that do not fit: said as argparse did
         return english
     from specview.texts.catalog import fill
 
