@@ -21,39 +21,38 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import Any
 
 # argparse's conversions: `%s`, `%(name)r`, `%%` (flags and widths are allowed though argparse has none)
 _CONVERSION = r"%(?:\((?P<name>[^)]*)\))?(?P<spec>[-#0 +]*\d*(?:\.\d+)?)(?P<conv>[diouxXeEfFgGcrsa%])"
 
 
-class Word(NamedTuple):
-    """A template's catalog id, and the names its `%s` fields get there (in order; `%(name)s` keep theirs)."""
-
-    key: str
-    positional: tuple[str, ...] = ()
+def _word(key: str, *positional: str) -> tuple[str, tuple[str, ...]]:
+    """A template's catalog id, and the names its `%s` fields get there (in order; `%(name)s` keep theirs).
+    A plain tuple, not a NamedTuple: making that class would cost every `specview` start about 0.1 ms."""
+    return key, positional
 
 
 _ID = "cli_errors.argparse."
-WORDS: dict[str, Word] = {
-    "argument %(argument_name)s: %(message)s": Word(_ID + "argument"),
-    "invalid choice: %(value)r (choose from %(choices)s)": Word(_ID + "invalid_choice"),
-    "invalid %(type)s value: %(value)r": Word(_ID + "invalid_value"),
-    "the following arguments are required: %s": Word(_ID + "required", ("names",)),
-    "one of the arguments %s is required": Word(_ID + "one_required", ("names",)),
-    "not allowed with argument %s": Word(_ID + "not_allowed_with", ("other",)),
-    "unrecognized arguments: %s": Word(_ID + "unrecognized", ("words",)),
-    "ambiguous option: %(option)s could match %(matches)s": Word(_ID + "ambiguous"),
-    "unexpected option string: %s": Word(_ID + "unexpected_option", ("option",)),
-    "ignored explicit argument %r": Word(_ID + "ignored_explicit", ("value",)),
-    "expected one argument": Word(_ID + "expected_one"),
-    "expected at most one argument": Word(_ID + "expected_at_most_one"),
-    "expected at least one argument": Word(_ID + "expected_at_least_one"),
-    "expected %s argument": Word(_ID + "expected_count_one", ("count",)),  # ngettext's two forms
-    "expected %s arguments": Word(_ID + "expected_count", ("count",)),
-    "unknown parser %(parser_name)r (choices: %(choices)s)": Word(_ID + "unknown_parser"),
-    "can't open '%(filename)s': %(error)s": Word(_ID + "cannot_open"),
-    'argument "-" with mode %r': Word(_ID + "dash_mode", ("mode",)),
+WORDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "argument %(argument_name)s: %(message)s": _word(_ID + "argument"),
+    "invalid choice: %(value)r (choose from %(choices)s)": _word(_ID + "invalid_choice"),
+    "invalid %(type)s value: %(value)r": _word(_ID + "invalid_value"),
+    "the following arguments are required: %s": _word(_ID + "required", "names"),
+    "one of the arguments %s is required": _word(_ID + "one_required", "names"),
+    "not allowed with argument %s": _word(_ID + "not_allowed_with", "other"),
+    "unrecognized arguments: %s": _word(_ID + "unrecognized", "words"),
+    "ambiguous option: %(option)s could match %(matches)s": _word(_ID + "ambiguous"),
+    "unexpected option string: %s": _word(_ID + "unexpected_option", "option"),
+    "ignored explicit argument %r": _word(_ID + "ignored_explicit", "value"),
+    "expected one argument": _word(_ID + "expected_one"),
+    "expected at most one argument": _word(_ID + "expected_at_most_one"),
+    "expected at least one argument": _word(_ID + "expected_at_least_one"),
+    "expected %s argument": _word(_ID + "expected_count_one", "count"),  # ngettext's two forms
+    "expected %s arguments": _word(_ID + "expected_count", "count"),
+    "unknown parser %(parser_name)r (choices: %(choices)s)": _word(_ID + "unknown_parser"),
+    "can't open '%(filename)s': %(error)s": _word(_ID + "cannot_open"),
+    'argument "-" with mode %r': _word(_ID + "dash_mode", "mode"),
 }
 
 
@@ -106,20 +105,21 @@ def _rendered(msgid: str, values: Any, english: str, lang: str) -> str:
     word = WORDS.get(msgid)
     if word is None:
         return english
+    key, positional = word
     try:
-        fields = _fields(msgid, values, word, lang)
+        fields = _fields(msgid, values, positional, lang)
     except (KeyError, IndexError, StopIteration, TypeError, ValueError):  # values that do not fit: said as argparse did
         return english
     from specview.texts.catalog import fill
 
-    return fill(word.key, lang, **fields)
+    return fill(key, lang, **fields)
 
 
-def _fields(msgid: str, values: Any, word: Word, lang: str) -> dict[str, str]:
+def _fields(msgid: str, values: Any, positional_names: tuple[str, ...], lang: str) -> dict[str, str]:
     """The template's fields as argparse would write them, a value that is words said in `lang` first."""
     positional = iter(()) if values is None or isinstance(values, Mapping) else iter(
         values if isinstance(values, tuple) else (values,))
-    names = iter(word.positional)
+    names = iter(positional_names)
     fields: dict[str, str] = {}
     for match in re.finditer(_CONVERSION, msgid):
         if match["conv"] == "%":

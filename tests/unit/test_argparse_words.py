@@ -60,7 +60,7 @@ def _sample(template: str) -> dict[str, str] | tuple[str, ...]:
 
 @pytest.mark.parametrize("template", sorted(WORDS))
 def test_each_template_has_zh_and_en_and_the_english_is_argparses(template: str) -> None:
-    key = WORDS[template].key
+    key, _ = WORDS[template]
     en, zh = area("cli_errors", "en"), area("cli_errors", "zh")
     assert key in en and key in zh
     assert CJK.search(zh[key]), zh[key]
