@@ -69,6 +69,9 @@ class Said(str):
     def __str__(self) -> str:
         return self  # str() keeps it: argparse takes a type's reason as `str(err)`
 
+    def __reduce__(self) -> tuple[type[str], tuple[str]]:
+        return str, (str.__str__(self),)  # copied or sent to another process: the English words alone
+
 
 def said(phrase: Any) -> Said:
     """A Phrase (texts/catalog.py) as words argparse carries: an argparse type's reason."""

@@ -8,6 +8,7 @@ import argparse
 import ast
 import gettext
 import inspect
+import pickle
 import re
 
 import pytest
@@ -124,6 +125,13 @@ def test_a_message_reformatted_as_plain_text_is_still_found() -> None:
         made = argparse._("expected one argument")  # type: ignore[attr-defined]
         plain = "".join(["%(message)s" % {"message": made}, ""])  # noqa: UP031 - argparse's own formatting
     assert type(plain) is str and in_language(plain, "zh") == "需要一个值"
+
+
+def test_words_sent_elsewhere_are_their_english() -> None:
+    with kept_words():
+        made = argparse._("unrecognized arguments: %s") % "x y"  # type: ignore[attr-defined]
+    copied = pickle.loads(pickle.dumps(made))
+    assert type(copied) is str and copied == "unrecognized arguments: x y"
 
 
 def test_argparse_is_left_as_it_was_after_reading_even_nested() -> None:
