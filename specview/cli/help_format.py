@@ -65,11 +65,12 @@ class HelpFormatter(argparse.HelpFormatter):
                 return out
             formatter = self.formatter
             assert isinstance(formatter, HelpFormatter)
-            written = f"\n{' ' * formatter._current_indent}{heading}:\n"  # argparse's '%*s%s:\n'
+            indent = " " * formatter._current_indent
+            written = f"\n{indent}{heading}:\n"  # argparse's '%*s%s:\n', after the newline before a section
             if not out.startswith(written):
                 return out
             ended = help_text(Help(HEADING_ID, heading=heading), formatter.lang)
-            return written.removesuffix(f"{heading}:\n") + ended + "\n" + out[len(written):]
+            return f"\n{indent}{ended}\n{out[len(written):]}"
 
     def __init__(self, prog: str, *, lang: Lang = DEFAULT_LANG, **options: int | None) -> None:
         super().__init__(prog, **options)  # type: ignore[arg-type]
