@@ -8,9 +8,11 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
+from specview.cli.argparse_words import in_language, kept_words, said
 from specview.cli.errors import fail
 from specview.cli.help_format import HELP_ID, VERSION_ID, Help, HelpFormatter, Lang
 from specview.kernel.langs import DEFAULT_LANG, LANGS
+from specview.texts.catalog import Phrase
 
 Number = TypeVar("Number", int, float)
 
@@ -37,14 +39,18 @@ class Parser(argparse.ArgumentParser):
         return super().add_subparsers(**kwargs)
 
     def error(self, message: str) -> NoReturn:
-        """argparse's own words stay as it writes them (English); the pointer to --help is said in the
-        language the command line or the config asks for."""
-        import sys
-
+        """One line in the language the command line or the config asks for: argparse's own words too
+        (cli/argparse_words.py), with the pointer to --help."""
         from specview.cli.error_lang import error_lang
         from specview.texts.catalog import fill
 
-        fail(fill("clierr.usage", error_lang(None, sys.argv[1:]), message=message))
+        lang = error_lang(None, sys.argv[1:])
+        fail(fill("clierr.usage", lang, message=in_language(message, lang)))
+
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
+        with kept_words():  # "unrecognized arguments" is said here, after parse_known_args
+            return super().parse_args(args, namespace)
 
     def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
                          namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
@@ -54,7 +60,8 @@ class Parser(argparse.ArgumentParser):
 
         words = list(sys.argv[1:] if args is None else args)
         check_options(self, words)
-        return super().parse_known_args(words, namespace)
+        with kept_words():
+            return super().parse_known_args(words, namespace)
 
     def _get_option_tuples(self, option_string: str) -> list[Any]:
         """Abbreviations, except that a parser with subcommands takes an ambiguous one as unknown:
@@ -72,15 +79,16 @@ else:
 
 def ranged(kind: Callable[[str], Number], low: Number, high: Number, name: str) -> Callable[[str], Number]:
     """An argparse type: `kind(text)` within [low, high], with a one-line reason otherwise."""
-    noun = "an integer" if kind is int else "a number"
+    noun = "cli_errors.value.integer" if kind is int else "cli_errors.value.number"
 
     def check(text: str) -> Number:
         try:
             value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be {noun}, got {text!r}") from None
+            raise argparse.ArgumentTypeError(said(Phrase(noun, name=name, got=repr(text)))) from None
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{name} must be between {low:g} and {high:g}, got {text}")
+            raise argparse.ArgumentTypeError(said(Phrase("cli_errors.value.range", name=name, low=f"{low:g}",
+                                                         high=f"{high:g}", got=text)))
         return value
 
     return check
@@ -100,8 +108,9 @@ def tree_option(text: str) -> str:
 
     try:
         return str(parse_tree(text))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    except ValueError as exc:  # its reason is a Phrase (kernel/tree_shape.py)
+        reason = exc.args[0] if exc.args and isinstance(exc.args[0], Phrase) else None
+        raise argparse.ArgumentTypeError(said(reason) if reason is not None else str(exc)) from None
 
 
 def gamma_option(low: int, high: int) -> Callable[[str], int | str]:
@@ -122,8 +131,7 @@ def template_name(text: str) -> str:
     from specview.catalog.config import TEMPLATE_NAME
 
     if TEMPLATE_NAME.fullmatch(text) is None:
-        raise argparse.ArgumentTypeError(
-            f"--chat-template must be a built-in chat template's name (e.g. chatml, gemma) or none, got {text!r}")
+        raise argparse.ArgumentTypeError(said(Phrase("cli_errors.value.chat_template", got=repr(text))))
     return text
 
 

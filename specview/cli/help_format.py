@@ -21,6 +21,7 @@ AREAS = ("cli_help",)  # the texts/<area>.<lang>.toml files help reads
 # groups every parser has are titled in English inside ArgumentParser.__init__, and no public
 # hook renames them, so they are put in the language by their title here, as they are shown.
 HELP_ID, VERSION_ID, USAGE_ID = "cli_help.argparse.help", "cli_help.argparse.version", "cli_help.argparse.usage"
+HEADING_ID = "cli_help.argparse.heading"  # a group's heading line: argparse writes "%s:" itself
 ARGPARSE_TITLES = {"positional arguments": "cli_help.argparse.positionals", "options": "cli_help.argparse.options"}
 
 Lang = str | Callable[[], str]  # a language, or how to find it when help is shown
@@ -53,6 +54,23 @@ def help_text(value: str, lang: str) -> str:
 
 class HelpFormatter(argparse.HelpFormatter):
     """argparse's formatter with texts from the catalog, wrapped by terminal cells (cli/cell_wrap.py)."""
+
+    class _Section(argparse.HelpFormatter._Section):
+        """A section whose heading ends as the language ends one ("选项：", not argparse's "选项:")."""
+
+        def format_help(self) -> str:
+            out: str = super().format_help()
+            heading = self.heading
+            if not out or heading is None or heading is argparse.SUPPRESS:
+                return out
+            formatter = self.formatter
+            assert isinstance(formatter, HelpFormatter)
+            indent = " " * formatter._current_indent
+            written = f"\n{indent}{heading}:\n"  # argparse's '%*s%s:\n', after the newline before a section
+            if not out.startswith(written):
+                return out
+            ended = help_text(Help(HEADING_ID, heading=heading), formatter.lang)
+            return f"\n{indent}{ended}\n{out[len(written):]}"
 
     def __init__(self, prog: str, *, lang: Lang = DEFAULT_LANG, **options: int | None) -> None:
         super().__init__(prog, **options)  # type: ignore[arg-type]

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from specview.texts.catalog import Phrase
+
 MAX_WIDTH = 8  # candidates per depth; past q's top few the target's token is rarely there
 MAX_DEPTH = 16
 MAX_NODES = 64  # one verification batch (≪ n_batch 512) and at most 57 sequences (llama.cpp allows 256)
@@ -44,16 +46,15 @@ class TreeShape:
 
 
 def parse_tree(text: str) -> TreeShape:
-    """`3x4` → TreeShape(3, 4); ValueError with a one-line reason otherwise (the text is the user's)."""
+    """`3x4` → TreeShape(3, 4); otherwise ValueError whose one argument is the reason, a Phrase (the
+    text is the user's: it is never quoted)."""
     m = _SHAPE.fullmatch(text.strip().lower())
     if m is None:
-        raise ValueError("--tree takes WIDTHxDEPTH, e.g. 3x4")
+        raise ValueError(Phrase("cli_errors.tree.shape"))
     width, depth = int(m.group(1)), int(m.group(2))
     if width < 1 or depth < 1:
-        raise ValueError(f"--tree {width}x{depth}: width and depth must be at least 1")
+        raise ValueError(Phrase("cli_errors.tree.at_least_one", width=width, depth=depth))
     if width > MAX_WIDTH or depth > MAX_DEPTH or width * depth > MAX_NODES:
-        raise ValueError(
-            f"--tree {width}x{depth}: at most {MAX_WIDTH} wide and {MAX_DEPTH} deep, and width × depth at most "
-            f"{MAX_NODES} (the whole tree is one target batch, each leaf one llama.cpp sequence)"
-        )
+        raise ValueError(Phrase("cli_errors.tree.too_big", width=width, depth=depth, max_width=MAX_WIDTH,
+                                max_depth=MAX_DEPTH, max_nodes=MAX_NODES))
     return TreeShape(width, depth)

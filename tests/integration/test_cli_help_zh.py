@@ -78,7 +78,8 @@ def english_left(out: str) -> set[str]:
 def test_every_commands_help_is_chinese_within_80_columns(words: list[str], tmp_path: Path) -> None:
     out = helped(tmp_path, words)
     assert out.startswith(f"用法：{' '.join(['specview', *words])}")
-    assert "选项:" in out and "显示此帮助并退出" in out
+    assert "\n选项：\n" in out and "显示此帮助并退出" in out
+    assert not re.search(r"^ *\S.*[\u4e00-\u9fff]:$", out, re.MULTILINE)  # every heading ends "：", not argparse's ":"
     wide = [line for line in out.splitlines() if cells(line) > 80]
     assert wide == []
     assert len(CHINESE.findall(out)) > 10
@@ -88,7 +89,7 @@ def test_every_commands_help_is_chinese_within_80_columns(words: list[str], tmp_
 
 def test_the_config_files_language_and_the_check_itself(tmp_path: Path) -> None:
     out = helped(tmp_path, ["bench"], lang_flag=False, config='lang = "zh"\n')
-    assert out.startswith("用法：specview bench") and "运行什么:" in out
+    assert out.startswith("用法：specview bench") and "运行什么：" in out
     english = helped(tmp_path, ["bench"], lang_flag=False)
     assert english.startswith("usage: specview bench") and "what to run:" in english
     assert {"simulate", "people"} <= english_left(english)  # the check finds English words

@@ -18,11 +18,13 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from specview.boundary.text import shown
+from specview.cli.argparse_words import said
 from specview.cli.argtypes import Parser, SubParsers, int_in, lang_option
 from specview.cli.help_format import Help
 from specview.features.sweep.model import MAX_CONCURRENCY, MAX_LEVELS, MAX_REPEATS
 from specview.kernel.os_reason import os_reason
 from specview.kernel.theory import MAX_GAMMA
+from specview.texts.catalog import Phrase
 
 if TYPE_CHECKING:
     from specview.features.sweep.model import GammaSweep, LoadSweep
@@ -44,9 +46,11 @@ def int_list(name: str, low: int, high: int, most: int = MAX_LEVELS) -> Callable
                     raise ValueError
                 out += range(first, last + 1)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must look like 1-6 or 1,2,4, got {shown(value)}") from None
+            raise argparse.ArgumentTypeError(said(Phrase("cli_errors.value.list_shape", name=name,
+                                                         got=shown(value)))) from None
         if not out or len(out) > most or any(not low <= n <= high for n in out):
-            raise argparse.ArgumentTypeError(f"{name} values must be between {low} and {high}, got {shown(value)}")
+            raise argparse.ArgumentTypeError(said(Phrase("cli_errors.value.list_range", name=name, low=low, high=high,
+                                                         got=shown(value))))
         return sorted(set(out))
 
     return parse
