@@ -7,6 +7,12 @@ wall time, and time to first frame in a real pseudo-terminal.
 
     .venv/bin/python bench/ui_throughput.py [--duration 10] [--preset qwen3.6-mtp] [--json]
     .venv/bin/python bench/ui_throughput.py --panes 4     # the compare screen, four runs at once
+    .venv/bin/python bench/ui_throughput.py --panes 4 --size 160x48 --rate 5000   # each pane fed 5,000 tok/s
+
+Flat out, each tick takes all a pane's producer made (up to its buffer), so tokens a frame and
+frames a second trade against each other. `--rate` feeds each pane at that many tokens a
+second instead (a tick takes what the rate allows since the last one, the rest waits in the
+buffer and holds the producer back): what the screen does with a stream that fast.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,8 +41,32 @@ def rss_mib() -> float:
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+def paced_drain(rate: float) -> Callable[..., object]:
+    """Session.drain taking at most what `rate` tokens a second allows since this session's last drain."""
+    from specview.kernel.session import Session
+
+    original = Session.drain
+    owed: dict[int, tuple[float, float]] = {}  # session id -> (tokens owed, when last drained)
+
+    def drain(self: Session, limit: int | None = None) -> object:
+        now = time.monotonic()
+        tokens, last = owed.get(id(self), (0.0, now))
+        tokens = min(tokens + rate * (now - last), rate)  # a pause owes at most a second's worth
+        rounds = 0
+        for item in list(self._buffer):  # the rounds whose tokens the rate covers
+            size = len(getattr(item, "tokens", ())) + len(getattr(item, "discarded", ()))
+            if size > tokens:
+                break
+            tokens -= size
+            rounds += 1
+        owed[id(self)] = (tokens, now)
+        return original(self, rounds if limit is None else min(limit, rounds))
+
+    return drain
+
+
 async def pump_throughput(presets: list[str], duration: float, size: tuple[int, int],
-                          profile: str | None = None) -> dict[str, float]:
+                          profile: str | None = None, rate: float | None = None) -> dict[str, float]:
     """Run the live screen (one preset) or the compare screen (several) flat out, headless;
     with `profile`, cProfile the UI thread over the measured window and write the stats there."""
     import cProfile
@@ -66,6 +97,11 @@ async def pump_throughput(presets: list[str], duration: float, size: tuple[int, 
                 lags.append(len(ticks) - produced_at[i][b])  # ticks behind, for the oldest round drawn now
 
     Pumps.tick = measured_tick  # type: ignore[method-assign]
+    from specview.kernel.session import Session
+
+    unpaced = Session.drain
+    if rate:
+        Session.drain = paced_drain(rate)  # type: ignore[method-assign]
     try:
         async with app.run_test(size=size) as pilot:
             pumps: Pumps = app.screen_stack[0].pumps  # type: ignore[attr-defined]
@@ -73,6 +109,9 @@ async def pump_throughput(presets: list[str], duration: float, size: tuple[int, 
             for i, session in enumerate(sessions):
                 session.add_sink(lambda r, i=i: produced_at[i].append(len(ticks)) if isinstance(r, Round) else None)
             await pilot.pause(1.0)  # warm-up
+            from specview.tui.terminal.collector import freeze_startup
+
+            freeze_startup()  # as in a real terminal (tui/app.py): start-up's objects leave the collector's walks
             for i, session in enumerate(sessions):  # rounds produced before the sink existed
                 missing = session.produced - len(produced_at[i])
                 produced_at[i][:0] = [len(ticks)] * max(0, missing)
@@ -83,13 +122,14 @@ async def pump_throughput(presets: list[str], duration: float, size: tuple[int, 
             profiler = cProfile.Profile() if profile else None
             if profiler:
                 profiler.enable()
-            rss0, t0, rss_mid, cpu0 = rss_mib(), time.monotonic(), 0.0, time.thread_time()
+            rss0, t0, rss_mid, cpu0, proc0 = rss_mib(), time.monotonic(), 0.0, time.thread_time(), time.process_time()
             while time.monotonic() - t0 < duration:
                 await pilot.pause(0.25)
                 if not rss_mid and time.monotonic() - t0 > duration / 2:
                     rss_mid = rss_mib()
             elapsed = time.monotonic() - t0
             cpu_s = time.thread_time() - cpu0
+            proc_s = time.process_time() - proc0  # every thread of this process: the readers decode rounds
             if profiler:
                 profiler.disable()
                 profiler.dump_stats(profile)
@@ -98,6 +138,7 @@ async def pump_throughput(presets: list[str], duration: float, size: tuple[int, 
             rss1 = rss_mib()
     finally:
         Pumps.tick = original  # type: ignore[method-assign]
+        Session.drain = unpaced  # type: ignore[method-assign]
     lags.sort()
     frames = [b - a for a, b in zip(ticks[first_tick:], ticks[first_tick + 1 :], strict=False)]
     frame_ms = 1000 * statistics.median(frames) if frames else 0.0
@@ -109,6 +150,8 @@ async def pump_throughput(presets: list[str], duration: float, size: tuple[int, 
         "fps": len(frames) / sum(frames) if frames else 0.0,
         "ui_cpu_ms_per_frame": 1000 * cpu_s / max(len(ticks) - first_tick, 1),
         "ui_cpu_us_per_token": 1e6 * cpu_s / drawn if drawn else 0.0,
+        "process_cpu_ms_per_frame": 1000 * proc_s / max(len(ticks) - first_tick, 1),
+        "process_cpu_share": proc_s / elapsed,
         "load_avg_1m": os.getloadavg()[0],
         "runs": float(len(per_run)),
         "tokens_per_second": sum(per_run),
@@ -170,13 +213,14 @@ def main() -> None:
     parser.add_argument("--preset", default="qwen3.6-mtp")
     parser.add_argument("--panes", type=int, default=1, help="compare screen with this many runs (2-4)")
     parser.add_argument("--size", default="120x36", help="terminal size, COLSxROWS (default 120x36)")
+    parser.add_argument("--rate", type=float, help="feed each pane this many tokens a second (default: flat out)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--profile", metavar="PATH", help="cProfile the UI thread's measured window into PATH")
     args = parser.parse_args()
     cycle = ["qwen3.6-mtp", "glm-5.2-mtp", "eagle3", "deepseek-v3-mtp"]
     presets = [args.preset] if args.panes <= 1 else cycle[: args.panes]
     cols, rows = (int(v) for v in args.size.split("x"))
-    result = asyncio.run(pump_throughput(presets, args.duration, (cols, rows), args.profile))
+    result = asyncio.run(pump_throughput(presets, args.duration, (cols, rows), args.profile, args.rate))
     if args.panes <= 1:
         result["help_seconds"] = help_wall_time()
         result["first_frame_seconds"] = first_frame_seconds()

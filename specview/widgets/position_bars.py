@@ -10,15 +10,18 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from rich.text import Text
-from textual.widget import Widget
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Size
+from textual.strip import Strip
 
 from specview.widgets.bars import bar
+from specview.widgets.settled import Settled
 
 Position = tuple[float | None, str]  # (fraction for the bar, the value as text)
 
 
-class PositionBars(Widget):
+class PositionBars(Settled):
     """One bar per draft position with its value as given; `empty` until a round drafted."""
 
     DEFAULT_CSS = """
@@ -43,28 +46,49 @@ class PositionBars(Widget):
         self.values = shown
         self.refresh(layout=relayout)
 
-    def render(self) -> Text:
-        label = self.get_component_rich_style("bars--label")
-        fill = self.get_component_rich_style("bars--bar")
-        out = Text(no_wrap=True, overflow="ellipsis")
-        if not self.values:
-            out.append(self.empty, label)
-            return out
-        longest = max(3, *(len(shown) for _, shown in self.values))  # the value and the rounds behind it
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return self._rows() if self.values else 1
+
+    def _rows(self) -> int:
         count = len(self.values)
         columns = 1 if not self.max_rows else math.ceil(count / self.max_rows)
-        rows = math.ceil(count / columns)  # as even as they go: 10 in 8 rows are 5 + 5
-        column_width = (self.size.width - (columns - 1)) // columns  # one space between columns
-        width = max(3, min(20, column_width - 8 - longest))
-        for row in range(rows):
-            if row:
-                out.append("\n")
-            for k in range(row, count, rows):
-                fraction, shown = self.values[k]
-                if k != row:
-                    out.append(" ")
-                out.append(f"{k + 1:>2} ▕", label)
-                out.append(bar(fraction or 0.0, width), fill)
-                out.append("▏", label)
-                out.append(f" {shown:<{longest}}" if k + rows < count else f" {shown:<3}", label)
-        return out
+        return math.ceil(count / columns)  # as even as they go: 10 in 8 rows are 5 + 5
+
+    def render_line(self, y: int) -> Strip:
+        # Line by line, in segments: a rich Text through Textual's text layout took 3 ms a redraw,
+        # four panes five times a second.
+        width = self.size.width
+        base = self.rich_style
+        label = self.get_component_rich_style("bars--label")
+        if not self.values:
+            return _fit([Segment(self.empty, label)] if y == 0 else [], width, base)
+        count, rows = len(self.values), self._rows()
+        if y >= rows:
+            return Strip.blank(width, base)
+        fill = self.get_component_rich_style("bars--bar")
+        columns = math.ceil(count / rows)
+        longest = max(3, *(len(shown) for _, shown in self.values))  # the value and the rounds behind it
+        column_width = (width - (columns - 1)) // columns  # one space between columns
+        bar_width = max(3, min(20, column_width - 8 - longest))
+        segments: list[Segment] = []
+        for k in range(y, count, rows):
+            fraction, shown = self.values[k]
+            if k != y:
+                segments.append(Segment(" ", base))
+            segments.append(Segment(f"{k + 1:>2} ▕", label))
+            segments.append(Segment(bar(fraction or 0.0, bar_width), fill))
+            segments.append(Segment("▏", label))
+            segments.append(Segment(f" {shown:<{longest}}" if k + rows < count else f" {shown:<3}", label))
+        return _fit(segments, width, base)
+
+
+def _fit(segments: list[Segment], width: int, base: Style) -> Strip:
+    """A row cut to `width` with an ellipsis (as the rich Text it replaced, no_wrap, overflow
+    "ellipsis") or padded in the widget's own style."""
+    strip = Strip(segments)
+    if strip.cell_length > width:
+        last = segments[-1].style if segments else base
+        strip = Strip([*strip.crop(0, max(width - 1, 0)), Segment("…", last)])
+        if width < 1:
+            return Strip.blank(width, base)
+    return strip.extend_cell_length(width, base)

@@ -11,13 +11,14 @@ from textual.containers import Vertical
 from specview.boundary.text import sanitize
 from specview.kernel.events import TokenEvent
 from specview.widgets.position_bars import Position, PositionBars
+from specview.widgets.settled import Settled
 from specview.widgets.text_line import TextLine
 from specview.widgets.token_view import TokenView
 
 BAR_ROWS = 8  # of per-position bars under a pane; more positions fold into columns
 
 
-class RunPane(Vertical):
+class RunPane(Vertical, Settled):
     """A titled pane; the screen feeds it tokens and the texts of its numbers."""
 
     DEFAULT_CSS = """

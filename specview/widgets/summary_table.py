@@ -13,16 +13,16 @@ from collections.abc import Sequence
 
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
-from textual.widget import Widget
 
 from specview.boundary.text import sanitize
+from specview.widgets.settled import Settled
 
 LEAD = " ▲"
 CELL_WIDTH = 11
 LABEL_WIDTH = 34
 
 
-class SummaryTable(Widget):
+class SummaryTable(Settled):
     """One row per run; redraws only when a shown cell changed."""
 
     DEFAULT_CSS = """

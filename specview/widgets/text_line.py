@@ -7,17 +7,17 @@ read as markup; a `Text` is taken as the caller built it (from sanitised pieces)
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widget import Widget
 
 from specview.boundary.bounds import MAX_SHOWN
 from specview.boundary.text import sanitize
+from specview.widgets.settled import Settled
 
 
 def _line(text: str) -> Text:
     return Text(sanitize(text, MAX_SHOWN, one_line=True), no_wrap=True, overflow="ellipsis")
 
 
-class TextLine(Widget):
+class TextLine(Settled):
     """Fixed height 1; `show()` refreshes only this line, and only when the text changed."""
 
     # Never wrap: a long word (a hostile model id) would push the rest onto a hidden second line.

@@ -5,8 +5,10 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from specview.widgets.settled import Settled
 
-class TokenInfo(Static):
+
+class TokenInfo(Static, Settled):
     """Shows the selected token's description, or a hint."""
 
     DEFAULT_CSS = "TokenInfo { height: 1; color: $text-muted; padding: 0 1; }"

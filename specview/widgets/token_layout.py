@@ -116,31 +116,44 @@ class TokenLayout:
 
     def append(self, events: Iterable[TokenEvent]) -> int:
         """Place new tokens; returns the first line that changed."""
-        first_dirty = len(self.lines) - 1
-        tokens, texts, token_line, lines = self.tokens, self.texts, self.token_line, self.lines
-        token_col, starts_round = self.token_col, self.starts_round
-        width = self.width
-        separators, hidden = self.separators, self._hidden
+        events = list(events)
+        lines = self.lines
+        first_dirty = len(lines) - 1
+        tokens, texts, starts_round = self.tokens, self.texts, self.starts_round
+        token_line, token_col = self.token_line, self.token_col
+        width, separators, hidden = self.width, self.separators, self._hidden
+        shown_get, width_get = _display_cache.get, _width_cache.get
+        line, y, col = lines[-1], len(lines) - 1, self._cur_width
+        index = self.base + len(tokens)
+        ends_round = bool(tokens) and tokens[-1].status in ROUND_ENDS  # (the very first token needs no bar)
+        # One pass with the state in locals: a flat-out stream puts thousands of tokens a second
+        # through here, nearly all of them the common case (a token that fits on the line).
         for event in events:
-            starts = bool(tokens) and tokens[-1].status in ROUND_ENDS  # (the very first token needs no bar)
-            if event.status in hidden:
+            status = event.status
+            starts, ends_round = ends_round, status in ROUND_ENDS
+            if status in hidden:
                 text = ""
             else:
-                text = display(event)
+                text = shown_get((event.text, status._value_)) or display(event)
                 if separators and starts:
                     text = ROUND_SEPARATOR + text
-            index = self.base + len(tokens)
-            tokens.append(event)
             texts.append(text)
             starts_round.append(starts)
-            token_line.append(len(lines) - 1)
-            token_col.append(self._cur_width)
-            cells = width_of(text)
-            if text and "\n" not in text and self._cur_width + cells <= width:  # the common case
-                lines[-1].append((index, 0, len(text)))
-                self._cur_width += cells
+            token_line.append(y)
+            token_col.append(col)
+            cells = width_get(text)
+            if cells is None:
+                cells = width_of(text)
+            if text and col + cells <= width and "\n" not in text:  # the common case
+                line.append((index, 0, len(text)))
+                col += cells
             else:
+                self._cur_width = col
                 self._place(index, text)
+                line, y, col = lines[-1], len(lines) - 1, self._cur_width
+            index += 1
+        self._cur_width = col
+        tokens.extend(events)
         return first_dirty
 
     def rewrap(self, width: int) -> None:

@@ -15,22 +15,27 @@ what the stream costs a slow terminal link (SSH).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rich.segment import Segment
 from rich.style import Style
 from textual.cache import LRUCache
 from textual.events import Click, Resize
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from specview.kernel.events import TokenEvent, TokenStatus
 from specview.widgets.bindings import bind
-from specview.widgets.stable_strips import StableStylesCache
-from specview.widgets.token_layout import TokenLayout
+from specview.widgets.plain_box import PlainBox, PlainBoxes
+from specview.widgets.token_layout import TokenLayout, width_of
 from specview.widgets.token_styles import status_classes, status_rules
+
+
+def _unfinished(style: Style) -> Style:
+    return style
+
 
 MIN_WRAP_WIDTH = 8  # narrower than this (a hidden or squeezed view) the text is not wrapped again
 DEFAULT_WRAP_WIDTH = 80
@@ -61,11 +66,14 @@ class TokenView(ScrollView, can_focus=True):
 
     def __init__(self, max_tokens: int = 20_000, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self._styles_cache = StableStylesCache()  # a line scrolled to another row is not finished again
         self.max_tokens = max_tokens
         self._layout = TokenLayout()
         # line -> ((width, selected token on it, scroll x), strip); appends invalidate only the tail lines
         self._cache: LRUCache[int, tuple[tuple[int, int | None, int], Strip]] = LRUCache(2048)
+        # the same for finished lines (a plain box: see render_lines): line -> (box, selected, strip)
+        self._boxes = PlainBoxes()
+        self._finished: LRUCache[int, tuple[PlainBox, int | None, Strip]] = LRUCache(2048)
+        self.finished_count = 0  # lines finished here (for tests and the benchmark)
         self._styles: dict[tuple[TokenStatus, bool, bool], Style] = {}
         self.selected: int | None = None
         self._base: Style | None = None
@@ -144,8 +152,7 @@ class TokenView(ScrollView, can_focus=True):
         first_dirty = layout.drop_tail(count)
         if self.selected is not None and self.selected >= len(layout.tokens):
             self.selected = None
-        for y in range(first_dirty, first_dirty + count + 64):
-            self._cache.discard(y)
+        self._forget(range(first_dirty, first_dirty + count + 64))
         self.virtual_size = Size(layout.width, self._height())
         self.refresh()
 
@@ -164,16 +171,38 @@ class TokenView(ScrollView, can_focus=True):
         if len(layout.tokens) > self.max_tokens:
             self._prune()
             first_dirty = 0
-        for y in range(first_dirty, len(layout.lines)):
-            self._cache.discard(y)
+        self._forget(range(first_dirty, len(layout.lines)))
         if follow and self.selected is None:
             self._jump_if_at_bottom()
-        self.virtual_size = Size(layout.width, self._height())
+        laid_out = self._grow(Size(layout.width, self._height()))
         self.refresh_lines(first_dirty, len(layout.lines) - first_dirty)
-        if follow and self.selected is None:
+        if follow and self.selected is None and (laid_out or self.scroll_y < self.max_scroll_y):
             self.scroll_end(animate=False, immediate=True, x_axis=False)
-            # and once more after layout, in case the new virtual size was not applied yet
-            self.call_after_refresh(self._settle_at_end)
+            if laid_out:  # and once more after layout, in case the new virtual size was not applied yet
+                self.call_after_refresh(self._settle_at_end)
+
+    def _grow(self, size: Size) -> bool:
+        """Set the virtual size; True when that waits for a layout of the screen.
+
+        Textual lays the whole screen out again for a new virtual size (3–4 ms at 160×48, and four
+        following streams jump about once a frame). Without a scrollbar to draw, a taller text
+        changes only how far the view scrolls, which Textual reads from the virtual size itself:
+        that is set here without the layout. A first scrollable height or a smaller one still goes
+        through Textual (whether the view can scroll at all is decided there)."""
+        old = self.virtual_size
+        if size == old:
+            return False
+        if (self.styles.scrollbar_size_vertical == 0 and self.show_vertical_scrollbar
+                and size.width == old.width and size.height > old.height):
+            self.set_reactive(TokenView.virtual_size, size)
+            return False
+        self.virtual_size = size
+        return True
+
+    def _refresh_scroll(self) -> None:
+        # A line view has no child widgets to move: a new scroll offset changes only which lines are
+        # drawn. Textual's own asks the screen to arrange every visible widget again (as above).
+        self.refresh()
 
     def _height(self) -> int:
         """Virtual height: the text, or more while blank rows wait to be filled (after a jump, or
@@ -204,8 +233,17 @@ class TokenView(ScrollView, can_focus=True):
             self.selected = self.selected - shift if self.selected >= shift else None
         self._relayout()
 
-    def _relayout(self) -> None:
+    def _forget(self, lines: range) -> None:
+        for y in lines:
+            self._cache.discard(y)
+            self._finished.discard(y)
+
+    def _forget_all(self) -> None:
         self._cache.clear()
+        self._finished.clear()
+
+    def _relayout(self) -> None:
+        self._forget_all()
         self.virtual_size = Size(self._layout.width, self._height())
         self.refresh()
 
@@ -240,7 +278,7 @@ class TokenView(ScrollView, can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._cache.clear()
+        self._forget_all()
         self._styles.clear()
         self._base = None
         self._sep_style = None
@@ -252,6 +290,33 @@ class TokenView(ScrollView, can_focus=True):
         return self._base
 
     # drawing -------------------------------------------------------------
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Finished lines for the compositor: built here in one pass while the box is plain (see
+        plain_box), else by Textual from render_line. Cached per line until it changes."""
+        scroll_x, scroll_y = self.scroll_offset
+        box = self._boxes.of(self, self.scrollable_content_region.width)
+        if box is None or scroll_x:
+            return super().render_lines(crop)
+        rows = [self._finished_line(scroll_y + y, box) for y in crop.line_range]
+        x1, x2 = crop.column_span
+        if (x1, x2) != (0, box.width):
+            rows = [row.crop(x1, x2) for row in rows]
+        return rows
+
+    def _finished_line(self, line_y: int, box: PlainBox) -> Strip:
+        layout = self._layout
+        if line_y >= len(layout.lines):
+            return box.blank(self._base_style())
+        sel = self.selected if self.selected is not None and layout.line_has(line_y, self.selected) else None
+        cached = self._finished.get(line_y)
+        if cached is not None and cached[0] is box and cached[1] == sel:
+            return cached[2]
+        segments, cells = self._content(line_y, box.finish)
+        strip = box.line(segments, cells, box.finish(self._base_style()))
+        self.finished_count += 1
+        self._finished[line_y] = (box, sel, strip)
+        return strip
+
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         line_y = scroll_y + y
@@ -264,9 +329,10 @@ class TokenView(ScrollView, can_focus=True):
         cached = self._cache.get(line_y)
         if cached is not None and cached[0] == key:
             return cached[1]
-        strip = self._render_strip(line_y, base)
-        # Cropped and offset once: following the end redraws every visible line on each append.
-        strip = strip.crop_extend(scroll_x, scroll_x + width, base).apply_offsets(scroll_x, line_y)
+        segments, cells = self._content(line_y, _unfinished)
+        # No offsets in the segments' meta: nothing reads them here (a click asks token_at), and
+        # adding them made a new style for every segment of every line.
+        strip = Strip(segments, cells).crop_extend(scroll_x, scroll_x + width, base)
         self._cache[line_y] = (key, strip)
         return strip
 
@@ -287,21 +353,25 @@ class TokenView(ScrollView, can_focus=True):
             self._sep_style = self._base_style() + self.get_component_rich_style("token--separator", partial=True)
         return self._sep_style
 
-    def _render_strip(self, y: int, base: Style) -> Strip:
+    def _content(self, y: int, finish: Callable[[Style], Style | None]) -> tuple[list[Segment], int]:
+        """Line y's segments, their styles passed through `finish`, and the cells they take."""
         layout = self._layout
         tokens, texts, first = layout.tokens, layout.texts, layout.base
         selected = None if self.selected is None else first + self.selected
         segments = []
+        cells = 0
         for token, start, end in layout.lines[y]:
             event = tokens[token - first]
-            style = self._style(event.status, event.inferred, token == selected)
-            piece = texts[token - first][start:end]
+            style = finish(self._style(event.status, event.inferred, token == selected))
+            text = texts[token - first]
+            piece = text if start == 0 and end == len(text) else text[start:end]
+            cells += width_of(piece)
             if start == 0 and layout.separated(token - first):  # the round's bar, in its own style
-                segments.append(Segment(piece[:1], self._separator_style()))
+                segments.append(Segment(piece[:1], finish(self._separator_style())))
                 piece = piece[1:]
             segments.append(Segment(piece, style))
         # Runs of tokens in the same style become one segment: far less for the compositor to chop.
-        return Strip(Segment.simplify(segments))
+        return list(Segment.simplify(segments)), cells
 
     # selection -----------------------------------------------------------
     def token_at(self, x: int, y: int) -> int | None:
@@ -314,7 +384,7 @@ class TokenView(ScrollView, can_focus=True):
             count = len(self._layout.tokens)
             index = max(0, min(index, count - 1)) if count else None
         self.selected = index
-        self._cache.clear()
+        self._forget_all()
         self.refresh()
         if index is not None:
             self.scroll_to(y=max(0, self._layout.token_line[index] - self.size.height // 2), animate=False)

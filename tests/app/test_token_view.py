@@ -69,3 +69,38 @@ async def test_pruning_keeps_the_newest_tokens_and_the_selection() -> None:
         assert view.tokens[-1].token_id == 1199
         assert view.selected is not None and view.tokens[view.selected].token_id == 850
         assert view.plain_text().endswith(" w1198 w1199")
+
+
+async def test_a_view_without_a_scrollbar_follows_the_end_without_laying_the_screen_out(monkeypatch: object) -> None:
+    from textual.screen import Screen
+
+    layouts = []
+    original = Screen._refresh_layout
+
+    def counted(self: Screen, *args: object, **kwargs: object) -> None:
+        layouts.append(kwargs.get("scroll", False))
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    app = ViewApp()
+    async with app.run_test(size=(40, 12)) as pilot:
+        view = app.query_one(TokenView)
+        view.set_styles("scrollbar-size-vertical: 0;")  # the compare pane's
+        view.append(words(0, 200))  # scrollable from here on
+        await pilot.pause()
+        Screen._refresh_layout = counted  # type: ignore[method-assign]
+        try:
+            for start in range(200, 2200, 40):  # about fifty jumps to the end
+                view.append(words(start, 40))
+                await pilot.pause()
+                assert view.scroll_y == view.max_scroll_y > 0
+                assert view.line_count - 1 in range(int(view.scroll_y), int(view.scroll_y) + view.size.height)
+        finally:
+            Screen._refresh_layout = original  # type: ignore[method-assign]
+        assert not layouts  # neither a new height nor a new scroll offset laid the screen out
+        for _ in range(3):
+            view.action_scroll_up()  # what the wheel and the keys do: still allowed, and it stops following
+        await pilot.pause()
+        assert view.scroll_y < view.max_scroll_y
+        view.append(words(2200, 40))
+        await pilot.pause()
+        assert view.scroll_y < view.max_scroll_y

@@ -1,9 +1,14 @@
-"""The token view's layout: taking provisional tokens back exactly, hiding a status, round separators."""
+"""The token view's layout: taking provisional tokens back exactly, hiding a status, round separators,
+and appending in batches placing every token where wrapping them all at once would."""
 
 from __future__ import annotations
 
+import random
+
+import pytest
+
 from specview.kernel.events import TokenEvent, TokenStatus
-from specview.widgets.token_layout import ROUND_SEPARATOR, TokenLayout, display
+from specview.widgets.token_layout import ROUND_ENDS, ROUND_SEPARATOR, TokenLayout, display
 
 A, R, C, B, P, D, U = (TokenStatus.ACCEPTED, TokenStatus.REJECTED, TokenStatus.CORRECTED, TokenStatus.BONUS,
                        TokenStatus.PLAIN, TokenStatus.DISCARDED, TokenStatus.UNDECIDED)
@@ -71,3 +76,30 @@ def test_round_separators_mark_where_each_round_begins() -> None:
 def test_undecided_drafts_are_marked() -> None:
     assert display(TokenEvent(1, " sea", U)).endswith("ˀ")
     assert not TokenEvent(1, " sea", U).emitted and not TokenEvent(1, " sea", D).emitted
+
+
+@pytest.mark.parametrize("separators", [False, True])
+@pytest.mark.parametrize("hidden", [frozenset(), frozenset({TokenStatus.LOST, TokenStatus.DISCARDED})], ids=str)
+def test_appending_in_any_batches_places_every_token_as_wrapping_all_at_once(
+        separators: bool, hidden: frozenset[TokenStatus]) -> None:
+    rng = random.Random(7)
+    texts = [" a", " word", "\n", " 数据", "  ", "x" * 45, " 😀", "", " end.", "tab\tbed"]
+    statuses = list(TokenStatus)
+    events = [TokenEvent(i, rng.choice(texts), rng.choice(statuses)) for i in range(3000)]
+    for width in (1, 7, 38, 80):
+        batched = TokenLayout(width, hidden=hidden, separators=separators)
+        at = 0
+        while at < len(events):
+            size = rng.choice([1, 2, 5, 50, 400])
+            batched.append(events[at:at + size])
+            at += size
+        whole = TokenLayout(width, hidden=hidden, separators=separators)
+        whole.tokens = list(events)
+        whole.starts_round = [i > 0 and events[i - 1].status in ROUND_ENDS for i in range(len(events))]
+        whole.texts = [whole.text_of(e, s) for e, s in zip(events, whole.starts_round, strict=True)]
+        whole.rewrap(width)
+        assert batched.texts == whole.texts
+        assert batched.starts_round == whole.starts_round
+        assert batched.lines == whole.lines, width
+        assert (batched.token_line, batched.token_col) == (whole.token_line, whole.token_col)
+        assert batched.tokens == events

@@ -7,9 +7,7 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Container
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from specview.backends.factory import make_backend
 from specview.backends.process import offload
@@ -27,6 +25,7 @@ from specview.tui.notify import TITLE_CHARS, notify_error, user_action
 from specview.tui.pump import Pump, Pumps, Throttle
 from specview.widgets.bindings import bind, key_hint, localize
 from specview.widgets.run_pane import RunPane
+from specview.widgets.settled import SettledContainer, SettledFooter
 from specview.widgets.status_line import StatusLine
 from specview.widgets.summary_table import SummaryTable
 from specview.widgets.token_info import TokenInfo
@@ -99,11 +98,11 @@ class CompareScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
-        with Container(id="panes"):
+        with SettledContainer(id="panes"):
             yield from self._panes
         yield TokenInfo(text("hint", self.lang), id="info")
         yield SummaryTable(id="summary")
-        yield Footer()
+        yield SettledFooter()
 
     def on_mount(self) -> None:
         self._status = self.query_one(StatusLine)

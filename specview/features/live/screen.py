@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import Footer, Label, Static
+from textual.widgets import Label, Static
 
 from specview.backends.factory import make_backend
 from specview.backends.process import offload
@@ -41,6 +41,7 @@ from specview.widgets.gauge_strip import GaugeStrip
 from specview.widgets.history_chart import HistoryChart
 from specview.widgets.legend import Legend
 from specview.widgets.position_bars import PositionBars
+from specview.widgets.settled import SettledFooter
 from specview.widgets.stat_gauge import StatGauge
 from specview.widgets.status_line import StatusLine
 from specview.widgets.token_info import TokenInfo
@@ -140,7 +141,7 @@ class LiveScreen(Screen[None]):
                 yield Static("", id="note", markup=False)
         yield GaugeStrip(id="strip")
         yield Static(text("term_too_small", t), id="too-small", markup=False)
-        yield Footer()
+        yield SettledFooter()
 
     def on_mount(self) -> None:
         # The numbers are redrawn several times a second: look the widgets up once.

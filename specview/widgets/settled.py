@@ -1,0 +1,53 @@
+"""A widget that hands the compositor the lines it drew last time, until it is marked dirty.
+
+Textual's compositor asks every visible widget whose clip overlaps a frame's dirty area for
+all of its lines, on every frame, and each widget finishes them again: its line filters, its
+crop, a walk up the DOM for its colours. A stream redrawn 30 times a second makes that every
+gauge line, bar and table on the screen 30 times a second, most of them unchanged. A settled
+widget keeps the lines it handed over and gives them again while nothing that shapes them
+differs: until Textual marks it dirty (an update, a refresh, a new size, reset styles), its
+styles change, or its colours, opacity or the app's filters are not the ones it drew with.
+
+It relies on `Widget._set_dirty` being the one place a repaint of a widget is asked for
+(Textual is pinned to 8.2.x; tests/app/test_settled.py would fail if a change got past it).
+"""
+
+from __future__ import annotations
+
+from textual.containers import Container
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets import Footer
+
+
+class Settled(Widget):
+    """A widget's base (`class Bars(Settled)`), or a second base after a Textual widget's
+    (`class Pane(Vertical, Settled)`): Textual takes CSS only from a class's first base."""
+
+    _settled: tuple[tuple[object, ...], list[Strip]] | None = None
+
+    def _set_dirty(self, *regions: Region) -> None:
+        self._settled = None
+        super()._set_dirty(*regions)
+
+    def notify_style_update(self) -> None:
+        self._settled = None
+        super().notify_style_update()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        key = (crop, self.size, self.background_colors, self.opacity, tuple(self.get_line_filters()))
+        settled = self._settled
+        if settled is not None and settled[0] == key:
+            return settled[1]
+        lines = super().render_lines(crop)
+        self._settled = (key, lines)
+        return lines
+
+
+class SettledFooter(Footer, Settled):
+    """Textual's footer, settled: under a stream it was finished again on every frame."""
+
+
+class SettledContainer(Container, Settled):
+    """Textual's container, settled (its own background, behind the panes of a stream)."""
