@@ -97,6 +97,18 @@ async def pump_throughput(presets: list[str], duration: float, size: tuple[int, 
                 lags.append(len(ticks) - produced_at[i][b])  # ticks behind, for the oldest round drawn now
 
     Pumps.tick = measured_tick  # type: ignore[method-assign]
+    from textual._compositor import Compositor
+
+    draws: list[float] = []  # screen updates that drew something (a tick's content reaches the terminal here)
+    render_update = Compositor.render_update
+
+    def counted_update(self: Compositor, *args: object, **kwargs: object) -> object:
+        update = render_update(self, *args, **kwargs)  # type: ignore[arg-type]
+        if update is not None:
+            draws.append(time.monotonic())
+        return update
+
+    Compositor.render_update = counted_update  # type: ignore[method-assign,assignment]
     from specview.kernel.session import Session
 
     unpaced = Session.drain
@@ -119,9 +131,10 @@ async def pump_throughput(presets: list[str], duration: float, size: tuple[int, 
             first_tick = len(ticks)
             tokens0 = [s.metrics.tokens for s in sessions]
             # the UI thread's CPU time (this coroutine runs on it): steadier than frames on a busy machine
-            profiler = cProfile.Profile() if profile else None
+            profiler = cProfile.Profile(time.thread_time) if profile else None  # CPU, not waits
             if profiler:
                 profiler.enable()
+            draws.clear()
             rss0, t0, rss_mid, cpu0, proc0 = rss_mib(), time.monotonic(), 0.0, time.thread_time(), time.process_time()
             while time.monotonic() - t0 < duration:
                 await pilot.pause(0.25)
@@ -138,6 +151,7 @@ async def pump_throughput(presets: list[str], duration: float, size: tuple[int, 
             rss1 = rss_mib()
     finally:
         Pumps.tick = original  # type: ignore[method-assign]
+        Compositor.render_update = render_update  # type: ignore[method-assign]
         Session.drain = unpaced  # type: ignore[method-assign]
     lags.sort()
     frames = [b - a for a, b in zip(ticks[first_tick:], ticks[first_tick + 1 :], strict=False)]
@@ -148,6 +162,7 @@ async def pump_throughput(presets: list[str], duration: float, size: tuple[int, 
         # frames drawn per second over the window (the pump ticks at 30 Hz, so a median interval of
         # 33.4 ms would read 29.9 "fps" for a run that missed no frame)
         "fps": len(frames) / sum(frames) if frames else 0.0,
+        "draws_per_second": len(draws) / elapsed,  # screen updates with something new (≥ fps: numbers too)
         "ui_cpu_ms_per_frame": 1000 * cpu_s / max(len(ticks) - first_tick, 1),
         "ui_cpu_us_per_token": 1e6 * cpu_s / drawn if drawn else 0.0,
         "process_cpu_ms_per_frame": 1000 * proc_s / max(len(ticks) - first_tick, 1),

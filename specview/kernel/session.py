@@ -114,7 +114,7 @@ class Session:
                     rnd = next(rounds, None)
                 if rnd is None:
                     break
-                if isinstance(rnd, Round) and not self.backend.info.virtual_clock and self._paused_total:
+                if self._paused_total and isinstance(rnd, Round) and not self.backend.info.virtual_clock:
                     rnd = replace(rnd, t_wall=rnd.t_wall - self._paused_total)
                 if not self._deliver(masked(mask, rnd)):
                     break
@@ -155,6 +155,8 @@ class Session:
 
     def _gate(self) -> bool:
         """Before asking for the next round: block while paused, unless a step is owed."""
+        if self._running.is_set():  # running: nothing to count (a flat-out producer asks this per round)
+            return not self._stop.is_set()
         with self._cond:
             while not self._running.is_set() and self._steps == 0:
                 if self._stop.is_set():

@@ -16,6 +16,7 @@ from textual.geometry import Size
 from textual.strip import Strip
 
 from specview.widgets.bars import bar
+from specview.widgets.row_fit import fit_row
 from specview.widgets.settled import Settled
 
 Position = tuple[float | None, str]  # (fraction for the bar, the value as text)
@@ -36,6 +37,7 @@ class PositionBars(Settled):
         self.empty = empty
         self.max_rows = max_rows
         self.values: tuple[Position, ...] = ()
+        self._bar_styles: tuple[Style, Style, Style] | None = None
 
     def set(self, values: Sequence[Position]) -> None:
         """Show these positions; redraws only when one of them changed."""
@@ -45,6 +47,18 @@ class PositionBars(Settled):
         relayout = len(shown) != len(self.values)
         self.values = shown
         self.refresh(layout=relayout)
+
+    def _looks(self) -> tuple[Style, Style, Style]:
+        """The widget's own style, the labels' and the bars' (each walks the DOM: kept until the
+        styles change)."""
+        if self._bar_styles is None:
+            self._bar_styles = (self.rich_style, self.get_component_rich_style("bars--label"),
+                            self.get_component_rich_style("bars--bar"))
+        return self._bar_styles
+
+    def notify_style_update(self) -> None:
+        self._bar_styles = None
+        super().notify_style_update()
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return self._rows() if self.values else 1
@@ -58,14 +72,12 @@ class PositionBars(Settled):
         # Line by line, in segments: a rich Text through Textual's text layout took 3 ms a redraw,
         # four panes five times a second.
         width = self.size.width
-        base = self.rich_style
-        label = self.get_component_rich_style("bars--label")
+        base, label, fill = self._looks()
         if not self.values:
-            return _fit([Segment(self.empty, label)] if y == 0 else [], width, base)
+            return fit_row([Segment(self.empty, label)] if y == 0 else [], width, base)
         count, rows = len(self.values), self._rows()
         if y >= rows:
             return Strip.blank(width, base)
-        fill = self.get_component_rich_style("bars--bar")
         columns = math.ceil(count / rows)
         longest = max(3, *(len(shown) for _, shown in self.values))  # the value and the rounds behind it
         column_width = (width - (columns - 1)) // columns  # one space between columns
@@ -79,16 +91,5 @@ class PositionBars(Settled):
             segments.append(Segment(bar(fraction or 0.0, bar_width), fill))
             segments.append(Segment("▏", label))
             segments.append(Segment(f" {shown:<{longest}}" if k + rows < count else f" {shown:<3}", label))
-        return _fit(segments, width, base)
+        return fit_row(segments, width, base)
 
-
-def _fit(segments: list[Segment], width: int, base: Style) -> Strip:
-    """A row cut to `width` with an ellipsis (as the rich Text it replaced, no_wrap, overflow
-    "ellipsis") or padded in the widget's own style."""
-    strip = Strip(segments)
-    if strip.cell_length > width:
-        last = segments[-1].style if segments else base
-        strip = Strip([*strip.crop(0, max(width - 1, 0)), Segment("…", last)])
-        if width < 1:
-            return Strip.blank(width, base)
-    return strip.extend_cell_length(width, base)
