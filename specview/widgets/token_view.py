@@ -15,10 +15,8 @@ what the stream costs a slow terminal link (SSH).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
-from rich.segment import Segment
-from rich.style import Style
 from textual.cache import LRUCache
 from textual.events import Click, Resize
 from textual.geometry import Region, Size
@@ -29,13 +27,9 @@ from textual.strip import Strip
 from specview.kernel.events import TokenEvent, TokenStatus
 from specview.widgets.bindings import bind
 from specview.widgets.plain_box import PlainBox, PlainBoxes
-from specview.widgets.token_layout import TokenLayout, width_of
+from specview.widgets.token_layout import TokenLayout
+from specview.widgets.token_segments import TokenSegments, unfinished
 from specview.widgets.token_styles import status_classes, status_rules
-
-
-def _unfinished(style: Style) -> Style:
-    return style
-
 
 MIN_WRAP_WIDTH = 8  # narrower than this (a hidden or squeezed view) the text is not wrapped again
 DEFAULT_WRAP_WIDTH = 80
@@ -74,10 +68,8 @@ class TokenView(ScrollView, can_focus=True):
         self._boxes = PlainBoxes()
         self._finished: LRUCache[int, tuple[PlainBox, int | None, Strip]] = LRUCache(2048)
         self.finished_count = 0  # lines finished here (for tests and the benchmark)
-        self._styles: dict[tuple[TokenStatus, bool, bool], Style] = {}
+        self._paint = TokenSegments(self)
         self.selected: int | None = None
-        self._base: Style | None = None
-        self._sep_style: Style | None = None
         self._follow = True
         # while following: the virtual height, the text plus the blank rows left by the last jump
         self._floor = 0
@@ -279,15 +271,7 @@ class TokenView(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._forget_all()
-        self._styles.clear()
-        self._base = None
-        self._sep_style = None
-
-    def _base_style(self) -> Style:
-        # rich_style walks the DOM; it only changes with the styles, so keep it.
-        if self._base is None:
-            self._base = self.rich_style
-        return self._base
+        self._paint.clear()
 
     # drawing -------------------------------------------------------------
     def render_lines(self, crop: Region) -> list[Strip]:
@@ -306,13 +290,13 @@ class TokenView(ScrollView, can_focus=True):
     def _finished_line(self, line_y: int, box: PlainBox) -> Strip:
         layout = self._layout
         if line_y >= len(layout.lines):
-            return box.blank(self._base_style())
+            return box.blank(self._paint.base())
         sel = self.selected if self.selected is not None and layout.line_has(line_y, self.selected) else None
         cached = self._finished.get(line_y)
         if cached is not None and cached[0] is box and cached[1] == sel:
             return cached[2]
-        segments, cells = self._content(line_y, box.finish)
-        strip = box.line(segments, cells, box.finish(self._base_style()))
+        segments, cells = self._paint.line(layout, line_y, self.selected, box.finish)
+        strip = box.line(segments, cells, box.finish(self._paint.base()))
         self.finished_count += 1
         self._finished[line_y] = (box, sel, strip)
         return strip
@@ -321,7 +305,7 @@ class TokenView(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         line_y = scroll_y + y
         width = self.scrollable_content_region.width
-        base = self._base_style()
+        base = self._paint.base()
         if line_y >= len(self._layout.lines):
             return Strip.blank(width, base)
         sel = self.selected if self.selected is not None and self._layout.line_has(line_y, self.selected) else None
@@ -329,49 +313,12 @@ class TokenView(ScrollView, can_focus=True):
         cached = self._cache.get(line_y)
         if cached is not None and cached[0] == key:
             return cached[1]
-        segments, cells = self._content(line_y, _unfinished)
+        segments, cells = self._paint.line(self._layout, line_y, self.selected, unfinished)
         # No offsets in the segments' meta: nothing reads them here (a click asks token_at), and
         # adding them made a new style for every segment of every line.
         strip = Strip(segments, cells).crop_extend(scroll_x, scroll_x + width, base)
         self._cache[line_y] = (key, strip)
         return strip
-
-    def _style(self, status: TokenStatus, inferred: bool, selected: bool) -> Style:
-        key = (status, inferred, selected)
-        style = self._styles.get(key)
-        if style is None:
-            style = self._base_style() + self.get_component_rich_style(f"token--{status.value}", partial=True)
-            if inferred:
-                style += Style(italic=True)
-            if selected:
-                style += self.get_component_rich_style("token--selected", partial=True)
-            self._styles[key] = style
-        return style
-
-    def _separator_style(self) -> Style:
-        if self._sep_style is None:
-            self._sep_style = self._base_style() + self.get_component_rich_style("token--separator", partial=True)
-        return self._sep_style
-
-    def _content(self, y: int, finish: Callable[[Style], Style | None]) -> tuple[list[Segment], int]:
-        """Line y's segments, their styles passed through `finish`, and the cells they take."""
-        layout = self._layout
-        tokens, texts, first = layout.tokens, layout.texts, layout.base
-        selected = None if self.selected is None else first + self.selected
-        segments = []
-        cells = 0
-        for token, start, end in layout.lines[y]:
-            event = tokens[token - first]
-            style = finish(self._style(event.status, event.inferred, token == selected))
-            text = texts[token - first]
-            piece = text if start == 0 and end == len(text) else text[start:end]
-            cells += width_of(piece)
-            if start == 0 and layout.separated(token - first):  # the round's bar, in its own style
-                segments.append(Segment(piece[:1], finish(self._separator_style())))
-                piece = piece[1:]
-            segments.append(Segment(piece, style))
-        # Runs of tokens in the same style become one segment: far less for the compositor to chop.
-        return list(Segment.simplify(segments)), cells
 
     # selection -----------------------------------------------------------
     def token_at(self, x: int, y: int) -> int | None:

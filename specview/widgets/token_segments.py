@@ -1,0 +1,79 @@
+"""A token view's lines as segments: each token in its status's style (theme variables, kept until
+the styles change), a round's bar in its own, runs of one style joined."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.widget import Widget
+
+from specview.kernel.events import TokenStatus
+from specview.widgets.token_layout import TokenLayout, width_of
+
+Finish = Callable[[Style], Style | None]
+
+
+def unfinished(style: Style) -> Style:
+    return style
+
+
+class TokenSegments:
+    """The styles of one view's tokens, and its lines made of them."""
+
+    def __init__(self, view: Widget) -> None:
+        self._view = view
+        self._styles: dict[tuple[TokenStatus, bool, bool], Style] = {}
+        self._base: Style | None = None
+        self._separator: Style | None = None
+
+    def clear(self) -> None:
+        """Forget the styles (the view's changed)."""
+        self._styles.clear()
+        self._base = None
+        self._separator = None
+
+    def base(self) -> Style:
+        """The view's own style (rich_style walks the DOM; it only changes with the styles)."""
+        if self._base is None:
+            self._base = self._view.rich_style
+        return self._base
+
+    def style(self, status: TokenStatus, inferred: bool, selected: bool) -> Style:
+        key = (status, inferred, selected)
+        style = self._styles.get(key)
+        if style is None:
+            view = self._view
+            style = self.base() + view.get_component_rich_style(f"token--{status.value}", partial=True)
+            if inferred:
+                style += Style(italic=True)
+            if selected:
+                style += view.get_component_rich_style("token--selected", partial=True)
+            self._styles[key] = style
+        return style
+
+    def separator(self) -> Style:
+        if self._separator is None:
+            self._separator = self.base() + self._view.get_component_rich_style("token--separator", partial=True)
+        return self._separator
+
+    def line(self, layout: TokenLayout, y: int, selected: int | None, finish: Finish) -> tuple[list[Segment], int]:
+        """Line y's segments (`selected`: the selected token's relative index), their styles passed
+        through `finish`, and the cells they take."""
+        tokens, texts, first = layout.tokens, layout.texts, layout.base
+        chosen = None if selected is None else first + selected
+        segments = []
+        cells = 0
+        for token, start, end in layout.lines[y]:
+            event = tokens[token - first]
+            style = finish(self.style(event.status, event.inferred, token == chosen))
+            text = texts[token - first]
+            piece = text if start == 0 and end == len(text) else text[start:end]
+            cells += width_of(piece)
+            if start == 0 and layout.separated(token - first):  # the round's bar, in its own style
+                segments.append(Segment(piece[:1], finish(self.separator())))
+                piece = piece[1:]
+            segments.append(Segment(piece, style))
+        # Runs of tokens in the same style become one segment: far less for the compositor to chop.
+        return list(Segment.simplify(segments)), cells
