@@ -42,7 +42,8 @@ def rss_mib() -> float:
 
 
 def paced_drain(rate: float) -> Callable[..., object]:
-    """Session.drain taking at most what `rate` tokens a second allows since this session's last drain."""
+    """Session.drain taking at most what `rate` tokens a second allows since this session's last drain
+    (tokens of the output, as the run's tokens/s counts them: a pane draws its rejected drafts too)."""
     from specview.kernel.session import Session
 
     original = Session.drain
@@ -54,7 +55,7 @@ def paced_drain(rate: float) -> Callable[..., object]:
         tokens = min(tokens + rate * (now - last), rate)  # a pause owes at most a second's worth
         rounds = 0
         for item in list(self._buffer):  # the rounds whose tokens the rate covers
-            size = len(getattr(item, "tokens", ())) + len(getattr(item, "discarded", ()))
+            size = sum(t.emitted for t in getattr(item, "tokens", ()))  # output tokens, as tokens/s counts them
             if size > tokens:
                 break
             tokens -= size
