@@ -216,7 +216,8 @@ class TokenLayout:
         for n, part in enumerate(text.split("\n")):
             if n:
                 self._new_line()
-            widths = [cell_len(ch) for ch in part] if part else []
+            # printable ASCII is one cell a character: no width table (most text that wraps)
+            widths = [1] * len(part) if part.isascii() and part.isprintable() else [cell_len(ch) for ch in part]
             remaining = sum(widths)
             pos = 0
             while pos < len(part):

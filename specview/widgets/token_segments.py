@@ -63,7 +63,11 @@ class TokenSegments:
         through `finish`, and the cells they take."""
         tokens, texts, first = layout.tokens, layout.texts, layout.base
         chosen = None if selected is None else first + selected
-        segments = []
+        # Runs of tokens in one style become one segment (what Segment.simplify would make of them,
+        # built as they come): far less for the compositor to chop, and no Segment a token.
+        segments: list[Segment] = []
+        run: list[str] = []
+        run_style: Style | None = None
         cells = 0
         for token, start, end in layout.lines[y]:
             event = tokens[token - first]
@@ -72,8 +76,20 @@ class TokenSegments:
             piece = text if start == 0 and end == len(text) else text[start:end]
             cells += width_of(piece)
             if start == 0 and layout.separated(token - first):  # the round's bar, in its own style
-                segments.append(Segment(piece[:1], finish(self.separator())))
+                bar = finish(self.separator())
+                if run and (bar is run_style or bar == run_style):
+                    run.append(piece[:1])
+                else:
+                    if run:
+                        segments.append(Segment("".join(run), run_style))
+                    run, run_style = [piece[:1]], bar
                 piece = piece[1:]
-            segments.append(Segment(piece, style))
-        # Runs of tokens in the same style become one segment: far less for the compositor to chop.
-        return list(Segment.simplify(segments)), cells
+            if run and (style is run_style or style == run_style):
+                run.append(piece)
+            else:
+                if run:
+                    segments.append(Segment("".join(run), run_style))
+                run, run_style = [piece], style
+        if run:
+            segments.append(Segment("".join(run), run_style))
+        return segments, cells

@@ -148,3 +148,27 @@ async def test_appending_finishes_only_the_lines_it_changed() -> None:
         after = view.render_lines(whole(view))
         changed = [y for y, (a, b) in enumerate(zip(after, before, strict=True)) if a is not b]
         assert changed and min(changed) >= last
+
+
+async def test_a_line_is_its_tokens_in_runs_of_one_style() -> None:
+    app = ViewApp()
+    async with app.run_test(size=(44, 14)) as pilot:
+        view = app.query_one(TokenView)
+        view.append(mixed(300))
+        view.set_display(separators=True)
+        await pilot.pause()
+        layout, paint = view._layout, view._paint
+        for selected in (None, 7, 123):
+            for y in range(layout.line_count):
+                pieces = []  # the plain way: a segment a piece, then Rich's simplify
+                for token, start, end in layout.lines[y]:
+                    event = layout.tokens[token]
+                    piece = layout.texts[token][start:end]
+                    style = paint.style(event.status, event.inferred, token == selected)
+                    if start == 0 and layout.separated(token):
+                        pieces.append(Segment(piece[:1], paint.separator()))
+                        piece = piece[1:]
+                    pieces.append(Segment(piece, style))
+                segments, cells = paint.line(layout, y, selected, lambda style: style)
+                assert segments == list(Segment.simplify(pieces)), y
+                assert cells == Strip(pieces).cell_length
