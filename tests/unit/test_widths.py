@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len
-from rich.text import Text
 from textual.app import App, ComposeResult
 
 from specview.boundary.text import REPLACEMENT, sanitize
@@ -70,10 +69,8 @@ async def test_the_compare_summary_lines_up_whatever_the_labels() -> None:
         table.show(["运行", "接受率 α", "τ", "tok/s"], labels,
                    [["0.71", "3.2", "41.0"], ["0.65", "2.9", "38.5"], ["0.80", "3.9", "50.1"], ["—", "1.0", "9"]],
                    [2, 2, 2])
-        rendered = table.render()
-        assert isinstance(rendered, Text)
-        lines = rendered.plain.split("\n")
-        assert len(lines) == 1 + len(labels)
+        assert table.get_content_height(table.size, table.size, table.size.width) == 1 + len(labels)
+        lines = [table.render_line(y).text for y in range(1 + len(labels))]  # each padded to the widget's width
         widths = {drawn_width(line) for line in lines}
         assert widths == {cell_len(lines[0])}, [(drawn_width(line), line) for line in lines]
         # the values stand in the same cells in every row
