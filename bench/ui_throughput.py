@@ -44,8 +44,10 @@ def rss_mib() -> float:
 def paced_drain(rate: float) -> Callable[..., object]:
     """Session.drain taking at most what `rate` tokens a second allows since this session's last drain
     (tokens of the output, as the run's tokens/s counts them: a pane draws its rejected drafts too)."""
+    from specview.kernel.events import TokenStatus
     from specview.kernel.session import Session
 
+    REJECTED = TokenStatus.REJECTED
     original = Session.drain
     owed: dict[int, tuple[float, float]] = {}  # session id -> (tokens owed, when last drained)
 
@@ -55,7 +57,8 @@ def paced_drain(rate: float) -> Callable[..., object]:
         tokens = min(tokens + rate * (now - last), rate)  # a pause owes at most a second's worth
         rounds = 0
         for item in list(self._buffer):  # the rounds whose tokens the rate covers
-            size = sum(t.emitted for t in getattr(item, "tokens", ()))  # output tokens, as tokens/s counts them
+            # output tokens, as tokens/s counts them (the metrics' rule; cheap: this runs on the UI thread)
+            size = sum(t.status is not REJECTED for t in getattr(item, "tokens", ()))
             if size > tokens:
                 break
             tokens -= size

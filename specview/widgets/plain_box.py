@@ -36,7 +36,11 @@ class PlainBox:
         self.width = width  # of a finished line
         self.text_width = text_width  # where the widget's own text (and its blank fill) ends
         self.style_filters = tuple(f for f in filters if isinstance(f, STYLE_ONLY_FILTERS))
-        self.strip_filters = tuple(f for f in filters if not isinstance(f, STYLE_ONLY_FILTERS))
+        # a filter that only joins neighbours of one style says so (`merges_runs`): joined here, as
+        # the line is built, rather than in a second Strip
+        self.merge = any(getattr(f, "merges_runs", False) for f in filters)
+        self.strip_filters = tuple(f for f in filters
+                                   if not isinstance(f, STYLE_ONLY_FILTERS) and not getattr(f, "merges_runs", False))
         self.background = background
         self._finished: dict[RichStyle | None, RichStyle | None] = {}
         self._blank: tuple[RichStyle, Strip] | None = None
@@ -72,7 +76,8 @@ class PlainBox:
             strip = Strip(content, cells).crop_extend(0, self.text_width, fill)
             content, room = list(strip), 0
         tail = [Segment(" " * room, fill)] if room else []
-        strip = Strip([*self._left, *content, *tail, *self._right], self.width)
+        segments = [*self._left, *content, *tail, *self._right]
+        strip = Strip(list(Segment.simplify(segments)) if self.merge else segments, self.width)
         for line_filter in self.strip_filters:
             strip = strip.apply_filter(line_filter, self.background)
         return strip

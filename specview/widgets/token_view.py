@@ -244,7 +244,13 @@ class TokenView(ScrollView, can_focus=True):
             self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        super().watch_scroll_y(old_value, new_value)
+        if self.styles.scrollbar_size_vertical:
+            super().watch_scroll_y(old_value, new_value)
+        elif round(old_value) != round(new_value):
+            # A bar no cells wide is on no screen: moving it marks a widget the screen does not show
+            # dirty, and Textual then maps every widget again (about once a frame for four fast panes).
+            # This view sets no anchor, the rest of Textual's watcher.
+            self._refresh_scroll()
         # Follow the end while the user is at the bottom; stop once they scroll up.
         self._follow = self.selected is None and new_value >= self.max_scroll_y - 1
 
@@ -271,6 +277,8 @@ class TokenView(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._forget_all()
+        if self.show_vertical_scrollbar and self.styles.scrollbar_size_vertical:  # a bar given width again
+            self.vertical_scrollbar.position = self.scroll_y
         self._paint.clear()
 
     # drawing -------------------------------------------------------------

@@ -13,6 +13,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from specview.kernel.events import TokenEvent, TokenStatus
+from specview.tui.terminal.style_runs import MergeRuns
 from specview.widgets.token_view import TokenView
 from tests.app.test_token_view import ViewApp, words
 
@@ -55,7 +56,7 @@ LOOKS = {
 
 
 @pytest.mark.parametrize("css", LOOKS.values(), ids=LOOKS.keys())
-@pytest.mark.parametrize("extra", [None, NoColor, Monochrome, DimFilter, Shade], ids=str)
+@pytest.mark.parametrize("extra", [None, NoColor, Monochrome, DimFilter, MergeRuns, Shade], ids=str)
 async def test_finished_lines_are_the_lines_textual_would_make(css: str, extra: type[LineFilter] | None) -> None:
     app = ViewApp()
     async with app.run_test(size=(44, 14)) as pilot:

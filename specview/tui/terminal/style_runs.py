@@ -16,6 +16,8 @@ from textual.filter import LineFilter
 class MergeRuns(LineFilter):
     """Merge neighbouring segments of the same style (Rich's Segment.simplify)."""
 
+    merges_runs = True  # and nothing else: a widget that builds its own lines may join them itself
+
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
         if len(segments) < 2:
             return segments
