@@ -36,7 +36,9 @@ class Settled(Widget):
         super().notify_style_update()
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        key = (crop, self.size, self.background_colors, self.opacity, tuple(self.get_line_filters()))
+        # outer_size, not size: the size asks the compositor's map for the region (this runs for every
+        # widget on every frame); the content size follows from it and the styles, which clear this
+        key = (crop, self.outer_size, self.background_colors, self.opacity, tuple(self.get_line_filters()))
         settled = self._settled
         if settled is not None and settled[0] == key:
             return settled[1]

@@ -67,7 +67,7 @@ class TokenView(ScrollView, can_focus=True):
         # the same for finished lines (a plain box: see render_lines): line -> (box, selected, strip)
         self._boxes = PlainBoxes()
         self._finished: LRUCache[int, tuple[PlainBox, int | None, Strip]] = LRUCache(2048)
-        self.finished_count = 0  # lines finished here (for tests and the benchmark)
+        self.finished_count = 0  # lines finished here (the tests read it)
         self._paint = TokenSegments(self)
         self.selected: int | None = None
         self._follow = True
