@@ -85,7 +85,10 @@ class TokenLayout:
         self.starts_round: list[bool] = []  # per token: the first token of a round
         self.base = 0  # absolute index of tokens[0]
         self.lines: list[list[Piece]] = [[]]
-        self.token_line: list[int] = []  # per token (relative index): the current line before it was placed
+        # per token (relative index): the current line before it was placed, counted from the first line
+        # since the last full wrap (`line_of` gives the index into `lines`: pruning then moves no number)
+        self.token_line: list[int] = []
+        self._line_base = 0  # lines pruned from the front since the last full wrap
         self.token_col: list[int] = []  # per token: the current line's width before it was placed
         self._cur_width = 0
 
@@ -123,7 +126,8 @@ class TokenLayout:
         token_line, token_col = self.token_line, self.token_col
         width, separators, hidden = self.width, self.separators, self._hidden
         shown_get, width_get = _display_cache.get, _width_cache.get
-        line, y, col = lines[-1], len(lines) - 1, self._cur_width
+        line_base = self._line_base
+        line, y, col = lines[-1], len(lines) - 1 + line_base, self._cur_width
         index = self.base + len(tokens)
         ends_round = bool(tokens) and tokens[-1].status in ROUND_ENDS  # (the very first token needs no bar)
         # One pass with the state in locals: a flat-out stream puts thousands of tokens a second
@@ -150,7 +154,7 @@ class TokenLayout:
             else:
                 self._cur_width = col
                 self._place(index, text)
-                line, y, col = lines[-1], len(lines) - 1, self._cur_width
+                line, y, col = lines[-1], len(lines) - 1 + line_base, self._cur_width
             index += 1
         self._cur_width = col
         tokens.extend(events)
@@ -159,7 +163,7 @@ class TokenLayout:
     def rewrap(self, width: int) -> None:
         """Wrap every token again at `width` cells."""
         self.width = max(width, 1)
-        self.lines, self.token_line, self.token_col, self._cur_width = [[]], [], [], 0
+        self.lines, self.token_line, self.token_col, self._cur_width, self._line_base = [[]], [], [], 0, 0
         for i, text in enumerate(self.texts):
             self.token_line.append(len(self.lines) - 1)
             self.token_col.append(self._cur_width)
@@ -175,7 +179,7 @@ class TokenLayout:
         if count <= 0:
             return len(self.lines) - 1
         first = len(self.tokens) - count
-        y, col = self.token_line[first], self.token_col[first]
+        y, col = self.line_of(first), self.token_col[first]
         cut = self.base + first
         del self.lines[y + 1 :]
         self.lines[y] = [piece for piece in self.lines[y] if piece[0] < cut]
@@ -192,7 +196,7 @@ class TokenLayout:
         excess = min(len(self.tokens) - keep, len(self.tokens) - 1)  # the newest token's line stays
         if excess <= 0:
             return 0
-        drop_lines = self.token_line[excess]
+        drop_lines = self.line_of(excess)
         if drop_lines == 0:
             return 0
         kept = self.lines[drop_lines:]
@@ -203,9 +207,15 @@ class TokenLayout:
         del self.texts[:drop_tokens]
         del self.starts_round[:drop_tokens]
         del self.token_col[:drop_tokens]
-        self.token_line = [max(0, y - drop_lines) for y in self.token_line[drop_tokens:]]
+        del self.token_line[:drop_tokens]  # the rest keep their numbers: one moved base, not 16,000 new ints
+        self._line_base += drop_lines
         self.base = first
         return drop_lines
+
+    def line_of(self, token: int) -> int:
+        """The line (index into `lines`) that was current before the token (relative index) was
+        placed: where it starts, or the line before when it began a new one (0 once that was pruned)."""
+        return max(0, self.token_line[token] - self._line_base)
 
     def _place(self, index: int, text: str) -> None:
         """Wrap one token's text from the current position: a piece that fits a line is not

@@ -179,17 +179,22 @@ class TokenView(ScrollView, can_focus=True):
         Textual lays the whole screen out again for a new virtual size (3–4 ms at 160×48, and four
         following streams jump about once a frame). Without a scrollbar to draw, a taller text
         changes only how far the view scrolls, which Textual reads from the virtual size itself:
-        that is set here without the layout. A first scrollable height or a smaller one still goes
-        through Textual (whether the view can scroll at all is decided there)."""
+        that is set here without the layout. A first scrollable height or one too short to scroll
+        still goes through Textual (whether the view can scroll at all is decided there)."""
         old = self.virtual_size
         if size == old:
             return False
-        if (self.styles.scrollbar_size_vertical == 0 and self.show_vertical_scrollbar
-                and size.width == old.width and size.height > old.height):
+        if self._scrolls_on(size):
             self.set_reactive(TokenView.virtual_size, size)
             return False
         self.virtual_size = size
         return True
+
+    def _scrolls_on(self, size: Size) -> bool:
+        """Whether `size` is a new virtual size that needs no layout: no scrollbar is drawn, the view
+        already scrolls and still will, and the width is the one laid out."""
+        return (self.styles.scrollbar_size_vertical == 0 and self.show_vertical_scrollbar
+                and size.width == self.virtual_size.width and size.height > self.scrollable_content_region.height)
 
     def _refresh_scroll(self) -> None:
         # A line view has no child widgets to move: a new scroll offset changes only which lines are
@@ -223,7 +228,13 @@ class TokenView(ScrollView, can_focus=True):
         if self.selected is not None:
             shift = self._layout.base - before
             self.selected = self.selected - shift if self.selected >= shift else None
-        self._relayout()
+        # Every line moved up by `dropped`: the view moves with them, so the text in view stays put
+        # (four fast panes prune several times a second, each a whole screen's layout before).
+        self._forget_all()
+        top = max(0, round(self.scroll_y) - dropped)
+        self._grow(Size(self._layout.width, self._height()))
+        self.scroll_target_y = self.scroll_y = top
+        self.refresh()
 
     def _forget(self, lines: range) -> None:
         for y in lines:
@@ -342,7 +353,7 @@ class TokenView(ScrollView, can_focus=True):
         self._forget_all()
         self.refresh()
         if index is not None:
-            self.scroll_to(y=max(0, self._layout.token_line[index] - self.size.height // 2), animate=False)
+            self.scroll_to(y=max(0, self._layout.line_of(index) - self.size.height // 2), animate=False)
             self.post_message(self.Selected(self._layout.tokens[index], index))
         else:
             self.post_message(self.Selected(None, None))

@@ -81,7 +81,7 @@ async def test_a_view_without_a_scrollbar_follows_the_end_without_laying_the_scr
         layouts.append(kwargs.get("scroll", False))
         original(self, *args, **kwargs)  # type: ignore[arg-type]
 
-    app = ViewApp()
+    app = ViewApp(max_tokens=1000)  # and pruned about once every 200 tokens
     async with app.run_test(size=(40, 12)) as pilot:
         view = app.query_one(TokenView)
         view.set_styles("scrollbar-size-vertical: 0;")  # the compare pane's
@@ -94,9 +94,11 @@ async def test_a_view_without_a_scrollbar_follows_the_end_without_laying_the_scr
                 await pilot.pause()
                 assert view.scroll_y == view.max_scroll_y > 0
                 assert view.line_count - 1 in range(int(view.scroll_y), int(view.scroll_y) + view.size.height)
+                assert view.plain_text().endswith(f" w{start + 39}")
         finally:
             Screen._refresh_layout = original  # type: ignore[method-assign]
-        assert not layouts  # neither a new height nor a new scroll offset laid the screen out
+        assert view.token_count <= 1000 and view.tokens[0].token_id > 1000  # it did prune
+        assert not layouts  # neither a new height, nor a prune, nor a new scroll offset laid the screen out
         for _ in range(3):
             view.action_scroll_up()  # what the wheel and the keys do: still allowed, and it stops following
         await pilot.pause()
@@ -104,3 +106,22 @@ async def test_a_view_without_a_scrollbar_follows_the_end_without_laying_the_scr
         view.append(words(2200, 40))
         await pilot.pause()
         assert view.scroll_y < view.max_scroll_y
+
+
+async def test_pruning_while_scrolled_up_keeps_the_text_in_view() -> None:
+    for bar in ("", "scrollbar-size-vertical: 0;"):  # the live screen's view and a compare pane's
+        app = ViewApp(max_tokens=1000)
+        async with app.run_test(size=(40, 12)) as pilot:
+            view = app.query_one(TokenView)
+            if bar:
+                view.set_styles(bar)
+            view.append(words(0, 990))
+            await pilot.pause()
+            view.scroll_to(y=view.max_scroll_y - 20, animate=False, immediate=True)  # reading the recent past
+            await pilot.pause()
+            before = view.visible_text()
+            view.append(words(990, 60))  # over the cap: the oldest lines go, every line index moves
+            await pilot.pause()
+            assert view.tokens[0].token_id > 0  # it pruned
+            assert view.visible_text() == before
+            assert view.scroll_target_y == view.scroll_y  # the wheel goes on from here, not from the old offset

@@ -103,3 +103,25 @@ def test_appending_in_any_batches_places_every_token_as_wrapping_all_at_once(
         assert batched.lines == whole.lines, width
         assert (batched.token_line, batched.token_col) == (whole.token_line, whole.token_col)
         assert batched.tokens == events
+
+
+def test_after_pruning_every_token_knows_its_line_and_drop_tail_still_returns_exactly() -> None:
+    words = [TokenEvent(i, f" w{i % 97}" + ("\n" if i % 41 == 0 else ""), A) for i in range(3000)]
+    layout = TokenLayout(23)
+    layout.append(words[:2000])
+    for start in range(2000, 3000, 250):  # prune several times between appends, as a fast view does
+        layout.append(words[start:start + 250])
+        assert layout.prune(1200) > 0
+        for i in range(len(layout.tokens)):
+            y = layout.line_of(i)
+            here = [line for line in (layout.lines[y], layout.lines[y + 1] if y + 1 < len(layout.lines) else [])
+                    if any(piece[0] == layout.base + i for piece in line)]
+            assert here, i  # the token starts on the line it names, or on the next (it began a new one)
+    kept = list(layout.tokens)
+    again = TokenLayout(23)
+    again.append(kept)  # the kept tokens wrapped afresh: the same lines
+    assert rows(layout) == rows(again)
+    more = words[:37]
+    layout.append(more)
+    layout.drop_tail(len(more))
+    assert rows(layout) == rows(again)
