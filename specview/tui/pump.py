@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 NUMBERS_HZ = 5.0  # digits that change 30 times a second cannot be read, and redrawing them costs frames
 PUMP_HZ = 30.0
 PUMP_HZ_SSH = 20.0  # every frame crosses the network
-DRAW_GAP = 1 / 60  # after a frame that ran over: the screen's own update period (Textual's 60 Hz) to draw it
+TIMER_MIN = 1e-4  # seconds: Textual's timer divides by its interval, and 0 lets input in all the same
 REASON_CHARS = 120  # of a stop's reason in the status line (the notification has it whole)
 
 
@@ -238,6 +238,12 @@ class Pump:
 NumbersSink = Callable[[Sequence[Pump]], None]
 
 
+def next_due(due: float, now: float, interval: float) -> float:
+    """When the frame after one that was due at `due` should begin: one interval later, or now if
+    that has passed already (a frame ran over; frames it missed are not made up)."""
+    return max(due + interval, now)
+
+
 class Pumps:
     """A screen's one timer: each tick drains every pump and, by the throttle, has the screen
     redraw the numbers of the pumps whose numbers are stale."""
@@ -250,12 +256,14 @@ class Pumps:
         self._host: Widget | None = None
         self._timer: Timer | None = None
         self._stopped = False
+        self._due = 0.0  # when the next frame should begin (a fixed grid of 1 / pump_hz)
 
     def start(self, host: Widget) -> None:
         """Start every run and the frames (timers on `host`, so they stop with the screen)."""
         self._host = host
         for pump in self.pumps:
             pump.start()
+        self._due = time.monotonic() + 1 / self.throttle.pump_hz
         self._timer = host.set_timer(1 / self.throttle.pump_hz, self._frame, name="pump")
 
     def stop(self) -> None:
@@ -266,16 +274,21 @@ class Pumps:
             pump.stop()
 
     def _frame(self) -> None:
-        """One frame, and the next one: `1 / pump_hz` after this one began, or, when this one ran
-        over, once the screen has had its update period to draw it. Textual's interval timer keeps
-        a fixed grid and skips a missed tick: a 34 ms frame at 30 Hz made the next wait for the
-        slot after, and four fast streams ran at 15 frames a second where 28 fit."""
-        began = time.monotonic()
+        """One frame, and the next one on the grid: due one interval after this one was due, not
+        after it began, so a timer's lateness (Textual's timer starts counting when its task first
+        runs) does not add up into missed frames; after a frame that ran over, the next one starts
+        at once (once, not a burst: the grid starts again from now). Textual's interval timer keeps
+        a grid but skips a missed tick: a 34 ms frame at 30 Hz made the next wait for the slot
+        after, and four fast streams ran at 15 frames a second where 28 fit."""
+        host = self._host
+        if host is None or not host.is_attached or not host.app.is_running:  # exiting, or shutting down
+            return  # Textual removes a quitting screen's widgets before it stops the screen's timers
         self.tick()
         if self._stopped or self._host is None:
             return
-        delay = max(began + 1 / self.throttle.pump_hz - time.monotonic(), DRAW_GAP)
-        self._timer = self._host.set_timer(delay, self._frame, name="pump")
+        now = time.monotonic()
+        self._due = next_due(self._due, now, 1 / self.throttle.pump_hz)
+        self._timer = self._host.set_timer(max(self._due - now, TIMER_MIN), self._frame, name="pump")
 
     def tick(self) -> None:
         """Drain every pump; redraw the stale numbers when due."""
