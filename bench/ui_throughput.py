@@ -58,7 +58,8 @@ def paced_drain(rate: float) -> Callable[..., object]:
         rounds = 0
         for item in list(self._buffer):  # the rounds whose tokens the rate covers
             # output tokens, as tokens/s counts them (the metrics' rule; cheap: this runs on the UI thread)
-            size = sum(t.status is not REJECTED for t in getattr(item, "tokens", ()))
+            statuses = [t.status for t in getattr(item, "tokens", ())]
+            size = len(statuses) - statuses.count(REJECTED)
             if size > tokens:
                 break
             tokens -= size

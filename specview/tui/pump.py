@@ -17,7 +17,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from specview.boundary.text import sanitize
 from specview.kernel.errors import SpecviewError
@@ -27,6 +27,7 @@ from specview.kernel.session import Session
 from specview.texts.catalog import Phrase, fill, text
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
     from textual.timer import Timer
     from textual.widget import Widget
 
@@ -239,9 +240,34 @@ NumbersSink = Callable[[Sequence[Pump]], None]
 
 
 def next_due(due: float, now: float, interval: float) -> float:
-    """When the frame after one that was due at `due` should begin: one interval later, or now if
-    that has passed already (a frame ran over; frames it missed are not made up)."""
-    return max(due + interval, now)
+    """When the frame after one that was due at `due` should begin: one interval later, or at once
+    when that has passed (a frame ran over), but never more than one interval behind now: one
+    missed frame is made up, a long stall is not replayed as a burst."""
+    return max(due + interval, now - interval)
+
+
+def draw_now(screen: Screen[Any]) -> bool:
+    """Draw what this frame changed now, as Textual does at its next update tick; False where
+    Textual is left to it. A widget's refresh reaches the screen only once the widget's own
+    queue goes idle (it posts an Update), so the widgets whose repaint waits are handed to the
+    screen here, and the screen's update runs. A widget that waits for a layout, a scroll or new
+    styles is left to Textual's way. This reads Textual 8.2's private parts (pinned, like the
+    others we use; tests/app/test_pump_frames.py holds it to drawing every frame)."""
+    try:
+        if screen.app._batch_count or not screen.is_current:
+            return False
+        dirty, update = screen._dirty_widgets, screen._on_timer_update
+        widgets: list[Widget] = screen.walk_children()  # type: ignore[assignment]  # (all are, under a screen)
+        for widget in widgets:
+            if (widget._repaint_required and not widget._closing and not widget._layout_required
+                    and not widget._scroll_required and not widget._refresh_styles_required):
+                widget._repaint_required = False
+                if widget.display:
+                    dirty.add(widget)
+    except AttributeError:  # another Textual: its timer draws, as before
+        return False
+    update()
+    return True
 
 
 class Pumps:
@@ -274,21 +300,23 @@ class Pumps:
             pump.stop()
 
     def _frame(self) -> None:
-        """One frame, and the next one on the grid: due one interval after this one was due, not
-        after it began, so a timer's lateness (Textual's timer starts counting when its task first
-        runs) does not add up into missed frames; after a frame that ran over, the next one starts
-        at once (once, not a burst: the grid starts again from now). Textual's interval timer keeps
-        a grid but skips a missed tick: a 34 ms frame at 30 Hz made the next wait for the slot
-        after, and four fast streams ran at 15 frames a second where 28 fit."""
+        """One frame: drain every pump, draw, and ask for the next frame on the grid.
+
+        The frame draws itself (`draw_now`) rather than wait for Textual's next 60 Hz update tick
+        (up to 16.7 ms of idle a frame, a quarter of four fast panes' time). The next frame is due
+        one interval after this one was due, not after it began, so lateness (a timer starts
+        counting when its task first runs) does not add up into missed frames; a frame that ran
+        over is made up by starting the next at once, never more than one (`next_due`)."""
         host = self._host
         if host is None or not host.is_attached or not host.app.is_running:  # exiting, or shutting down
             return  # Textual removes a quitting screen's widgets before it stops the screen's timers
         self.tick()
-        if self._stopped or self._host is None:
+        if self._stopped:
             return
+        draw_now(host.screen)
         now = time.monotonic()
         self._due = next_due(self._due, now, 1 / self.throttle.pump_hz)
-        self._timer = self._host.set_timer(max(self._due - now, TIMER_MIN), self._frame, name="pump")
+        self._timer = host.set_timer(max(self._due - now, TIMER_MIN), self._frame, name="pump")
 
     def tick(self) -> None:
         """Drain every pump; redraw the stale numbers when due."""

@@ -24,6 +24,8 @@ from textual.strip import Strip
 from textual.style import Style
 from textual.widget import Widget
 
+from specview.widgets.line_strip import LineStrip
+
 # filters known to map each segment's style alone (textual.filter's own)
 STYLE_ONLY_FILTERS = (ANSIToTruecolor, DimFilter, Monochrome, NoColor)
 
@@ -77,7 +79,7 @@ class PlainBox:
             content, room = list(strip), 0
         tail = [Segment(" " * room, fill)] if room else []
         segments = [*self._left, *content, *tail, *self._right]
-        strip = Strip(list(Segment.simplify(segments)) if self.merge else segments, self.width)
+        strip = LineStrip(Segment.simplify(segments) if self.merge else segments, self.width)
         for line_filter in self.strip_filters:
             strip = strip.apply_filter(line_filter, self.background)
         return strip

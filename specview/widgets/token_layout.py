@@ -151,6 +151,11 @@ class TokenLayout:
             if text and col + cells <= width and "\n" not in text:  # the common case
                 line.append((index, 0, len(text)))
                 col += cells
+            elif text and cells <= width and "\n" not in text:  # the next: it starts a line (as _place does)
+                line = [(index, 0, len(text))]
+                lines.append(line)
+                y += 1
+                col = cells
             else:
                 self._cur_width = col
                 self._place(index, text)

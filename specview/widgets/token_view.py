@@ -169,7 +169,7 @@ class TokenView(ScrollView, can_focus=True):
         laid_out = self._grow(Size(layout.width, self._height()))
         self.refresh_lines(first_dirty, len(layout.lines) - first_dirty)
         if follow and self.selected is None and (laid_out or self.scroll_y < self.max_scroll_y):
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
+            self._to_end(laid_out)
             if laid_out:  # and once more after layout, in case the new virtual size was not applied yet
                 self.call_after_refresh(self._settle_at_end)
 
@@ -249,6 +249,15 @@ class TokenView(ScrollView, can_focus=True):
         self._forget_all()
         self.virtual_size = Size(self._layout.width, self._height())
         self.refresh()
+
+    def _to_end(self, laid_out: bool) -> None:
+        """Scroll to the last line. Without a scrollbar and with the size already applied, that is
+        only the offset (Textual's scroll_end also stops animations and anchors each time: a tenth
+        of a following stream's cost); else Textual's way."""
+        if laid_out or self.styles.scrollbar_size_vertical:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+        else:
+            self.scroll_target_y = self.scroll_y = self.max_scroll_y
 
     def _settle_at_end(self) -> None:
         if self._follow and self.selected is None and self.scroll_y < self.max_scroll_y:
