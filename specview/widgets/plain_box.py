@@ -70,19 +70,41 @@ class PlainBox:
             self._blank = (fill, self.line([], 0, self.finish(fill)))
         return self._blank[1]
 
-    def line(self, content: list[Segment], cells: int, fill: RichStyle | None) -> Strip:
+    def line(self, content: list[Segment], cells: int, fill: RichStyle | None, *, joined: bool = False) -> Strip:
         """A finished line from content segments (finished styles) taking `cells` cells; the rest of
-        text width is filled in `fill` (finished), as the widget's own blank cells are."""
+        text width is filled in `fill` (finished), as the widget's own blank cells are. `joined`:
+        no two neighbours in `content` have equal styles, so a filter that joins runs has only the
+        padding's edges left to join."""
         room = self.text_width - cells
         if room < 0:  # a character wider than the line: cut as Textual would
             strip = Strip(content, cells).crop_extend(0, self.text_width, fill)
-            content, room = list(strip), 0
+            content, room, joined = list(strip), 0, False
         tail = [Segment(" " * room, fill)] if room else []
-        segments = [*self._left, *content, *tail, *self._right]
-        strip = LineStrip(Segment.simplify(segments) if self.merge else segments, self.width)
+        if not self.merge:
+            segments = [*self._left, *content, *tail, *self._right]
+        elif joined:
+            segments = _joined((self._left, content, tail, self._right))
+        else:
+            segments = list(Segment.simplify([*self._left, *content, *tail, *self._right]))
+        strip = LineStrip(segments, self.width)
         for line_filter in self.strip_filters:
             strip = strip.apply_filter(line_filter, self.background)
         return strip
+
+
+def _joined(parts: tuple[list[Segment], ...]) -> list[Segment]:
+    """The parts end to end, each already joined within, joined where they meet (Segment.simplify's
+    rule, on the few edges it could apply to)."""
+    out: list[Segment] = []
+    for part in parts:
+        if not part:
+            continue
+        if out and (out[-1].style is part[0].style or out[-1].style == part[0].style) and not part[0].control:
+            out[-1] = Segment(out[-1].text + part[0].text, out[-1].style)
+            out += part[1:]
+        else:
+            out += part
+    return out
 
 
 class PlainBoxes:

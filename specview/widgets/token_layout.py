@@ -23,7 +23,7 @@ from specview.boundary.bounds import MAX_TOKEN_SHOWN
 from specview.boundary.text import sanitize
 from specview.kernel.events import MARKS, NOT_EMITTED, TokenEvent, TokenStatus
 
-__all__ = ["MARKS", "ROUND_SEPARATOR", "TokenLayout", "display", "width_of"]
+__all__ = ["MARKS", "ROUND_SEPARATOR", "TokenLayout", "display", "known_width", "width_of"]
 ROUND_SEPARATOR = "│"
 # tuples, not sets: `in` on a few enum members tests identity first, where a set hashes each
 # member through Enum's Python-level __hash__ (every token of a flat-out stream asks both)
@@ -32,6 +32,7 @@ Piece = tuple[int, int, int]  # absolute token index, [start, end) in its displa
 _CACHE_LIMIT = 65_536  # distinct token texts remembered (display form, cell width)
 _display_cache: dict[tuple[str, str], str] = {}
 _width_cache: dict[str, int] = {}
+known_width = _width_cache.get  # a text's cells if `width_of` has seen it (cleared, never replaced)
 
 
 def display(event: TokenEvent) -> str:

@@ -324,7 +324,7 @@ class TokenView(ScrollView, can_focus=True):
         if cached is not None and cached[0] is box and cached[1] == sel:
             return cached[2]
         segments, cells = self._paint.line(layout, line_y, self.selected, box.finish)
-        strip = box.line(segments, cells, box.finish(self._paint.base()))
+        strip = box.line(segments, cells, box.finish(self._paint.base()), joined=True)  # (runs joined: token_segments)
         self.finished_count += 1
         self._finished[line_y] = (box, sel, strip)
         return strip
