@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from textual.cache import LRUCache
 from textual.events import Click, Resize
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -26,6 +25,7 @@ from textual.strip import Strip
 
 from specview.kernel.events import TokenEvent, TokenStatus
 from specview.widgets.bindings import bind
+from specview.widgets.line_cache import LineCache
 from specview.widgets.plain_box import PlainBox, PlainBoxes
 from specview.widgets.token_layout import TokenLayout
 from specview.widgets.token_segments import TokenSegments, unfinished
@@ -63,10 +63,10 @@ class TokenView(ScrollView, can_focus=True):
         self.max_tokens = max_tokens
         self._layout = TokenLayout()
         # line -> ((width, selected token on it, scroll x), strip); appends invalidate only the tail lines
-        self._cache: LRUCache[int, tuple[tuple[int, int | None, int], Strip]] = LRUCache(2048)
+        self._cache: LineCache[tuple[tuple[int, int | None, int], Strip]] = LineCache(2048)
         # the same for finished lines (a plain box: see render_lines): line -> (box, selected, strip)
         self._boxes = PlainBoxes()
-        self._finished: LRUCache[int, tuple[PlainBox, int | None, Strip]] = LRUCache(2048)
+        self._finished: LineCache[tuple[PlainBox, int | None, Strip]] = LineCache(2048)
         self.finished_count = 0  # lines finished here (the tests read it)
         self._paint = TokenSegments(self)
         self.selected: int | None = None
