@@ -251,6 +251,7 @@ def main() -> None:
              "lag_frames_p95": "<= 1", "help_seconds": "<= 0.3", "first_frame_seconds": "<= 1"}
     if args.panes > 1:  # issue 22: four panes at >= 30 fps with >= 5,000 tok/s each (at 160x48)
         goals |= {"fps": ">= 29.5 (every tick of the 30 Hz pump)", "tokens_per_second_min_run": ">= 5000 per pane",
+                  "draws_per_second": ">= 29.5 (what the eye gets: screen updates that drew)",
                   "ui_cpu_ms_per_frame": "<= 33 (30 fps on one core)",
                   "ui_cpu_us_per_token": "<= 50 (4 x 5,000 tok/s on one core)"}
     for key, value in result.items():
