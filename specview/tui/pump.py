@@ -27,6 +27,7 @@ from specview.kernel.session import Session
 from specview.texts.catalog import Phrase, fill, text
 
 if TYPE_CHECKING:
+    from textual.message_pump import MessagePump
     from textual.screen import Screen
     from textual.timer import Timer
     from textual.widget import Widget
@@ -246,6 +247,26 @@ def next_due(due: float, now: float, interval: float) -> float:
     return max(due + interval, now - interval)
 
 
+def one_shot(host: MessagePump, delay: float, callback: Callable[[], None]) -> Timer:
+    """`host.set_timer(delay, callback)` that always fires. Textual's one-shot timer skips a tick it
+    finds already due, and for a one-shot that means never: it reads the clock twice at its start,
+    and a stall between the two reads longer than `delay` (the decode threads hold the GIL for up to
+    5 ms; a frame that ran over asks for 0.1 ms) left the pump with no next frame, the streams frozen.
+    The same timer, told not to skip (Textual 8.2's own set_timer otherwise, private parts included;
+    tests/app/test_pump_frames.py)."""
+    from functools import partial
+
+    from textual.timer import Timer as TextualTimer
+
+    timers = getattr(host, "_timers", None)
+    if timers is None:  # another Textual
+        return host.set_timer(delay, callback, name="pump")
+    timer = TextualTimer(host, delay, name="pump", callback=partial(host.call_next, callback), repeat=0, skip=False)
+    timer._start()
+    timers.add(timer)
+    return timer
+
+
 def draw_now(screen: Screen[Any]) -> bool:
     """Draw what this frame changed now, as Textual does at its next update tick; False where
     Textual is left to it. A widget's refresh reaches the screen only once the widget's own
@@ -290,7 +311,7 @@ class Pumps:
         for pump in self.pumps:
             pump.start()
         self._due = time.monotonic() + 1 / self.throttle.pump_hz
-        self._timer = host.set_timer(1 / self.throttle.pump_hz, self._frame, name="pump")
+        self._timer = one_shot(host, 1 / self.throttle.pump_hz, self._frame)
 
     def stop(self) -> None:
         self._stopped = True
@@ -316,7 +337,7 @@ class Pumps:
         draw_now(host.screen)
         now = time.monotonic()
         self._due = next_due(self._due, now, 1 / self.throttle.pump_hz)
-        self._timer = host.set_timer(max(self._due - now, TIMER_MIN), self._frame, name="pump")
+        self._timer = one_shot(host, max(self._due - now, TIMER_MIN), self._frame)
 
     def tick(self) -> None:
         """Drain every pump; redraw the stale numbers when due."""

@@ -73,3 +73,30 @@ async def test_a_frame_that_fires_while_the_app_quits_does_nothing() -> None:
     drawn = list(pumps.drawn_rounds)
     pumps._frame()  # the screen's widgets are gone: a frame now would look for them and fail
     assert pumps.drawn_rounds == drawn
+
+
+async def test_the_next_frame_is_asked_for_with_a_timer_that_always_fires(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual's one-shot timer reads the clock twice as it starts; a stall between the reads longer
+    than its delay made it skip its only tick. The pump's timer does not skip."""
+    from textual import _time
+    from textual.app import App
+
+    from specview.tui.pump import one_shot
+
+    app: App[None] = App()
+    async with app.run_test() as pilot:
+        fired: list[str] = []
+        real = _time.get_time
+        calls = [0]
+
+        def stalling() -> float:  # every read 10 ms after the one before: always a stall between two
+            calls[0] += 1
+            return real() + 0.01 * calls[0]
+
+        monkeypatch.setattr(_time, "get_time", stalling)
+        app.set_timer(0.001, lambda: fired.append("textual"))
+        one_shot(app, 0.001, lambda: fired.append("pump"))
+        await wait_until(pilot, lambda: "pump" in fired)
+        monkeypatch.setattr(_time, "get_time", real)
+        await pilot.pause(0.05)
+        assert fired == ["pump"]  # (Textual's own, under the same stall, never fired)
