@@ -17,7 +17,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from specview.boundary.text import sanitize
 from specview.kernel.errors import SpecviewError
@@ -28,13 +28,13 @@ from specview.texts.catalog import Phrase, fill, text
 
 if TYPE_CHECKING:
     from textual.message_pump import MessagePump
-    from textual.screen import Screen
     from textual.timer import Timer
     from textual.widget import Widget
 
 NUMBERS_HZ = 5.0  # digits that change 30 times a second cannot be read, and redrawing them costs frames
 PUMP_HZ = 30.0
 PUMP_HZ_SSH = 20.0  # every frame crosses the network
+DRAW_GAP = 1 / 60  # after a frame that ran over: the screen's own update period (Textual's 60 Hz) to draw it
 TIMER_MIN = 1e-4  # seconds: Textual's timer divides by its interval, and 0 lets input in all the same
 REASON_CHARS = 120  # of a stop's reason in the status line (the notification has it whole)
 
@@ -267,30 +267,6 @@ def one_shot(host: MessagePump, delay: float, callback: Callable[[], None]) -> T
     return timer
 
 
-def draw_now(screen: Screen[Any]) -> bool:
-    """Draw what this frame changed now, as Textual does at its next update tick; False where
-    Textual is left to it. A widget's refresh reaches the screen only once the widget's own
-    queue goes idle (it posts an Update), so the widgets whose repaint waits are handed to the
-    screen here, and the screen's update runs. A widget that waits for a layout, a scroll or new
-    styles is left to Textual's way. This reads Textual 8.2's private parts (pinned, like the
-    others we use; tests/app/test_pump_frames.py holds it to drawing every frame)."""
-    try:
-        if screen.app._batch_count or not screen.is_current:
-            return False
-        dirty, update = screen._dirty_widgets, screen._on_timer_update
-        widgets: list[Widget] = screen.walk_children()  # type: ignore[assignment]  # (all are, under a screen)
-        for widget in widgets:
-            if (widget._repaint_required and not widget._closing and not widget._layout_required
-                    and not widget._scroll_required and not widget._refresh_styles_required):
-                widget._repaint_required = False
-                if widget.display:
-                    dirty.add(widget)
-    except AttributeError:  # another Textual: its timer draws, as before
-        return False
-    update()
-    return True
-
-
 class Pumps:
     """A screen's one timer: each tick drains every pump and, by the throttle, has the screen
     redraw the numbers of the pumps whose numbers are stale."""
@@ -321,23 +297,22 @@ class Pumps:
             pump.stop()
 
     def _frame(self) -> None:
-        """One frame: drain every pump, draw, and ask for the next frame on the grid.
+        """One frame: drain every pump, and ask for the next frame on the grid.
 
-        The frame draws itself (`draw_now`) rather than wait for Textual's next 60 Hz update tick
-        (up to 16.7 ms of idle a frame, a quarter of four fast panes' time). The next frame is due
-        one interval after this one was due, not after it began, so lateness (a timer starts
-        counting when its task first runs) does not add up into missed frames; a frame that ran
-        over is made up by starting the next at once, never more than one (`next_due`)."""
+        The next frame is due one interval after this one was due, not after it began, so lateness
+        (a timer starts counting when its task first runs) does not add up into missed frames; one
+        missed frame is made up (`next_due`), and after a frame that ran over, the screen first gets
+        its own update period to draw it (Textual draws at its 60 Hz ticks, once a widget's queue
+        has gone idle: a frame started at once would run before the last was drawn)."""
         host = self._host
         if host is None or not host.is_attached or not host.app.is_running:  # exiting, or shutting down
             return  # Textual removes a quitting screen's widgets before it stops the screen's timers
         self.tick()
         if self._stopped:
             return
-        draw_now(host.screen)
         now = time.monotonic()
         self._due = next_due(self._due, now, 1 / self.throttle.pump_hz)
-        self._timer = one_shot(host, max(self._due - now, TIMER_MIN), self._frame)
+        self._timer = one_shot(host, max(self._due - now, DRAW_GAP if self._due <= now else TIMER_MIN), self._frame)
 
     def tick(self) -> None:
         """Drain every pump; redraw the stale numbers when due."""
