@@ -51,7 +51,7 @@ def paced_drain(rate: float) -> Callable[..., object]:
     original = Session.drain
     owed: dict[int, tuple[float, float]] = {}  # session id -> (tokens owed, when last drained)
 
-    def drain(self: Session, limit: int | None = None) -> object:
+    def drain(self: Session, limit: int | None = None, *, wake: bool = True) -> object:
         now = time.monotonic()
         tokens, last = owed.get(id(self), (0.0, now))
         tokens = min(tokens + rate * (now - last), rate)  # a pause owes at most a second's worth
@@ -65,7 +65,7 @@ def paced_drain(rate: float) -> Callable[..., object]:
             tokens -= size
             rounds += 1
         owed[id(self)] = (tokens, now)
-        return original(self, rounds if limit is None else min(limit, rounds))
+        return original(self, rounds if limit is None else min(limit, rounds), wake=wake)
 
     return drain
 
@@ -93,13 +93,14 @@ async def pump_throughput(presets: list[str], duration: float, size: tuple[int, 
     ticks: list[float] = []
     original = Pumps.tick
 
-    def measured_tick(self: Pumps) -> None:
+    def measured_tick(self: Pumps, *, wake: bool = True) -> bool:
         ticks.append(time.monotonic())
         before = self.drawn_rounds
-        original(self)
+        changed = original(self, wake=wake)
         for i, (b, a) in enumerate(zip(before, self.drawn_rounds, strict=True)):
             if a > b and b < len(produced_at[i]):
                 lags.append(len(ticks) - produced_at[i][b])  # ticks behind, for the oldest round drawn now
+        return changed
 
     Pumps.tick = measured_tick  # type: ignore[method-assign]
     from textual._compositor import Compositor

@@ -176,14 +176,17 @@ class Session:
         return not self._stop.is_set()
 
     # consumer side -------------------------------------------------------
-    def drain(self, limit: int | None = None) -> Drained:
-        """Take buffered rounds (all, or up to `limit`) and fold them into the metrics."""
+    def drain(self, limit: int | None = None, *, wake: bool = True) -> Drained:
+        """Take buffered rounds (all, or up to `limit`) and fold them into the metrics. A producer
+        waiting on a full buffer is told there is room, unless `wake` is False: then it waits for
+        `wake()` (or its next look, at most 0.1 s later)."""
         with self._cond:
             buffer = self._buffer
             n = len(buffer) if limit is None else min(limit, len(buffer))
             items = [buffer.popleft() for _ in range(n)]
             self._taken_tokens += sum(map(_tokens, items))
-            self._cond.notify_all()
+            if wake:
+                self._cond.notify_all()
             finished = self._finished and not self._buffer
         taken: list[Round] = []
         reconciled = False
@@ -203,6 +206,11 @@ class Session:
             self._fold_rounds(run)
             taken += run
         return Drained(taken, self._error, finished, reconciled)
+
+    def wake(self) -> None:
+        """Tell a producer waiting on a full buffer that a drain made room."""
+        with self._cond:
+            self._cond.notify_all()
 
     def drawable(self, drained: Drained) -> tuple[bool, list[TokenEvent]]:
         """What a view shows for a drain: (replace everything?, the tokens to add).

@@ -17,6 +17,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
 from specview.boundary.text import sanitize
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 NUMBERS_HZ = 5.0  # digits that change 30 times a second cannot be read, and redrawing them costs frames
 PUMP_HZ = 30.0
 PUMP_HZ_SSH = 20.0  # every frame crosses the network
-DRAW_GAP = 1 / 60  # after a frame that ran over: the screen's own update period (Textual's 60 Hz) to draw it
 TIMER_MIN = 1e-4  # seconds: Textual's timer divides by its interval, and 0 lets input in all the same
 REASON_CHARS = 120  # of a stop's reason in the status line (the notification has it whole)
 
@@ -190,10 +190,12 @@ class Pump:
         return Reading.of(self.session.metrics.snapshot(), self.session.backend.info)
 
     # the tick ----------------------------------------------------------------
-    def drain(self) -> None:
+    def drain(self, *, wake: bool = True) -> bool:
         """Take what the session produced: append it (or redraw after a reconcile), and note
-        whether the run finished or stopped."""
-        got = self.session.drain()
+        whether the run finished or stopped; True if the view or the state changed. With `wake`
+        False, a producer waiting for room is not told of it here (`Pumps.drawn` tells it)."""
+        got = self.session.drain(wake=wake)
+        state = self.state
         if got.rounds or got.reconciled:
             replace, tokens = self.session.drawable(got)
             if replace:  # exact rounds replaced the inferred ones
@@ -213,7 +215,7 @@ class Pump:
                 self.gamma_now = got.rounds[-1].drafted
             self._mark(urgent=first)  # the run's first numbers replace the dashes at once
         if self.state.ended:
-            return
+            return bool(got.rounds or got.reconciled)
         if got.error:
             self.state = RunState("stopped", got.error)
             self._mark(urgent=True)
@@ -221,6 +223,7 @@ class Pump:
         elif got.finished:
             self.state = RunState("finished")
             self._mark(urgent=True)
+        return bool(got.rounds or got.reconciled) or self.state is not state
 
     def _two_phase_now(self, rounds: list[Round], replace: bool) -> bool:
         """Whether this drain is one stepped round whose drafts should first show undecided."""
@@ -254,8 +257,6 @@ def one_shot(host: MessagePump, delay: float, callback: Callable[[], None]) -> T
     5 ms; a frame that ran over asks for 0.1 ms) left the pump with no next frame, the streams frozen.
     The same timer, told not to skip (Textual 8.2's own set_timer otherwise, private parts included;
     tests/app/test_pump_frames.py)."""
-    from functools import partial
-
     from textual.timer import Timer as TextualTimer
 
     timers = getattr(host, "_timers", None)
@@ -280,6 +281,9 @@ class Pumps:
         self._timer: Timer | None = None
         self._stopped = False
         self._due = 0.0  # when the next frame should begin (a fixed grid of 1 / pump_hz)
+        self._drawing = False  # the last frame changed the screen, and the screen has not drawn it yet
+        self._waiting = False  # a frame waits for that draw (`drawn` starts it)
+        self._owed = False  # producers not yet told of the room the last frame's drains made
 
     def start(self, host: Widget) -> None:
         """Start every run and the frames (timers on `host`, so they stop with the screen)."""
@@ -296,45 +300,73 @@ class Pumps:
         for pump in self.pumps:
             pump.stop()
 
-    def _frame(self) -> None:
+    def _frame(self, *, late: bool = False) -> None:
         """One frame: drain every pump, and ask for the next frame on the grid.
 
         The next frame is due one interval after this one was due, not after it began, so lateness
-        (a timer starts counting when its task first runs) does not add up into missed frames; one
-        missed frame is made up (`next_due`), and after a frame that ran over, the screen first gets
-        its own update period to draw it (Textual draws at its 60 Hz ticks, once a widget's queue
-        has gone idle: a frame started at once would run before the last was drawn)."""
+        (a timer starts counting when its task first runs) does not add up into missed frames, and
+        one missed frame is made up (`next_due`). A frame does not begin before the screen has drawn
+        the last one (`drawn`; at most an interval late): Textual draws at its own 60 Hz update
+        ticks, once the widgets' queues go idle, and a frame that began first would fold two frames
+        into one draw. The drains leave the producers waiting until that draw: woken at once, four
+        producers would hold the GIL while the screen draws."""
         host = self._host
         if host is None or not host.is_attached or not host.app.is_running:  # exiting, or shutting down
             return  # Textual removes a quitting screen's widgets before it stops the screen's timers
-        self.tick()
+        self._waiting = False
+        now = time.monotonic()
+        interval = 1 / self.throttle.pump_hz
+        if self._drawing and not late and host.screen.is_current:  # the last frame is not on the screen yet
+            self._waiting = True
+            self._timer = one_shot(host, max(self._due + interval - now, TIMER_MIN), partial(self._frame, late=True))
+            return
+        self._wake()  # no draw told them (nothing changed, or another screen is on top)
+        self._drawing = self.tick(wake=False)
+        self._owed = self._owed or self._drawing  # (a frame that took nothing made no room)
         if self._stopped:
             return
         now = time.monotonic()
-        self._due = next_due(self._due, now, 1 / self.throttle.pump_hz)
-        self._timer = one_shot(host, max(self._due - now, DRAW_GAP if self._due <= now else TIMER_MIN), self._frame)
+        self._due = next_due(self._due, now, interval)
+        self._timer = one_shot(host, max(self._due - now, TIMER_MIN), self._frame)
 
-    def tick(self) -> None:
-        """Drain every pump; redraw the stale numbers when due."""
+    def drawn(self) -> None:
+        """The screen drew (its screen calls this, `PumpedScreen`): the producers refill now, and a
+        frame that waited for the draw begins."""
+        self._drawing = False
+        self._wake()
+        if self._waiting and self._host is not None and not self._stopped:
+            self._waiting = False
+            if self._timer is not None:
+                self._timer.stop()
+            self._timer = one_shot(self._host, TIMER_MIN, self._frame)
+
+    def _wake(self) -> None:
+        if self._owed:
+            self._owed = False
+            for pump in self.pumps:
+                pump.session.wake()
+
+    def tick(self, *, wake: bool = True) -> bool:
+        """Drain every pump; redraw the stale numbers when due. True if anything changed."""
         assert self._host is not None, "start() first"
         with self._host.app.batch_update():
-            for pump in self.pumps:
-                pump.drain()
-            self.flush_numbers()
+            changed = [pump.drain(wake=wake) for pump in self.pumps]
+            return self.flush_numbers() or any(changed)
 
-    def flush_numbers(self, *, force: bool = False) -> None:
-        """Redraw stale numbers if the throttle allows (or a pump asks for it now)."""
+    def flush_numbers(self, *, force: bool = False) -> bool:
+        """Redraw stale numbers if the throttle allows (or a pump asks for it now); True if it did."""
         stale = [p for p in self.pumps if p.stale]
         if not stale:
-            return
+            return False
         now = time.monotonic()
         due = now - self._numbers_at >= 1 / self.throttle.numbers_hz
         if not (force or due or any(p.urgent for p in stale)):
-            return
+            return False
         self._numbers_at = now
         for pump in stale:
             pump.stale = pump.urgent = False
         self.draw_numbers(stale)
+        return True
 
     @property
     def drawn_rounds(self) -> list[int]:

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.screen import Screen
 
 from specview.backends.factory import make_backend
 from specview.backends.process import offload
@@ -23,6 +22,7 @@ from specview.tui.context_texts import context_texts
 from specview.tui.gauges import origin_text, pane_texts, summary_texts
 from specview.tui.notify import TITLE_CHARS, notify_error, user_action
 from specview.tui.pump import Pump, Pumps, Throttle
+from specview.tui.pumped_screen import PumpedScreen
 from specview.widgets.bindings import bind, key_hint, localize
 from specview.widgets.run_pane import RunPane
 from specview.widgets.settled import SettledContainer, SettledFooter
@@ -36,7 +36,7 @@ from specview.widgets.token_view import TokenView
 COMPARE_BUFFER_TOKENS = 512
 
 
-class CompareScreen(Screen[None]):
+class CompareScreen(PumpedScreen):
     """Every run started together on the same prompt and seed; pause/step apply to all."""
 
     BINDINGS = [

@@ -11,7 +11,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
-from textual.screen import Screen
 from textual.widgets import Label, Static
 
 from specview.backends.factory import make_backend
@@ -35,6 +34,7 @@ from specview.tui.depth_texts import drafter_lines
 from specview.tui.gauges import legend_entries, origin_text, pane_texts, panel_texts, rises
 from specview.tui.notify import notify_error, user_action
 from specview.tui.pump import Pump, Pumps, Throttle
+from specview.tui.pumped_screen import PumpedScreen
 from specview.widgets.bindings import bind, key_hint, localize
 from specview.widgets.context_chart import ContextChart
 from specview.widgets.gauge_strip import GaugeStrip
@@ -61,7 +61,7 @@ SPEEDUP_LESSON = "speedup"
 TOKEN_LESSON = "lossless"
 
 
-class LiveScreen(Screen[None]):
+class LiveScreen(PumpedScreen):
     """Streams one Session through one Pump; numbers are redrawn by the throttle."""
 
     BINDINGS = [
