@@ -4,6 +4,7 @@ quits does nothing."""
 from __future__ import annotations
 
 import pytest
+from textual.pilot import Pilot
 
 from specview.backends.factory import make_backend
 from specview.features.live.app import SpecviewApp
@@ -19,6 +20,14 @@ def compare_app() -> SpecviewApp:
     return SpecviewApp(specs[0], backends[0], compare=backends)
 
 
+async def compare_drawing(pilot: Pilot[None]) -> CompareScreen:
+    """The compare screen, once every pane shows tokens."""
+    cmp = pilot.app.screen_stack[0]
+    assert isinstance(cmp, CompareScreen)
+    await wait_until(pilot, lambda: all(pane.view.token_count for pane in cmp._panes))
+    return cmp
+
+
 def test_the_next_frame_is_due_on_the_grid_and_one_missed_frame_is_made_up() -> None:
     assert next_due(1.0, 1.01, 0.25) == 1.25  # a late start does not push the grid
     assert next_due(1.0, 1.3, 0.25) == 1.25  # ran over: the next one at once, still on the grid
@@ -29,9 +38,7 @@ def test_the_next_frame_is_due_on_the_grid_and_one_missed_frame_is_made_up() -> 
 async def test_a_frame_that_fires_while_the_app_quits_does_nothing() -> None:
     app = compare_app()
     async with app.run_test(size=(140, 40)) as pilot:
-        cmp = app.screen_stack[0]
-        assert isinstance(cmp, CompareScreen)
-        await wait_until(pilot, lambda: all(pane.view.token_count for pane in cmp._panes))
+        cmp = await compare_drawing(pilot)
         pumps = cmp.pumps
     drawn = list(pumps.drawn_rounds)
     pumps._frame()  # the screen's widgets are gone: a frame now would look for them and fail
@@ -81,9 +88,7 @@ async def test_a_frame_waits_until_the_screen_drew_the_last_and_the_producers_re
     monkeypatch.setattr(Session, "wake", spy)
     app = compare_app()
     async with app.run_test(size=(140, 40)) as pilot:
-        cmp = app.screen_stack[0]
-        assert isinstance(cmp, CompareScreen)
-        await wait_until(pilot, lambda: all(pane.view.token_count for pane in cmp._panes))
+        cmp = await compare_drawing(pilot)
         pumps = cmp.pumps
         for pump in pumps.pumps:
             pump.session.pause()  # nothing new from here: the frame below changes the screen, nothing else does
