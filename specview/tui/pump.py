@@ -195,8 +195,8 @@ class Pump:
         whether the run finished or stopped; True if the view or the state changed. With `wake`
         False, a producer waiting for room is not told of it here (`Pumps.drawn` tells it)."""
         got = self.session.drain(wake=wake)
-        state = self.state
-        if got.rounds or got.reconciled:
+        state, changed = self.state, bool(got.rounds or got.reconciled)
+        if changed:
             replace, tokens = self.session.drawable(got)
             if replace:  # exact rounds replaced the inferred ones
                 self._held, self._provisional = None, 0
@@ -215,7 +215,7 @@ class Pump:
                 self.gamma_now = got.rounds[-1].drafted
             self._mark(urgent=first)  # the run's first numbers replace the dashes at once
         if self.state.ended:
-            return bool(got.rounds or got.reconciled)
+            return changed
         if got.error:
             self.state = RunState("stopped", got.error)
             self._mark(urgent=True)
@@ -223,7 +223,7 @@ class Pump:
         elif got.finished:
             self.state = RunState("finished")
             self._mark(urgent=True)
-        return bool(got.rounds or got.reconciled) or self.state is not state
+        return changed or self.state is not state
 
     def _two_phase_now(self, rounds: list[Round], replace: bool) -> bool:
         """Whether this drain is one stepped round whose drafts should first show undecided."""

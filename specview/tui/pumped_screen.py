@@ -11,8 +11,8 @@ class PumpedScreen(Screen[None]):
     """A screen with `pumps` (the live view, compare). Each time it draws it says so to its pumps
     (`Pumps.drawn`): their next frame waits for the draw, and their producers refill after it.
     Textual 8.2 draws a screen's update in `_compositor_refresh` (private, the Textual we pin;
-    tests/app/test_pump_frames.py holds every frame to a draw of its own). Under another Textual
-    that never calls it, a frame waits at most one interval for the draw, as a fallback."""
+    tests/app/test_pump_frames.py fails if Textual stops calling it). Under a Textual that never
+    calls it, each frame waits one interval for a draw that is never announced, as a fallback."""
 
     pumps: Pumps
 

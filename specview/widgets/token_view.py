@@ -271,8 +271,10 @@ class TokenView(ScrollView, can_focus=True):
             # dirty, and Textual then maps every widget again (about once a frame for four fast panes).
             # This view sets no anchor, the rest of Textual's watcher.
             self._refresh_scroll()
-        # Follow the end while the user is at the bottom; stop once they scroll up.
-        self._follow = self.selected is None and new_value >= self.max_scroll_y - 1
+        # Follow the end while the user is at the bottom; stop once they scroll up. Where they are
+        # going counts, not only where the animation is: its first step up stays within a line of the
+        # end, and a token arriving then took the view back down, the scroll lost.
+        self._follow = self.selected is None and min(new_value, self.scroll_target_y) >= self.max_scroll_y - 1
 
     def _wrap_width(self) -> int:
         """The width to wrap at: the content width, unless the view is hidden or squeezed to a sliver;

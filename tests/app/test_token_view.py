@@ -125,3 +125,20 @@ async def test_pruning_while_scrolled_up_keeps_the_text_in_view() -> None:
             assert view.tokens[0].token_id > 0  # it pruned
             assert view.visible_text() == before
             assert view.scroll_target_y == view.scroll_y  # the wheel goes on from here, not from the old offset
+
+
+async def test_a_scroll_up_stops_following_from_its_first_step() -> None:
+    """An animated scroll up's first step stays within a line of the end; a token arriving then
+    must not take the view back down."""
+    app = ViewApp()
+    async with app.run_test(size=(40, 12)) as pilot:
+        view = app.query_one(TokenView)
+        view.append(words(0, 400))
+        await pilot.pause()
+        end = view.max_scroll_y
+        assert end > 0 and view.scroll_y == end
+        view.scroll_target_y = end - 3  # where an animated scroll up is going...
+        view.scroll_y = end - 0.5  # ...and its first step
+        view.append(words(400, 40))
+        await pilot.pause()
+        assert view.scroll_y < view.max_scroll_y
