@@ -66,10 +66,15 @@ def run(args: argparse.Namespace) -> int:
 
         read_gguf_info(target)  # before any screen: a hostile header is one line, not a screen without its model
     from specview.cli.app_run import run_app, ui_settings
+    from specview.cli.not_a_terminal import need_terminal
+    from specview.texts.catalog import Phrase
+
+    ui = ui_settings(args)
+    number = "N" if args.number is None else args.number
+    need_terminal(Phrase("not_a_terminal.what.learn"), f"specview learn {number} --json")
     from specview.features.learn.app import LearnApp
     from specview.features.learn.explain.context import RunContext
 
-    ui = ui_settings(args)
     run_context = None if target is None else RunContext(backend="file", target_path=target)
     return run_app(LearnApp(chosen, theme_name=ui.theme, lang=ui.lang, problems=ui.problems, keymap=ui.keymap,
                             run=run_context))

@@ -7,8 +7,10 @@ import argparse
 from specview.cli.app_run import run_app, throttle_of, ui_settings
 from specview.cli.argtypes import Parser, SubParsers, fps_option, speed_option
 from specview.cli.errors import CliError
+from specview.cli.not_a_terminal import terminal_checked
 from specview.cli.runspec_args import specs_from_args, specs_key_notice
 from specview.cli.waiting import waiting_on
+from specview.texts.catalog import Phrase
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -20,7 +22,8 @@ def run_compare(args: argparse.Namespace) -> int:
     specs = specs_from_args(args, speed=ui.speed, max_rounds=None, config=ui.config)
     backends = []
     try:
-        with waiting_on(specs, ui.lang):
+        with terminal_checked(specs, Phrase("not_a_terminal.what.compare"), "specview bench SELECTOR… --json"), \
+                waiting_on(specs, ui.lang):
             for spec in specs:
                 backends.append(make_backend(spec))
     except BaseException:  # q or Ctrl-C while waiting on a server too

@@ -10,12 +10,15 @@ existing OUT is replaced only with --force.
 from __future__ import annotations
 
 import argparse
+import shlex
 
 from specview.cli.app_run import run_app, throttle_of, ui_settings
 from specview.cli.argtypes import Parser, SubParsers, fps_option, lang_option, speed_option
 from specview.cli.errors import CliError
+from specview.cli.not_a_terminal import terminal_checked
 from specview.kernel.os_reason import os_reason
 from specview.kernel.runspec import RunSpec
+from specview.texts.catalog import Phrase
 
 
 def run_replay(args: argparse.Namespace) -> int:
@@ -32,7 +35,9 @@ def run_replay(args: argparse.Namespace) -> int:
     ui = ui_settings(args)
     # the pace of a replay is relative to the recording: the config's simulator pace does not apply
     spec = RunSpec(replay=args.file, speed=1.0 if args.speed is None else args.speed)
-    backend = make_replay_backend(spec)
+    with terminal_checked([spec], Phrase("not_a_terminal.what.replay"),
+                          shlex.join(["specview", "replay", args.file, "--json"])):
+        backend = make_replay_backend(spec)
     from specview.features.live.app import SpecviewApp
 
     return run_app(SpecviewApp(spec, backend=backend, theme_name=ui.theme, lang=ui.lang, problems=ui.problems,
