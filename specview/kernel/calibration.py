@@ -21,6 +21,7 @@ from specview.boundary.bounds import (
 )
 from specview.boundary.text import shown
 from specview.kernel import theory
+from specview.kernel.machine_load import Load
 
 
 class Basis(StrEnum):
@@ -52,6 +53,8 @@ class Calibration:
     its spread means something only pooled over the run's calibrations (kernel/spread.py), and
     the samples let any later reader pool them. Empty where nothing was repeated (an assumed or
     given cost) and in recordings made before they were kept, which then read as no spread.
+    `load` is how busy the machine was while the costs were timed (kernel/machine_load.py: the
+    busier of the readings before and after; None where it was not read, as in older recordings).
     """
 
     basis: Basis
@@ -60,6 +63,7 @@ class Calibration:
     context: int | None = None
     plain_samples_s: tuple[float, ...] = ()
     verify_samples_s: tuple[tuple[float, ...], ...] = ()
+    load: Load | None = None
 
     def __post_init__(self) -> None:
         if self.basis not in BASES:
@@ -80,10 +84,11 @@ class Calibration:
                 raise ValueError(f"samples must be at most {MAX_REPEATS} times > 0")
 
     @classmethod
-    def timed(cls, plain: Sequence[float], verify: Sequence[Sequence[float]], context: int | None) -> Calibration:
+    def timed(cls, plain: Sequence[float], verify: Sequence[Sequence[float]], context: int | None,
+              load: Load | None = None) -> Calibration:
         """A measured calibration from its repeats: each value the median of its samples."""
         return cls(Basis.MEASURED, statistics.median(plain), tuple(statistics.median(k) for k in verify), context,
-                   tuple(plain), tuple(tuple(k) for k in verify))
+                   tuple(plain), tuple(tuple(k) for k in verify), load)
 
     def verify_ratio(self, gamma: int) -> float | None:
         """v(γ) = cost(γ+1) / cost(1), when both were measured (or assumed)."""
@@ -99,13 +104,15 @@ class Calibration:
         if self.plain_samples_s or self.verify_samples_s:  # only where there were repeats
             out["plain_samples_s"] = list(self.plain_samples_s)
             out["verify_samples_s"] = [list(k) for k in self.verify_samples_s]
+        if self.load is not None:
+            out["load"] = self.load.to_dict()
         return out
 
     @classmethod
     def from_dict(cls, data: Any) -> Calibration:
         """A calibration read from outside (a recording): every field checked (bounds.Invalid names it).
 
-        The samples are optional: recordings made before they were kept have none."""
+        The samples and the load are optional: recordings made before they were kept have none."""
         data = mapping(data, "calibration")
         basis = string(data.get("basis"), "calibration.basis")
         if basis not in BASES:
@@ -126,6 +133,7 @@ class Calibration:
             context=optional_integer(data.get("context"), "calibration.context", 0, MAX_COUNTER),
             plain_samples_s=_samples(plain, "calibration.plain_samples_s"),
             verify_samples_s=verify,
+            load=None if data.get("load") is None else Load.from_dict(data["load"], "calibration.load"),
         )
 
 

@@ -21,9 +21,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from specview.kernel.theory import VerifyRatio, speedup_of_tau, tau_from_positions
+
+if TYPE_CHECKING:
+    from specview.texts.catalog import Phrase
 
 AUTO_MAX_GAMMA = 8  # the γ auto considers: 1 … 8 (the calibration times forwards of up to 9 tokens)
 MARGIN = 0.02  # a γ > 0 must beat plain decoding by 2 % (the calibration's own spread on a busy CPU)
@@ -38,6 +41,7 @@ class Why(StrEnum):
     NEVER = "never"  # even a draft that is always accepted loses at every γ: off until the costs change
     SHORT = "short"  # the draft model's catch-up on the context costs more than the tokens left could win
     PROBE = "probe"  # off, drafting a few rounds to measure the acceptance again
+    BUSY = "busy"  # the last calibration was taken on a busy machine (kernel/contended.py): γ kept, measuring again
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +51,8 @@ class GammaChoice:
     `speedups[g]` is the expected speedup at γ = g (g = 0 … the largest γ with a measured v;
     `speedups[0]` = 1, plain decoding); `c` the draft cost it used and `acceptance` the
     conditional per-position acceptance (positions 1 … `AUTO_MAX_GAMMA`, extrapolated as above).
-    Empty where nothing was measured yet.
+    Empty where nothing was measured yet. `busy` (with Why.BUSY) says why the last calibration was
+    set aside (kernel/contended.py).
     """
 
     round: int
@@ -56,6 +61,7 @@ class GammaChoice:
     speedups: tuple[float, ...] = ()
     c: float | None = None
     acceptance: tuple[float, ...] = ()
+    busy: Phrase | None = None
 
     @property
     def expected(self) -> float | None:
@@ -80,6 +86,7 @@ class GammaChoice:
             "speedups": [round(s, 4) for s in self.speedups],
             "c": None if self.c is None else round(self.c, 4),
             "acceptance": [round(a, 4) for a in self.acceptance],
+            "busy": None if self.busy is None else {"id": self.busy.key, "text": self.busy.render("en")},
         }
 
 

@@ -16,12 +16,13 @@ server's /metrics counters did over one poll interval.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from specview.boundary.text import number
 from specview.features.watch.model import WatchSample
 from specview.kernel.backend import BackendInfo, Exact, Origin
+from specview.kernel.contended import short_note
 from specview.kernel.events import Basis
 from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.overlay import Overlay, overlay, plain_run
@@ -59,6 +60,7 @@ NoteFields = Callable[[Reading], dict[str, str] | None]  # the values of a gauge
 Source = Callable[[Reading], tuple[str, dict[str, str]]]  # (catalog id, its values): where the value comes from
 Watched = Callable[[WatchSample], float | None]
 Judged = Callable[[Reading], tuple[str, dict[str, str]] | None]  # a verdict's words (catalog id, values), or None
+Withheld = Callable[[Reading], Phrase | None]  # why a value that was measured is not shown, or None
 WatchedNoteFields = Callable[[WatchSample], dict[str, object] | None]  # a value may be a Phrase
 
 
@@ -98,6 +100,8 @@ class GaugeSpec:
     # cannot give it (c, v, the theory)
     missing_key: str | None = None
     optional: bool = False  # the side panel shows its row only once it has a value (a run of one kind)
+    # why the value is "—" although it was measured (a baseline taken on a busy machine: kernel/contended.py)
+    withheld: Withheld | None = None
 
     @property
     def label_id(self) -> str:
@@ -157,14 +161,15 @@ class GaugeSpec:
             return "tag.exact_totals"
         return "tag.not_reported" if reported is None else "tag.inferred"
 
-    def tags(self, reading: Reading) -> list[tuple[str, dict[str, str]]]:
+    def tags(self, reading: Reading) -> list[tuple[str, Mapping[str, object]]]:
         """Everything the note says about where the number comes from, as (catalog id, values):
         exact / exact totals / inferred / simulated / recorded, then "assumed" or "derived" when a simulator
         preset's fields behind it are, then the value's own source (a baseline, a verify curve),
-        then why the engine cannot give it or the theory beside it (a remote server times no cost).
+        then why a measured value is withheld (a baseline taken on a busy machine), then why the
+        engine cannot give it or the theory beside it (a remote server times no cost).
         The one place that decides a gauge's provenance: every view writes these in the same place.
         """
-        out: list[tuple[str, dict[str, str]]] = []
+        out: list[tuple[str, Mapping[str, object]]] = []
         tag = self.tag_id(reading.info, reading.snap)
         if tag is not None:
             out.append((tag, {}))
@@ -174,6 +179,10 @@ class GaugeSpec:
             out.append((f"tag.{kind}", {}))
         if self.source is not None:
             out.append(self.source(reading))
+        withheld = self.withheld(reading) if self.withheld is not None else None
+        if withheld is not None:
+            note = short_note(withheld)
+            out.append((note.key, note.fields))
         judged = self.judged(reading) if self.judged is not None else None
         if judged is not None:
             out.append(judged)
@@ -345,7 +354,7 @@ GAUGES: tuple[GaugeSpec, ...] = (
     GaugeSpec("speedup", lambda r: r.over.speedup_measured, ".2f", frozenset({PANEL, STRIP, SUMMARY, BENCH}),
               suffix="×", higher_is_better=True, note=_speedup_note, provenance_key="speedup",
               source=_speedup_source, spread=lambda r: r.over.speedup_spread, judged=_speedup_judged,
-              missing_key="speedup_theory"),
+              missing_key="speedup_theory", withheld=lambda r: r.over.speedup_withheld),
     GaugeSpec("context_drop", _context_drop, "+.2f", frozenset({SUMMARY, BENCH}), higher_is_better=False),
     GaugeSpec("verify_ratio", lambda r: r.over.verify_ratio, ".2f", frozenset({PANEL, SUMMARY, BENCH}),
               higher_is_better=False, source=_verify_source, spread=lambda r: r.over.verify_ratio_spread,

@@ -26,21 +26,25 @@ whole run: the gauges say "exact totals, rounds inferred" for them.
 
 from __future__ import annotations
 
+import statistics
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from specview.boundary.bounds import MAX_ROUND_DRAFTS
+from specview.kernel.contended import calibration_contended
 from specview.kernel.context_acceptance import ContextFold
 from specview.kernel.drafters import DrafterFold
 from specview.kernel.events import Basis, Calibration, Round, TokenEvent, TokenStatus
 from specview.kernel.gamma_choice import GammaChoice
+from specview.kernel.machine_load import Load, busiest
 from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.spread import CalibrationSpreads, Moments, RateBatches
 from specview.kernel.theory import expected_tau
 from specview.kernel.totals import CrossChecked, Totals
 from specview.kernel.tree_cost import TreeNodes
 from specview.kernel.what_if import WhatIfFold
+from specview.texts.catalog import Phrase
 
 
 @dataclass(slots=True)
@@ -62,6 +66,14 @@ MAX_GAMMA_CHOICES = 256  # `--gamma auto` decisions kept (it decides every 8 rou
 
 def _ratio(num: float, den: float) -> float | None:
     return num / den if den > 0 else None
+
+
+def _extremes(repeats: tuple[tuple[float, ...], ...]) -> tuple[tuple[float, ...], ...]:
+    """The repeats of the fastest and the slowest plain step by median (one when they are the same):
+    what kernel/contended.py compares, kept without keeping every calibration."""
+    fast = min(repeats, key=statistics.median)
+    slow = max(repeats, key=statistics.median)
+    return (fast,) if fast is slow else (fast, slow)
 
 
 def _summed(before: list[int], request: list[int]) -> list[int]:
@@ -103,6 +115,10 @@ class Metrics:
         self._cal_plain = [0.0, 0]
         self._cal_costs: list[list[float]] = []  # [sum, n] per k
         self._cal_spreads = CalibrationSpreads()
+        self._cal_load: Load | None = None  # the busiest calibration's (kernel/machine_load.py)
+        self._plain_extremes: tuple[tuple[float, ...], ...] = ()  # the fastest and slowest plain step's repeats
+        self._set_aside = 0  # measured calibrations left out: taken while the machine was busy
+        self._set_aside_reason: Phrase | None = None  # the last one's reason (kernel/contended.py)
         self._plain_round_times = Moments()
         self._batches = RateBatches()
         self._closed = _Counts()
@@ -118,15 +134,29 @@ class Metrics:
         self._what_if = WhatIfFold()  # what a tree would have had, over the chain rounds that kept q
 
     def calibrate(self, cal: Calibration) -> None:
-        """Fold in what plain decoding costs (a later basis replaces an earlier one)."""
+        """Fold in what plain decoding costs (a later basis replaces an earlier one). A measured
+        calibration whose own repeats say the machine was busy (kernel/contended.py) is set aside:
+        counted and its reason kept, its costs left out of the baseline, c and v."""
         if cal.basis != self._cal_basis:
             self._cal_basis = cal.basis
             self._cal_plain = [0.0, 0]
             self._cal_costs = []
             self._cal_spreads = CalibrationSpreads()
+            self._cal_load = None
+            self._plain_extremes = ()
+            self._set_aside = 0
+            self._set_aside_reason = None
         self.calibrations += 1
-        self._cal_spreads.add(cal.plain_s, cal.plain_samples_s, cal.verify_costs_s, cal.verify_samples_s)
         self._cal_context = cal.context
+        self._cal_load = busiest((self._cal_load, cal.load))
+        busy = calibration_contended(cal) if cal.basis is Basis.MEASURED else None
+        if busy is not None:
+            self._set_aside += 1
+            self._set_aside_reason = busy
+            return
+        self._cal_spreads.add(cal.plain_s, cal.plain_samples_s, cal.verify_costs_s, cal.verify_samples_s)
+        if cal.plain_samples_s:
+            self._plain_extremes = _extremes((*self._plain_extremes, cal.plain_samples_s))
         if cal.plain_s is not None:
             self._cal_plain[0] += cal.plain_s
             self._cal_plain[1] += 1
@@ -145,7 +175,8 @@ class Metrics:
             if not n:
                 break
             costs.append(total / n)
-        return Calibration(self._cal_basis, plain_sum / plain_n if plain_n else None, tuple(costs), self._cal_context)
+        return Calibration(self._cal_basis, plain_sum / plain_n if plain_n else None, tuple(costs), self._cal_context,
+                           load=self._cal_load)
 
     def add(self, rnd: Round | Calibration | Totals | CrossChecked | GammaChoice) -> None:
         """Fold one round in (a calibration goes to `calibrate`, totals to `close_request`; the
@@ -369,6 +400,9 @@ class Metrics:
             exact_totals=self._exact_totals(),
             cross_check=self.cross_check,
             calibration_spread=self._cal_spreads.snapshot(),
+            plain_repeats=self._plain_extremes,
+            calibrations_set_aside=self._set_aside,
+            set_aside_reason=self._set_aside_reason,
             tokens_per_second_spread=self._batches.standard_error(self._t_last),
             rate_batches=self._batches.batches,
             plain_round_spread_s=self._plain_round_times.standard_error,

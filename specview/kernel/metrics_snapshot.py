@@ -11,6 +11,7 @@ from specview.kernel.gamma_choice import GammaChoice
 from specview.kernel.spread import CalibrationSpread
 from specview.kernel.totals import CrossChecked, Totals
 from specview.kernel.what_if import WhatIf
+from specview.texts.catalog import Phrase
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +51,11 @@ class MetricsSnapshot:
     # one standard error each (kernel/spread.py): the calibrated costs', the run's tokens/s (from
     # batches of its rounds) and the plain rounds' mean duration
     calibration_spread: CalibrationSpread | None = None
+    # the plain step's repeats in the run's fastest and slowest calibration (kernel/contended.py)
+    plain_repeats: tuple[tuple[float, ...], ...] = ()
+    # measured calibrations left out of `calibration`: taken while the machine was busy, and the last one's why
+    calibrations_set_aside: int = 0
+    set_aside_reason: Phrase | None = None
     tokens_per_second_spread: float | None = None
     rate_batches: int = 0
     plain_round_spread_s: float | None = None

@@ -18,18 +18,27 @@ speedup S = R · P (R the run's tokens/s, P plain decoding's seconds per token),
 δS = S · √((δR/R)² + (δP/P)²); v(γ) = C(γ+1) / C(1), so δv = v · √((δC(γ+1)/C(γ+1))² + (δC(1)/C(1))²).
 An assumed baseline adds nothing (δP = 0); a given or paired one's spread is unknown, and so is
 the speedup's.
+
+A calibration whose own repeats say the machine was busy is left out of the baseline (Metrics sets
+it aside; the engine measures again soon). A measured baseline that still could not have been
+measured on a free machine (a speedup above τ, a k-token forward cheaper than a 1-token one, plain
+steps that disagree between calibrations: kernel/contended.py), or a run whose every calibration
+was set aside, gives no speedup: `speedup_withheld` says why, and the speedup is unknown rather
+than impossible.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from specview.kernel.contended import contended
 from specview.kernel.events import Basis, Calibration
 from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.spread import combined, reciprocal_spread
 from specview.kernel.theory import MAX_GAMMA, VerifyRatio, best_gamma, expected_tau
 from specview.kernel.tree_cost import verify_drafts
 from specview.kernel.verdict import Estimate, Verdict, judge
+from specview.texts.catalog import Phrase
 
 MIN_PLAIN_ROUNDS = 8  # timed plain rounds needed before they stand in for a baseline
 PLAIN_ROUNDS = Basis.PLAIN_ROUNDS  # the basis when the run's own plain rounds are the baseline
@@ -54,6 +63,8 @@ class Overlay:
     speedup_spread: float | None = None  # one standard error of speedup_measured (None: unknown)
     plain_tokens_per_second_spread: float | None = None
     verify_ratio_spread: float | None = None
+    # why a measured speedup is not shown: its baseline was measured while the machine was taken
+    speedup_withheld: Phrase | None = None
 
     @property
     def speedup_verdict(self) -> Verdict | None:
@@ -87,6 +98,8 @@ def _baseline(snap: MetricsSnapshot) -> tuple[float | None, float | None, Basis 
             return cal.plain_s, 0.0, cal.basis  # an assumption: nothing measured, nothing to spread
         spread = snap.calibration_spread
         return cal.plain_s, None if spread is None else spread.plain_s, cal.basis
+    if cal is not None and cal.basis is Basis.MEASURED and snap.calibrations_set_aside:
+        return None, None, Basis.MEASURED  # measured, and every calibration set aside: none to stand on
     if snap.plain_rounds >= MIN_PLAIN_ROUNDS and snap.plain_round_s:
         return snap.plain_round_s, snap.plain_round_spread_s, PLAIN_ROUNDS
     return None, None, None
@@ -117,8 +130,16 @@ def overlay(snap: MetricsSnapshot, *, plain: bool = False) -> Overlay:
     rate = snap.tokens_per_second
     measured = None if plain_s is None or rate is None else rate * plain_s
     spread = combined(measured, (rate, snap.tokens_per_second_spread), (plain_s, plain_spread))
+    withheld = None
     if plain:
         measured, spread, basis = PLAIN_SPEEDUP, None, Basis.DEFINITION
+    elif basis is Basis.MEASURED:
+        if plain_s is None:
+            withheld = snap.set_aside_reason
+        elif measured is not None:
+            withheld = _contended(snap, Estimate(measured, spread))
+        if withheld is not None:
+            measured = spread = None
     return Overlay(
         tau=snap.tau,
         expected_tau=exp_tau,
@@ -134,7 +155,20 @@ def overlay(snap: MetricsSnapshot, *, plain: bool = False) -> Overlay:
         speedup_spread=spread,
         plain_tokens_per_second_spread=reciprocal_spread(plain_s, plain_spread),
         verify_ratio_spread=_verify_ratio_spread(snap, batch, v),
+        speedup_withheld=withheld,
     )
+
+
+def _contended(snap: MetricsSnapshot, speedup: Estimate) -> Phrase | None:
+    """Why the run's measured baseline cannot be trusted (kernel/contended.py), from the speedup,
+    the run's τ, the calibrated costs with their spreads and the plain step's repeats."""
+    cal, spread = snap.calibration, snap.calibration_spread
+    if cal is None:
+        return None
+    errors = () if spread is None else spread.verify_costs_s
+    costs = [Estimate(cost, errors[k] if k < len(errors) else None) for k, cost in enumerate(cal.verify_costs_s)]
+    return contended(speedup=speedup, tau=snap.tau, verify_costs=costs, plain_repeats=snap.plain_repeats,
+                     load=cal.load)
 
 
 def _verify_ratio_spread(snap: MetricsSnapshot, gamma: int | None, v: float | None) -> float | None:

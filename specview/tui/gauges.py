@@ -141,13 +141,17 @@ def origin_text(reading: Reading, lang: str) -> str:
 
 def missing_texts(reading: Reading, view: str, lang: str) -> list[str]:
     """Why the view's "—" cells of this run are "—" where the engine cannot give them:
-    `c —: a remote server does not time its drafting` (the tables have no room for notes)."""
+    `c —: a remote server does not time its drafting` (the tables have no room for notes), or
+    where a measured value is withheld (a baseline taken on a busy machine)."""
     out = []
     for spec in gauges(view):
         why = spec.missing(reading)
         # only a gauge whose own value is missing (the speedup's reason is about its theory note)
         if why is not None and spec.missing_key == spec.key and spec.value(reading, windowed=False) is None:
             out.append(fill("measured.table.missing", lang, gauge=text(spec.short_id, lang), why=text(why, lang)))
+        withheld = spec.withheld(reading) if spec.withheld is not None else None
+        if withheld is not None:
+            out.append(fill("measured.table.missing", lang, gauge=text(spec.short_id, lang), why=withheld))
     return out
 
 

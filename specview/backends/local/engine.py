@@ -25,12 +25,15 @@ from specview.backends.local.model import Logits, ModelRunner
 from specview.backends.local.replay import VerifyBatch
 from specview.backends.local.verify import verify_greedy_logits, verify_sampled_logits
 from specview.backends.local.vocab import TextStream
+from specview.kernel.contended import calibration_contended
 from specview.kernel.events import Calibration, Round, TokenEvent, TokenStatus
+from specview.kernel.machine_load import LoadSource, busiest, sample_load
 from specview.kernel.sampling import Decision, discarded_after
 from specview.kernel.what_if import with_q_ranks
 
 RECALIBRATE_TOKENS = 256  # measure again once the context has grown this much (attention cost grows with it)
 RECALIBRATE_ROUNDS = 64  # and at least this often: a machine's load changes, and the run averages its calibrations
+RETRY_AFTER = 8  # rounds after a calibration taken on a busy machine before the next (doubling in a row)
 
 
 @dataclass(slots=True)
@@ -87,6 +90,8 @@ class Engine:
         self._rounds_since_calibration = 0
         self._prefill_s: float | None = None  # the prompt's prefill per token (what a drafter's catch-up costs)
         self.batches: list[VerifyBatch] = []  # every round's target forward, for `diff`'s replay (replay.py)
+        self.load_source: LoadSource = sample_load  # read beside each calibration (a test passes a fake)
+        self._retry_after: int | None = None  # the last calibration was disturbed: measure again this soon
 
     def start(self, stop: threading.Event | None = None) -> bool:
         """Reset both caches and evaluate the prompt but its last token; False if stopped."""
@@ -125,11 +130,15 @@ class Engine:
         """No calibration yet, the context grew by RECALIBRATE_TOKENS since the last one, or
         `calibrate_every` rounds went by (a machine whose load changes needs fresh numbers) —
         not while a settled γ policy is off: `--gamma auto`'s calibration times forwards of up to
-        9 tokens, 3 s on the demo's 2 threads, more than the 64 plain rounds between them."""
+        9 tokens, 3 s on the demo's 2 threads, more than the 64 plain rounds between them — or
+        the last calibration was taken while the machine was busy (kernel/contended.py: the run
+        and `--gamma auto` set it aside) and `_retry_after` rounds went by."""
         at = self._calibrated_at
         every = None if self.gamma is not None and self.gamma.settled else self.calibrate_every
+        retry = None if every is None else self._retry_after
         return (at is None or self.target.n_past - at >= RECALIBRATE_TOKENS
-                or (every is not None and self._rounds_since_calibration >= every))
+                or (every is not None and self._rounds_since_calibration >= every)
+                or (retry is not None and self._rounds_since_calibration >= retry))
 
     def calibrate(self, repeats: int = DEFAULT_REPEATS) -> Calibration:
         """Time k-token forwards (k = 1 … max_verify) and one plain step at the live context,
@@ -141,16 +150,27 @@ class Engine:
         target = self.target
         room = min(self.max_verify, target.n_ctx - target.n_past, target.n_batch)
         pending = self._run.committed[-1]
+        before = self.load_source()  # how busy the machine is, read outside the timings (kernel/machine_load.py)
         costs = time_verify_costs(target, range(1, room + 1), repeats=repeats, token=pending)
         plain = time_plain_steps(target, pending, self._plain_choice, repeats=repeats)
+        load = busiest((before, self.load_source()))
         draft = None if self.gamma is None else self._draft_costs(repeats)
         self._calibrated_at = target.n_past
         self._rounds_since_calibration = 0
         self._excluded_s += time.monotonic() - start
-        cal = Calibration.timed(plain, costs, context=target.n_past)
+        cal = Calibration.timed(plain, costs, context=target.n_past, load=load)
+        self._retry_after = self._retry(calibration_contended(cal) is not None)
         if self.gamma is not None:
             self.gamma.calibrated(cal, draft)
         return cal
+
+    def _retry(self, busy: bool) -> int | None:
+        """Rounds before measuring again after a calibration taken on a busy machine: RETRY_AFTER,
+        twice that after each such calibration in a row, up to the usual interval (None: not busy)."""
+        if not busy:
+            return None
+        longest = self.calibrate_every or RECALIBRATE_ROUNDS
+        return min(longest, RETRY_AFTER if self._retry_after is None else 2 * self._retry_after)
 
     def _draft_costs(self, repeats: int) -> DraftCosts | None:
         """Drafting's costs before any draft: a draft model's first draft evaluates the whole

@@ -27,6 +27,11 @@ to do while speculation is off:
 - While off for good (NEVER, SHORT) it is `settled`: the engine skips the every-64-rounds
   recalibration (forwards of up to 9 tokens, ≈ 3 s on 2 threads, more than those 64 plain
   rounds) and calibrates again only as the context grows.
+- A calibration taken while the machine was busy (kernel/contended.py: a k-token forward timed
+  cheaper than a 1-token one, plain steps that disagree, by the calibration's own repeats) is set
+  aside (BUSY, said in the stream): the costs, γ and the draft's costs stay what the calibrations
+  before it said, so a choice never rests on a disturbed one; the engine calibrates again soon
+  (engine.py: RETRY_AFTER).
 - A round whose draft began with such a catch-up is not timed into c: its draft time is the
   context's prefill, not what a draft step costs (it read c ≈ 6 instead of 0.5 on the pair).
 - γ 0 because the measured acceptance is too low (LOSES) probes: after PROBE_AFTER plain rounds
@@ -42,9 +47,11 @@ from collections import deque
 from dataclasses import replace
 
 from specview.backends.local.drafters import DraftCosts
+from specview.kernel.contended import calibration_contended
 from specview.kernel.events import Calibration
 from specview.kernel.gamma_choice import AUTO_MAX_GAMMA, GammaChoice, Why, best_of, choose, expected_speedups
 from specview.kernel.theory import VerifyRatio, verify_ratio
+from specview.texts.catalog import Phrase
 
 START_GAMMA = 4  # before the first calibration: the usual default γ (after it, auto learns at the γ the
 # costs favour if every draft were accepted: on this CPU 4 is one of the dear odd-width verifies)
@@ -83,6 +90,7 @@ class AutoGamma:
         self._probing = 0  # probe rounds left
         self.choice = GammaChoice(0, self.value, Why.LEARNING)
         self._pending: list[GammaChoice] = [self.choice]
+        self._report_next = False  # a calibration was set aside since the last reported decision
 
     # what the engine tells it --------------------------------------------------------
     def update(self, drafted: int, accepted: int, draft_s: float | None = None) -> None:
@@ -108,7 +116,12 @@ class AutoGamma:
             self.decide()
 
     def calibrated(self, cal: Calibration, draft: DraftCosts | None = None) -> None:
-        """A fresh calibration: new v(k), a new 1-token cost and drafting's costs; decide again at once."""
+        """A fresh calibration: new v(k), a new 1-token cost and drafting's costs; decide again at once.
+        One taken while the machine was busy is set aside instead (BUSY): γ and the costs stay."""
+        busy = calibration_contended(cal)
+        if busy is not None:
+            self._set_aside(busy)
+            return
         self._plain_s = cal.plain_s
         self._draft = draft
         if cal.verify_costs_s:
@@ -116,6 +129,13 @@ class AutoGamma:
             self._costs = _mean_costs(self._calibrations)
         if not self._probing:
             self.decide(always=self.choice.why is not Why.LEARNING)
+
+    def _set_aside(self, busy: Phrase) -> None:
+        """Keep γ and every cost as they were, and say why."""
+        # said, not adopted: the decision in force (and what it steers: probing, settling) stays, and
+        # the next decision is reported even if unchanged, so the note does not stay on "busy"
+        self._pending.append(replace(self.choice, round=self._rounds, why=Why.BUSY, busy=busy))
+        self._report_next = True
 
     @property
     def settled(self) -> bool:
@@ -167,8 +187,9 @@ class AutoGamma:
             self._off = 0
         self.value = choice.gamma
         self.choice = choice
-        if changed or always:
+        if changed or always or self._report_next:
             self._pending.append(choice)
+            self._report_next = False
         return choice
 
     def _choose(self) -> GammaChoice:

@@ -8,6 +8,9 @@ on a CPU verifying γ + 1 tokens is not free).
 Predicted speedup = τ(α, γ) / (γc + v(γ)) (`theory.speedup`); predicted tok/s = plain tok/s × it.
 Where c or v(γ) was not timed (a remote server gives neither) there is no prediction: "—" with
 the reason (`GammaSweep.missing`), never c = 0 or v = 1.
+A measured speedup above its run's τ beyond noise is impossible (kernel/contended.py): the plain
+run, every row's baseline, was slowed by other work on the machine. Then no row has a measured
+speedup: "—" with the reason (`GammaSweep.speedup_withheld`), citing the plain run's load.
 "τ if γ were γ′" comes from the observed per-position curve of the run with the largest γ
 (`theory.tau_from_positions` on its first γ′ conditional acceptances).
 
@@ -38,10 +41,13 @@ from specview.boundary.bounds import (
     string,
 )
 from specview.kernel.backend import Note
+from specview.kernel.contended import contended, signal_of
+from specview.kernel.machine_load import Load
+from specview.kernel.spread import combined
 from specview.kernel.theory import speedup, tau_from_positions, verify_ratio
 from specview.kernel.unmeasured import REMOTE_C, REMOTE_THEORY, REMOTE_V
 from specview.kernel.verdict import Estimate, Outcome, Verdict, judge, leader
-from specview.texts.catalog import text
+from specview.texts.catalog import Phrase, text
 
 SCHEMA = "specview.sweep/1"
 MAX_LEVELS = 64  # concurrency levels one load sweep may hold (the command line allows as many)
@@ -68,6 +74,7 @@ class GammaPoint:
     verified: int = 0  # drafts verified (up to and including the first refused one)
     max_drafted: int = 0  # the longest draft of a round (a server may not honour γ)
     tokens_per_second_spread: float | None = None  # one standard error (kernel/spread.py), None: unknown
+    load: Load | None = None  # the machine's load at the run's busiest calibration (kernel/machine_load.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,10 +117,14 @@ class GammaSweep:
     auto: AutoPoint | None = None  # the `--gamma auto` run beside the sweep (local engines)
     # what the engine cannot give ("c", "verify_ratio", "predicted_speedup") → the reason's catalog id
     missing: dict[str, str] = field(default_factory=dict)
+    speedup_withheld: Phrase | None = None  # why no row has a measured speedup: the plain run was disturbed
 
     def to_dict(self) -> dict[str, Any]:
+        withheld = self.speedup_withheld
         return {
             "schema": SCHEMA, "kind": "gamma", "alpha": self.alpha, "c": self.c, "best_gamma": self.best_gamma,
+            "speedup_withheld": None if withheld is None else {
+                "signal": signal_of(withheld), "id": withheld.key, "text": withheld.render("en")},
             "auto": None if self.auto is None else self.auto.to_dict(),
             "curve": list(self.curve), "notes": [note.to_dict() for note in self.notes],
             "not_measured": {key: {"id": why, "text": text(why, "en")} for key, why in self.missing.items()},
@@ -138,6 +149,7 @@ def analyse_gamma(points: list[GammaPoint], notes: tuple[Note, ...] = (), *, unt
     base_tps = plain.tokens_per_second if plain is not None else None
     base_verify = plain.mean_verify_s if plain is not None else None
     best = _fastest_beyond_noise(points)
+    withheld = _plain_run_contended(plain, drafting)
     rows = []
     for p in sorted(points, key=lambda p: p.gamma):
         ratio = None
@@ -150,13 +162,33 @@ def analyse_gamma(points: list[GammaPoint], notes: tuple[Note, ...] = (), *, unt
         elif alpha is not None and c is not None and ratio is not None:  # never an assumed c = 0 or v = 1
             predicted = speedup(min(1.0, max(0.0, alpha)), p.gamma, c, ratio)
         measured = p.tokens_per_second / base_tps if p.tokens_per_second and base_tps else None
+        if withheld is not None and p.gamma > 0:
+            measured = None
         rows.append(GammaRow(
             point=p, speedup=measured, verify_ratio=ratio, predicted_speedup=predicted,
             predicted_tokens_per_second=predicted * base_tps if predicted is not None and base_tps else None,
             tau_from_curve=tau_if_gamma(curve, p.gamma), best=p.gamma == best,
         ))
     missing = {"c": REMOTE_C, "verify_ratio": REMOTE_V, "predicted_speedup": REMOTE_THEORY} if untimed else {}
-    return GammaSweep(tuple(rows), alpha, c, best, curve, notes, missing=missing)
+    return GammaSweep(tuple(rows), alpha, c, best, curve, notes, missing=missing, speedup_withheld=withheld)
+
+
+def _plain_run_contended(plain: GammaPoint | None, drafting: list[GammaPoint]) -> Phrase | None:
+    """Why the plain run cannot be the rows' baseline: a row's measured speedup (its tok/s ÷ the
+    plain run's, with both spreads) above its own τ beyond noise (kernel/contended.py); None if none is."""
+    if plain is None or not plain.tokens_per_second:
+        return None
+    base = plain.tokens_per_second
+    for p in drafting:
+        if not p.tokens_per_second:
+            continue
+        ratio = p.tokens_per_second / base
+        spread = combined(ratio, (p.tokens_per_second, p.tokens_per_second_spread),
+                          (base, plain.tokens_per_second_spread))
+        reason = contended(speedup=Estimate(ratio, spread), tau=p.tau, load=plain.load)
+        if reason is not None:
+            return reason
+    return None
 
 
 def _fastest_beyond_noise(points: list[GammaPoint]) -> int | None:

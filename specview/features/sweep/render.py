@@ -96,12 +96,15 @@ def _c(sweep: GammaSweep, lang: str) -> str:
 
 
 def missing_lines(sweep: GammaSweep, lang: str) -> list[str]:
-    """Why the v(γ) and theory columns are "—" where the engine cannot give them."""
+    """Why the v(γ) and theory columns are "—" where the engine cannot give them, and the speedup
+    column where the plain run was measured while the machine was busy."""
     out = []
     for key, label in (("verify_ratio", "v(γ)"), ("predicted_speedup", text("sweep.pred_speedup", lang))):
         why = sweep.missing.get(key)
         if why is not None:
             out.append(fill("measured.table.missing", lang, gauge=label, why=text(why, lang)))
+    if sweep.speedup_withheld is not None:
+        out.append(fill("measured.table.missing", lang, gauge=text("sweep.speedup", lang), why=sweep.speedup_withheld))
     return out
 
 

@@ -48,6 +48,7 @@ def run_point(spec: RunSpec) -> GammaPoint:
         verified=snap.verified,
         max_drafted=metrics.max_drafted,
         tokens_per_second_spread=snap.tokens_per_second_spread,
+        load=None if snap.calibration is None else snap.calibration.load,
     )
 
 
