@@ -225,6 +225,7 @@ class TokenView(ScrollView, can_focus=True):
         if not dropped:
             return
         self._floor = max(0, self._floor - dropped)
+        self._land_scroll()
         if self.selected is not None:
             shift = self._layout.base - before
             self.selected = self.selected - shift if self.selected >= shift else None
@@ -257,11 +258,19 @@ class TokenView(ScrollView, can_focus=True):
         if laid_out or self.styles.scrollbar_size_vertical:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
         else:
+            self._land_scroll()
             self.scroll_target_y = self.scroll_y = self.max_scroll_y
 
     def _settle_at_end(self) -> None:
         if self._follow and self.selected is None and self.scroll_y < self.max_scroll_y:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def watch_scroll_target_y(self, new_value: float) -> None:
+        # Follow the end while the scroll is going there; stop the moment one sets off elsewhere. Every
+        # scroll (keys, wheel, bar, scroll_to) sets its destination here before it animates, so this is
+        # the user's intent, not where the animation has got to when the next tokens arrive (on a fast
+        # machine not one step yet; on a slow one a first step up stays within a line of the end).
+        self._follow = self.selected is None and new_value >= self.max_scroll_y
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         if self.styles.scrollbar_size_vertical:
@@ -271,10 +280,14 @@ class TokenView(ScrollView, can_focus=True):
             # dirty, and Textual then maps every widget again (about once a frame for four fast panes).
             # This view sets no anchor, the rest of Textual's watcher.
             self._refresh_scroll()
-        # Follow the end while the user is at the bottom; stop once they scroll up. Where they are
-        # going counts, not only where the animation is: its first step up stays within a line of the
-        # end, and a token arriving then took the view back down, the scroll lost.
-        self._follow = self.selected is None and min(new_value, self.scroll_target_y) >= self.max_scroll_y - 1
+        if self.selected is None and min(new_value, self.scroll_target_y) >= self.max_scroll_y:
+            self._follow = True  # the end came to the view (shorter text, a taller pane): no scroll says so
+
+    def _land_scroll(self) -> None:
+        """Finish an animated scroll where it was going, now: the view is about to move by itself, and
+        the animation's next steps would take it back to an offset counted before the move (after a
+        prune, an old line number clamped to the new end: the user's scroll lost)."""
+        self.app.animator.force_stop_animation(self, "scroll_y")
 
     def _wrap_width(self) -> int:
         """The width to wrap at: the content width, unless the view is hidden or squeezed to a sliver;

@@ -142,3 +142,49 @@ async def test_a_scroll_up_stops_following_from_its_first_step() -> None:
         view.append(words(400, 40))
         await pilot.pause()
         assert view.scroll_y < view.max_scroll_y
+
+
+async def test_tokens_arriving_while_a_scroll_up_animates_leave_the_view_where_the_user_went() -> None:
+    """A fast machine: the next tokens arrive before the scroll's animation has taken a step, and
+    prune the oldest lines (every line number moves up). Following stops at the key press, and the
+    animation must not go on to an offset counted before the prune (the new end, once clamped)."""
+    for bar in ("", "scrollbar-size-vertical: 0;"):  # the live screen's view and a compare pane's
+        for level in ("full", "none"):  # animated, and instant (Textual sets the value on its next tick)
+            app = ViewApp(max_tokens=1000)
+            async with app.run_test(size=(40, 12)) as pilot:
+                app.animation_level = level
+                view = app.query_one(TokenView)
+                if bar:
+                    view.set_styles(bar)
+                view.append(words(0, 990))
+                await pilot.pause()
+                assert view.scroll_y == view.max_scroll_y > 0
+                for _ in range(3):
+                    view.action_scroll_up()
+                view.append(words(990, 60))  # over the cap: the oldest lines go
+                await pilot.wait_for_scheduled_animations()
+                assert view.tokens[0].token_id > 0  # it pruned
+                assert view.scroll_y == view.scroll_target_y < view.max_scroll_y, (bar, level)
+                shown = view.visible_text()
+                view.append(words(1050, 40))
+                await pilot.wait_for_scheduled_animations()
+                assert view.visible_text() == shown, (bar, level)
+
+
+async def test_one_line_up_stops_following_before_the_view_has_moved() -> None:
+    app = ViewApp()
+    async with app.run_test(size=(40, 12)) as pilot:
+        view = app.query_one(TokenView)
+        view.append(words(0, 400))
+        await pilot.pause()
+        end = view.max_scroll_y
+        view.action_scroll_up()  # one key press: one line, still on its way
+        view.append(words(400, 40))
+        await pilot.wait_for_scheduled_animations()
+        assert view.scroll_y == end - 1 < view.max_scroll_y
+        view.action_scroll_end()  # back at the end, it follows again
+        await pilot.wait_for_scheduled_animations()
+        end = view.max_scroll_y
+        view.append(words(440, 40))
+        await pilot.wait_for_scheduled_animations()
+        assert view.scroll_y == view.max_scroll_y > end

@@ -7,6 +7,10 @@ keys and values computed that way). Replaying a run's batches (same contents, sa
 the prompt prefilled the same way, a context of the same size) and taking each row's argmax
 gives the target's own greedy on those batches, decided here independently of the drafter
 and the verifier: a speculative run that equals it is exact, whatever one-token decoding says.
+
+A tree round's batch is its whole draft tree (tree_verify.py): replayed the same way, with the
+target's argmax walked down the tree from the root. The first batch may also carry the prompt's
+tail, where a run prefilled less of the prompt (llama-server evaluates all of it in one batch).
 """
 
 from __future__ import annotations
@@ -18,14 +22,18 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from specview.backends.local.model import ModelRunner
+from specview.backends.local.tree_verify import eval_tree, keep_path
+from specview.kernel.tree_sampling import DraftTree
 
 
 @dataclass(frozen=True, slots=True)
 class VerifyBatch:
-    """One round's target forward: `tokens` appended after `position` cached tokens."""
+    """One round's target forward: `tokens` appended after `position` cached tokens, as a chain, or
+    as a draft tree when `parents` gives each node's parent (kernel/tree_sampling.DraftTree)."""
 
     position: int
-    tokens: tuple[int, ...]  # the pending token, then the drafts
+    tokens: tuple[int, ...]  # the pending token, then the drafts (a tree's nodes, root first)
+    parents: tuple[int, ...] = ()  # a tree's: node 0's is -1; empty for a chain
 
 
 @runtime_checkable
@@ -62,37 +70,78 @@ class Replay:
     followed: bool  # False: a batch did not continue the target's own choices (pending or position)
 
 
+def sequences(batches: Sequence[VerifyBatch]) -> int:
+    """The cache sequences a replay of `batches` needs: one per leaf of the leafiest tree (tree_verify.py)."""
+    return max((_leaves(b.parents) for b in batches if b.parents), default=1)
+
+
 def replay_greedy(runner: ModelRunner, prompt: Sequence[int], batches: Sequence[VerifyBatch], *,
                   until: int, watch: tuple[int, int, int] | None = None) -> Replay:
     """Greedy tokens 0 … `until`−1 on `batches` (cache emptied first); `watch` = (index, a, b)
     reads the logits of tokens a and b on the row that decided token `index`."""
     n_vocab = runner.n_vocab
     runner.reset()
-    if len(prompt) > 1:
-        runner.prefill(prompt[:-1])  # as Engine.start: the last prompt token leads the first batch
+    prefilled = max(len(prompt) - 1, 0)  # as Engine.start: the last prompt token leads the first batch
+    if batches and 0 <= batches[0].position < prefilled:
+        prefilled = batches[0].position  # a first batch that carries the prompt's tail
+    if prefilled:
+        runner.prefill(prompt[:prefilled])
     out: list[int] = []
     widths: list[tuple[int, int]] = []
     watched = None
-    pending = prompt[-1]
+    lead = tuple(prompt[prefilled:])  # what a batch starts with: the tokens decided, none of them drafts
     for batch in batches:
         if len(out) >= until:
             break
         tokens = batch.tokens
-        if not tokens or tokens[0] != pending or batch.position != runner.n_past \
+        try:
+            tree = _tree(batch, runner, lead)
+        except ValueError:
+            return Replay(out, tuple(widths), watched, followed=False)
+        if not lead or tokens[: len(lead)] != lead or batch.position != runner.n_past \
                 or any(not 0 <= t < n_vocab for t in tokens):
             return Replay(out, tuple(widths), watched, followed=False)
         widths.append((len(out), len(tokens)))
-        rows = runner.eval(tokens, rows=len(tokens))
-        for j in range(len(tokens)):
-            row = rows[j][:n_vocab]
+        nodes = tokens[len(lead) - 1 :]  # the last decided token, then the drafts
+        if tree is None:  # a chain: each node's child is the next one
+            rows = runner.eval(tokens, rows=len(nodes))
+            children: Sequence[tuple[int, ...]] = [(i + 1,) for i in range(len(nodes) - 1)] + [()]
+        else:
+            rows, first_seq = eval_tree(runner, tree)
+            children = tree.children
+        node, path = 0, []
+        while True:
+            row = rows[node][:n_vocab]
             choice = int(np.argmax(row))
             if watch is not None and len(out) == watch[0]:
                 top = np.partition(row, -2)[-2:]
                 watched = Watched((float(row[watch[1]]), float(row[watch[2]])), float(abs(top[1] - top[0])),
                                   len(tokens), widths[-1][0])
             out.append(choice)
-            if j + 1 == len(tokens) or tokens[j + 1] != choice:
+            agreed = next((c for c in children[node] if nodes[c] == choice), None)
+            if agreed is None:
                 break
-        runner.truncate(batch.position + j + 1)  # the drafts this batch agreed with stay cached
-        pending = out[-1]
+            path.append(agreed)
+            node = agreed
+        if tree is None:
+            runner.truncate(batch.position + len(lead) + len(path))  # the drafts this batch agreed with stay cached
+        else:
+            keep_path(runner, tree, tuple(path), first_seq)
+        lead = (out[-1],)
     return Replay(out, tuple(widths), watched, followed=True)
+
+
+def _tree(batch: VerifyBatch, runner: ModelRunner, lead: tuple[int, ...]) -> DraftTree | None:
+    """The batch's draft tree, None for a chain; ValueError for parents that make no tree, a tree
+    after the prompt's tail, or one with more leaves than the runner's cache has sequences (where
+    llama.cpp would abort on the copy)."""
+    if not batch.parents:
+        return None
+    if len(lead) != 1 or _leaves(batch.parents) > runner.lib.llama_n_seq_max(runner.ctx):
+        raise ValueError("not a tree this replay can evaluate")
+    return DraftTree(batch.tokens, batch.parents)
+
+
+def _leaves(parents: Sequence[int]) -> int:
+    """How many nodes are no node's parent."""
+    return len(parents) - len(set(parents) - {-1})

@@ -21,6 +21,7 @@ import numpy as np
 from specview.backends.local.drafters import EMPTY, AdaptiveGamma, ModelDrafter
 from specview.backends.local.engine import RECALIBRATE_ROUNDS, Engine
 from specview.backends.local.model import Logits, ModelRunner
+from specview.backends.local.replay import VerifyBatch
 from specview.backends.local.top import top_tokens
 from specview.backends.local.tree_verify import eval_tree, keep_path
 from specview.backends.local.verify import row_probabilities
@@ -152,6 +153,7 @@ class TreeEngine(Engine):
                                              target.is_eog, stop)
         tree = draft.tree
         t1 = time.perf_counter()
+        self.batches.append(VerifyBatch(target.n_past, tree.tokens, tree.parents))
         rows, first_seq = eval_tree(target, tree)
         t2 = time.perf_counter()
         verdict = self._verdict(tree, rows, draft.q_rows)
