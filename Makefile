@@ -55,14 +55,20 @@ lint: install-test
 deps-debian:
 	@bash scripts/deps-debian.sh
 
+# The suite runs in pytest-xdist workers, one test module to a worker (their servers are module-scoped):
+# a native crash (llama.cpp in a test's own process) ends one worker, fails that test with the signal in
+# its output, and a new worker carries on with the rest.
+PYTEST_WORKERS ?= 2
+XDIST := -n $(PYTEST_WORKERS) --dist loadfile --max-worker-restart 16
+
 test: deps-debian install-test llama-server vllm test-models lint
-	SPECVIEW_LLAMA_SERVER=$(abspath $(SERVER)) SPECVIEW_VLLM_PYTHON=$$(cat $(VLLM)) $(BIN)/python -m pytest -q
+	SPECVIEW_LLAMA_SERVER=$(abspath $(SERVER)) SPECVIEW_VLLM_PYTHON=$$(cat $(VLLM)) $(BIN)/python -m pytest -q $(XDIST)
 
 # The quick loop: lint and the unit tests (no llama.cpp build, no vLLM, no terminal). Widen it with
 # PYTEST_MARK, e.g. `make test-fast PYTEST_MARK="not slow and not integration"` (app and hostile too).
 PYTEST_MARK ?= unit and not slow
 test-fast: install-test lint
-	$(BIN)/python -m pytest -q -m "$(PYTEST_MARK)"
+	$(BIN)/python -m pytest -q $(XDIST) -m "$(PYTEST_MARK)"
 
 bench: install-test llama-server
 	$(BIN)/python bench/ui_throughput.py

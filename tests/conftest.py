@@ -17,6 +17,11 @@ import pytest
 
 # Deterministic, quiet UI in tests: no animations, no cursor blink surprises.
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+# Tests of the speculative loop read a local backend's insides (its verify batches, its engine), so
+# llama.cpp runs in the test's process as it does in the engine's own (backends/local/engine_host.py);
+# the engine-process tests (tests/integration/test_engine_process.py) take this away. A native crash
+# then ends one pytest-xdist worker: that test fails, naming the signal, and the run goes on.
+os.environ.setdefault("SPECVIEW_ENGINE_CHILD", "1")
 
 KINDS = ("unit", "app", "integration", "hostile")
 # helper modules whose use means a real llama-server or vLLM process (built by `make test`)

@@ -42,6 +42,14 @@ def make_backend(spec: RunSpec) -> Backend:
             max_rounds=spec.max_rounds,
         )
     if spec.kind == "llama":
+        import os
+
+        from specview.backends.local.engine_host import ENGINE_CHILD_ENV
+
+        if not os.environ.get(ENGINE_CHILD_ENV):  # llama.cpp runs in a process of its own (engine_process.py)
+            from specview.backends.local.engine_process import EngineProcess
+
+            return EngineProcess(spec)
         from specview.backends.local.backend import make_llama_backend
 
         return make_llama_backend(spec)

@@ -94,10 +94,7 @@ def _receive(
             except (EOFError, OSError):  # OSError: it ended in the middle of a message (killed while writing)
                 raise _ended(child, errors, ("backenderr.process.ended", "backenderr.process.ended_said")) from None
             if kind == "error":
-                said = _unwired(payload)
-                if isinstance(said, Phrase):
-                    raise BackendError(said.key, **said.fields)
-                raise BackendError("backenderr.as_is", error=said)
+                raise child_error(payload)
             if kind == "end":
                 return
             yield from payload
@@ -126,14 +123,14 @@ def _ended(child: subprocess.Popen[bytes], errors: IO[bytes], keys: tuple[str, s
     return BackendError(keys[0], code=code)
 
 
-def _wired(value: object) -> object:
+def wired(value: object) -> object:
     """An error's words as plain data for the pipe: its catalog id and fields (a Phrase or error
     field nested the same way, numbers kept for their formats, anything else as its text), so the
     parent renders it in the user's language; an error that is no SpecviewError travels as text."""
     if isinstance(value, SpecviewError):
         value = value.phrase
     if isinstance(value, Phrase):
-        return {"key": value.key, "fields": {name: _wired(field) for name, field in value.fields.items()}}
+        return {"key": value.key, "fields": {name: wired(field) for name, field in value.fields.items()}}
     if isinstance(value, BaseException):
         return describe_error(value)
     if value is None or isinstance(value, bool | int | float):
@@ -141,10 +138,18 @@ def _wired(value: object) -> object:
     return str(value)
 
 
-def _unwired(value: object) -> object:
-    """The Phrase `_wired` sent (anything else as its text)."""
+def child_error(payload: object) -> BackendError:
+    """The error a child sent (`wired`), to raise here with its own catalog id."""
+    said = unwired(payload)
+    if isinstance(said, Phrase):
+        return BackendError(said.key, **said.fields)
+    return BackendError("backenderr.as_is", error=said)
+
+
+def unwired(value: object) -> object:
+    """The Phrase `wired` sent (anything else as its text)."""
     if isinstance(value, dict) and isinstance(value.get("key"), str) and isinstance(value.get("fields"), dict):
-        return Phrase(value["key"], **{str(name): _unwired(field) for name, field in value["fields"].items()})
+        return Phrase(value["key"], **{str(name): unwired(field) for name, field in value["fields"].items()})
     if value is None or isinstance(value, bool | int | float):
         return value
     return str(value)
@@ -168,7 +173,7 @@ def _produce(backend: Backend, conn: Connection) -> None:
         return  # the UI went away first
     except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
         with contextlib.suppress(OSError):
-            _send(conn, "error", _wired(exc))
+            _send(conn, "error", wired(exc))
     finally:
         stop.set()
         backend.close()

@@ -63,6 +63,7 @@ class Config:
     serve_max_sessions: int | None = None  # browser tabs `specview serve` serves at once
     watch_alerts: dict[str, float] = field(default_factory=dict)  # `[watch.alerts]`: key -> threshold
     chat_template: str | None = None  # a local run's chat template: a llama.cpp built-in name, or "none"
+    repack: bool | None = None  # llama.cpp's repacked weights (None: as the host needs; off on AMX hosts)
     problems: tuple[Phrase, ...] = ()
 
 
@@ -97,6 +98,9 @@ def _check(key: str, value: Any, where: str, problems: list[Phrase]) -> Any:
     elif key == "chat_template":
         ok = isinstance(value, str) and TEMPLATE_NAME.fullmatch(value) is not None
         reason = Phrase("catalogerr.config.chat_template")
+    elif key == "repack":
+        ok = isinstance(value, bool)
+        reason = Phrase("catalogerr.config.repack")
     elif key == "serve_max_sessions":
         ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_SERVE_SESSIONS
         reason = Phrase("catalogerr.config.sessions", most=MAX_SERVE_SESSIONS)

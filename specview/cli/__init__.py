@@ -13,8 +13,8 @@ RECORDING_COMMANDS = (None, "bench")  # the live view (no command) and bench can
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command: bad input exits 2 with one line, a bug exits 1 with one line (the
-    traceback goes to the crash log), Ctrl-C exits 130. Run as a program, the process ends
-    as soon as a UI is done (cli/quick_exit.py)."""
+    traceback goes to the crash log), a local engine that died exits 3, Ctrl-C exits 130. Run as
+    a program, the process ends as soon as a UI is done (cli/quick_exit.py)."""
     code = _main(argv)
     if argv is None:
         from specview.cli.quick_exit import end_after_ui
@@ -50,7 +50,9 @@ def _main(argv: Sequence[str] | None) -> int:
     except SpecviewError as exc:
         from specview.cli.error_lang import error_lang
 
-        fail(describe_error(exc, error_lang(args, sys.argv[1:] if argv is None else argv)))
+        # exit 2 for bad input; an error that names its own code keeps it (3: the local engine died)
+        fail(describe_error(exc, error_lang(args, sys.argv[1:] if argv is None else argv)),
+             getattr(exc, "exit_code", 2))
     except OSError as exc:
         fail(str(exc))
     except Exception as exc:  # noqa: BLE001 - a bug: one line and the log, never a traceback

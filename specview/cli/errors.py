@@ -22,10 +22,10 @@ def _line(message: str) -> str:
     return sanitize(" ".join(str(message).split()), MAX_SHOWN, one_line=True)
 
 
-def fail(message: str) -> NoReturn:
-    """Print one clear line and exit 2."""
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print one clear line and exit `code` (2: bad input; 3: the local engine died)."""
     print(f"specview: error: {_line(message)}", file=sys.stderr)
-    raise SystemExit(2)
+    raise SystemExit(code)
 
 
 def warn(message: str) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 from specview.kernel.context_acceptance import acceptance_json
@@ -59,7 +59,8 @@ SPREAD_KIND = "standard_error"  # what every number of the `spread` object is (k
 
 def spread_dict(snap: MetricsSnapshot, over: Overlay) -> dict[str, Any]:
     """One standard error for each measured number, keyed like the number itself (null: unknown),
-    and what they rest on: the calibrations and timed repeats, the batches of the run's rounds."""
+    and what they rest on: the calibrations and timed repeats (and those set aside as disturbed),
+    the batches of the run's rounds."""
     cal = snap.calibration_spread
     costs = None if cal is None or not cal.verify_costs_s else [_round(c, 6) for c in cal.verify_costs_s]
     return {
@@ -70,9 +71,24 @@ def spread_dict(snap: MetricsSnapshot, over: Overlay) -> dict[str, Any]:
         "verify_cost": costs,
         "verify_ratio": _round(over.verify_ratio_spread),
         "calibrations": 0 if cal is None else cal.calibrations,
+        # taken while the machine was busy (kernel/contended.py): left out of every number above
+        "calibrations_set_aside": snap.calibrations_set_aside,
         "plain_repeats": 0 if cal is None else cal.repeats,
         "rate_batches": snap.rate_batches,
     }
+
+
+def withheld_dict(snap: MetricsSnapshot, over: Overlay) -> dict[str, Any] | None:
+    """Why `speedup` is null although it was measured (null: it is not withheld): the signal that
+    says the baseline was measured while the machine was taken (kernel/contended.py), the reason's
+    catalog id and English text, and the busiest calibration's load (null: not read)."""
+    reason = over.speedup_withheld
+    if reason is None:
+        return None
+    from specview.kernel.contended import signal_of
+
+    load = None if snap.calibration is None or snap.calibration.load is None else snap.calibration.load.to_dict()
+    return {"signal": signal_of(reason), "id": reason.key, "text": reason.render("en"), "load": load}
 
 
 def gamma_auto_dict(snap: MetricsSnapshot) -> dict[str, Any] | None:
@@ -100,9 +116,24 @@ def what_if_dict(snap: MetricsSnapshot, temperature: float) -> dict[str, Any] | 
 def gamma_note_dict(info: BackendInfo) -> dict[str, Any] | None:
     """The note that says γ is the server's and which was asked (null where γ is as asked)."""
     from specview.kernel.unmeasured import GAMMA_NOTES
+
+    return _note_dict(info, lambda note_id: note_id in GAMMA_NOTES)
+
+
+REPACK_NOTE_PREFIX = "repack_"  # backends/local/cpu_features.py's notes
+
+
+def repack_dict(info: BackendInfo) -> dict[str, Any] | None:
+    """Whether a local run loaded llama.cpp's repacked weights, and why (its `repack_*` note; null
+    for other runs): `{"id", "values", "text", "repack"}`."""
+    found = _note_dict(info, lambda note_id: note_id.startswith(REPACK_NOTE_PREFIX))
+    return None if found is None else {**found, "repack": "off" not in found["id"].split("_")}
+
+
+def _note_dict(info: BackendInfo, chosen: Callable[[str], bool]) -> dict[str, Any] | None:
     from specview.texts.catalog import fill
 
-    note = next((n for n in info.notes if n.id in GAMMA_NOTES), None)
+    note = next((n for n in info.notes if chosen(n.id)), None)
     return None if note is None else {**note.to_dict(), "text": fill(f"note.{note.id}", "en", **note.values)}
 
 
@@ -120,7 +151,8 @@ def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str,
     verify-cost curve, the measured speedup with its baseline, where every number comes from,
     the spreads, the servers' totals and the /metrics cross-check's result. A plain run's
     speedup is 1 by definition (provenance.speedup_basis "definition"). A number the engine
-    cannot give (c, v remotely) is null with its reason in `not_measured`."""
+    cannot give (c, v remotely) is null with its reason in `not_measured`; a speedup whose
+    baseline was measured while the machine was busy is null with its reason in `speedup_withheld`."""
     over = overlay(snap, plain=plain_run(info.gamma, snap))
     cal = snap.calibration
     not_measured = not_measured_dict(info, snap, over)
@@ -135,6 +167,7 @@ def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str,
         "gamma_note": gamma_note_dict(info),
         "temperature": info.temperature,
         "prompt_format": prompt_format_dict(info),
+        "repack": repack_dict(info),
         "rounds": snap.rounds,
         "tokens": snap.tokens,
         "drafted": snap.drafted,
@@ -156,6 +189,7 @@ def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str,
         "verify_ratio": _round(over.verify_ratio),
         "plain_tokens_per_second": _round(over.plain_tokens_per_second, 2),
         "speedup": _round(over.speedup_measured),
+        "speedup_withheld": withheld_dict(snap, over),
         "speedup_theory": _round(over.speedup_theory),
         # against plain's 1× by kernel/verdict.py's rule (null: nothing to judge, e.g. a plain run)
         "speedup_verdict": None if (verdict := over.speedup_verdict) is None else verdict.to_dict(),

@@ -74,6 +74,9 @@ class RunSpec:
     chat_template_from: str | None = None  # "option" or "config": who named it (the error says)
     # a local draft tree, "WxD" (kernel/tree_shape.py); recorded after every setting recorded before it
     tree: str | None = field(default=None, metadata=_declared("settings.tree", "--tree"))  # "WxD" (tree_shape.py)
+    # llama.cpp's repacked weights (--repack / --no-repack, the config's `repack`), recorded after the
+    # tree; None: as the host needs (off where the CPU and the build use AMX: backends/local/cpu_features.py)
+    repack: bool | None = field(default=None, metadata=_declared("settings.repack", "--repack", config=True))
     # seconds to wait for a stream's next event, to connect, for a whole plain request, for a whole
     # stream (None: the defaults)
     read_timeout: float | None = field(default=None, metadata=_declared(option="--read-timeout", config=True))

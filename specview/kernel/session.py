@@ -106,6 +106,7 @@ class Session:
 
     def _produce(self) -> None:
         mask = masker()
+        failed: Phrase | str | None = None
         try:
             rounds = iter(self.backend.rounds(self._stop))
             while self._gate():
@@ -121,16 +122,24 @@ class Session:
                 if not self._deliver(masked(mask, rnd)):
                     break
         except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
-            self._error = _reason(exc)
+            self._error = failed = _reason(exc)
         finally:
             try:
                 if mask is not None:  # the rounds before a failure still count
                     self._deliver(mask.flush())
+                if failed is not None:
+                    self._ended(failed)
             except Exception as exc:  # noqa: BLE001 - a sink (the recorder) failed
                 self._error = self._error or _reason(exc)
             with self._cond:
                 self._finished = True
                 self._cond.notify_all()
+
+    def _ended(self, reason: Phrase | str) -> None:
+        """Tell each sink that listens (a recorder: its end record) why the run ended early."""
+        for sink in self._sinks:
+            if (ended := getattr(sink, "ended", None)) is not None:
+                ended(reason)
 
     def _deliver(self, items: Sequence[StreamItem]) -> bool:
         """Buffer each item and hand it to the sinks; False once stopped."""
@@ -341,11 +350,12 @@ class Session:
                             yield rnd
                         if max_rounds is not None and self.metrics.rounds >= max_rounds:
                             return
-            except SpecviewError:
+            except SpecviewError as exc:
                 held = mask.flush() if mask is not None else []
                 for item in held:  # rounds held back before the failure still count
                     if (rnd := self._take(item)) is not None:
                         yield rnd
+                self._ended(exc.phrase)
                 raise
             for item in mask.flush() if mask is not None else []:
                 if (rnd := self._take(item)) is not None:

@@ -111,7 +111,12 @@ def llama_server(extra_args: Sequence[str] = (), *, draft_same_model: bool = Fal
 
 @contextmanager
 def llama_server_argv(args: Sequence[str], port: int) -> Iterator[RunningServer]:
-    """Run this exact llama-server command line (listening on 127.0.0.1:`port`) until the block ends."""
+    """Run this exact llama-server command line (listening on 127.0.0.1:`port`) until the block ends;
+    on a CPU with AMX with `--no-repack` added (llama.cpp#20824: its AMX kernels crash on some)."""
+    from specview.backends.local.cpu_features import amx_cpu
+
+    if amx_cpu() and not {"--repack", "--no-repack", "-nr"} & set(args):
+        args = [*args, "--no-repack"]
     log = Path(tempfile.mkstemp(prefix="llama-server-", suffix=".log")[1])
     with log.open("wb") as sink:
         proc = subprocess.Popen(list(args), stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)

@@ -48,7 +48,7 @@ def test_replay_json_is_identical_to_the_bench_run_that_recorded_it(tmp_path: Pa
     assert stats["backend"] == "sim" and stats["rounds"] == 400 and stats["seed"] == 11
     header = next(iter(read_recording(file)))
     assert isinstance(header, Header)
-    assert header.data["format"] == "specview-recording" and header.version == 4
+    assert header.data["format"] == "specview-recording" and header.version == 5
     assert header.section("settings")["preset"] == "glm-5.2-mtp"
     assert header.section("settings")["temperature"] == 0.6
 

@@ -116,7 +116,8 @@ def test_the_header_records_runspec_fields_in_the_order_they_are_declared() -> N
     # the order every recording so far was written in
     assert list(header["settings"]) == ["preset", "gamma", "temperature", "seed", "lang", "speed", "max_rounds",
                                         "max_tokens", "gpu_layers", "threads", "plain", "adaptive", "demo", "url",
-                                        "server", "raw", "api_key_env", "replay", "chat_template", "tree"]
+                                        "server", "raw", "api_key_env", "replay", "chat_template", "tree",
+                                        "repack"]
     assert header["models"] == {"model": None, "draft": None, "target": "t.gguf", "draft_source": "ngram"}
     assert header["prompt"] == "hello" and header["settings"]["url"] == "http://127.0.0.1:1/v1"
     recorded = spec.header_fields()

@@ -76,6 +76,7 @@ def make_llama_backend(spec: RunSpec) -> LlamaBackend:
         chat_template=spec.chat_template,
         chat_template_from=Source(spec.chat_template_from or Source.OPTION),
         tree=tree_of(spec.tree),
+        repack=spec.repack,
     )
 
 
@@ -102,6 +103,7 @@ class LlamaBackend:
         ngram: tuple[int, int] = (3, 2),
         calibrate_every: int | None = RECALIBRATE_ROUNDS,
         tree: TreeShape | None = None,
+        repack: bool | None = None,
     ) -> None:
         if gamma_auto:
             _check_auto(gamma, plain, adaptive)
@@ -129,12 +131,12 @@ class LlamaBackend:
         self._runners: list[ModelRunner] = []
         mark = LOG.line_mark()
         try:
-            self.target = self._load(target, "target", layers, n_threads)
+            self.target = self._load(target, "target", layers, n_threads, repack)
             if self.target.recurrent and not plain:
                 raise BackendError("backenderr.llama.recurrent", name=target.name)
             drafter: Drafter | None = None
             if draft_path is not None:
-                runner = self._load(draft_path, "draft", layers, n_threads)
+                runner = self._load(draft_path, "draft", layers, n_threads, repack)
                 check_vocab(self.target, runner)
                 kind = ModelDrafter if tree is None else TreeDrafter
                 drafter = kind(runner, self.target.n_vocab, p_min=ADAPTIVE_P_MIN if adaptive else 0.0, keep_top=Q_TOP)
@@ -185,13 +187,13 @@ class LlamaBackend:
             draft=draft_name,
             seed=seed,
             exact=dict(EXACT),
-            notes=(note,),
+            notes=(note, self.target.repack.note),
             prompt_format=prompt_format,
             prompt_tokens=len(self.prompt_tokens),
         )
 
-    def _load(self, path: Path, role: str, layers: int, n_threads: int | None) -> ModelRunner:
-        runner = ModelRunner(path, role=role, n_gpu_layers=layers, n_threads=n_threads)
+    def _load(self, path: Path, role: str, layers: int, n_threads: int | None, repack: bool | None) -> ModelRunner:
+        runner = ModelRunner(path, role=role, n_gpu_layers=layers, n_threads=n_threads, repack=repack)
         self._runners.append(runner)
         return runner
 

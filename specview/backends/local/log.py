@@ -48,6 +48,7 @@ class LlamaLog:
         self._file: IO[str] | None = None
         self._lock = threading.Lock()
         self._callback: Any = None
+        self.echo: IO[str] | None = None  # also written here (the engine's process: its stderr, kept by the parent)
 
     def install(self, lib: Any) -> None:
         """Route llama.cpp's log here (idempotent). `lib` is the `llama_cpp.llama_cpp` module."""
@@ -94,12 +95,15 @@ class LlamaLog:
         if self._level == ERROR:
             self.errors.append(line)
             self._n_errors += 1
-        if self._file is not None:
+        for out in (self._file, self.echo):
+            if out is None or (self._level == DEBUG and out is self.echo):
+                continue
             try:
-                self._file.write(f"{LEVELS.get(self._level, '?')}: {line}\n")
-                self._file.flush()
+                out.write(f"{LEVELS.get(self._level, '?')}: {line}\n")
+                out.flush()
             except OSError:
-                self._file = None
+                if out is self._file:
+                    self._file = None
 
     def mark(self) -> int:
         """A position in the error list, to ask later which errors came after it."""

@@ -48,14 +48,16 @@ def check_gguf_file(path: Path, role: str) -> None:
 class ModelRunner:
     """A loaded model: tokenizer, pieces, batched decode with selected logits rows, rollback."""
 
-    def __init__(self, path: Path, *, role: str, n_gpu_layers: int, n_threads: int | None = None) -> None:
+    def __init__(self, path: Path, *, role: str, n_gpu_layers: int, n_threads: int | None = None,
+                 repack: bool | None = None) -> None:
         self.lib = lib = llama_lib()
         check_gguf_file(path, role)
         self.role, self.name, self.path = role, path.name, path
         self.n_gpu_layers = n_gpu_layers
         self.n_threads = n_threads or os.cpu_count() or 1
-        self._loaded = POOL.acquire(path, role, n_gpu_layers)  # shared with other runners of this file
+        self._loaded = POOL.acquire(path, role, n_gpu_layers, repack)  # shared with other runners of this file
         self.model = self._loaded.model
+        self.repack = self._loaded.repack  # with llama.cpp's repacked weights or not, and why (cpu_features.py)
         self.load_lines = self._loaded.load_lines
         self.ctx: Any = None
         self.batch: Any = None

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from specview.backends.local.cpu_features import RepackChoice, choose_repack, host_features
 from specview.backends.local.lib import llama_lib
 from specview.backends.local.log import LOG
 from specview.backends.reason import role_word
@@ -25,8 +26,8 @@ from specview.kernel.os_reason import os_reason
 
 ALL_LAYERS = 2**31 - 1
 
-# (real path, device, inode, size, mtime, layers): a file replaced or rewritten is a new model
-Key = tuple[str, int, int, int, int, int]
+# (real path, device, inode, size, mtime, layers, repacked): a file replaced or rewritten is a new model
+Key = tuple[str, int, int, int, int, int, bool]
 
 
 @dataclass(eq=False, slots=True)
@@ -36,6 +37,7 @@ class LoadedModel:
     key: Key
     model: Any  # llama_model *
     load_lines: tuple[str, ...]  # llama.cpp's log of the load (devices, offload): logged once per load
+    repack: RepackChoice  # loaded with llama.cpp's extra (repacked) buffer types or not, and why
     users: int = 0
     # contexts of one model decode one at a time: llama.cpp promises one thread per object, and
     # concurrent decodes on contexts of one model have crashed other bindings (a Learn screen's
@@ -52,14 +54,16 @@ class ModelPool:
         self._keeping = 0
         self.loads = 0
 
-    def acquire(self, path: Path, role: str, n_gpu_layers: int) -> LoadedModel:
-        """The model at `path` with `n_gpu_layers` offloaded (< 0: all), loaded if nobody holds it."""
+    def acquire(self, path: Path, role: str, n_gpu_layers: int, repack: bool | None = None) -> LoadedModel:
+        """The model at `path` with `n_gpu_layers` offloaded (< 0: all), loaded if nobody holds it;
+        with repacked weights as `repack` says (None: as this host needs, cpu_features.py)."""
         layers = ALL_LAYERS if n_gpu_layers < 0 else n_gpu_layers
-        key = _key(path, layers, role)
+        choice = choose_repack(repack, host_features(system_info))
+        key = _key(path, layers, role, choice.repack)
         with self._lock:  # a second user of the same file waits for the first load, then shares it
             found = self._models.get(key)
             if found is None:
-                found = self._models[key] = _load(path, role, layers, key)
+                found = self._models[key] = _load(path, role, layers, key, choice)
                 self.loads += 1
             found.users += 1
             return found
@@ -97,19 +101,25 @@ class ModelPool:
             llama_lib().llama_model_free(loaded.model)
 
 
-def _key(path: Path, layers: int, role: str) -> Key:
+def system_info() -> str:
+    """llama.cpp's system info: the build's features (`AMX_INT8 = 1`, ...)."""
+    return bytes(llama_lib().llama_print_system_info() or b"").decode("utf-8", "replace")
+
+
+def _key(path: Path, layers: int, role: str, repack: bool) -> Key:
     try:
         st = path.stat()
     except OSError as exc:
         raise BackendError("backenderr.pool.unreadable", role=role_word(role), path=str(path),
                            reason=os_reason(exc)) from None
-    return (os.path.realpath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, layers)
+    return (os.path.realpath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, layers, repack)
 
 
-def _load(path: Path, role: str, layers: int, key: Key) -> LoadedModel:
+def _load(path: Path, role: str, layers: int, key: Key, repack: RepackChoice) -> LoadedModel:
     lib = llama_lib()
     params = lib.llama_model_default_params()
     params.n_gpu_layers = layers
+    params.use_extra_bufts = repack.repack
     mark, lines = LOG.mark(), LOG.line_mark()
     model = lib.llama_model_load_from_file(str(path).encode(), params)
     if not model:
@@ -117,7 +127,7 @@ def _load(path: Path, role: str, layers: int, key: Key) -> LoadedModel:
         if why:
             raise BackendError("backenderr.pool.not_loaded", role=role_word(role), path=str(path), why=why[0])
         raise BackendError("backenderr.pool.not_loaded_unsaid", role=role_word(role), path=str(path))
-    return LoadedModel(key, model, tuple(LOG.lines_since(lines)))
+    return LoadedModel(key, model, tuple(LOG.lines_since(lines)), repack)
 
 
 POOL = ModelPool()

@@ -10,14 +10,13 @@ speculative path is at fault from the first token where it does.
 
 from __future__ import annotations
 
-from specview.backends.local.backend import LlamaBackend
 from specview.backends.local.model import ModelRunner
-from specview.backends.local.replay import BatchedRun, Replay, Watched, replay_greedy
+from specview.backends.local.replay import BatchedRun, Replay, Watched, replay_greedy, sequences
 from specview.features.diff.model import DEFECT, NUMERICS, Cause, Margin
 from specview.kernel.errors import BackendError
 
 
-def logit_margin(reference: LlamaBackend, index: int, ref_token: int, cand_token: int) -> Margin:
+def logit_margin(reference: BatchedRun, index: int, ref_token: int, cand_token: int) -> Margin:
     """The reference's logits for both diverging tokens on the row that decided token `index`."""
     target = reference.target
     if not (0 <= ref_token < target.n_vocab and 0 <= cand_token < target.n_vocab):
@@ -29,19 +28,11 @@ def logit_margin(reference: LlamaBackend, index: int, ref_token: int, cand_token
     return _margin(replay.watched)
 
 
-def cause_of(reference: LlamaBackend, candidate: BatchedRun, emitted: list[int], index: int,
+def cause_of(reference: BatchedRun, candidate: BatchedRun, emitted: list[int], index: int,
              ref_token: int, cand_token: int, one_token: Margin) -> Cause:
     """numerics or defect, from the reference's model on the candidate's batches (`emitted`: the
     candidate's tokens through the divergence)."""
-    own = candidate.target
-    runner = ModelRunner(reference.target.path, role="target", n_gpu_layers=reference.target.n_gpu_layers,
-                         n_threads=reference.target.n_threads)  # shares the loaded model (pool.py)
-    try:
-        runner.open_context(own.n_ctx, own.n_batch)
-        replay = replay_greedy(runner, candidate.prompt_tokens, candidate.verify_batches, until=index + 1,
-                               watch=(index, ref_token, cand_token))
-    finally:
-        runner.close()
+    replay = greedy_on_batches(reference, candidate, until=index + 1, watch=(index, ref_token, cand_token))
     got = replay.tokens[: index + 1]
     if got != emitted[: index + 1] or replay.watched is None:
         at = next((i for i, (a, b) in enumerate(zip(got, emitted, strict=False)) if a != b), len(got))
@@ -50,6 +41,21 @@ def cause_of(reference: LlamaBackend, candidate: BatchedRun, emitted: list[int],
     batched = _margin(replay.watched)
     return Cause(NUMERICS, batch_width=width, position=first, logit_shift=one_token.margin - batched.margin,
                  batched=batched)
+
+
+def greedy_on_batches(reference: BatchedRun, candidate: BatchedRun, *, until: int,
+                      watch: tuple[int, int, int] | None = None) -> Replay:
+    """The reference's model alone on the candidate's batches (replay.py), in a context of the
+    candidate's size, with the cache sequences its tree batches need."""
+    own = candidate.target
+    runner = ModelRunner(reference.target.path, role="target", n_gpu_layers=reference.target.n_gpu_layers,
+                         n_threads=reference.target.n_threads,  # shares the loaded model (pool.py)
+                         repack=reference.target.repack.repack)  # the same weights' layout, so the same kernels
+    try:
+        runner.open_context(own.n_ctx, own.n_batch, sequences(candidate.verify_batches))
+        return replay_greedy(runner, candidate.prompt_tokens, candidate.verify_batches, until=until, watch=watch)
+    finally:
+        runner.close()
 
 
 def _margin(w: Watched) -> Margin:

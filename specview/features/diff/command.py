@@ -31,11 +31,10 @@ def register(sub: SubParsers, selectors: Parser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from specview.backends.factory import make_backend
     from specview.backends.selector import parse_selector
     from specview.cli.errors import CliError
     from specview.cli.runspec_args import spec_from_args, specs_key_notice, warn_notice
-    from specview.features.diff.runner import compare_backends
+    from specview.features.diff.runner import compare_specs
     from specview.kernel.langs import DEFAULT_LANG
 
     base = replace(spec_from_args(args, speed=0.0), temperature=0.0)
@@ -52,19 +51,18 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("featerr.diff.not_sim")
     lang = getattr(args, "lang", None) or DEFAULT_LANG
     warn_notice(specs_key_notice([ref_spec, cand_spec], lang))
-    reference = make_backend(ref_spec)
-    try:
-        candidate = make_backend(cand_spec)
-    except BaseException:
-        reference.close()
-        raise
+    if "llama" in (ref_spec.kind, cand_spec.kind):  # both runs, the margin and the replay in llama.cpp's process
+        from specview.backends.local.engine_process import engine_call
+
+        result, model = engine_call("specview.features.diff.runner:compare_specs", ref_spec, cand_spec)
+    else:
+        result, model = compare_specs(ref_spec, cand_spec)
     from specview.boundary.jsonio import dumps
 
-    result = compare_backends(reference, candidate)
     if ref_spec.kind == "llama":  # Learn 6 explains the greedy case with this verdict (last.py)
         from specview.features.diff.last import save
 
-        save(result, reference.info.model or "")
+        save(result, model)
     print(dumps(result.to_dict()) if args.json else describe(result, lang))
     return 0 if result.identical else 1
 

@@ -22,6 +22,7 @@ from specview.features.diff.model import (
 from specview.kernel.backend import Backend, BackendKind
 from specview.kernel.errors import BackendError
 from specview.kernel.events import Reconcile, Round
+from specview.kernel.runspec import RunSpec
 
 
 def collect(backend: Backend) -> list[Round]:
@@ -33,6 +34,20 @@ def collect(backend: Backend) -> list[Round]:
         elif isinstance(item, Round):  # a Calibration says what decoding costs, not what was emitted
             rounds.append(item)
     return rounds
+
+
+def compare_specs(reference: RunSpec, candidate: RunSpec) -> tuple[DiffResult, str]:
+    """Build both runs and compare them (in the local engine's process when one is local): the
+    verdict and the reference's model name."""
+    from specview.backends.factory import make_backend
+
+    ref = make_backend(reference)
+    try:
+        cand = make_backend(candidate)
+    except BaseException:
+        ref.close()
+        raise
+    return compare_backends(ref, cand), ref.info.model or ""
 
 
 def compare_backends(reference: Backend, candidate: Backend) -> DiffResult:

@@ -62,10 +62,19 @@ MEASURE_REPEATS = 3
 
 
 def measure_forward_costs(path: str, ks: list[int]) -> list[float]:
-    """Seconds of one k-token forward of the model at `path`, for each k (median of a few repeats).
+    """Seconds of one k-token forward of the model at `path`, for each k (median of a few repeats),
+    measured in an engine process of its own (a crash of llama.cpp there is an error here)."""
+    from specview.backends.local.engine_process import engine_call
 
-    Opens its own context on the model (the live run's weights, shared through backends/local/pool.py),
-    with MEASURE_CONTEXT tokens already cached, and times the forwards the way a live run calibrates
+    seconds: list[float] = engine_call("specview.features.learn.local_model:forward_costs_here", path, ks)
+    return seconds
+
+
+def forward_costs_here(path: str, ks: list[int]) -> list[float]:
+    """`measure_forward_costs` in this process.
+
+    Opens its own context on the model (the weights shared through backends/local/pool.py), with
+    MEASURE_CONTEXT tokens already cached, and times the forwards the way a live run calibrates
     (calibrate.measure_verify_costs: at that context, the cache rolled back after each).
     """
     from pathlib import Path

@@ -56,9 +56,17 @@ def watch_command(command: str, default_port: int, host: str = "127.0.0.1") -> s
     return f"specview --url http://{host}:{port_of(command, default_port)}/v1"
 
 
-def real_runs(preset: Preset, engines: Mapping[str, Engine]) -> list[RealRun]:
+NO_REPACK = "--no-repack"  # llama-server on a CPU with AMX (backends/local/cpu_features.py)
+
+
+def real_runs(preset: Preset, engines: Mapping[str, Engine], *, no_repack: bool = False) -> list[RealRun]:
     """The preset's engine commands in the engines' order, each with its watch command; a key that
-    names no engine (a user preset's) comes last under its own name, so no command goes unshown."""
-    known = [RealRun(key, engine.title, preset.run[key], watch_command(preset.run[key], engine.default_port))
+    names no engine (a user preset's) comes last under its own name, so no command goes unshown.
+    `no_repack` (this machine's CPU has AMX): llama-server's commands get `--no-repack`."""
+    def command(key: str) -> str:
+        line = preset.run[key]
+        return f"{line} {NO_REPACK}" if no_repack and key == "llama-server" and NO_REPACK not in line else line
+
+    known = [RealRun(key, engine.title, command(key), watch_command(command(key), engine.default_port))
              for key, engine in engines.items() if key in preset.run]
     return known + [RealRun(key, key, command, None) for key, command in preset.run.items() if key not in engines]

@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 
+from specview.backends.local.cpu_features import amx_cpu
 from specview.backends.remote.registry import engines
 from specview.boundary.bounds import MAX_SHOWN
 from specview.boundary.text import sanitize
@@ -26,7 +27,7 @@ def real_run_text(preset: Preset, lang: str = "en", footer: str = "") -> str:
     label, hardware = preset_words(preset, lang)
     head = f"{label}\nγ {preset.gamma} · T {preset.temperature:g} · {hardware}"
     blocks = [sanitize(head, MAX_SHOWN)]
-    for run in real_runs(preset, engines()):
+    for run in real_runs(preset, engines(), no_repack=amx_cpu()):
         title, command = sanitize(run.title, MAX_SHOWN, one_line=True), sanitize(run.command, MAX_SHOWN)
         watch = "" if run.watch is None else f"\n  {fill('real.watch', lang, command=sanitize(run.watch, MAX_SHOWN))}"
         blocks.append(f"{title}:\n  {command}{watch}")
@@ -70,7 +71,8 @@ class RealRunScreen(ModalScreen[None]):
 
     def action_copy(self) -> None:
         # What is copied is what was shown: a command carrying an escape would reach the clipboard raw.
-        lines = [sanitize(line, MAX_SHOWN) for run in real_runs(self.preset, engines()) for line in _lines(run)]
+        runs = real_runs(self.preset, engines(), no_repack=amx_cpu())
+        lines = [sanitize(line, MAX_SHOWN) for run in runs for line in _lines(run)]
         self.app.copy_to_clipboard("\n".join(lines))
         self.notify(text("real.copied", self.lang), markup=False)
 

@@ -23,10 +23,13 @@ class TokenRequest:
     temperature: float
 
     def rows(self) -> TokenRows:
-        """Recompute the position's p and q (loads the models: call from a worker)."""
-        from specview.backends.local.token_rows import position_rows
+        """Recompute the position's p and q (loads the models, in an engine process of its own: call
+        from a worker)."""
+        from specview.backends.local.engine_process import engine_call
 
-        return position_rows(self.target, self.draft, self.prefix, self.drafted, self.temperature)
+        rows: TokenRows = engine_call("specview.backends.local.token_rows:position_rows", self.target, self.draft,
+                                      self.prefix, self.drafted, self.temperature)
+        return rows
 
 
 def token_request(backend: Backend, spec: RunSpec, tokens: Sequence[TokenEvent], index: int,

@@ -91,6 +91,15 @@ class Recorder:
             self._write({"type": "round", **item.to_dict()})
             self.rounds_written += 1
 
+    def ended(self, reason: Phrase | str) -> None:
+        """The run ended early (its engine crashed, a server failed): an end record says why, so a
+        recording cut short is told from one that ran to its end."""
+        with self._lock:
+            if self._file is None:
+                return
+            key = reason.key if isinstance(reason, Phrase) else None
+            self._write({"type": "end", "reason": key, "text": str(reason)})
+
     def _write(self, record: dict[str, Any]) -> None:
         assert self._file is not None
         line = dumps(record, separators=(", ", ": ")) + "\n"

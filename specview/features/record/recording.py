@@ -6,6 +6,7 @@
     {"type": "reconcile", "first_index": 0, "rounds": [...]}
     {"type": "totals", "source": "sglext.spec_tokens_details", "drafted": 12, "accepted": 4, ...}
     {"type": "check", "source": "/metrics", "agrees": true, "shown": {...}, "differs_by": {...}}
+    {"type": "end", "reason": "backenderr.engine.crashed", "text": "the engine (llama.cpp) died ..."}
     ...
 
 A reconcile line (version 2) is what a server told at the end of a request: the exact rounds
@@ -17,7 +18,8 @@ totals lines (a server's exact counts at the end of a request, after its rounds)
 holds neither, and is read as before. A calibration line may carry the repeats behind its values
 (`plain_samples_s`, `verify_samples_s`: the spread of the baseline); they are optional within
 version 4, so a file written before them reads as a calibration without a spread, and a reader
-that predates them ignores them.
+that predates them ignores them. Version 5 adds the end line: a run that ended early (its engine
+crashed, its server failed) says why as its segment's last line; the replay reads past it.
 
 A file may hold several segments: each later run of the same program (a restart or a preset
 switch in the live view) appends a new header followed by its rounds. The reader yields what
@@ -44,10 +46,10 @@ from specview.kernel.totals import CrossChecked, Totals
 from specview.texts.catalog import Phrase
 
 FORMAT = "specview-recording"
-VERSION = 4
-READABLE = (1, 2, 3, 4)
+VERSION = 5
+READABLE = (1, 2, 3, 4, 5)
 # the version that introduced each line type
-_SINCE = {"round": 1, "reconcile": 2, "calibration": 3, "totals": 4, "check": 4}
+_SINCE = {"round": 1, "reconcile": 2, "calibration": 3, "totals": 4, "check": 4, "end": 5}
 _HEADER_PREFIX = b'{"type": "header"'
 _TOO_LONG = Phrase("featerr.record.too_long", mib=MAX_LINE_BYTES // 2**20)
 
@@ -139,6 +141,8 @@ def read_recording(path: str | os.PathLike[str], start: Header | None = None) ->
             header = _header(file, number, record, offset)
             started = True
             yield header
+        elif kind == "end" and header.version >= _SINCE["end"]:
+            continue  # why the run ended early: said when it was recorded, nothing to replay
         elif isinstance(kind, str) and header.version >= _SINCE.get(kind, VERSION + 1):
             yield _item(file, number, record)
         else:
