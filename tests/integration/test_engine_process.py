@@ -149,6 +149,14 @@ def engine_children(parent: int) -> list[int]:
     return found
 
 
+def running(pid: int) -> bool:
+    """Whether `pid` is a live process (not gone, not a zombie waiting to be reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def test_bench_whose_engine_crashes_says_so_in_one_line_and_exits_3(tmp_path: Path) -> None:
     recording = tmp_path / "bench.jsonl"
     proc = bench("--demo", "--max-tokens", "20000", "--threads", "1", "--json", "--record", str(recording))
@@ -219,3 +227,47 @@ def test_the_llama_server_commands_shown_on_an_amx_host_carry_no_repack(monkeypa
     assert not amx_cpu()
     plain = {r.engine: r for r in real_runs(get_preset("ngram"), engines(), no_repack=amx_cpu())}["llama-server"]
     assert "--no-repack" not in plain.command
+
+
+def test_an_engine_whose_specview_is_killed_leaves_too() -> None:
+    proc = bench("--demo", "--max-tokens", "20000", "--threads", "1", "--json")
+    try:
+        deadline = time.monotonic() + 120
+        while not engine_children(proc.pid):
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.2)
+        (child,) = engine_children(proc.pid)
+        proc.kill()  # no close(), no atexit: as a second Ctrl-C's exit or a kill -9 leaves it
+        proc.wait(10)
+        deadline = time.monotonic() + 30
+        while running(child):
+            assert time.monotonic() < deadline, "the engine outlived specview"
+            time.sleep(0.2)
+    finally:
+        proc.kill()
+
+
+def test_a_draft_whose_load_runs_out_of_memory_is_one_line() -> None:
+    """An address-space limit on specview and its engine: somewhere between the target fitting and both
+    fitting, the draft's load fails; every outcome on the way is one line, never a traceback."""
+    import resource
+
+    from tests.support.draft_pair import draft_pair
+
+    target, draft = draft_pair()
+    environ = {k: v for k, v in os.environ.items() if k != ENGINE_CHILD_ENV}
+    outcomes = []
+    for mib in (600, 700, 800, 1000, 1300):
+        def limit(mib: int = mib) -> None:
+            resource.setrlimit(resource.RLIMIT_AS, (mib << 20, mib << 20))
+
+        proc = subprocess.run([sys.executable, "-m", "specview", "bench", "--target", str(target), "--draft",
+                               str(draft), "--max-tokens", "8", "--threads", "1", "--json"], capture_output=True,
+                              env=environ, preexec_fn=limit, timeout=120)
+        lines = proc.stderr.decode().strip().splitlines()
+        assert proc.returncode in (0, 2, EXIT_CODE), (mib, proc.returncode, lines[-3:])
+        if proc.returncode:
+            assert len(lines) == 1 and lines[0].startswith("specview: error: ") and "Traceback" not in lines[0]
+            assert proc.stdout == b""
+        outcomes.append(lines[0] if lines else "ok")
+    assert any("draft model" in line and "memory" in line.lower() for line in outcomes), outcomes

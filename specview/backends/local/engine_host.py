@@ -52,11 +52,16 @@ class Host:
             self.out.send_bytes(encode(kind, payload))
 
     def heartbeat(self) -> None:
+        """Say "alive" every HEARTBEAT_S; leave at once when specview is gone, however it went (a second
+        Ctrl-C, a kill), even while llama.cpp is inside a decode (it lets go of the GIL there)."""
+        parent = os.getppid()
         while not self.closed.wait(HEARTBEAT_S):
             try:
                 self.send("alive", None)
             except OSError:
-                return
+                os._exit(0)
+            if os.getppid() != parent:
+                os._exit(0)
 
     def handle(self, kind: str, payload: Any) -> bool:
         """Carry out one request; False when the host should leave."""
