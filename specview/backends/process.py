@@ -20,7 +20,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import IO, Any
@@ -159,16 +159,7 @@ def _produce(backend: Backend, conn: Connection) -> None:
     """The child: iterate the backend and send its rounds in batches until the reader leaves."""
     stop = threading.Event()
     try:
-        batch: list[Any] = []
-        started = time.monotonic()
-        for rnd in backend.rounds(stop):
-            batch.append(rnd)
-            if len(batch) >= BATCH_ROUNDS or time.monotonic() - started >= BATCH_SECONDS:
-                _send(conn, "rounds", batch)
-                batch, started = [], time.monotonic()
-        if batch:
-            _send(conn, "rounds", batch)
-        _send(conn, "end", None)
+        send_batched(backend.rounds(stop), lambda kind, payload: _send(conn, kind, payload))
     except (BrokenPipeError, ConnectionResetError):
         return  # the UI went away first
     except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
@@ -178,6 +169,21 @@ def _produce(backend: Backend, conn: Connection) -> None:
         stop.set()
         backend.close()
         conn.close()
+
+
+def send_batched(items: Iterable[StreamItem], send: Callable[[str, object], None]) -> None:
+    """Send what a backend yields as ("rounds", [...]) batches (BATCH_ROUNDS, or what BATCH_SECONDS
+    made), then ("end", None)."""
+    batch: list[Any] = []
+    started = time.monotonic()
+    for item in items:
+        batch.append(item)
+        if len(batch) >= BATCH_ROUNDS or time.monotonic() - started >= BATCH_SECONDS:
+            send("rounds", batch)
+            batch, started = [], time.monotonic()
+    if batch:
+        send("rounds", batch)
+    send("end", None)
 
 
 def _send(conn: Connection, kind: str, payload: object) -> None:

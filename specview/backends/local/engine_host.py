@@ -23,17 +23,14 @@ import importlib
 import os
 import sys
 import threading
-import time
 from multiprocessing.connection import Connection
 from typing import Any
 
-from specview.backends.process import decode, encode, wired
+from specview.backends.process import decode, encode, send_batched, wired
 from specview.kernel.backend import Backend
 
 ENGINE_CHILD_ENV = "SPECVIEW_ENGINE_CHILD"  # set in the engine's process: its backends run in process
 HEARTBEAT_S = 1.0
-BATCH_ROUNDS = 64
-BATCH_SECONDS = 0.02
 
 
 class Host:
@@ -98,16 +95,7 @@ class Host:
 
     def _produce(self, backend: Backend, stop: threading.Event) -> None:
         try:
-            batch: list[Any] = []
-            started = time.monotonic()
-            for item in backend.rounds(stop):
-                batch.append(item)
-                if len(batch) >= BATCH_ROUNDS or time.monotonic() - started >= BATCH_SECONDS:
-                    self.send("rounds", batch)
-                    batch, started = [], time.monotonic()
-            if batch:
-                self.send("rounds", batch)
-            self.send("end", None)
+            send_batched(backend.rounds(stop), self.send)
         except OSError:
             return  # the parent went away
         except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
