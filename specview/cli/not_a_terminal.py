@@ -50,6 +50,11 @@ def terminal_checked(specs: Sequence[RunSpec], what: Phrase, instead: str) -> It
     recording's own errors (an unknown preset, a damaged file) are said first."""
     early = any(spec.kind not in BUILT_AT_ONCE for spec in specs)
     if early:
+        for spec in specs:
+            if spec.kind == BackendKind.LLAMA:  # a missing package is said first: no run could start
+                from specview.backends.local.engine_process import check_installed
+
+                check_installed(spec)
         need_terminal(what, instead)
     yield
     if not early:

@@ -78,7 +78,7 @@ def _selectors(*, defaults: bool = True) -> Parser:
     _spec_option(loc, "threads", type=int_in(1, 1024, "--threads"), metavar="N", help="cli_help.sel.threads")
     _spec_option(loc, "plain", action="store_true", help="cli_help.sel.plain")
     _spec_option(loc, "adaptive", action="store_true", help="cli_help.sel.adaptive")
-    loc.add_argument(option_of("repack"), "--no-repack", dest="repack", action=argparse.BooleanOptionalAction,
+    loc.add_argument(option_of("repack"), dest="repack", action=argparse.BooleanOptionalAction,
                      help="cli_help.sel.repack")
     _spec_option(loc, "tree", type=tree_option, metavar="WxD", help="cli_help.sel.tree")
     _spec_option(loc, "max_tokens", type=int_in(1, 1_000_000, "--max-tokens"), metavar="N",

@@ -23,7 +23,7 @@ LATIN_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9_]*")  # a word, not
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
 # Latin words a Chinese help keeps: names of things, formats, protocols, units, examples
 ALLOWED = frozenset("""
-    token tok s GGUF gguf llama cpp ngram n gram Gemma gemma gemma3 m k q4 chatml none auto CPU GPU
+    token tok s GGUF gguf llama cpp ngram n gram Gemma gemma gemma3 m k q4 chatml none auto CPU GPU AMX
     OpenAI OPENAI_API_KEY API https http api openai com v1 models completions metrics SPECVIEW_ keymap
     JSON Lines CSV Markdown md SSH fps URL CMD shell cron CI Prometheus vLLM SGLang llama-server
     Ctrl C textual serve Leviathan qwen3 mtp glm T D W x e g id host port model FILE replay url

@@ -50,7 +50,7 @@ def test_sglang_totals_reach_bench_json_and_its_recording(tmp_path: Path) -> Non
     assert stats["cross_check"] is None  # SGLang publishes no per-request counters to check against
     lines = [json.loads(line) for line in record.read_text().splitlines()]
     assert [line["type"] for line in lines] == ["header", *["round"] * len(SGLANG_CHUNKS), "totals"]
-    assert lines[0]["version"] == 4
+    assert lines[0]["version"] == 5
     replayed = cli_json("replay", str(record))
     assert replayed["totals"] == SGLANG_TOTALS
     assert {k: replayed[k] for k in ("rounds", "drafted", "accepted", "acceptance_rate", "tau")} == \

@@ -48,6 +48,21 @@ def deadline_s() -> float:
         return DEFAULT_DEADLINE_S
 
 
+def check_installed(spec: RunSpec) -> None:
+    """What a local run needs before any process starts: llama-cpp-python (and the demo's model
+    package for `--demo`), each missing one a BackendError with its install command."""
+    from importlib.util import find_spec
+
+    from specview.backends.local.lib import LLAMA_INSTALL
+
+    if find_spec("llama_cpp") is None:
+        raise BackendError("backenderr.lib.missing", reason="No module named 'llama_cpp'", install=LLAMA_INSTALL)
+    if spec.demo:
+        from specview.backends.local.demo import demo_model_path
+
+        demo_model_path()
+
+
 class EngineChild:
     """One engine process and its two pipes; every wait on it has a deadline."""
 
@@ -143,6 +158,7 @@ class EngineProcess:
     """A local llama.cpp run whose models live in a child process (a Backend, and Interruptible)."""
 
     def __init__(self, spec: RunSpec) -> None:
+        check_installed(spec)
         self.child = EngineChild()
         try:
             self.child.send("open", spec)
