@@ -13,17 +13,24 @@ A terminal with no --json/--csv/--check/--count/--once opens the fleet screen
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
+from types import FrameType
 from typing import TYPE_CHECKING, TextIO
 
 from specview.kernel.errors import CliError, SpecviewError, describe_error
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from specview.catalog.config import Config
     from specview.features.watch.model.alert_rules import AlertRules
     from specview.features.watch.model.fleet import FleetSnapshot, FleetSource, InstanceReading
     from specview.features.watch.model.fleet_model import FleetModel
     from specview.features.watch.runner.alert_hook import HookRun
+
+    Handler = Callable[[int, FrameType | None], object] | int | None  # what signal.signal takes and returns
 
 MIN_DEADLINE_S = 2.0  # a direct target answers within max(interval, this) unless --request-timeout says
 
@@ -95,7 +102,8 @@ def open_fleet(args: argparse.Namespace, config: Config, lang: str) -> FleetSour
 
 def _run_screen(args: argparse.Namespace, config: Config, rules: AlertRules, retention: float) -> int | None:
     """The fleet screen, where this build has one (None: it has not; the caller prints lines).
-    `--on-alert` runs from the fold there too (its failures are not said: stderr is the screen)."""
+    `--on-alert` runs from the fold there too (its failures are not said: stderr is the screen;
+    its counts ride on each snapshot); its runs are stopped as the app quits and ended after it."""
     from specview.cli.app_run import run_app, throttle_of, ui_settings
     from specview.cli.runspec_args import warn_notice
     from specview.features.watch.model.fleet_model import FleetModel
@@ -118,21 +126,31 @@ def _run_screen(args: argparse.Namespace, config: Config, rules: AlertRules, ret
     def fold(readings: tuple[InstanceReading, ...]) -> FleetSnapshot:
         snap = model.fold(readings)
         if hook is not None:
+            from dataclasses import replace
+
             from specview.boundary.jsonio import dumps
             from specview.features.watch.command.fleet_output import alert_record
 
             hook.fire(snap.alerts, lambda a: dumps(alert_record(a, ui.lang, rules.window_s)))
+            snap = replace(snap, hooks=hook.counts())
         return snap
 
     open_server = getattr(source, "open_server", None)  # the direct fleet's: `enter` watches that server
     app = FleetApp(source, fold, args.interval, theme_name=ui.theme, lang=ui.lang, problems=ui.problems,
-                   keymap=ui.keymap, throttle=throttle_of(ui), open_server=open_server)
-    return int(run_app(app, []))
+                   keymap=ui.keymap, throttle=throttle_of(ui), open_server=open_server,
+                   quitting=hook.stop if hook is not None else None)
+    try:
+        return int(run_app(app, []))
+    finally:
+        if hook is not None:
+            hook.close()  # whatever ended the app: no run outlives it
 
 
 def run_headless_fleet(source: FleetSource, model: FleetModel, args: argparse.Namespace, lang: str,
                        out: TextIO | None = None) -> int:
     """Poll, fold and print until --count snapshots, --once, or Ctrl-C; the exit status."""
+    from dataclasses import replace
+
     from specview.boundary.jsonio import dumps
     from specview.boundary.text import sanitize
     from specview.features.watch.command.fleet_output import (
@@ -180,11 +198,12 @@ def run_headless_fleet(source: FleetSource, model: FleetModel, args: argparse.Na
         snap = model.fold(readings)
         if not _has_rates(snap) and model.polls < 2:
             return
+        if hook is not None:  # first, so the line printed says where the runs stand after it
+            hook.fire(snap.alerts, lambda a: dumps(alert_record(a, lang, model.rules.window_s)))
+            snap = replace(snap, hooks=hook.counts())
         emit(snap)
         printed += 1
         fired = fired or bool(snap.alerts)
-        if hook is not None:
-            hook.fire(snap.alerts, lambda a: dumps(alert_record(a, lang, model.rules.window_s)))
         if wanted is not None and printed >= wanted:
             poller.stop()
 
@@ -192,15 +211,47 @@ def run_headless_fleet(source: FleetSource, model: FleetModel, args: argparse.Na
                                     name="specview-fleet")
     if args.csv:
         out.write(csv_header())
+    caught = _exit_on_stop_signals() if hook is not None else {}
+    finished = False
     try:
         poller.run()
+        finished = True
     finally:
         source.close()
         if hook is not None:
-            hook.close(args.on_alert_timeout + 2.0 if wanted is not None else 0.0)  # its timeout, then the kill
-            if hook.skipped:
-                _warn(fill("fleet.hook_skipped", lang, n=hook.skipped))
+            # --count/--once: every alert queued gets its run (each bounded by its timeout);
+            # Ctrl-C, SIGTERM or an error: the runs end now, their whole process groups
+            hook.close(drain=finished and wanted is not None)
+            if hook.coalesced or hook.not_run or hook.ended_at_exit:
+                _warn(fill("alert_queue.exit", lang, coalesced=hook.coalesced, not_run=hook.not_run,
+                           ended=hook.ended_at_exit))
+        _restore_signals(caught)
     return 1 if args.check and fired else 0
+
+
+def _exit_on_stop_signals() -> dict[int, Handler]:
+    """SIGTERM and SIGHUP raise SystemExit (128 + the signal) so that the `finally` that ends the
+    --on-alert runs is reached (by default they end the process at once and leave the runs behind);
+    one more while those end is ignored. Only default handlers are replaced (nohup's SIG_IGN, or a
+    caller's own, stays); returns the ones replaced, for `_restore_signals`."""
+    stops = (signal.SIGTERM, signal.SIGHUP)
+
+    def leave(signum: int, _frame: FrameType | None) -> None:
+        for sig in stops:
+            signal.signal(sig, signal.SIG_IGN)
+        raise SystemExit(128 + signum)
+
+    caught: dict[int, Handler] = {}
+    for sig in stops:
+        with contextlib.suppress(ValueError):  # not the main thread (a test's): the defaults stay
+            if signal.getsignal(sig) is signal.SIG_DFL:
+                caught[sig] = signal.signal(sig, leave)
+    return caught
+
+
+def _restore_signals(caught: dict[int, Handler]) -> None:
+    for sig, handler in caught.items():
+        signal.signal(sig, handler)
 
 
 def _has_rates(snap: FleetSnapshot) -> bool:
@@ -215,6 +266,8 @@ def _told(run: HookRun, lang: str, timeout_s: float) -> None:
     from specview.boundary.text import sanitize
     from specview.texts.catalog import fill
 
+    if run.stopped:  # ended with specview: counted in the line said at the end
+        return
     instance = sanitize(run.alert.instance or "", 200, one_line=True)
     kind = run.alert.kind.value
     if run.error is not None:
