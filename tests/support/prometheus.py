@@ -1,9 +1,9 @@
 """Start the real Prometheus (the Debian `prometheus` package) on 127.0.0.1, for tests and benchmarks.
 
 It gets a free port, a temporary storage directory and a written config that scrapes the given
-targets every `scrape_s` seconds (1 s by default) under one job. Starting waits for /-/ready and
-then for every target to be up in /api/v1/targets (bounded); the process is stopped by its id
-when the block ends, and its storage deleted.
+targets every `scrape_s` seconds (1 s by default) under one job (or the config a test writes).
+Starting waits for /-/ready and then for every target to be up in /api/v1/targets (bounded); the
+process is stopped by its id when the block ends, and its storage deleted.
 """
 
 from __future__ import annotations
@@ -70,14 +70,15 @@ def config_text(targets: Sequence[str], scrape_s: float, job: str) -> str:
 
 @contextmanager
 def prometheus(targets: Sequence[str], *, scrape_s: float = 1.0, job: str = "specview-test",
-               wait_up: bool = True) -> Iterator[RunningPrometheus]:
-    """Run Prometheus scraping `targets` until the block ends (see the module docstring)."""
+               wait_up: bool = True, config_yaml: str | None = None) -> Iterator[RunningPrometheus]:
+    """Run Prometheus scraping `targets` until the block ends (see the module docstring);
+    `config_yaml` replaces the written config (wait for its targets yourself: `wait_up=False`)."""
     binary = prometheus_binary()
     if binary is None:
         raise FileNotFoundError("prometheus is not installed: run `make deps-debian` or set SPECVIEW_PROMETHEUS")
     home = Path(tempfile.mkdtemp(prefix="specview-prometheus-"))
     config = home / "prometheus.yml"
-    config.write_text(config_text(targets, scrape_s, job))
+    config.write_text(config_yaml if config_yaml is not None else config_text(targets, scrape_s, job))
     port = free_port()
     log = home / "prometheus.log"
     args = [str(binary), f"--config.file={config}", f"--storage.tsdb.path={home / 'data'}",

@@ -4,7 +4,9 @@ Every number says its window: each JSON object has `window_s` (the poll's window
 rate and α is over), `alert_window_s` (what the alerts and the outlier test read) and, per
 instance, the `window_s` of its own last sample. Strings that came from a server (the instance,
 its method, an error) are sanitized before they are written anywhere; a CSV cell that would
-start a spreadsheet formula is quoted with a leading apostrophe.
+start a spreadsheet formula is quoted with a leading apostrophe. An instance is written by its
+shown name, unique in every poll (model/fleet_keys.py); JSON adds the labels it is known by, and
+the notes its samples brought with this poll (each said once).
 """
 
 from __future__ import annotations
@@ -12,12 +14,16 @@ from __future__ import annotations
 import csv
 import io
 import time
+from dataclasses import asdict
 from typing import Any
 
+from specview.boundary.csv_cell import csv_cell
 from specview.boundary.text import number, sanitize
+from specview.features.live.run_text import note_texts
 from specview.features.watch.model import WatchSample
 from specview.features.watch.model.alert_rules import accept_length
 from specview.features.watch.model.fleet import Alert, FleetSnapshot, InstanceRow, State, said_in
+from specview.kernel.backend import Note
 from specview.texts.catalog import Phrase, fill, text
 
 MAX_FIELD = 300  # characters of one untrusted string in any output
@@ -78,23 +84,27 @@ def row_record(row: InstanceRow, lang: str) -> dict[str, Any]:
     return {"instance": clean(row.instance), "engine": row.engine, "method": clean(row.method), "gamma": row.gamma,
             "state": row.state.value, "since": iso(row.since), **numbers(row.window), "outlier": row.outlier,
             "alerts": [alert_record(a, lang) for a in row.alerts], "error": clean(said_in(row.error, lang)),
-            "missing": [clean(m) for m in row.missing]}
+            "missing": [clean(m) for m in row.missing], "labels": {clean(k): clean(v) for k, v in row.key},
+            "notes": [_note_record(n, lang) for n in row.new_notes]}
+
+
+def _note_record(note: Note, lang: str) -> dict[str, Any]:
+    """One note as JSON: its id, its values (sanitized) and its text in `lang`."""
+    said = note_texts((note,), lang)
+    return {"id": note.id, "values": {k: clean(v) for k, v in note.values.items()}, "text": said[0] if said else None}
 
 
 def snapshot_record(snap: FleetSnapshot, lang: str) -> dict[str, Any]:
-    """One poll as one JSON object (`--json` writes one per line)."""
+    """One poll as one JSON object (`--json` writes one per line); with `--on-alert`, where its runs
+    stand after this poll (`on_alert`: started, running, waiting, coalesced, timed_out)."""
     up = sum(row.state is not State.DOWN for row in snap.rows)
-    return {"time": iso(snap.time), "unix_time": round(snap.time, 3), "window_s": round(snap.window_s, 3),
-            "alert_window_s": snap.alert_window_s, "retention_s": snap.retention_s,
-            "instances": [row_record(row, lang) for row in snap.rows],
-            "totals": {"up": up, "instances": len(snap.rows), **numbers(snap.totals)}}
-
-
-def _cell(value: object) -> str:
-    if value is None:
-        return ""
-    shown = str(value)
-    return "'" + shown if shown[:1] in ("=", "+", "-", "@", "\t", "\r") else shown
+    record = {"time": iso(snap.time), "unix_time": round(snap.time, 3), "window_s": round(snap.window_s, 3),
+              "alert_window_s": snap.alert_window_s, "retention_s": snap.retention_s,
+              "instances": [row_record(row, lang) for row in snap.rows],
+              "totals": {"up": up, "instances": len(snap.rows), **numbers(snap.totals)}}
+    if snap.hooks is not None:
+        record["on_alert"] = asdict(snap.hooks)
+    return record
 
 
 def csv_header() -> str:
@@ -120,7 +130,7 @@ def csv_rows(snap: FleetSnapshot) -> str:
 
 def _csv_line(values: tuple[object, ...]) -> str:
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerow([_cell(v) for v in values])
+    csv.writer(out, lineterminator="\n").writerow([csv_cell(v) for v in values])
     return out.getvalue()
 
 
@@ -131,6 +141,7 @@ def human_lines(snap: FleetSnapshot, lang: str) -> list[str]:
                   n=len(snap.rows), window=f"{snap.window_s:.3g}", alert_window=f"{snap.alert_window_s:g}")]
     for row in snap.rows:
         lines.append("  " + _numbers_line(clean(row.instance) or "", row, row.window, lang))
+        lines += [f"    {said}" for said in note_texts(row.new_notes, lang)]
     lines.append("  " + _numbers_line(text("fleet.totals", lang), None, snap.totals, lang))
     lines += alert_lines(snap, lang)
     return lines

@@ -11,6 +11,11 @@ successive scrapes into a `WatchSample`: the deltas over the interval and their 
   /slots, so a request that ends between the two reads is missing from both for one poll (the
   sum dips, never overshoots): tokens are counted from the highest sum seen, and the dip is
   made up at the next poll instead of being counted twice.
+- Per-position counts are kept for positions 0 … MAX_GAMMA − 1, the most drafts per round
+  specview shows: a `position` label is a number from outside, never a size to allocate. Series
+  beyond it are counted (`positions_beyond`) and said once, in a note with the first sample; α then
+  rests on the counts (the series no longer describe every draft) and Σ per-position = accepted is
+  not checked (the sum lacks them).
 - A counter that goes down means the server restarted: the sample is marked `reset`, and the
   new values count from zero (what Prometheus' rate() assumes), so nothing goes negative.
 - Counter invariants are checked on every scrape and every delta: accepted ≤ drafted,
@@ -33,11 +38,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from specview.boundary.bounds import MAX_POSITION
 from specview.kernel.backend import Note
-from specview.kernel.theory import conditional_from_marginal
+from specview.kernel.theory import MAX_GAMMA, conditional_from_marginal
 
-MAX_POSITIONS = MAX_POSITION + 1  # position series 0 … MAX_POSITION (the /metrics parser refuses more)
+MAX_POSITIONS = MAX_GAMMA  # position series kept: 0 … MAX_GAMMA − 1 (the rest counted, never allocated)
 # where α's denominator (the verified drafts) comes from: the per-position series, exact when they
 # describe every draft, or the counts alone, a bound (`verified_drafts`)
 POSITIONS = "positions"
@@ -59,6 +63,7 @@ class Scrape:
     active: float | None = None  # requests running now
     gauges: dict[str, float] = field(default_factory=dict)  # e.g. SGLang's accept length / rate
     notes: tuple[Note, ...] = ()  # about the scrape itself, e.g. /metrics lines too long to read
+    positions_beyond: int = 0  # position series past MAX_POSITIONS a source counted and did not read
 
 
 # The invariants, by id (texts: `watch.rule.<id>` names the rule, `watch.broken.<id>` says how
@@ -102,6 +107,7 @@ class WatchSample:
     # then accepted ÷ this, not inferred from the summed per-position counts (None: inferred)
     verified: int | None = None
     verified_basis: str | None = None  # POSITIONS or COUNTS, with `verified`
+    positions_beyond: int = 0  # position series past MAX_POSITIONS, counted, not read (see the module docstring)
 
     def _rate(self, n: int | None) -> float | None:
         return None if n is None or self.dt <= 0 else n / self.dt
@@ -136,7 +142,8 @@ class WatchSample:
     def _verified(self) -> tuple[int, str] | None:
         if self.verified is not None:
             return self.verified, self.verified_basis or POSITIONS
-        return verified_drafts(self.drafts, self.draft_tokens, self.accepted, self.per_position)
+        return verified_drafts(self.drafts, self.draft_tokens, self.accepted, self.per_position,
+                               beyond=self.positions_beyond)
 
     @property
     def mean_accepted_length(self) -> float | None:
@@ -190,7 +197,7 @@ def mean_accepted_length(drafts: int, accepted: int) -> float | None:
 
 
 def verified_drafts(drafts: int, draft_tokens: int, accepted: int,
-                    per_position: tuple[int, ...]) -> tuple[int, str] | None:
+                    per_position: tuple[int, ...], *, beyond: int = 0) -> tuple[int, str] | None:
     """The draft positions the target verified (α's denominator) and what that rests on (None
     without drafts).
 
@@ -200,18 +207,20 @@ def verified_drafts(drafts: int, draft_tokens: int, accepted: int,
     series): a fully accepted short draft verified no position after its last, which the
     series cannot tell apart. Then the counts: verified = accepted + rejections, and a draft
     rejects at most once and only a token it drafted, so α ≥ accepted ÷ (accepted + min(drafts,
-    drafted − accepted)) ≥ accepted ÷ drafted, the yield: the lowest α the counts allow.
+    drafted − accepted)) ≥ accepted ÷ drafted, the yield: the lowest α the counts allow. With
+    `beyond` series left unread (past MAX_POSITIONS) the series never describe every draft.
     """
     if drafts <= 0:
         return None
-    if per_position and draft_tokens == drafts * len(per_position):
+    if per_position and not beyond and draft_tokens == drafts * len(per_position):
         return drafts + sum(per_position[:-1]), POSITIONS
     return accepted + max(0, min(drafts, draft_tokens - accepted)), COUNTS
 
 
 def check_invariants(drafts: int, draft_tokens: int, accepted: int, per_position: tuple[int, ...],
-                     where: str) -> list[Violation]:
-    """Every broken invariant among these counts (cumulative or a delta)."""
+                     where: str, *, complete: bool = True) -> list[Violation]:
+    """Every broken invariant among these counts (cumulative or a delta); Σ per-position =
+    accepted only where `per_position` holds every series (`complete`)."""
     found: list[Violation] = []
     if accepted > draft_tokens:
         found.append(Violation(where, ACCEPTED_LE_DRAFTED, {"accepted": accepted, "drafted": draft_tokens}))
@@ -219,7 +228,7 @@ def check_invariants(drafts: int, draft_tokens: int, accepted: int, per_position
         found.append(Violation(where, DRAFTS_LE_TOKENS, {"drafts": drafts, "drafted": draft_tokens}))
     if per_position:
         total = sum(per_position)
-        if total != accepted:
+        if complete and total != accepted:
             found.append(Violation(where, POSITIONS_SUM, {"sum": total, "accepted": accepted}))
         previous = drafts
         for k, count in enumerate(per_position):
@@ -245,6 +254,7 @@ class WatchModel:
         self.total_per_position: list[int] = []
         self.violations: deque[Violation] = deque(maxlen=50)
         self.started: float | None = None
+        self._beyond_said = False  # the note about position series past MAX_POSITIONS (said once)
 
     @property
     def has_drafts(self) -> bool:
@@ -258,8 +268,9 @@ class WatchModel:
             self.started = scrape.t
         if last is None:
             self._high = (scrape.tokens or 0) + (scrape.in_flight or 0)
+        beyond = scrape.positions_beyond + max(0, len(scrape.per_position) - MAX_POSITIONS)
         broken = check_invariants(scrape.drafts or 0, scrape.draft_tokens or 0, scrape.accepted or 0,
-                                  scrape.per_position[:MAX_POSITIONS], "scrape")
+                                  scrape.per_position[:MAX_POSITIONS], "scrape", complete=not beyond)
         if last is None:
             self.violations.extend(broken)
             return None
@@ -268,7 +279,7 @@ class WatchModel:
         d_drafts = (scrape.drafts or 0) - (base.drafts or 0)
         d_tokens = (scrape.draft_tokens or 0) - (base.draft_tokens or 0)
         d_acc = (scrape.accepted or 0) - (base.accepted or 0)
-        width = min(MAX_POSITIONS, max(len(scrape.per_position), len(base.per_position)))
+        width = min(MAX_POSITIONS, max(len(scrape.per_position), len(base.per_position)))  # never a label's number
         d_pos = tuple(_at(scrape.per_position, k) - _at(base.per_position, k) for k in range(width))
         generated = None
         if scrape.tokens is not None:  # requests in flight count as they go, not when they end
@@ -276,9 +287,14 @@ class WatchModel:
             high = 0 if reset else self._high
             generated = max(0, now - high)
             self._high = max(high, now)
-        broken += check_invariants(d_drafts, d_tokens, d_acc, d_pos, "delta")
+        broken += check_invariants(d_drafts, d_tokens, d_acc, d_pos, "delta", complete=not beyond)
+        notes = scrape.notes
+        if beyond and not self._beyond_said:
+            self._beyond_said = True
+            notes = (*notes, Note("positions_beyond", {"n": str(beyond), "most": str(MAX_POSITIONS)}))
         sample = WatchSample(scrape.t, scrape.t - last.t, d_drafts, d_tokens, d_acc, d_pos, generated,
-                             scrape.active, reset, tuple(broken), dict(scrape.gauges), scrape.notes)
+                             scrape.active, reset, tuple(broken), dict(scrape.gauges), notes,
+                             positions_beyond=beyond)
         self.resets += reset
         self.total_drafts += d_drafts
         self.total_draft_tokens += d_tokens
@@ -308,5 +324,6 @@ def _went_down(before: Scrape, now: Scrape) -> bool:
     """Any cumulative counter lower than before: the server restarted (or reset its counters)."""
     pairs = [(before.drafts, now.drafts), (before.draft_tokens, now.draft_tokens),
              (before.accepted, now.accepted), (before.tokens, now.tokens)]
-    pairs += [(_at(before.per_position, k), _at(now.per_position, k)) for k in range(len(before.per_position))]
+    kept = min(len(before.per_position), MAX_POSITIONS)
+    pairs += [(_at(before.per_position, k), _at(now.per_position, k)) for k in range(kept)]
     return any(b is not None and n is not None and n < b for b, n in pairs)

@@ -51,6 +51,7 @@ def over_time(samples: list[WatchSample]) -> WatchSample | None:
     per_position: list[int] = []
     tokens: int | None = None
     reset = False
+    beyond = 0  # position series left unread: α stays on the counts where any window had some
     for s in samples:
         dt += s.dt
         drafts += s.drafts
@@ -63,9 +64,10 @@ def over_time(samples: list[WatchSample]) -> WatchSample | None:
         if s.tokens is not None:
             tokens = s.tokens + (tokens or 0)
         reset = reset or s.reset
+        beyond = max(beyond, s.positions_beyond)
     last = samples[-1]
     return WatchSample(last.t, dt, drafts, draft_tokens, accepted, tuple(per_position), tokens, last.active,
-                       reset, gauges=dict(last.gauges))
+                       reset, gauges=dict(last.gauges), positions_beyond=beyond)
 
 
 def accept_length(sample: WatchSample | None) -> float | None:

@@ -7,6 +7,11 @@ over the window (a `WatchSample`, the same type a single-server watch folds). Th
 folds readings into `FleetSnapshot`s (rows with history, states, alerts, the fleet's totals),
 which the fleet screen, `--json`, `--csv` and `--check` all read.
 
+An instance is known by its key, every label that identifies it (Prometheus: `job` and `instance`;
+a direct target: its URL), never by the name it is shown by: two instances Prometheus scrapes
+under one `instance` label in two jobs are two rows. The fleet model derives each row's shown name
+from the keys it holds (model/fleet_keys.py: unique, the distinguishing label added where needed).
+
 Every string here that came from outside (instance, method, error) is untrusted: sanitize it
 before it is shown. An error is `Said`: specview's own words as a Phrase (its fields already made
 safe), put into the language of the screen or output that shows it (`said_in`), or a plain text.
@@ -19,9 +24,12 @@ from enum import StrEnum
 from typing import Protocol
 
 from specview.features.watch.model import WatchSample
+from specview.features.watch.model.alert_queue import HookCounts
+from specview.kernel.backend import Note
 from specview.texts.catalog import Phrase
 
 Said = str | Phrase  # why an instance is down: a text, or a Phrase rendered where it is shown
+InstanceKey = tuple[tuple[str, str], ...]  # an instance's identifying labels, (name, value) sorted by name
 
 
 def said_in(said: Said | None, lang: str) -> str | None:
@@ -60,6 +68,12 @@ class InstanceReading:
     error: Said | None = None  # untrusted, one line: why it is down
     missing: tuple[str, ...] = ()  # series the engine should export and this instance lacks
     history: tuple[WatchSample, ...] = ()  # earlier windows (Prometheus range queries), oldest first
+    labels: InstanceKey = ()  # every label that identifies it (Prometheus: job, instance); (): `instance` alone
+
+    @property
+    def key(self) -> InstanceKey:
+        """What the fleet model knows the instance by (see the module docstring)."""
+        return self.labels or (("instance", self.instance),)
 
 
 class FleetSource(Protocol):
@@ -99,6 +113,14 @@ class InstanceRow:
     alerts: tuple[Alert, ...] = ()
     missing: tuple[str, ...] = ()
     error: Said | None = None
+    labels: InstanceKey = ()  # its identifying labels; (): `instance` alone (the name shown, unique in a snapshot)
+    notes: tuple[Note, ...] = ()  # what its samples said so far, the latest of each (the instance screen)
+    new_notes: tuple[Note, ...] = ()  # what arrived with this poll (said once: --json, the lines)
+
+    @property
+    def key(self) -> InstanceKey:
+        """The instance the row shows, whatever name it is shown by (see the module docstring)."""
+        return self.labels or (("instance", self.instance),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,3 +136,4 @@ class FleetSnapshot:
     ended: tuple[Alert, ...] = ()  # alerts that stopped firing with this poll
     alert_window_s: float = 0.0  # the window the alerts and the outlier test read
     retention_s: float = 0.0  # how far back each row's history reaches
+    hooks: HookCounts | None = None  # where --on-alert stands after this poll (None: no --on-alert)

@@ -1,10 +1,17 @@
 """Fold each poll's readings into the fleet as the screen and every output show it.
 
+Instances are told apart by their key (every identifying label, `InstanceReading.key`), never by
+a name: each row's shown name comes from the keys held (fleet_keys.py), unique in every snapshot.
 Per instance: its samples within `retention_s` (history, α sparkline), its state (a source
 says up or down; stalled is decided here), its alerts (model/alert_rules.py) with the time
 each began, and whether its α is an outlier. The fleet: the totals of the instances that
 answered (a sum, α from the summed verified positions so servers of different γ add up), and
 the alerts that began or ended with this poll (the log pane's lines, `--on-alert`'s events).
+
+History is bounded by samples, never by a number a server sent: at most MAX_HISTORY per instance
+and FLEET_SAMPLES over the whole fleet (a big fleet keeps fewer per instance, at least
+MIN_HISTORY), and each sample is bounded in bytes (per-position counts: at most MAX_GAMMA; the
+gauges and notes a source names), so what the history holds is bounded in bytes too.
 
 Outlier: over the alert window, an instance's accepted positions out of its verified ones are
 tested against the α pooled over the fleet (a chi-square test of the two counts, kernel/stats.py:
@@ -24,11 +31,24 @@ from dataclasses import dataclass, field
 
 from specview.features.watch.model import COUNTS, WatchSample, verified_drafts
 from specview.features.watch.model.alert_rules import AlertRules, firing, over_time
-from specview.features.watch.model.fleet import Alert, AlertKind, FleetSnapshot, InstanceReading, InstanceRow, State
+from specview.features.watch.model.fleet import (
+    Alert,
+    AlertKind,
+    FleetSnapshot,
+    InstanceKey,
+    InstanceReading,
+    InstanceRow,
+    State,
+)
+from specview.features.watch.model.fleet_keys import display_names
+from specview.kernel.backend import Note
 from specview.kernel.stats import chi_square
 
 MIN_INSTANCES = 3  # of two, "the odd one out" is either
 MAX_HISTORY = 4096  # samples kept per instance, whatever the retention (a 2 s interval: 2 h 16 min)
+FLEET_SAMPLES = 200_000  # samples kept over the whole fleet (under 1 KB each: at most ~200 MB)
+MIN_HISTORY = 64  # samples an instance keeps however big the fleet (the sparkline shows 12)
+MAX_NOTES = 16  # notes one instance keeps (their ids are specview's own: a handful)
 
 
 @dataclass(slots=True)
@@ -45,6 +65,8 @@ class _Instance:
     still: int = 0  # polls in a row that answered, with requests running and no counter moving
     still_since: float | None = None
     alerts: dict[AlertKind, Alert] = field(default_factory=dict)
+    notes: dict[str, Note] = field(default_factory=dict)  # the latest note of each id its samples said
+    new_notes: tuple[Note, ...] = ()  # those that arrived with the last poll
 
 
 class FleetModel:
@@ -54,30 +76,37 @@ class FleetModel:
         self.interval = interval
         self.retention_s = retention_s
         self.rules = rules or AlertRules()
-        self._instances: dict[str, _Instance] = {}
+        self._instances: dict[InstanceKey, _Instance] = {}
+        self._names: dict[InstanceKey, str] = {}  # each key's shown name (fleet_keys.py), for these keys
         self.polls = 0
 
     def fold(self, readings: tuple[InstanceReading, ...], now: float | None = None) -> FleetSnapshot:
         """One poll's readings (instances missing from it are down while within the retention)."""
         now = time.time() if now is None else now
         self.polls += 1
-        answered = {r.instance for r in readings}
+        answered = {r.key for r in readings}
+        for inst in self._instances.values():
+            inst.new_notes = ()
         for reading in readings:
             self._take(reading, now)
-        for name in [n for n in self._instances if n not in answered]:
-            inst = self._instances[name]
+        for key in [k for k in self._instances if k not in answered]:
+            inst = self._instances[key]
             if now - inst.seen > self.retention_s:
-                del self._instances[name]
+                del self._instances[key]
             else:
                 self._set_state(inst, State.DOWN, now)
-        windows = {name: self._windows(inst) for name, inst in self._instances.items()}
-        outliers = _outliers({n: w[0] for n, w in windows.items() if self._instances[n].state is not State.DOWN},
+        if self._names.keys() != self._instances.keys():  # an instance came or went: names may change
+            self._names = display_names(self._instances)
+        self._bound_history()
+        windows = {key: self._windows(inst) for key, inst in self._instances.items()}
+        outliers = _outliers({k: w[0] for k, w in windows.items() if self._instances[k].state is not State.DOWN},
                              self.rules)
         rows, began, ended = [], [], []
-        for name, inst in self._instances.items():
-            window, before = windows[name]
+        for key, inst in self._instances.items():
+            name = self._names[key]
+            window, before = windows[key]
             stalled_s = now - inst.still_since if inst.still_since is not None else None
-            error = inst.reading.error if name in answered else None
+            error = inst.reading.error if key in answered else None
             now_firing = firing(inst.state, window, before, self.rules, stalled_s, error)
             for kind in [k for k in inst.alerts if k not in now_firing]:
                 ended.append(inst.alerts.pop(kind))
@@ -86,22 +115,25 @@ class FleetModel:
                 inst.alerts[kind] = Alert(kind, name, old.since if old else now, values)
                 if old is None:
                     began.append(inst.alerts[kind])
-            rows.append(self._row(name, inst, name in outliers))
-        up = [sample for name, inst in self._instances.items()
-              if inst.state is not State.DOWN and name in answered and (sample := inst.reading.sample) is not None]
+            rows.append(self._row(key, name, inst, key in outliers))
+        up = [sample for key, inst in self._instances.items()
+              if inst.state is not State.DOWN and key in answered and (sample := inst.reading.sample) is not None]
         window_s = max((s.dt for s in up), default=self.interval) or self.interval
         return FleetSnapshot(now, window_s, tuple(rows), over_instances(up, window_s),
                              tuple(a for row in rows for a in row.alerts), began=tuple(began), ended=tuple(ended),
                              alert_window_s=self.rules.window_s, retention_s=self.retention_s)
 
     def _take(self, reading: InstanceReading, now: float) -> None:
-        inst = self._instances.get(reading.instance)
+        inst = self._instances.get(reading.key)
         if inst is None:
-            inst = self._instances[reading.instance] = _Instance(reading)
+            inst = self._instances[reading.key] = _Instance(reading)
             inst.samples.extend(reading.history)  # Prometheus: windows from before we watched
             inst.alphas.extend(s.alpha for s in reading.history)
+            _heard(inst, [n for s in reading.history for n in s.notes])
         inst.reading, inst.seen = reading, now
         sample = reading.sample
+        if sample is not None:
+            _heard(inst, sample.notes)
         if reading.state is State.DOWN:
             inst.still, inst.still_since = 0, None
             self._set_state(inst, State.DOWN, now)
@@ -127,6 +159,14 @@ class FleetModel:
             span -= samples.popleft().dt
             alphas.popleft()
 
+    def _bound_history(self) -> None:
+        """At most FLEET_SAMPLES samples over the fleet: each instance its share (MIN_HISTORY at least)."""
+        share = max(MIN_HISTORY, min(MAX_HISTORY, FLEET_SAMPLES // max(1, len(self._instances))))
+        for inst in self._instances.values():
+            while len(inst.samples) > share:
+                inst.samples.popleft()
+                inst.alphas.popleft()
+
     def _set_state(self, inst: _Instance, state: State, now: float) -> None:
         if state is not inst.state:
             inst.state, inst.since = state, now
@@ -145,12 +185,21 @@ class FleetModel:
         end = _spanning(newest_first, cut, seconds)
         return over_time(newest_first[:cut][::-1]), over_time(newest_first[cut:end][::-1])
 
-    def _row(self, name: str, inst: _Instance, outlier: bool) -> InstanceRow:
+    def _row(self, key: InstanceKey, name: str, inst: _Instance, outlier: bool) -> InstanceRow:
         reading = inst.reading
         window = inst.samples[-1] if inst.samples and inst.state is not State.DOWN else None
         return InstanceRow(name, inst.state, inst.since, reading.engine, reading.method, reading.gamma, window,
                            tuple(inst.alphas), outlier, tuple(inst.alerts.values()),
-                           reading.missing, reading.error if inst.state is State.DOWN else None)
+                           reading.missing, reading.error if inst.state is State.DOWN else None,
+                           key, tuple(inst.notes.values()), inst.new_notes)
+
+
+def _heard(inst: _Instance, notes: list[Note] | tuple[Note, ...]) -> None:
+    """Keep what the instance's samples said: the latest of each id, and this poll's news."""
+    for note in notes:
+        if note.id in inst.notes or len(inst.notes) < MAX_NOTES:
+            inst.notes[note.id] = note
+    inst.new_notes = (*inst.new_notes, *notes)[:MAX_NOTES]
 
 
 def _spanning(newest_first: list[WatchSample], start: int, seconds: float) -> int:
@@ -176,7 +225,8 @@ def over_instances(samples: list[WatchSample], window_s: float) -> WatchSample |
     width = max(len(s.per_position) for s in samples)
     tokens = [s.tokens for s in samples if s.tokens is not None]
     active = [s.active for s in samples if s.active is not None]
-    verified = [v for s in samples if (v := verified_drafts(s.drafts, s.draft_tokens, s.accepted, s.per_position))]
+    verified = [v for s in samples if (v := verified_drafts(s.drafts, s.draft_tokens, s.accepted, s.per_position,
+                                                             beyond=s.positions_beyond))]
     basis = {b for _, b in verified}
     return WatchSample(max(s.t for s in samples), window_s, sum(s.drafts for s in samples),
                        sum(s.draft_tokens for s in samples), sum(s.accepted for s in samples),
@@ -186,13 +236,14 @@ def over_instances(samples: list[WatchSample], window_s: float) -> WatchSample |
                        verified_basis=basis.pop() if len(basis) == 1 else COUNTS if basis else None)
 
 
-def _outliers(windows: dict[str, WatchSample | None], rules: AlertRules) -> set[str]:
+def _outliers(windows: dict[InstanceKey, WatchSample | None], rules: AlertRules) -> set[InstanceKey]:
     """The instances whose α over the window its own sampling noise does not reconcile with the
     fleet's pooled α. Twice: against the pool of all, then against the pool of those the first
     pass kept (so one far-off instance does not drag the pool and make the others look odd)."""
     counts = {}
     for name, w in windows.items():
-        verified = verified_drafts(w.drafts, w.draft_tokens, w.accepted, w.per_position) if w is not None else None
+        verified = (verified_drafts(w.drafts, w.draft_tokens, w.accepted, w.per_position, beyond=w.positions_beyond)
+                    if w is not None else None)
         if w is not None and verified and verified[0] and w.drafts >= rules.min_drafts:
             counts[name] = (w.accepted, verified[0])
     if len(counts) < MIN_INSTANCES:
@@ -202,7 +253,8 @@ def _outliers(windows: dict[str, WatchSample | None], rules: AlertRules) -> set[
     return _far(counts, kept, rules) if len(kept) >= MIN_INSTANCES - 1 else first
 
 
-def _far(counts: dict[str, tuple[int, int]], pool: dict[str, tuple[int, int]], rules: AlertRules) -> set[str]:
+def _far(counts: dict[InstanceKey, tuple[int, int]], pool: dict[InstanceKey, tuple[int, int]],
+         rules: AlertRules) -> set[InstanceKey]:
     """The instances whose (accepted, verified) the α pooled over `pool` does not explain."""
     pooled = sum(a for a, _ in pool.values()) / sum(v for _, v in pool.values())
     flagged = set()

@@ -3,12 +3,13 @@
 A Textual worker thread polls the `FleetSource` every `interval` seconds and folds the readings
 into a `FleetSnapshot` (the fleet model's `fold`, passed in), into a bounded buffer; the screen
 drains it on the app's Throttle and draws the latest snapshot in one batch (`show`). Alerts of
-every snapshot drained go to the log pane as they fire, each once. Keys: `space` pauses the
-polling, `s` cycles the sort
-column and `r` reverses it (the caption and the header say which), `/` filters by a regular
-expression over instance, engine and method (fleet_filter.py: bounded), `esc` clears the
-filter, `enter` opens the instance: the single-server watch for a server we can reach
-(`open_server` returns its ServerWatch), else the instance's own screen from its readings.
+every snapshot drained go to the log pane as they fire, each once; with `--on-alert`, the log's
+title says where its runs stand (running, waiting, coalesced: model/alert_queue.py). Keys:
+`space` pauses the polling, `s` cycles the sort column and `r` reverses it (the caption and the
+header say which), `/` filters by a regular expression over instance, engine and method
+(fleet_filter.py: bounded), `esc` clears the filter, `enter` opens the instance: the
+single-server watch for a server we can reach (`open_server` returns its ServerWatch), else the
+instance's own screen from its readings.
 """
 
 from __future__ import annotations
@@ -16,13 +17,23 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Log
 
 from specview.boundary.text import number
-from specview.features.watch.model.fleet import Alert, FleetSnapshot, FleetSource, InstanceReading, InstanceRow, State
+from specview.features.watch.model.alert_queue import HookCounts
+from specview.features.watch.model.fleet import (
+    Alert,
+    FleetSnapshot,
+    FleetSource,
+    InstanceKey,
+    InstanceReading,
+    InstanceRow,
+    State,
+)
 from specview.features.watch.screen import WatchScreen
 from specview.features.watch.screen.fleet_cells import (
     BY_ID,
@@ -101,8 +112,10 @@ class FleetScreen(Screen[None]):
         self.filter = FleetFilter()
         self.shown: list[InstanceRow] = []  # the rows in the table, in its order
         self.cursor_instance: str | None = None
+        self.cursor_key: InstanceKey | None = None  # the same row by its labels: a name may change, the labels not
         self.alerts_logged = 0
         self.snapshots_shown = 0
+        self.hook_line = ""  # the log title's --on-alert part, as shown
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
@@ -171,9 +184,11 @@ class FleetScreen(Screen[None]):
         self.snapshot = snapshot
         self.snapshots_shown += 1
         self._draw()
+        if snapshot.hooks is not None:
+            self._show_hooks(snapshot.hooks)
         on_top = self.app.screen
         if isinstance(on_top, InstanceScreen):
-            on_top.update(next((r for r in snapshot.rows if r.instance == on_top.instance), None), snapshot.window_s)
+            on_top.update(next((r for r in snapshot.rows if r.key == on_top.key), None), snapshot.window_s)
 
     def _draw(self) -> None:
         snapshot = self.snapshot
@@ -184,14 +199,24 @@ class FleetScreen(Screen[None]):
         columns, widths = fitting(max(20, table.scrollable_content_region.width or self.size.width - 3))
         matching = [r for r in snapshot.rows if self.filter.matches(r.instance, engine_text(r), r.method or "")]
         self.shown = sort_rows(matching, self.sort, self.reverse)
-        cursor = next((i for i, r in enumerate(self.shown) if r.instance == self.cursor_instance), table.cursor)
+        cursor = next((i for i, r in enumerate(self.shown) if r.key == self.cursor_key), table.cursor)
         body = [TableRow(tuple(row_cells(r, columns, widths, t)), _kind(r)) for r in self.shown]
         table.show(header_cells(columns, self.sort, self.reverse, t), body, totals_cells(snapshot, columns, t),
                    widths, [c.right for c in columns], cursor)
         if self.shown:
-            self.cursor_instance = self.shown[table.cursor].instance
+            self.cursor_instance, self.cursor_key = self.shown[table.cursor].instance, self.shown[table.cursor].key
         self.query_one("#fleet-caption", TextLine).show(self._caption(snapshot, len(matching)))
         self._status.set(state=self._state_text())
+
+    def _show_hooks(self, counts: HookCounts) -> None:
+        """The log's title with where `--on-alert`'s runs stand (redrawn only when it changed)."""
+        line = fill("alert_queue.screen", self.lang, running=counts.running, waiting=counts.waiting,
+                    coalesced=counts.coalesced, started=counts.started, timed_out=counts.timed_out)
+        if line == self.hook_line:
+            return
+        self.hook_line = line
+        title = f"{text('fleetscreen.log', self.lang)} · {line}"
+        self.query_one("#fleet-log-title", Label).update(Text(title, no_wrap=True, overflow="ellipsis"))
 
     def _state_text(self) -> str:
         """'4 up · 1 down · 0 stalled', or that polling is paused."""
@@ -225,7 +250,7 @@ class FleetScreen(Screen[None]):
 
     def on_fleet_table_moved(self, message: FleetTable.Moved) -> None:
         if 0 <= message.row < len(self.shown):
-            self.cursor_instance = self.shown[message.row].instance
+            self.cursor_instance, self.cursor_key = self.shown[message.row].instance, self.shown[message.row].key
 
     def action_sort(self) -> None:
         self.sort = SORTABLE[(SORTABLE.index(self.sort) + 1) % len(SORTABLE)]

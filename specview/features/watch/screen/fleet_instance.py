@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
 from specview.boundary.text import number, sanitize
+from specview.features.live.run_text import note_texts
 from specview.features.watch.model.fleet import InstanceRow, said_in
 from specview.features.watch.screen.fleet_cells import FIELD_CHARS, alert_line, engine_text, marks, state_text
 from specview.kernel.gauges import WATCH, gauges, position_texts
@@ -46,7 +47,7 @@ class InstanceScreen(Screen[None]):
     def __init__(self, row: InstanceRow, window_s: float, lang: str = "en") -> None:
         super().__init__()
         localize(self, lang)
-        self.instance, self.lang = row.instance, lang
+        self.instance, self.key, self.lang = row.instance, row.key, lang
         self.row, self.window_s = row, window_s
         self._ready = False  # composed and mounted: until then a new row is only kept
 
@@ -94,7 +95,7 @@ class InstanceScreen(Screen[None]):
         self.query_one("#instance-facts", Static).update(Text("\n".join(self.facts(row))))
 
     def facts(self, row: InstanceRow) -> list[str]:
-        """γ, yield, the marks, alerts, missing series and the error, in words."""
+        """γ, yield, the marks, alerts, missing series, the error and what its samples said, in words."""
         t = self.lang
         window = row.window
         lines = [fill("fleetscreen.facts", t, gamma=number(row.gamma, "d"),
@@ -108,7 +109,7 @@ class InstanceScreen(Screen[None]):
             lines.append(fill("fleetscreen.missing", t, names=names + (f" (+{more})" if more > 0 else "")))
         if row.error:
             lines.append(fill("fleetscreen.error", t, error=sanitize(said_in(row.error, t) or "", 300, one_line=True)))
-        return lines
+        return lines + note_texts(row.notes, t)
 
     def action_back(self) -> None:
         self.dismiss()

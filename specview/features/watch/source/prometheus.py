@@ -1,21 +1,29 @@
 """`specview watch --prometheus URL`: every instance's speculative decoding, read from Prometheus.
 
 Each poll is one instant query (promql.py) for every instance's latest cumulative counters, its
-`up` and the time of its last scrape. An instance (its `instance` label, with `job`) is folded the
+`up` and the time of its last scrape. An instance is its whole label set (`job` and `instance`,
+every label but the series name, `position` and specview's own tag): `a` in two jobs is two
+instances, whatever an `instance` label holds (the fleet model names them apart). It is folded the
 way a direct scrape is: its values become a `Scrape` stamped with Prometheus's scrape time and go
 through the same `WatchModel`, so each reading's sample holds the same counts a direct watch
 would (deltas between two scrapes, a counter that went down is a restart) and rates over the
 time between those scrapes. That is `increase()` without its extrapolation to the window's
 edges: whole counts, and the equality with the servers' own /metrics holds to the count. An
 instance Prometheus has not scraped again since the last poll has no new sample (None):
-Prometheus cannot know more than its scrape interval lets it.
+Prometheus cannot know more than its scrape interval lets it. A scrape stamped no later than the
+last one folded is never folded again, so no window is ever negative.
 
 The first poll also asks a range query over the retention, so the charts start before specview
 did: the values every `step` seconds (the window, or coarser: at most MAX_HISTORY windows, fewer
-for a big fleet so the answer stays a few MB), folded the same way. The engine is the server
-kind whose series the instance has; its `missing` lists the kind's series it lacks (per-position
-counters only once it drafted: servers add them with the first draft). Prometheus does not know
-a server's method, so `method` is None and γ is the number of position series.
+for a big fleet so the answer stays a few MB), folded the same way. A history point stamped
+outside the range asked or off its steps (so an instance holds at most one point per step), or
+read at a scrape after its own time, is dropped and counted: one note with the instance's first
+sample says how many. The engine is the server kind whose series the instance has; its
+`missing` lists the kind's series it lacks (per-position counters only once it drafted: servers
+add them with the first draft). Prometheus does not know a server's method, so `method` is None
+and γ is the number of position series. Position series
+are kept for positions below MAX_POSITIONS (the most γ specview shows); one beyond is counted,
+never allocated (a `position="1024"` label is a number, not a size), and γ is then not stated.
 
 Values that are not counts (NaN, ±Inf, negative, beyond 2^53) make that instance's reading an
 error (DOWN, the series named); a gauge that is not finite is left out with a note. Prometheus
@@ -34,8 +42,9 @@ from specview.backends.reason import reason_of
 from specview.backends.remote.timeouts import Timeouts
 from specview.boundary.bounds import MAX_COUNTER, MAX_POSITION, Invalid
 from specview.boundary.text import sanitize, shown
-from specview.features.watch.model import Scrape, WatchModel, WatchSample
-from specview.features.watch.model.fleet import InstanceReading, State
+from specview.features.watch.model import MAX_POSITIONS, Scrape, WatchModel, WatchSample
+from specview.features.watch.model.fleet import InstanceKey, InstanceReading, State
+from specview.features.watch.model.fleet_keys import instance_label
 from specview.features.watch.source.prometheus_api import PrometheusApi, PrometheusAuth, Series
 from specview.features.watch.source.promql import (
     COUNT,
@@ -60,7 +69,9 @@ DEFAULT_WINDOW_S = 2.0
 FAILED_SCRAPE = Phrase("watcherr.prometheus.failed_scrape")  # compared by identity
 DEFAULT_RETENTION_S = 600.0
 
-Key = tuple[str, str]  # (job, instance)
+Key = InstanceKey  # an instance's labels: every one but these
+NOT_IDENTITY = frozenset({"__name__", "position", PART})
+CLOCK_SLACK_S = 0.001  # the range is sent to the millisecond
 
 
 @dataclass
@@ -72,6 +83,7 @@ class _Instance:
     up: float | None = None
     scraped: float | None = None  # the time of the scrape the values come from (timestamp(up))
     at: float = 0.0  # when Prometheus was asked (the time stamp where there is no `up`)
+    beyond: int = 0  # position series at MAX_POSITIONS or beyond: counted, not kept
 
 
 @dataclass
@@ -79,7 +91,7 @@ class _Followed:
     """An instance being watched: its fold, and the last scrape time folded."""
 
     model: WatchModel = field(default_factory=lambda: WatchModel(history=1))
-    scraped: float | None = None
+    folded: float | None = None  # the time stamp of the last scrape folded
     pending: tuple[Note, ...] = ()  # said with the next sample (the first may be None)
 
 
@@ -95,7 +107,6 @@ class PrometheusFleet:
         self._api = PrometheusApi(url, auth, timeouts)
         self.root = self._api.root
         self._followed: dict[Key, _Followed] = {}
-        self._names: dict[Key, str] = {}
 
     def poll(self) -> tuple[InstanceReading, ...]:
         """One reading per instance (see the module docstring); BackendError when Prometheus fails."""
@@ -107,74 +118,88 @@ class PrometheusFleet:
                            if self._matchers else "")
             raise BackendError("watcherr.prometheus.no_instance", root=self.root, matching=shown_match)
         history: dict[Key, list[_Instance]] = {}
+        dropped: dict[Key, int] = {}
         history_note: Note | None = None
         if not self._followed:
             try:
-                history = self._history(at, len(answer))
+                history, dropped = self._history(at, len(answer))
             except BackendError as exc:  # the live numbers do not need it
                 history_note = Note("prometheus_no_history", {"error": str(exc)})
-        self._name_all(set(now) | set(self._followed))
-        keys = sorted(set(now) | set(self._followed), key=lambda k: self._names[k])
-        readings = [self._reading(key, now.get(key), history.get(key, []), history_note) for key in keys]
+        keys = sorted(set(now) | set(self._followed), key=lambda k: (instance_label(k), k))
+        if len(keys) > MAX_INSTANCES:
+            raise _too_many(self.root, len(keys))
+        readings = [self._reading(key, now.get(key), history.get(key, []), history_note, dropped.get(key, 0))
+                    for key in keys]
         if any(r.error is FAILED_SCRAPE for r in readings):
             why = self._api.scrape_errors()  # one more request, only while an instance is down
-            readings = [replace(r, error=Phrase("watcherr.prometheus.failed_scrape_why", why=why[key]))
-                        if r.error is FAILED_SCRAPE and key in why
+            readings = [replace(r, error=Phrase("watcherr.prometheus.failed_scrape_why", why=said))
+                        if r.error is FAILED_SCRAPE and (said := why.get(_job_instance(key))) is not None
                         else r for key, r in zip(keys, readings, strict=True)]
         return tuple(readings)
 
-    def _history(self, at: float, series: int) -> dict[Key, list[_Instance]]:
+    def _history(self, at: float, series: int) -> tuple[dict[Key, list[_Instance]], dict[Key, int]]:
         """Each instance's values every `step` s over the retention, oldest first, each stamped
         with the time of the scrape it comes from; at most MAX_HISTORY_POINTS points in all for
-        the `series` the instant query found (a big fleet gets coarser steps, not a refusal)."""
+        the `series` the instant query found (a big fleet gets coarser steps, not a refusal).
+        Also each instance's points dropped: stamped outside the range asked or off its steps
+        (so an instance holds at most windows + 1 points), or read at a scrape after their own time."""
         windows = max(MIN_HISTORY, min(MAX_HISTORY, MAX_HISTORY_POINTS // max(1, series)))
-        step = max(self.window_s, self.retention_s / windows)
+        step = round(max(self.window_s, self.retention_s / windows), 3)  # as the query sends them
+        start, end = round(at - self.retention_s, 3), round(at, 3)
         found: dict[Key, dict[float, _Instance]] = {}
-        for one in self._api.matrix(now_query(self._matchers), at - self.retention_s, at, step):
-            points = found.setdefault(_key(one.labels), {})
+        dropped: dict[Key, int] = {}
+        for one in self._api.matrix(now_query(self._matchers), start, end, step):
+            key = _key(one.labels)
+            points = found.setdefault(key, {})
             if len(found) > MAX_INSTANCES:
                 raise _too_many(self.root, len(found))
             for t, value in one.points:
+                if not _asked(t, start, end, step):
+                    dropped[key] = dropped.get(key, 0) + 1
+                    continue
                 _add(points.setdefault(t, _Instance(at=t)), one.labels, value)
-        return {key: [points[t] for t in sorted(points)] for key, points in found.items()}
-
-    def _name_all(self, keys: set[Key]) -> None:
-        if len(keys) > MAX_INSTANCES:
-            raise _too_many(self.root, len(keys))
-        per_instance: dict[str, int] = {}
-        for _job, instance in keys:
-            per_instance[instance] = per_instance.get(instance, 0) + 1
-        for job, instance in keys:  # an instance scraped by two jobs is shown with its job
-            self._names[(job, instance)] = instance if per_instance[instance] == 1 else f"{job}/{instance}"
+        history: dict[Key, list[_Instance]] = {}
+        for key, points in found.items():
+            kept = [points[t] for t in sorted(points)
+                    if (stamp := points[t].scraped) is None or stamp <= t + CLOCK_SLACK_S]
+            if len(kept) < len(points):  # a scrape after the time it is read at: not a scrape
+                dropped[key] = dropped.get(key, 0) + len(points) - len(kept)
+            history[key] = kept
+        return history, dropped
 
     def _reading(self, key: Key, now: _Instance | None, history: list[_Instance],
-                 history_note: Note | None) -> InstanceReading:
-        name = self._names[key]
+                 history_note: Note | None, dropped: int = 0) -> InstanceReading:
+        name = instance_label(key)
         if now is None:
-            return InstanceReading(name, State.DOWN, error=Phrase("watcherr.prometheus.gone"))
+            return InstanceReading(name, State.DOWN, error=Phrase("watcherr.prometheus.gone"), labels=key)
         names = _names_in(now)
         series = _engine(names)
         first = key not in self._followed
         followed = self._followed.setdefault(key, _Followed())
-        if first and history_note is not None:
-            followed.pending = (history_note,)
+        if first:
+            said = [history_note] if history_note is not None else []
+            if dropped:
+                said.append(Note("prometheus_history_dropped", {"n": str(dropped)}))
+            followed.pending = tuple(said)
         try:
             samples = [s for point in history if (s := _fold(followed, point, series)) is not None]
             sample = _fold(followed, now, series)
         except Invalid as exc:
             return InstanceReading(name, State.DOWN, engine=series.engine if series else None,
-                                   error=Phrase("watcherr.prometheus.holds", what=reason_of(exc)))
+                                   error=Phrase("watcherr.prometheus.holds", what=reason_of(exc)), labels=key)
         if first and sample is None and samples:  # no scrape since the history's last: that is the window
             sample = samples.pop()
         if sample is not None and followed.pending:
             sample, followed.pending = replace(sample, notes=(*sample.notes, *followed.pending)), ()
         engine = series.engine if series else "generic"
         gamma = len(sample.per_position) if sample is not None and sample.per_position else _width(now, series)
+        if now.beyond:  # its series go past what specview reads: γ is not known
+            gamma = None
         if now.up == 0:
             return InstanceReading(name, State.DOWN, engine=engine, gamma=gamma, missing=_missing(now, names, series),
-                                   error=FAILED_SCRAPE, history=tuple(samples))
+                                   error=FAILED_SCRAPE, history=tuple(samples), labels=key)
         return InstanceReading(name, State.UP, engine=engine, gamma=gamma, sample=sample,
-                               missing=_missing(now, names, series), history=tuple(samples))
+                               missing=_missing(now, names, series), history=tuple(samples), labels=key)
 
     def interrupt(self) -> None:
         """End a query in flight at once (any thread)."""
@@ -200,13 +225,39 @@ def prometheus_fleet_of(args: Namespace, timeouts: Timeouts | None = None) -> Pr
 
 
 def _key(labels: dict[str, str]) -> Key:
+    """The instance a series belongs to: its labels but the series' own (see the module docstring)."""
+    return tuple(sorted((name, value) for name, value in labels.items() if name not in NOT_IDENTITY))
+
+
+def _asked(t: float, start: float, end: float, step: float) -> bool:
+    """Whether a range answer's time stamp is one the query asked for: start + k·step, within [start, end]."""
+    if not start - CLOCK_SLACK_S <= t <= end + CLOCK_SLACK_S:
+        return False
+    return abs(t - start - round((t - start) / step) * step) <= CLOCK_SLACK_S
+
+
+def _job_instance(key: Key) -> tuple[str, str]:
+    labels = dict(key)
     return labels.get("job", ""), labels.get("instance", "")
+
+
+def _beyond(position: str) -> bool:
+    """A whole `position` from MAX_POSITIONS to MAX_POSITION: counted, not kept (one that is not
+    whole, or past MAX_POSITION, is kept for `_positions` to refuse by name)."""
+    try:
+        return MAX_POSITIONS <= int(position) <= MAX_POSITION
+    except ValueError:
+        return False
 
 
 def _add(into: _Instance, labels: dict[str, str], value: float) -> None:
     part, name = labels.get(PART), labels.get("__name__", "")
     if part == COUNT:
-        into.values[(name, labels.get("position", ""))] = value
+        position = labels.get("position", "")
+        if position and _beyond(position):
+            into.beyond += 1
+            return
+        into.values[(name, position)] = value
     elif part == GAUGE:
         into.gauges[name] = value
     elif part == UP:
@@ -284,19 +335,20 @@ def _positions(point: _Instance, name: str | None) -> tuple[int, ...]:
 def _fold(followed: _Followed, point: _Instance, series: EngineSeries | None) -> WatchSample | None:
     """The sample since the last scrape folded, or None: a scrape already folded, a failed one
     (its series are gone until the next), or the first."""
-    if point.up == 0 or not (point.values or point.gauges):
+    if point.up == 0 or not (point.values or point.gauges or point.beyond):
         return None
-    if point.scraped is not None and followed.scraped is not None and point.scraped <= followed.scraped:
+    stamp = point.scraped if point.scraped is not None else point.at
+    if followed.folded is not None and stamp <= followed.folded:  # folded already, or older: never backwards
         return None
     sample = followed.model.feed(_scrape(point, series))
-    followed.scraped = point.scraped
+    followed.folded = stamp
     return sample
 
 
 def _scrape(point: _Instance, series: EngineSeries | None) -> Scrape:
     t = point.scraped if point.scraped is not None else point.at
     if series is None:
-        return Scrape(t)
+        return Scrape(t, positions_beyond=point.beyond)
     gauges = {name: v for name, v in point.gauges.items() if math.isfinite(v)}
     odd = sorted(set(point.gauges) - set(gauges))
     active = point.values.get((series.active or "", ""))
@@ -305,4 +357,4 @@ def _scrape(point: _Instance, series: EngineSeries | None) -> Scrape:
                   accepted=_count(point, series.accepted), per_position=_positions(point, series.per_position),
                   tokens=_count(point, series.tokens),
                   active=active if active is not None and math.isfinite(active) else None,
-                  gauges=gauges, notes=notes)
+                  gauges=gauges, notes=notes, positions_beyond=point.beyond)
