@@ -32,6 +32,9 @@ MAX_BODY_BYTES = 8 * 2**20  # one JSON or text answer (/v1/models, /props, /metr
 MAX_LINE_BYTES = 16 * 2**20  # one recording line
 MAX_MODELS = 10_000  # entries of /v1/models that are read
 MAX_SLOTS = 4096  # entries of llama-server's /slots (one per parallel slot)
+MAX_HELD_ROUNDS = 2**16  # rounds of a request in progress that a reconcile may still replace (older ones stand)
+MAX_CHUNK_TEXT = 2**20  # characters of one stream chunk's text kept (the rest counted and said)
+MAX_REQUEST_TEXT = 4 * 2**20  # characters of token text one request keeps (the rest counted and said)
 
 
 class Invalid(ValueError):

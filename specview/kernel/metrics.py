@@ -21,7 +21,9 @@ verified = accepted + drafting rounds, at most drafted (each step taken to end i
 α then reads low when steps accept all their drafts) and the rounds' per-position counts stay.
 Not replaced: the window, the histories and the timing, which follow the rounds as streamed.
 `exact_totals` names the numbers (BackendInfo.exact keys) that rest on such totals for the
-whole run: the gauges say "exact totals, rounds inferred" for them.
+whole run: the gauges say "exact totals, rounds inferred" for them. The requests' totals are
+summed as numbers and a short set of source names (kernel/totals.py: TotalsSum), in constant work
+per request; a sum past the bound on a count is refused (Invalid) before anything changes.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from __future__ import annotations
 import statistics
 from collections import deque
 from collections.abc import Sequence
+from copy import deepcopy
 from dataclasses import dataclass, field
 
 from specview.boundary.bounds import MAX_ROUND_DRAFTS
@@ -41,7 +44,7 @@ from specview.kernel.machine_load import Load, busiest
 from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.spread import CalibrationSpreads, Moments, RateBatches
 from specview.kernel.theory import expected_tau
-from specview.kernel.totals import CrossChecked, Totals
+from specview.kernel.totals import CrossChecked, Totals, TotalsSum
 from specview.kernel.tree_cost import TreeNodes
 from specview.kernel.what_if import WhatIfFold
 from specview.texts.catalog import Phrase
@@ -122,8 +125,7 @@ class Metrics:
         self._plain_round_times = Moments()
         self._batches = RateBatches()
         self._closed = _Counts()
-        self._totals: Totals | None = None
-        self._totals_requests = 0
+        self._totals = TotalsSum()
         self._totals_cover: frozenset[str] = frozenset()
         self.cross_check: CrossChecked | None = None
         self.context = ContextFold()
@@ -132,6 +134,12 @@ class Metrics:
         self._gamma_choices: deque[GammaChoice] = deque(maxlen=MAX_GAMMA_CHOICES)
         self._tree_nodes = TreeNodes()  # a tree's verify batch, for its theory (kernel/tree_cost.py)
         self._what_if = WhatIfFold()  # what a tree would have had, over the chain rounds that kept q
+
+    def copy(self) -> Metrics:
+        """An independent copy of the fold so far (a session keeps one where a request began: a
+        reconcile folds again from there). Windows and histories hold immutable items: copied flat."""
+        flat = {id(value): value.copy() for value in vars(self).values() if isinstance(value, deque)}
+        return deepcopy(self, flat)
 
     def calibrate(self, cal: Calibration) -> None:
         """Fold in what plain decoding costs (a later basis replaces an earlier one). A measured
@@ -257,7 +265,10 @@ class Metrics:
 
     def close_request(self, totals: Totals) -> None:
         """Replace the counts of the rounds since the last request closed by the server's totals
-        (the rule is in the module docstring)."""
+        (the rule is in the module docstring). Invalid, with nothing changed, when the requests'
+        totals together would pass the bound on a count."""
+        had_totals = self._totals.requests > 0
+        self._totals.add(totals)
         before = self._closed
         tokens = totals.tokens if totals.tokens is not None else self.tokens - before.tokens
         rounds = max(0, tokens - totals.accepted)
@@ -286,16 +297,14 @@ class Metrics:
         cover = {"tau"} if totals.tokens is not None else set()
         if positions is not None:
             cover |= {"acceptance", "per_position"}
-        self._totals_cover = frozenset(cover) & (self._totals_cover if self._totals else frozenset(cover))
-        self._totals = totals if self._totals is None else self._totals.plus(totals)
-        self._totals_requests += 1
+        self._totals_cover = frozenset(cover) & (self._totals_cover if had_totals else frozenset(cover))
         self.context.new_request()
         self._closed = _Counts(self.rounds, self.tokens, self.drafted, self.accepted, self.verified,
                                list(self._verified_at), list(self._accepted_at), dict(counts))
 
     def _exact_totals(self) -> frozenset[str]:
         """What the totals make exact, while no round has come since the last request closed."""
-        return self._totals_cover if self._totals is not None and self.rounds == self._closed.rounds else frozenset()
+        return self._totals_cover if self._totals.requests and self.rounds == self._closed.rounds else frozenset()
 
     def _add_plain_round(self, token: TokenEvent, since_last: float) -> None:
         """A round that drafted nothing is one plain step: its duration is plain decoding's cost.
@@ -395,8 +404,8 @@ class Metrics:
             gamma_counts=tuple(sorted(self._gamma_counts.items())),
             tree_nodes=self._tree_nodes.means(),
             what_if=self._what_if.what_if() if self._what_if.rounds else None,
-            totals=self._totals,
-            totals_requests=self._totals_requests,
+            totals=self._totals.totals(),
+            totals_requests=self._totals.requests,
             exact_totals=self._exact_totals(),
             cross_check=self.cross_check,
             calibration_spread=self._cal_spreads.snapshot(),

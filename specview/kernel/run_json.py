@@ -121,6 +121,7 @@ def gamma_note_dict(info: BackendInfo) -> dict[str, Any] | None:
 
 
 REPACK_NOTE_PREFIX = "repack_"  # backends/local/cpu_features.py's notes
+TEXT_CUT_NOTE = "text_cut"  # backends/remote/text_budget.py's note: token text a request could not keep
 
 
 def repack_dict(info: BackendInfo) -> dict[str, Any] | None:
@@ -128,6 +129,12 @@ def repack_dict(info: BackendInfo) -> dict[str, Any] | None:
     for other runs): `{"id", "values", "text", "repack"}`."""
     found = _note_dict(info, lambda note_id: note_id.startswith(REPACK_NOTE_PREFIX))
     return None if found is None else {**found, "repack": "off" not in found["id"].split("_")}
+
+
+def text_truncated_dict(info: BackendInfo) -> dict[str, Any] | None:
+    """The token text the run could not keep (null: none was cut): `{"id", "values", "text"}`, the
+    values counting the characters and chunks cut and the bounds they passed."""
+    return _note_dict(info, lambda note_id: note_id == TEXT_CUT_NOTE)
 
 
 def _note_dict(info: BackendInfo, chosen: Callable[[str], bool]) -> dict[str, Any] | None:
@@ -152,7 +159,8 @@ def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str,
     the spreads, the servers' totals and the /metrics cross-check's result. A plain run's
     speedup is 1 by definition (provenance.speedup_basis "definition"). A number the engine
     cannot give (c, v remotely) is null with its reason in `not_measured`; a speedup whose
-    baseline was measured while the machine was busy is null with its reason in `speedup_withheld`."""
+    baseline was measured while the machine was busy is null with its reason in `speedup_withheld`;
+    token text a request could not keep is counted in `text_truncated` (backends/remote/text_budget.py)."""
     over = overlay(snap, plain=plain_run(info.gamma, snap))
     cal = snap.calibration
     not_measured = not_measured_dict(info, snap, over)
@@ -202,5 +210,6 @@ def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str,
         "gamma_auto": gamma_auto_dict(snap),
         "what_if": what_if_dict(snap, info.temperature),
         "elapsed_s": _round(snap.elapsed_s),
+        "text_truncated": text_truncated_dict(info),
         "text": text,
     }

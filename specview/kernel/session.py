@@ -4,6 +4,13 @@ The producer blocks when the buffer holds `buffer_tokens` tokens (back-pressure,
 dropped): counted in tokens, not rounds, so runs with short rounds (γ 1) and long ones (γ 7)
 get the same share of each frame when several share a screen. Pause and
 single-step gate the producer between rounds. Errors are handed to the consumer as data.
+
+A backend that reconciles (vLLM: exact rounds at the end of a request) may replace the rounds of
+the request in progress, and only those: the session holds that request's rounds (the last
+MAX_HELD_ROUNDS of them) beside a second fold, `_settled`, of everything before them — rounds of
+requests that ended (with a reconcile or totals) and rounds no longer held — so a reconcile folds
+again from there, in work proportional to the request rather than to the run. Where a request
+outgrew its hold, the fold at its start is kept too, so a reconcile of the whole request stays exact.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from specview.boundary.bounds import MAX_HELD_ROUNDS
 from specview.kernel.backend import Interruptible
 from specview.kernel.display_order import displayed
 from specview.kernel.errors import SpecviewError, describe_error
@@ -56,13 +64,19 @@ class Session:
         self.backend = backend
         self.metrics = Metrics(window=window)
         self._buffer: deque[StreamItem] = deque()
-        # The rounds drawn so far: kept for backends that may reconcile (bounded by one request's
-        # rounds), and the last `keep_rounds` of any run (what an export of the run holds).
+        # The rounds drawn so far: the last `keep_rounds` of any run (what an export of the run
+        # holds); for a backend that may reconcile, at least the last MAX_HELD_ROUNDS (what a
+        # reconcile redraws).
         self.history: list[Round] = []
         self._calibrations: list[Calibration] = []
-        # A request's totals, each after the index of the last round it closes (-1: none): a
-        # reconcile folds the metrics again and must close the same requests.
-        self._totals: list[tuple[int, Totals]] = []
+        # A reconciling backend's request in progress (see the module docstring): its rounds a
+        # reconcile may replace, how many it has had (held or not), the first one's index, the fold
+        # of everything before the held ones, and the fold where it began once it outgrew its hold.
+        self._held: list[Round] = []
+        self._request_rounds = 0
+        self._request_first: int | None = None
+        self._settled: Metrics | None = None
+        self._request_start: Metrics | None = None
         self.keep_rounds = keep_rounds
         self.dropped_rounds = 0  # rounds no longer in `history` because of keep_rounds
         self._capacity = buffer_tokens
@@ -235,55 +249,120 @@ class Session:
         return tuple(self._calibrations)
 
     def _calibrate(self, cal: Calibration) -> None:
-        # kept for a reconcile (it folds the metrics again) and an export; a run calibrates rarely
+        # kept for an export (a run calibrates rarely); a reconcile leaves calibrations as they are
         self.metrics.calibrate(cal)
+        if self._settled is not None:
+            self._settled.calibrate(cal)
+        if self._request_start is not None:
+            self._request_start.calibrate(cal)
         self._calibrations.append(cal)
 
+    def _said(self, item: CrossChecked | GammaChoice) -> None:
+        """A cross-check or a `--gamma auto` decision: no reconcile replaces it."""
+        for metrics in (self.metrics, self._settled, self._request_start):
+            if metrics is not None:
+                metrics.add(item)
+
+    def _keep(self) -> int:
+        """How many rounds `history` keeps (0: none)."""
+        return self.keep_rounds or (MAX_HELD_ROUNDS if self.backend.info.reconciles else 0)
+
     def _fold_rounds(self, rounds: Sequence[Round]) -> None:
-        """Fold rounds in a row into the metrics and the history (kept as `keep_rounds` says)."""
+        """Fold rounds in a row into the metrics and the history (kept as `_keep` says); a
+        reconciling backend's are held as its request's."""
+        if self.backend.info.reconciles:
+            self._hold(rounds)
         self.metrics.add_rounds(rounds)
-        keep = self.keep_rounds
-        if not (keep or self.backend.info.reconciles):
+        keep = self._keep()
+        if not keep:
             return
         history = self.history
         before = len(history)
         history.extend(rounds)
         most = keep * 5 // 4  # trimmed in chunks: back to `keep` each time a round makes it pass `most`
         first = max(1, most + 1 - before)  # the round whose arrival trims first
-        if keep and len(rounds) >= first:
+        if len(rounds) >= first:
             # what trimming after each round would have left: `keep`, plus the rounds since the last trim
             left = keep + (len(rounds) - first) % (most + 1 - keep)
             drop = len(history) - left
             del history[:drop]
             self.dropped_rounds += drop
 
+    def _hold(self, rounds: Sequence[Round]) -> None:
+        """Hold a reconciling backend's rounds as its request's; the oldest past MAX_HELD_ROUNDS
+        are settled (folded into `_settled`, in chunks), after keeping the fold where the request began."""
+        if self._settled is None:  # before the first round of a request: the fold it starts from
+            self._settled = self.metrics.copy()
+        if not rounds:
+            return
+        if self._request_first is None:
+            self._request_first = rounds[0].index
+        self._request_rounds += len(rounds)
+        held = self._held
+        held.extend(rounds)
+        if len(held) > MAX_HELD_ROUNDS * 5 // 4:
+            if self._request_start is None:
+                self._request_start = self._settled.copy()
+            settled = len(held) - MAX_HELD_ROUNDS
+            self._settled.add_rounds(held[:settled])
+            del held[:settled]
+
+    def _end_request(self) -> None:
+        """The request in progress ended: its held rounds stand (the next request starts afresh)."""
+        if self._settled is not None:
+            self._settled.add_rounds(self._held)
+        self._held = []
+        self._request_rounds = 0
+        self._request_first = None
+        self._request_start = None
+
     def _close_request(self, totals: Totals) -> None:
+        """A request's totals: they close it (Invalid, with nothing changed, past the bound on a count)."""
         self.metrics.close_request(totals)
-        self._totals.append((self.history[-1].index if self.history else -1, totals))
+        self._end_request()
+        if self._settled is not None:
+            self._settled.close_request(totals)
 
     def _reconcile(self, item: Reconcile) -> None:
-        """Replace the rounds from `first_index` on, and fold the metrics again (the totals of
-        the requests before them too; totals of the replaced rounds come after the reconcile)."""
-        kept = [r for r in self.history if r.index < item.first_index]
-        self.history = [*kept, *item.rounds]
-        self._totals = [(after, totals) for after, totals in self._totals if after < item.first_index]
-        check = self.metrics.cross_check
-        self.metrics = Metrics(window=self.metrics.window_size)
-        if check is not None:
-            self.metrics.add(check)
-        for cal in self._calibrations:
-            self.metrics.calibrate(cal)
-        pending = iter(self._totals)
-        closing = next(pending, None)
-        for rnd in kept:
-            while closing is not None and closing[0] < rnd.index:
-                self.metrics.close_request(closing[1])
-                closing = next(pending, None)
-            self.metrics.add(rnd)
-        for _, totals in [*([closing] if closing else []), *pending]:
-            self.metrics.close_request(totals)
-        for rnd in item.rounds:
-            self.metrics.add(rnd)
+        """Replace the request's rounds from `first_index` on by the reconcile's and fold the
+        metrics again from before them (rounds of requests that ended stand); the request then
+        ends. Work in proportion to the request, not to the run."""
+        first, held = item.first_index, self._held
+        base: Metrics | None
+        if self._request_start is not None and self._request_first is not None and first <= self._request_first:
+            # the request outgrew its hold and all of it is replaced: fold again from where it began
+            base, kept, replaced, stay = self._request_start, [], self._request_rounds, None
+        else:
+            kept = [r for r in held if r.index < first]
+            base, replaced, stay = (self._settled, len(held), first) if len(kept) < len(held) else (None, 0, first)
+        self._redraw(replaced, stay, item.rounds)
+        if base is None:  # nothing held is replaced: the reconcile's rounds follow the request's
+            self.metrics.add_rounds(item.rounds)
+            self._end_request()
+            if self._settled is not None:
+                self._settled.add_rounds(item.rounds)
+            return
+        base.add_rounds(kept)
+        base.add_rounds(item.rounds)
+        self.metrics = base
+        self._settled = None  # taken afresh where the next request begins
+        self._end_request()
+
+    def _redraw(self, replaced: int, first: int | None, rounds: Sequence[Round]) -> None:
+        """The history after a reconcile: of its last `replaced` rounds (as many as it keeps), those
+        before `first` stay (none for None), and the reconcile's rounds follow."""
+        history = self.history
+        tail = min(len(history), replaced)
+        if tail:
+            stay = [] if first is None else [r for r in history[-tail:] if r.index < first]
+            del history[-tail:]
+            history.extend(stay)
+        history.extend(rounds)
+        keep = self._keep()
+        if keep and len(history) > keep * 5 // 4:
+            drop = len(history) - keep
+            del history[:drop]
+            self.dropped_rounds += drop
 
     @property
     def paused(self) -> bool:
@@ -383,7 +462,7 @@ class Session:
             self._close_request(item)
             return None
         if isinstance(item, CrossChecked | GammaChoice):
-            self.metrics.add(item)
+            self._said(item)
             return None
         self._fold_rounds((item,))
         return item

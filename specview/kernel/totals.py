@@ -18,8 +18,12 @@ from specview.boundary.bounds import (
     string,
 )
 from specview.boundary.text import sanitize
+from specview.texts.catalog import Phrase
 
 MAX_TOTALS_SOURCE = 64  # characters of a totals' source name (a field path such as "meta_info")
+MAX_TOTALS_SOURCES = 4  # distinct source names a sum keeps (one server kind names one; the rest are "…")
+SOURCES_JOINED = " + "
+MORE_SOURCES = "…"  # after the kept names: requests came from further sources
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,22 +72,6 @@ class Totals:
         if positions and self.verify_steps is not None and positions[0] > self.verify_steps:
             raise Invalid(f"{where}.per_position[0] ({positions[0]}) is above the {self.verify_steps} verify steps")
 
-    def plus(self, other: Totals) -> Totals:
-        """Two requests' totals together (a part either lacks is lacking in the sum)."""
-        def both(a: int | None, b: int | None) -> int | None:
-            return None if a is None or b is None else a + b
-
-        positions = None
-        if self.per_position is not None and other.per_position is not None:
-            width = max(len(self.per_position), len(other.per_position))
-            mine = self.per_position + (0,) * (width - len(self.per_position))
-            theirs = other.per_position + (0,) * (width - len(other.per_position))
-            positions = tuple(a + b for a, b in zip(mine, theirs, strict=True))
-        sources = dict.fromkeys((*self.source.split(" + "), *other.source.split(" + ")))
-        return Totals(self.drafted + other.drafted, self.accepted + other.accepted, positions,
-                      both(self.verify_steps, other.verify_steps), both(self.tokens, other.tokens),
-                      " + ".join(sources))
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "source": self.source,
@@ -112,6 +100,77 @@ class Totals:
             tokens=optional_integer(data.get("tokens"), "totals.tokens", 0, MAX_COUNTER),
             source=source,
         )
+
+
+def _summed(field: str, before: int, value: int, requests: int) -> int:
+    """before + value, refused (Invalid, in the user's words) past MAX_COUNTER."""
+    total = before + value
+    if total > MAX_COUNTER:
+        raise Invalid(Phrase("run_bounds.totals_sum", field=field, total=total, most=MAX_COUNTER, requests=requests))
+    return total
+
+
+class TotalsSum:
+    """Requests' totals added up, one request at a time, in constant work per request.
+
+    Counts are summed as numbers, each sum checked against MAX_COUNTER before anything changes
+    (`add` raises Invalid naming the count: two in-bound requests may pass the bound together);
+    source names are kept as a set of at most MAX_TOTALS_SOURCES distinct names, joined only when
+    the sum is read, so a run of many requests from many sources reads as a short line.
+    """
+
+    def __init__(self) -> None:
+        self.requests = 0
+        self._drafted = 0
+        self._accepted = 0
+        self._positions: list[int] | None = []  # None once a request lacked them (lacking in the sum)
+        self._verify_steps: int | None = 0
+        self._tokens: int | None = 0
+        self._sources: dict[str, None] = {}  # the first distinct names, in the order they came
+        self._more_sources = False
+        self._read: Totals | None = None  # the sum as last read (until the next request)
+
+    def add(self, totals: Totals) -> None:
+        """One more request's totals; Invalid when a sum would pass MAX_COUNTER (nothing added)."""
+        at = self.requests + 1
+
+        def either(field: str, before: int | None, value: int | None) -> int | None:
+            return None if before is None or value is None else _summed(field, before, value, at)
+
+        drafted = _summed("drafted", self._drafted, totals.drafted, at)
+        accepted = _summed("accepted", self._accepted, totals.accepted, at)
+        steps = either("verify_steps", self._verify_steps, totals.verify_steps)
+        tokens = either("tokens", self._tokens, totals.tokens)
+        positions = None
+        if self._positions is not None and totals.per_position is not None:
+            mine, theirs = self._positions, totals.per_position
+            positions = [_summed(f"per_position[{k}]", mine[k] if k < len(mine) else 0,
+                                 theirs[k] if k < len(theirs) else 0, at)
+                         for k in range(max(len(mine), len(theirs)))]
+        self._drafted, self._accepted, self._verify_steps, self._tokens = drafted, accepted, steps, tokens
+        self._positions = positions
+        if totals.source not in self._sources:
+            if len(self._sources) < MAX_TOTALS_SOURCES:
+                self._sources[totals.source] = None
+            else:
+                self._more_sources = True
+        self.requests += 1
+        self._read = None
+
+    @property
+    def source(self) -> str:
+        """The sources' names joined (`a + b`), with "…" when more came than are kept."""
+        return SOURCES_JOINED.join((*self._sources, *((MORE_SOURCES,) if self._more_sources else ())))
+
+    def totals(self) -> Totals | None:
+        """The sum as one Totals (None before the first request)."""
+        if not self.requests:
+            return None
+        if self._read is None:
+            positions = None if self._positions is None else tuple(self._positions)
+            self._read = Totals(self._drafted, self._accepted, positions, self._verify_steps, self._tokens,
+                                self.source)
+        return self._read
 
 
 MAX_CHECK_SOURCE = 16  # characters of a check's source ("/metrics")

@@ -33,6 +33,7 @@ from specview.backends.remote.metrics import (
 )
 from specview.backends.remote.registry import checked_kind, detect, kind_by_owner
 from specview.backends.remote.server_values import learned_method, server_values
+from specview.backends.remote.text_budget import TextBudget
 from specview.backends.remote.timeouts import Timeouts
 from specview.boundary.bounds import Invalid
 from specview.boundary.text import shown
@@ -40,6 +41,7 @@ from specview.kernel.backend import BackendInfo, BackendKind, Exact, Note
 from specview.kernel.errors import BackendError
 from specview.kernel.events import Calibration, Reconcile, Round, StreamItem
 from specview.kernel.metrics import Metrics
+from specview.kernel.run_json import TEXT_CUT_NOTE
 from specview.kernel.runspec import RunSpec
 from specview.kernel.totals import CrossChecked
 from specview.kernel.unmeasured import server_gamma
@@ -188,6 +190,8 @@ class OpenAIBackend:
         if self.spec.baseline_tps:
             yield Calibration(self.spec.baseline_basis, 1.0 / self.spec.baseline_tps)
         self._forget_cross_check()
+        budget = TextBudget()  # this request's token text (text_budget.py)
+        self._said_cut(budget)
         dialect = self.dialect = self.kind.dialect(self.settings, self.facts)
         prefix = self.kind.metrics_prefix
         if self.facts.has_metrics and prefix is not None:
@@ -213,6 +217,10 @@ class OpenAIBackend:
                     self._learn_method()
                 if self.event_hook is not None:
                     self.event_hook(event)
+                cut = budget.cut
+                budget.clip(event)
+                if budget.cut != cut:
+                    self._said_cut(budget)
                 chunk = Phrase("backenderr.doing.chunk", dialect=dialect.name, chunk=counted.chunks + 1)
                 with self._server_values(chunk):
                     made = dialect.feed(event, t)
@@ -249,8 +257,16 @@ class OpenAIBackend:
             yield totals
         with self._server_values(Phrase("backenderr.doing.metrics_after")):
             check = self._after_stream(counted, exact is not None or self.kind.exact_per_round)
+        self._said_cut(budget)  # settling the notes after the stream starts them afresh
         if check is not None:
             yield check
+
+    def _said_cut(self, budget: TextBudget) -> None:
+        """The run's note on the token text its request cut (none before anything was cut)."""
+        notes = tuple(n for n in self._info.notes if n.id != TEXT_CUT_NOTE)
+        cut = budget.note()
+        if cut is not None or len(notes) != len(self._info.notes):
+            self._info = replace(self._info, notes=(*notes, cut) if cut is not None else notes)
 
     def _forget_cross_check(self) -> None:
         """A new request (a restart reuses the backend) is checked afresh."""

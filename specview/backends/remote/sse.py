@@ -25,14 +25,20 @@ def iter_event_data(chunks: Iterable[bytes], max_bytes: int) -> Iterator[str]:
     buffer = bytearray()
     data: list[bytes] = []
     size = 0
+    scanned = 0  # the buffer before here holds no line end: a long line is searched once, not per chunk
     for chunk in chunks:
         buffer += chunk
         start = 0
-        while (match := _EOL.search(buffer, start)) is not None:
+        while True:
+            match = _EOL.search(buffer, max(start, scanned))
+            if match is None:
+                scanned = len(buffer)
+                break
             end = match.start()
             after = end + 1
             if buffer[end] == 0x0D:  # CR: a CRLF pair counts once; wait when the LF may still come
                 if after == len(buffer):
+                    scanned = end
                     break
                 if buffer[after] == 0x0A:
                     after += 1
@@ -45,6 +51,7 @@ def iter_event_data(chunks: Iterable[bytes], max_bytes: int) -> Iterator[str]:
                 continue
             size = _field(line, data, size, max_bytes)
         del buffer[:start]
+        scanned -= start
         if len(buffer) > max_bytes:
             raise EventTooLarge(Phrase("backenderr.sse.line_too_long", size=_mib(max_bytes)))
     if buffer.rstrip(b"\r"):  # a last line without its newline

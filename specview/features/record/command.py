@@ -87,9 +87,11 @@ def write_markdown(selector: str, out: str | None, lang: str | None, *, force: b
     backend = ReplayBackend(path, segment=only or 1, speed=0.0)
     session = Session(backend)
     rounds = list(session.run_headless())
-    shown = session.history if backend.info.reconciles else rounds  # a reconcile replaced inferred rounds
+    reconciles = backend.info.reconciles
+    shown = session.history if reconciles else rounds  # a reconcile replaced inferred rounds
     report = markdown_report(backend.header.data, backend.recorded_info, session.metrics.snapshot(), shown,
-                             lang=lang or load_config().lang or "en", recording=path.name)
+                             lang=lang or load_config().lang or "en", recording=path.name,
+                             dropped_rounds=session.dropped_rounds if reconciles else 0)
     try:
         write_new(target, report, replace=force)
     except FileExistsError:

@@ -42,7 +42,7 @@ from specview.boundary.text import shown
 from specview.kernel.errors import RecordingError
 from specview.kernel.events import Calibration, Reconcile, Round, StreamItem
 from specview.kernel.os_reason import os_reason
-from specview.kernel.totals import CrossChecked, Totals
+from specview.kernel.totals import CrossChecked, Totals, TotalsSum
 from specview.texts.catalog import Phrase
 
 FORMAT = "specview-recording"
@@ -113,17 +113,27 @@ def _item(path: Path, number: int, record: dict[str, Any]) -> StreamItem:
         raise RecordingError(path, number, Phrase("featerr.record.invalid", kind=kind, detail=str(exc))) from None
 
 
+def _add_totals(sums: TotalsSum, totals: Totals, path: Path, number: int) -> None:
+    """Add a request's totals to its segment's, refused at this line past the bound (the sum's words)."""
+    try:
+        sums.add(totals)
+    except Invalid as exc:
+        raise RecordingError(path, number, exc.args[0]) from None
+
+
 def read_recording(path: str | os.PathLike[str], start: Header | None = None) -> Iterator[Header | StreamItem]:
     """Yield every segment's Header and its Rounds (Reconciles, Calibrations, Totals, checks) in file order.
 
     Raises RecordingError (file and line in the message) at the first line that cannot be read,
-    after yielding everything before it. An empty line is skipped; a missing file, one that is not
+    after yielding everything before it — a totals line too, when the segment's totals so far and
+    its own add up past the bound on a count. An empty line is skipped; a missing file, one that is not
     a regular file, an empty file or a first line that is not a header of a known version fail
     before anything is yielded. `start` (a header from `scan_headers`) begins at that header,
     without reading what is before it.
     """
     file = Path(path)
     started = False
+    sums = TotalsSum()  # the segment's totals so far: Metrics adds them up the same way
     for number, offset, raw in _lines(file, start):
         if raw is None:
             raise RecordingError(file, number, _TOO_LONG)
@@ -140,11 +150,15 @@ def read_recording(path: str | os.PathLike[str], start: Header | None = None) ->
         if kind == "header":
             header = _header(file, number, record, offset)
             started = True
+            sums = TotalsSum()
             yield header
         elif kind == "end" and header.version >= _SINCE["end"]:
             continue  # why the run ended early: said when it was recorded, nothing to replay
         elif isinstance(kind, str) and header.version >= _SINCE.get(kind, VERSION + 1):
-            yield _item(file, number, record)
+            item = _item(file, number, record)
+            if isinstance(item, Totals):
+                _add_totals(sums, item, file, number)
+            yield item
         else:
             raise RecordingError(file, number, Phrase("featerr.record.line_type", kind=shown(kind)))
     if not started:
