@@ -43,11 +43,10 @@ SKIN_TONES = "\U0001f3fb-\U0001f3ff"
 UNSAFE = re.compile(f"[{CONTROLS}{DEFAULT_IGNORABLE}{SKIN_TONES}]")
 UNSAFE_OR_NEWLINE = re.compile(f"[\n{CONTROLS}{DEFAULT_IGNORABLE}{SKIN_TONES}]")
 # What masking skips between a secret's characters: everything invisible, newline included (a
-# key spread over lines is still the key).
+# key spread over lines is still the key); boundary/lookalike.py skips spaces and marks too.
 GAP = f"[\n{CONTROLS}{DEFAULT_IGNORABLE}]*"
 _GAPS = re.compile(GAP)
 INVISIBLE = re.compile(f"[\n{CONTROLS}{DEFAULT_IGNORABLE}]")  # one character that masking skips
-VISIBLE = re.compile(f"[^\n{CONTROLS}{DEFAULT_IGNORABLE}]")  # one character that masking does not skip
 
 
 def without_invisible(text: str) -> str:

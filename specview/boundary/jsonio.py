@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from specview.boundary.secrets import MASK, known_secrets, pattern_for
+from specview.boundary.secrets import MASK, SecretPattern, known_secrets, pattern_for
 
 
 class JsonError(ValueError):
@@ -59,7 +59,7 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
-def _clean(value: Any, pattern: re.Pattern[str] | None) -> Any:
+def _clean(value: Any, pattern: SecretPattern | None) -> Any:
     # the one walk over a tree that goes out: every string and key masked (when `pattern` finds
     # anything), NaN and infinities nulled
     if isinstance(value, str):

@@ -6,9 +6,11 @@ remote connection for the key and for what its URL carried (`user:password@`, qu
 before it truncates, so a cut can never leave half a key on screen. A server that reflects the
 key back, in an error, a model id or the streamed tokens, is masked the same way; tokens that
 split a key across rounds are handled by `RoundMasker` (core/stream_mask.py). An occurrence is
-found in any letter case and with invisible characters (zero-width, joiners, soft hyphens,
-variation selectors, controls: core/invisible.py) anywhere between its characters, since the
-screen would show such a copy as the key with a few marks in it.
+found as a reader would make it out (boundary/lookalike.py): in any letter case, in fullwidth or
+other compatibility forms, with spaces, combining marks or invisible characters (zero-width,
+joiners, soft hyphens, variation selectors, controls: core/invisible.py) anywhere between its
+characters, since the screen or a shared report would show such a copy as the key in disguise;
+the whole original span is masked, the marks on its last character included.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import threading
 from collections.abc import Iterable
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from specview.boundary.invisible import GAP, without_invisible
+from specview.boundary.invisible import without_invisible
+from specview.boundary.lookalike import folded, folded_with_origins, is_mark
 
 MASK = "***"
 # Shorter values are not masked: masking every "ab" in a stream would garble it, and a
@@ -28,7 +31,47 @@ MIN_SECRET = 4
 
 _lock = threading.Lock()
 _secrets: frozenset[str] = frozenset()
-_pattern: re.Pattern[str] | None = None
+
+
+class SecretPattern:
+    """Finds secrets in text as a reader makes it out (boundary/lookalike.py), and gives the spans
+    of the original text they cover. `sub` is `re.Pattern.sub`'s, with a fixed replacement."""
+
+    def __init__(self, folded_secrets: Iterable[str]) -> None:
+        # longest first, so a secret that contains another is masked whole
+        ordered = sorted(set(folded_secrets), key=len, reverse=True)
+        self._regex = re.compile("|".join(re.escape(secret) for secret in ordered))
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """The (start, end) of each secret in `text`, in order and apart."""
+        if not text or self._regex.search(folded(text)) is None:  # the usual case: no mapping back
+            return []
+        flat, origins = folded_with_origins(text)
+        spans: list[tuple[int, int]] = []
+        for found in self._regex.finditer(flat):
+            start, end = origins[found.start()], origins[found.end() - 1] + 1
+            while end < len(text) and is_mark(text[end]):  # accents drawn on its last character
+                end += 1
+            if spans and start < spans[-1][1]:  # two secrets in one character (a ligature)
+                spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+            else:
+                spans.append((start, end))
+        return spans
+
+    def sub(self, replacement: str, text: str) -> str:
+        """`text` with each secret's span replaced by `replacement`."""
+        spans = self.spans(text)
+        if not spans:
+            return text
+        pieces, cursor = [], 0
+        for start, end in spans:
+            pieces += [text[cursor:start], replacement]
+            cursor = end
+        pieces.append(text[cursor:])
+        return "".join(pieces)
+
+
+_pattern: SecretPattern | None = None
 
 
 def core_of(secret: str) -> str:
@@ -36,21 +79,17 @@ def core_of(secret: str) -> str:
     return without_invisible(secret).strip()
 
 
-def secret_pattern(secrets: Iterable[str]) -> re.Pattern[str] | None:
-    """One pattern that finds every secret of `secrets` (at least MIN_SECRET characters) in any
-    letter case, with invisible characters between its characters; None when there is none."""
-    cores = {core for secret in secrets if len(core := core_of(secret)) >= MIN_SECRET}
-    if not cores:
-        return None
-    # Longest first, so a secret that contains another is masked whole.
-    ordered = sorted(cores, key=len, reverse=True)
-    return re.compile("|".join(GAP.join(re.escape(ch) for ch in core) for core in ordered), re.IGNORECASE)
+def secret_pattern(secrets: Iterable[str]) -> SecretPattern | None:
+    """One pattern that finds every secret of `secrets` (at least MIN_SECRET characters as a reader
+    makes them out) in any of the disguises the module docstring lists; None when there is none."""
+    cores = {core for secret in secrets if len(core := folded(core_of(secret))) >= MIN_SECRET}
+    return SecretPattern(cores) if cores else None
 
 
 def add_secret(value: str | None) -> None:
     """Mask `value` (see `secret_pattern`) from now on."""
     global _secrets, _pattern
-    if not value or len(core := core_of(value)) < MIN_SECRET:
+    if not value or len(folded(core := core_of(value))) < MIN_SECRET:
         return
     with _lock:
         if core in _secrets:
@@ -72,11 +111,11 @@ def forget_secrets() -> None:
         _pattern = None
 
 
-def pattern_for(also: Iterable[str] = ()) -> re.Pattern[str] | None:
+def pattern_for(also: Iterable[str] = ()) -> SecretPattern | None:
     """The pattern `mask` uses, widened by `also`: secrets one output must not carry that are not
     registered (a recording header's last guard); None when there is nothing to find."""
     secrets = _secrets
-    extra = {core for value in also if len(core := core_of(value)) >= MIN_SECRET} - secrets
+    extra = {core for value in also if len(folded(core := core_of(value))) >= MIN_SECRET} - secrets
     return secret_pattern(secrets | extra) if extra else _pattern
 
 

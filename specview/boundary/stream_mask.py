@@ -5,7 +5,8 @@ stream: it holds rounds back only while the text so far ends with the beginning 
 (usually not at all), and rewrites the tokens a secret spans so that the first carries `***`
 and the rest lose their part of it. The Session applies it before any sink (screen,
 recording, bench) sees a round, whenever a secret is registered. A secret is found as
-`mask` finds it: in any letter case, with invisible characters between its characters.
+`mask` finds it: as a reader makes it out (boundary/lookalike.py), in any letter case or
+compatibility form, with spaces, marks or invisible characters between its characters.
 """
 
 from __future__ import annotations
@@ -14,26 +15,26 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
-from specview.boundary.invisible import INVISIBLE, VISIBLE
-from specview.boundary.secrets import MASK, core_of, secret_pattern
+from specview.boundary.lookalike import folded, folded_with_origins
+from specview.boundary.secrets import MASK, SecretPattern, core_of, secret_pattern
 from specview.kernel.events import Round, TokenStatus
 
+# what finds the secrets: the registered ones' pattern, or a plain regular expression (tests)
+Finder = SecretPattern | re.Pattern[str]
 _NEVER = re.compile(r"(?!)")  # no secret long enough to mask: nothing matches
 
 
-def _fold(text: str) -> str:
-    """`text` in lower case, one character for one (a character whose lower case is longer stays)."""
-    lower = text.lower()
-    if len(lower) == len(text):  # no character grew, so none moved
-        return lower
-    return "".join(low if len(low := ch.lower()) == 1 else ch for ch in text)
+def _spans(pattern: Finder, text: str) -> list[tuple[int, int]]:
+    if isinstance(pattern, SecretPattern):
+        return pattern.spans(text)
+    return [m.span() for m in pattern.finditer(text)]
 
 
-def mask_texts(texts: list[str], pattern: re.Pattern[str]) -> list[str]:
+def mask_texts(texts: list[str], pattern: Finder) -> list[str]:
     """`texts` (consecutive pieces of one text) with every secret in their join masked: the
     piece where a secret starts carries `***`, the pieces it spans lose their part of it."""
     joined = "".join(texts)
-    spans = [m.span() for m in pattern.finditer(joined)]
+    spans = _spans(pattern, joined)
     if not spans:
         return texts
     out: list[str] = []
@@ -56,7 +57,7 @@ def mask_texts(texts: list[str], pattern: re.Pattern[str]) -> list[str]:
     return out
 
 
-def mask_rounds(rounds: list[Round], pattern: re.Pattern[str]) -> list[Round]:
+def mask_rounds(rounds: list[Round], pattern: Finder) -> list[Round]:
     """The rounds with every secret in their tokens' text masked (across token boundaries), and in
     each round's discarded drafts (a draft run of their own, read on from the rejected draft)."""
     rounds = [_mask_discarded(rnd, pattern) if rnd.discarded else rnd for rnd in rounds]
@@ -75,7 +76,7 @@ def mask_rounds(rounds: list[Round], pattern: re.Pattern[str]) -> list[Round]:
     return out
 
 
-def _mask_discarded(rnd: Round, pattern: re.Pattern[str]) -> Round:
+def _mask_discarded(rnd: Round, pattern: Finder) -> Round:
     rejected = [t.text for t in rnd.tokens if t.status is TokenStatus.REJECTED][:1]
     texts = rejected + [t.text for t in rnd.discarded]
     masked = mask_texts(texts, pattern)
@@ -86,7 +87,7 @@ def _mask_discarded(rnd: Round, pattern: re.Pattern[str]) -> Round:
                                         for t, s in zip(rnd.discarded, new, strict=True)))
 
 
-def _mask_lost(rnd: Round, pattern: re.Pattern[str]) -> Round:
+def _mask_lost(rnd: Round, pattern: Finder) -> Round:
     """A tree's lost branches, each read from where it left the path to its leaf (`lost_from`, as
     the token view draws them: kernel/lost_branches.py), or each token on its own where the round
     does not say how they hang together."""
@@ -105,9 +106,9 @@ class RoundMasker:
     """Masks secrets in a stream of rounds, holding back only what may begin one."""
 
     def __init__(self, secrets: Iterable[str]) -> None:
-        self.pattern = secret_pattern(secrets) or _NEVER
-        # compared with the stream's text folded the same way (invisible characters out, lower case)
-        self.secrets = sorted({_fold(core_of(s)) for s in secrets if core_of(s)}, key=len, reverse=True)
+        self.pattern: Finder = secret_pattern(secrets) or _NEVER
+        # compared with the stream's text folded the same way (as a reader makes it out)
+        self.secrets = sorted({f for s in secrets if (f := folded(core_of(s)))}, key=len, reverse=True)
         self._held: list[Round] = []
 
     def feed(self, rnd: Round) -> list[Round]:
@@ -134,34 +135,30 @@ class RoundMasker:
         return held
 
     def _open_prefix(self, text: str) -> int:
-        """Length of the longest end of `text` that may begin a secret (0: none): its visible
-        characters, in lower case, are a proper beginning of one."""
+        """Length of the longest end of `text` that may begin a secret (0: none): what a reader
+        makes of it (boundary/lookalike.py) is a proper beginning of one."""
         if not self.secrets or len(self.secrets[0]) < 2:
             return 0
-        need = len(self.secrets[0]) - 1  # visible characters that can matter
+        need = len(self.secrets[0]) - 1  # folded characters that can matter
         window = need
         while True:  # the end of `text` that holds them (usually just `need` characters)
             piece = text[-window:]
-            starts = [m.start() for m in VISIBLE.finditer(piece)] if INVISIBLE.search(piece) else None
-            if starts is None or len(starts) >= need or window >= len(text):
+            flat, origins = folded_with_origins(piece)
+            if len(flat) >= need or window >= len(text):
                 break
             window *= 4
-        if starts is None:
-            folded = _fold(piece)
-        else:
-            starts = starts[-need:]
-            folded = _fold("".join(piece[i] for i in starts))
-        best = 0  # in visible characters; the longest maps to the earliest start
+        tail = flat[-need:]
+        best = 0  # in folded characters; the longest maps to the earliest start
         for secret in self.secrets:
-            n = min(len(secret) - 1, len(folded))
-            tail = folded[len(folded) - n:] if n > 0 else ""
+            n = min(len(secret) - 1, len(tail))
+            end = tail[len(tail) - n:] if n > 0 else ""
             # candidate starts are where the secret's first character stands: usually one find
-            i = tail.find(secret[0]) if tail else -1
+            i = end.find(secret[0]) if end else -1
             while i != -1 and n - i > best:
-                if secret.startswith(tail[i:]):
+                if secret.startswith(end[i:]):
                     best = n - i
                     break
-                i = tail.find(secret[0], i + 1)
-        if not best or starts is None:
-            return best
-        return len(piece) - starts[len(folded) - best]
+                i = end.find(secret[0], i + 1)
+        if not best:
+            return 0
+        return len(piece) - origins[len(flat) - best]

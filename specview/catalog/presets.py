@@ -19,6 +19,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from specview.boundary.safe_files import open_regular
 from specview.boundary.text import shown
 from specview.catalog.claims import load_claims
 from specview.catalog.preset_shapes import Shape, parse_shape
@@ -305,9 +306,10 @@ def _mixture(acc: dict[str, Any], gamma: int, mean_length: float | None, where: 
 
 
 def read_toml(path: Path, limit: int, error: type[SpecviewError]) -> dict[str, Any]:
-    """A small TOML file from outside: size bounded, every failure an `error` naming the file."""
+    """A small TOML file from outside: size bounded, every failure an `error` naming the file. Only a
+    regular file is opened (a FIFO or a device at the name would block the read: refused instead)."""
     try:
-        with path.open("rb") as file:
+        with open_regular(path) as file:
             raw = file.read(limit + 1)
     except OSError as exc:
         raise error("catalogerr.toml.cannot_read", path=path, reason=os_reason(exc)) from None

@@ -6,18 +6,20 @@ set by `localize` when the app, screen or widget is made. Textual's own bindings
 (the command palette's, focus, copy) get ids here by their action. The help screen and the
 status line list keys from the same bindings (`key_lines`), so a key is written once.
 
-Textual keeps a node's bindings in `_bindings` and the app's keymap in `_keymap`; this module is
-the only place that reads them.
+Textual keeps a node's bindings in `_bindings`, the app's keymap in `_keymap` and the names of
+the keys a terminal can send in its key tables; this module is the only place that reads them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import cache
 
 from textual.actions import parse
 from textual.binding import Binding, BindingsMap
 from textual.dom import DOMNode
+from textual.keys import KEY_NAME_REPLACEMENTS, Keys, key_to_character
 
 from specview.boundary.text import sanitize
 from specview.texts.catalog import catalog, text
@@ -30,6 +32,7 @@ TEXTUAL_IDS = {
     "screen.copy_text": "screen.copy",
 }
 KEY_CHARS = 40  # of one key as the help and the status line write it
+MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
 
 
 def bind(keys: str, action: str, bid: str, *, show: bool = True, priority: bool = False) -> Binding:
@@ -117,6 +120,31 @@ def key_lines(nodes: Iterable[DOMNode], *, only: str | None = None) -> list[KeyL
                                            for b in bindings))
                 out.append(KeyLine(bid, keys, bindings[0].description, bindings[0].tooltip, bindings[0].priority))
     return out
+
+
+@cache
+def _key_names() -> frozenset[str]:
+    """The names Textual gives keys that are no printable character (`f5`, `pageup`, `kp_enter`, `plus`)."""
+    from textual._keyboard_protocol import FUNCTIONAL_KEYS
+
+    names = {key.value.rpartition("+")[2] for key in Keys}
+    return frozenset(names | set(FUNCTIONAL_KEYS.values()) | set(KEY_NAME_REPLACEMENTS.values()))
+
+
+def known_key(name: str) -> bool:
+    """Whether `name` is a key as Textual names what a terminal sends (`k`, `K`, `f24`,
+    `ctrl+shift+up`, `question_mark`): a binding to any other name can never run."""
+    *modifiers, base = name.split("+")
+    if not base or not MODIFIERS.issuperset(modifiers):
+        return False
+    return len(base) == 1 or base in _key_names() or key_to_character(base) is not None
+
+
+def first_key(node: DOMNode, bid: str) -> str:
+    """The first key in effect for binding `bid` of `node`, as the footer writes it ("" if none)."""
+    for line in key_lines([node], only=bid):
+        return line.keys[0]
+    return ""
 
 
 def key_hint(node: DOMNode, bid: str) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 from specview.backends.reason import reason_of
 from specview.boundary.bounds import Invalid, integer
+from specview.boundary.safe_files import open_regular
 from specview.boundary.text import sanitize
 from specview.kernel.errors import BackendError
 from specview.kernel.os_reason import os_reason
@@ -180,7 +181,7 @@ def read_gguf_info(path: str | Path) -> ModelInfo:
     except ImportError:
         raise BackendError("backenderr.gguf.no_package") from None
     try:
-        with path.open("rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        with open_regular(path) as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
             return _read(_Walk(data, path), path, GGML_QUANT_SIZES, GGMLQuantizationType)
     except OSError as exc:
         raise BackendError("backenderr.gguf.unreadable", path=str(path), reason=os_reason(exc)) from None

@@ -26,7 +26,9 @@ from specview.backends.local.log import LOG
 from specview.backends.local.pool import POOL
 from specview.backends.local.threads import Threadpool
 from specview.backends.reason import role_word
+from specview.boundary.safe_files import open_regular
 from specview.kernel.errors import BackendError
+from specview.kernel.os_reason import os_reason
 
 Logits = npt.NDArray[np.float32]
 GGUF_MAGIC = b"GGUF"
@@ -39,8 +41,12 @@ def check_gguf_file(path: Path, role: str) -> None:
         raise BackendError("backenderr.model.not_found", role=role_word(role), path=str(path))
     if not path.is_file():
         raise BackendError("backenderr.model.not_a_file", role=role_word(role), path=str(path))
-    with path.open("rb") as fh:
-        magic = fh.read(4)
+    try:
+        with open_regular(path) as fh:  # a FIFO put there since the check is refused, not waited on
+            magic = fh.read(4)
+    except OSError as exc:
+        raise BackendError("backenderr.pool.unreadable", role=role_word(role), path=str(path),
+                           reason=os_reason(exc)) from None
     if magic != GGUF_MAGIC:
         raise BackendError("backenderr.model.not_gguf", role=role_word(role), path=str(path), magic=repr(magic))
 

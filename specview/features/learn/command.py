@@ -34,9 +34,17 @@ def target_path(args: argparse.Namespace) -> str | None:
     path = Path(target)
     if not path.is_file():
         raise CliError("featerr.learn.no_target", target=target)
-    with path.open("rb") as fh:
-        if fh.read(4) != b"GGUF":
-            raise CliError("featerr.learn.not_gguf", target=target)
+    from specview.boundary.safe_files import open_regular
+    from specview.kernel.errors import BackendError
+    from specview.kernel.os_reason import os_reason
+
+    try:
+        with open_regular(path) as fh:  # a FIFO put there since the check is refused, not waited on
+            magic = fh.read(4)
+    except OSError as exc:
+        raise BackendError("backenderr.gguf.unreadable", path=target, reason=os_reason(exc)) from None
+    if magic != b"GGUF":
+        raise CliError("featerr.learn.not_gguf", target=target)
     return str(path)
 
 

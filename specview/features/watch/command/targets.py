@@ -9,11 +9,11 @@ MAX_URL_CHARS or repeats an earlier target is one CliError naming the file and t
 
 from __future__ import annotations
 
-import os
 import stat
 from pathlib import Path
 
 from specview.backends.remote.client import parse_base_url
+from specview.boundary.safe_files import open_regular
 from specview.boundary.text import shown
 from specview.kernel.errors import SpecviewError
 from specview.kernel.os_reason import os_reason
@@ -43,8 +43,7 @@ def read_targets(path: Path) -> list[str]:
     if info.st_size > MAX_FILE_BYTES:
         raise TargetsError("watcherr.targets.too_big", where=where, bytes=info.st_size, mib=MAX_FILE_BYTES // 2**20)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as handle:
+        with open_regular(path) as handle:  # checked again when opened: the name may have changed
             data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise TargetsError("watcherr.targets.unreadable", where=where, reason=os_reason(exc)) from None
