@@ -121,9 +121,11 @@ def run_tty(args: Sequence[str], env: Mapping[str, str], *, keys: Sequence[tuple
     seconds (and until the screen is quiet for 0.3 s, at most 3 s more) and type `key`. Returns
     every byte the terminal received (as `stdout`) and the screen before each key (`screens`).
     `file_size` caps the size of any file it writes (RLIMIT_FSIZE), as a full disk would."""
+    cols, rows = size
     pid, fd = pty.fork()
-    if pid == 0:  # the child: limits, then specview
+    if pid == 0:  # the child: its terminal's size (before specview can ask it), limits, then specview
         try:
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
             _limits(memory, file_size)
             os.chdir(ROOT)
             os.execve(sys.executable, [sys.executable, "-m", "specview", *args], dict(env))
@@ -131,7 +133,6 @@ def run_tty(args: Sequence[str], env: Mapping[str, str], *, keys: Sequence[tuple
             os._exit(127)
     import pyte
 
-    cols, rows = size
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
     screen = pyte.Screen(cols, rows)
     terminal = pyte.ByteStream(screen)
