@@ -55,11 +55,11 @@ lint: install-test
 deps-debian:
 	@bash scripts/deps-debian.sh
 
-# The suite runs in a pytest-xdist worker, a test module at a time (their servers are module-scoped): a
-# native crash (llama.cpp in a test's own process) ends the worker, fails that test with the signal in
-# its output, and a new worker carries on with the rest. One worker: two on this 2-core machine ran in
-# 12:51 instead of ~18 min but drew the pty and tmux tests late enough to fail 8 of them (issue 36).
-PYTEST_WORKERS ?= 1
+# The suite runs in pytest-xdist workers, one test module to a worker (their servers are module-scoped):
+# a native crash (llama.cpp in a test's own process) ends one worker, fails that test with the signal in
+# its output, and a new worker carries on with the rest. Two workers on this 2-core machine: 12:51
+# against 24:54 for one.
+PYTEST_WORKERS ?= 2
 XDIST := -n $(PYTEST_WORKERS) --dist loadfile --max-worker-restart 16
 
 test: deps-debian install-test llama-server vllm test-models lint

@@ -17,6 +17,10 @@ import pytest
 
 # Deterministic, quiet UI in tests: no animations, no cursor blink surprises.
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+# pytest-xdist's workers carry COLUMNS=80 and LINES=24 (the runner's terminal); Textual obeys them over
+# the size of the pty or tmux pane a test made, so every such test would draw at 80×24.
+for _size in ("COLUMNS", "LINES"):
+    os.environ.pop(_size, None)
 # Tests of the speculative loop read a local backend's insides (its verify batches, its engine), so
 # llama.cpp runs in the test's process as it does in the engine's own (backends/local/engine_host.py);
 # the engine-process tests (tests/integration/test_engine_process.py) take this away. A native crash
