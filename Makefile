@@ -61,6 +61,8 @@ deps-debian:
 # against 24:54 for one.
 PYTEST_WORKERS ?= 2
 XDIST := -n $(PYTEST_WORKERS) --dist loadfile --max-worker-restart 16
+# every worker must collect the same test ids: one hash seed for all (a set's order can name a test)
+export PYTHONHASHSEED := 0
 
 test: deps-debian install-test llama-server vllm test-models lint
 	SPECVIEW_LLAMA_SERVER=$(abspath $(SERVER)) SPECVIEW_VLLM_PYTHON=$$(cat $(VLLM)) $(BIN)/python -m pytest -q $(XDIST)

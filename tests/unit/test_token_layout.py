@@ -79,7 +79,8 @@ def test_undecided_drafts_are_marked() -> None:
 
 
 @pytest.mark.parametrize("separators", [False, True])
-@pytest.mark.parametrize("hidden", [frozenset(), frozenset({TokenStatus.LOST, TokenStatus.DISCARDED})], ids=str)
+@pytest.mark.parametrize("hidden", [frozenset(), frozenset({TokenStatus.LOST, TokenStatus.DISCARDED})],
+                         ids=lambda hidden: "+".join(sorted(s.value for s in hidden)) or "none")  # stable per worker
 def test_appending_in_any_batches_places_every_token_as_wrapping_all_at_once(
         separators: bool, hidden: frozenset[TokenStatus]) -> None:
     rng = random.Random(7)
