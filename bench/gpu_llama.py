@@ -27,6 +27,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -99,9 +100,8 @@ def specview(*args: str, timeout: float = 300) -> dict[str, Any]:
         return {"error": (proc.stderr or proc.stdout)[-800:], "rc": proc.returncode}
 
 
-def bench(target: Path, draft: str | None, max_tokens: int, extra: list[str]) -> dict[str, Any]:
+def bench(target: Path, draft: str | None, max_tokens: int) -> dict[str, Any]:
     how = ["--no-spec"] if draft is None else ["--draft", draft, "--gamma", "4"]
-    how += extra
     got = specview("bench", "--target", str(target), *how, "--prompt", PROMPT, "--max-tokens", str(max_tokens),
                    "--json")
     keep = ("tokens_per_second", "plain_tokens_per_second", "speedup", "acceptance_rate", "tau", "draft_cost",
@@ -109,10 +109,10 @@ def bench(target: Path, draft: str | None, max_tokens: int, extra: list[str]) ->
     return {k: got.get(k) for k in keep if k in got}
 
 
-def server_rate(server: str, target: Path, extra: list[str], port: int, n: int) -> dict[str, Any]:
+def server_rate(server: str, target: Path, extra: list[str], port: int, n: int, logs: Path) -> dict[str, Any]:
     args = [server, "-m", str(target), "-ngl", "99", "-c", "4096", "--host", "127.0.0.1", "--port", str(port),
             "--no-webui", *extra]
-    log = open(f"/tmp/llama-server-{port}.log", "wb")  # noqa: SIM115 - closed below
+    log = open(logs / f"llama-server-{port}.log", "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 120
@@ -148,15 +148,10 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--server", required=True)
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--models", type=Path, default=Path("/tmp/gpu-models"))
+    ap.add_argument("--models", type=Path, default=Path(tempfile.gettempdir()) / "specview-gpu-models")
     ap.add_argument("--max-tokens", type=int, default=256)
     ap.add_argument("--tiny", action="store_true", help="a 2-layer 128-wide model only: a dry run on a CPU")
-    ap.add_argument("--tiny-check", type=Path, help="only write a small model there (to probe how loads work)")
     args = ap.parse_args()
-    if args.tiny_check:
-        write_model(args.tiny_check, n_embd=256, n_layer=4, n_head=4, n_ff=512, n_vocab=4000)
-        return 0
-    extra = ["--gpu-layers", os.environ["SPECVIEW_GPU_LAYERS"]] if os.environ.get("SPECVIEW_GPU_LAYERS") else []
     shapes = ({"tiny": dict(n_embd=128, n_layer=4, n_head=2, n_ff=256, n_vocab=2000)} if args.tiny else SHAPES)
     args.models.mkdir(parents=True, exist_ok=True)
     from specview.backends.local.engine_process import engine_call
@@ -181,16 +176,16 @@ def main() -> int:
         except Exception as exc:  # noqa: BLE001 - a measurement that failed says why
             found["v"] = {"error": str(exc)}
         (args.out / "gpu.json").write_text(json.dumps({**result, name: found}, indent=1))
-        found["specview"] = {label: bench(target, d, args.max_tokens, extra)
+        found["specview"] = {label: bench(target, d, args.max_tokens)
                              for label, d in (("plain", None), ("ngram", "ngram"), ("draft", str(draft)))}
         found["llama_server"] = {
-            "plain": server_rate(args.server, target, [], 18080, args.max_tokens),
+            "plain": server_rate(args.server, target, [], 18080, args.max_tokens, args.out),
             "draft": server_rate(args.server, target, ["-md", str(draft), "-ngld", "99", "--spec-draft-n-max", "4"],
-                                 18081, args.max_tokens)}
+                                 18081, args.max_tokens, args.out)}
         kept = ("identical", "compared", "cause", "error", "rc")
         found["diff"] = {label: {k: v for k, v in specview("diff", "--target", str(target), "--draft", d, "--gamma",
                                                             "4", "--prompt", PROMPT, "--max-tokens", "128",
-                                                            "--json", *extra).items() if k in kept}
+                                                            "--json").items() if k in kept}
                          for label, d in (("ngram", "ngram"), ("draft", str(draft)))}
         result[name] = found
         (args.out / "gpu.json").write_text(json.dumps(result, indent=1))

@@ -4,39 +4,29 @@
 # bench/gpu_llama.py. What it needs travels in .gpu/ (ignored by git; made by `bench/gpu_pack.sh`):
 # llama-src.tar.xz (the vendored llama.cpp without models, docs and tests), llama_cpp_py.tar.gz
 # (the bindings' Python files) and the wheels of diskcache and platformdirs.
-# Usage, from the repository root: bash bench/gpu_llama.sh OUT_DIR
+# Usage, from the repository root: bash bench/gpu_llama.sh OUT_DIR [WORK_DIR]
+# WORK_DIR (default: a new temporary folder) holds the sources, the build and the bindings.
 set -uo pipefail
 out=${1:?output folder}
-mkdir -p "$out" /tmp/gpu /tmp/site
+work=${2:-$(mktemp -d)}
+src=$work/src site=$work/site build=$work/build
+mkdir -p "$out" "$src" "$site"
 began=$(date +%s)
-tar -xJf .gpu/llama-src.tar.xz -C /tmp/gpu
-python3 -m pip install -q --upgrade --no-index --no-deps --no-compile --target /tmp/site .gpu/*.whl
-tar -xzf .gpu/llama_cpp_py.tar.gz -C /tmp/site
-cmake -S /tmp/gpu/llama.cpp -B /tmp/gpu/build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGGML_CUDA=ON \
+tar -xJf .gpu/llama-src.tar.xz -C "$src"
+python3 -m pip install -q --upgrade --no-index --no-deps --no-compile --target "$site" .gpu/*.whl
+tar -xzf .gpu/llama_cpp_py.tar.gz -C "$site"
+cmake -S "$src/llama.cpp" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGGML_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DGGML_CUDA_FA=OFF -DBUILD_SHARED_LIBS=ON -DLLAMA_CURL=OFF \
   -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_BUILD_SERVER=ON >"$out/cmake.log" 2>&1 \
   || { tail -30 "$out/cmake.log"; exit 1; }
-cmake --build /tmp/gpu/build -j"$(nproc)" --target llama llama-server >"$out/build.log" 2>&1 \
+cmake --build "$build" -j"$(nproc)" --target llama llama-server >"$out/build.log" 2>&1 \
   || { tail -40 "$out/build.log"; exit 1; }
 echo "built in $(( $(date +%s) - began )) s"
-lib=$(dirname "$(find /tmp/gpu/build -name 'libllama.so' | head -1)")
+lib=$(dirname "$(find "$build" -name 'libllama.so' | head -1)")
 export LLAMA_CPP_LIB_PATH=$lib LD_LIBRARY_PATH=$lib:${LD_LIBRARY_PATH:-}
-export PYTHONPATH=/tmp/site:$PWD:/tmp/gpu/llama.cpp/gguf-py PYTHONUNBUFFERED=1
+export PYTHONPATH=$site:$PWD:$src/llama.cpp/gguf-py PYTHONUNBUFFERED=1
 python3 -c "import llama_cpp.llama_cpp as l; print(l.llama_print_system_info().decode()); print('gpu offload', l.llama_supports_gpu_offload())"
 grep -o -w -m1 'amx_tile' /proc/cpuinfo || echo "no amx_tile in /proc/cpuinfo"
-# which load works here: as specview decides (no repack on this AMX host), repacked, or a layer count
-python3 bench/gpu_llama.py --tiny-check /tmp/probe.gguf --out "$out"
-for how in "default|" "repacked|SPECVIEW_CPU_FEATURES=none" "ngl99|SPECVIEW_GPU_LAYERS=99"; do
-  name=${how%%|*}; setting=${how#*|}
-  if env $setting python3 -m specview bench --target /tmp/probe.gguf --no-spec --max-tokens 8 --json \
-      $( [ "$name" = ngl99 ] && echo --gpu-layers 99 ) >"$out/probe-$name.json" 2>"$out/probe-$name.err"; then
-    echo "load $name: works"; [ -z "${chosen:-}" ] && chosen=$setting && chosen_name=$name
-  else
-    echo "load $name: $(cat "$out/probe-$name.err")"
-    tail -5 ~/.local/state/specview/log/llama.log 2>/dev/null
-  fi
-done
-echo "measuring with: ${chosen_name:-none}"
-[ -n "${chosen:-}" ] && export $chosen
-python3 -X faulthandler bench/gpu_llama.py --server "$(find /tmp/gpu/build -name llama-server -type f | head -1)" --out "$out"
+server=$(find "$build" -name llama-server -type f | head -1)
+python3 -X faulthandler bench/gpu_llama.py --models "$work/models" --server "$server" --out "$out"
 echo "done in $(( $(date +%s) - began )) s"

@@ -91,9 +91,9 @@ def test_a_second_ctrl_c_while_stopping_forces_the_quit(tmp_path: Path) -> None:
 def test_compare_at_80x24_keeps_each_summary_row_on_one_line(tmp_path: Path) -> None:
     runs = ("qwen3.6-mtp", "glm-5.2-mtp", "eagle3")
     with specview(tmp_path, "compare", *runs, width=80, height=24) as pane:
-        pane.wait_for(lambda screen: [row.count("×") for row in summary_rows(screen, len(runs))] == [1] * len(runs),
-                      60, what="every run's numbers, speedup included")
-        screen = pane.capture()
+        # the screen that showed every row, not a second capture a frame later
+        screen = pane.wait_for(lambda screen: [row.count("×") for row in summary_rows(screen, len(runs))]
+                               == [1] * len(runs), 60, what="every run's numbers, speedup included")
         rows = summary_rows(screen, len(runs))
         assert [row.split()[0] for row in rows] == [f"sim:{run}" for run in runs], screen
         assert all(len(row) <= 80 for row in rows)

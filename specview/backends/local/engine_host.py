@@ -33,6 +33,12 @@ ENGINE_CHILD_ENV = "SPECVIEW_ENGINE_CHILD"  # set in the engine's process: its b
 HEARTBEAT_S = 1.0
 
 
+def call_named(target: str, *args: Any) -> Any:
+    """`module:function(*args)`, the function imported by name."""
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)(*args)
+
+
 class Host:
     """The child's state: one backend at most, one run at a time."""
 
@@ -85,9 +91,8 @@ class Host:
         return True
 
     def _call(self, target: str, args: tuple[Any, ...]) -> None:
-        module, _, name = target.partition(":")
         try:
-            value = getattr(importlib.import_module(module), name)(*args)
+            value = call_named(target, *args)
         except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
             self.send("error", wired(exc))
             return

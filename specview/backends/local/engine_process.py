@@ -14,7 +14,6 @@ runs one function in a child of its own (`diff`, Learn's measurements, a token's
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import subprocess
 import sys
@@ -27,7 +26,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from specview.backends.local.crash import MAX_TAIL_BYTES, EngineUnresponsive, crash_error, read_tail
-from specview.backends.local.engine_host import ENGINE_CHILD_ENV
+from specview.backends.local.engine_host import ENGINE_CHILD_ENV, call_named
 from specview.backends.process import child_error, decode, encode
 from specview.kernel.backend import BackendInfo
 from specview.kernel.errors import BackendError
@@ -220,8 +219,7 @@ def engine_call(target: str, *args: Any) -> Any:
     pickled); a crash there is an EngineCrashed here. For work that loads llama.cpp outside a run.
     In an engine's process already (SPECVIEW_ENGINE_CHILD), it is called here."""
     if os.environ.get(ENGINE_CHILD_ENV):
-        module, _, name = target.partition(":")
-        return getattr(importlib.import_module(module), name)(*args)
+        return call_named(target, *args)
     child = EngineChild()
     try:
         child.send("call", (target, args))
