@@ -16,6 +16,7 @@ from specview.kernel.runspec import RunSpec
 from specview.widgets.stat_gauge import StatGauge
 from specview.widgets.status_line import StatusLine
 from tests.support.app_helpers import token_view, wait_finished, wait_until
+from tests.support.steady_calibration import keep_a_calibration
 
 
 async def test_demo_streams_in_the_app() -> None:
@@ -27,6 +28,7 @@ async def test_demo_streams_in_the_app() -> None:
         await wait_finished(pilot)
         live = app.live
         assert live.session.drain(limit=0).error is None
+        keep_a_calibration(live.session)  # a second test worker can make every calibration disagree
         assert live.session.metrics.tokens == 24
         assert view.token_count >= 24
         assert live.session.metrics.accepted > 0, "prompt lookup drafts are accepted on the demo prompt"
