@@ -28,26 +28,24 @@ per request; a sum past the bound on a count is refused (Invalid) before anythin
 
 from __future__ import annotations
 
-import statistics
 from collections import deque
 from collections.abc import Sequence
 from copy import deepcopy
 from dataclasses import dataclass, field
 
 from specview.boundary.bounds import MAX_ROUND_DRAFTS
-from specview.kernel.contended import calibration_contended
+from specview.kernel.calibration_fold import CalibrationFold
 from specview.kernel.context_acceptance import ContextFold
 from specview.kernel.drafters import DrafterFold
-from specview.kernel.events import Basis, Calibration, Round, TokenEvent, TokenStatus
+from specview.kernel.events import Calibration, Reconcile, Round, TokenEvent, TokenStatus
 from specview.kernel.gamma_choice import GammaChoice
-from specview.kernel.machine_load import Load, busiest
 from specview.kernel.metrics_snapshot import MetricsSnapshot
-from specview.kernel.spread import CalibrationSpreads, Moments, RateBatches
+from specview.kernel.spread import Moments, RateBatches
+from specview.kernel.stream_kinds import fold_item
 from specview.kernel.theory import expected_tau
 from specview.kernel.totals import CrossChecked, Totals, TotalsSum
 from specview.kernel.tree_cost import TreeNodes
 from specview.kernel.what_if import WhatIfFold
-from specview.texts.catalog import Phrase
 
 
 @dataclass(slots=True)
@@ -69,14 +67,6 @@ MAX_GAMMA_CHOICES = 256  # `--gamma auto` decisions kept (it decides every 8 rou
 
 def _ratio(num: float, den: float) -> float | None:
     return num / den if den > 0 else None
-
-
-def _extremes(repeats: tuple[tuple[float, ...], ...]) -> tuple[tuple[float, ...], ...]:
-    """The repeats of the fastest and the slowest plain step by median (one when they are the same):
-    what kernel/contended.py compares, kept without keeping every calibration."""
-    fast = min(repeats, key=statistics.median)
-    slow = max(repeats, key=statistics.median)
-    return (fast,) if fast is slow else (fast, slow)
 
 
 def _summed(before: list[int], request: list[int]) -> list[int]:
@@ -112,16 +102,7 @@ class Metrics:
         self._t_verify_sum = 0.0
         self._verify_all_sum = 0.0
         self._verify_all_n = 0
-        self.calibrations = 0
-        self._cal_basis: Basis | None = None
-        self._cal_context: int | None = None
-        self._cal_plain = [0.0, 0]
-        self._cal_costs: list[list[float]] = []  # [sum, n] per k
-        self._cal_spreads = CalibrationSpreads()
-        self._cal_load: Load | None = None  # the busiest calibration's (kernel/machine_load.py)
-        self._plain_extremes: tuple[tuple[float, ...], ...] = ()  # the fastest and slowest plain step's repeats
-        self._set_aside = 0  # measured calibrations left out: taken while the machine was busy
-        self._set_aside_reason: Phrase | None = None  # the last one's reason (kernel/contended.py)
+        self._cal = CalibrationFold()
         self._plain_round_times = Moments()
         self._batches = RateBatches()
         self._closed = _Counts()
@@ -141,60 +122,40 @@ class Metrics:
         flat = {id(value): value.copy() for value in vars(self).values() if isinstance(value, deque)}
         return deepcopy(self, flat)
 
+    @property
+    def calibrations(self) -> int:
+        """Calibrations folded so far, set aside or not."""
+        return self._cal.count
+
+    # the metrics as a StreamFold (kernel/stream_kinds.py) -------------------
     def calibrate(self, cal: Calibration) -> None:
-        """Fold in what plain decoding costs (a later basis replaces an earlier one). A measured
-        calibration whose own repeats say the machine was busy (kernel/contended.py) is set aside:
-        counted and its reason kept, its costs left out of the baseline, c and v."""
-        if cal.basis != self._cal_basis:
-            self._cal_basis = cal.basis
-            self._cal_plain = [0.0, 0]
-            self._cal_costs = []
-            self._cal_spreads = CalibrationSpreads()
-            self._cal_load = None
-            self._plain_extremes = ()
-            self._set_aside = 0
-            self._set_aside_reason = None
-        self.calibrations += 1
-        self._cal_context = cal.context
-        self._cal_load = busiest((self._cal_load, cal.load))
-        busy = calibration_contended(cal) if cal.basis is Basis.MEASURED else None
-        if busy is not None:
-            self._set_aside += 1
-            self._set_aside_reason = busy
-            return
-        self._cal_spreads.add(cal.plain_s, cal.plain_samples_s, cal.verify_costs_s, cal.verify_samples_s)
-        if cal.plain_samples_s:
-            self._plain_extremes = _extremes((*self._plain_extremes, cal.plain_samples_s))
-        if cal.plain_s is not None:
-            self._cal_plain[0] += cal.plain_s
-            self._cal_plain[1] += 1
-        for k, cost in enumerate(cal.verify_costs_s):
-            if k == len(self._cal_costs):
-                self._cal_costs.append([0.0, 0])
-            self._cal_costs[k][0] += cost
-            self._cal_costs[k][1] += 1
+        """Fold in what plain decoding costs (kernel/calibration_fold.py: a later basis replaces an
+        earlier one; a measured calibration taken on a busy machine is set aside)."""
+        self._cal.add(cal)
 
-    def _calibration(self) -> Calibration | None:
-        if self._cal_basis is None:
-            return None
-        plain_sum, plain_n = self._cal_plain
-        costs = []
-        for total, n in self._cal_costs:
-            if not n:
-                break
-            costs.append(total / n)
-        return Calibration(self._cal_basis, plain_sum / plain_n if plain_n else None, tuple(costs), self._cal_context,
-                           load=self._cal_load)
+    def cross_checked(self, item: CrossChecked) -> None:
+        """Keep the last cross-check as it is."""
+        self.cross_check = item
 
-    def add(self, rnd: Round | Calibration | Totals | CrossChecked | GammaChoice) -> None:
-        """Fold one round in (a calibration goes to `calibrate`, totals to `close_request`; the
-        last cross-check is kept as it is)."""
-        if not isinstance(rnd, Round):  # one test on the path every round takes
-            self._add_said(rnd)
-            return
-        # one copy of the fold: a batch of one costs its hoisting, about 0.8 µs over a 5 µs fold
-        # (no more than the per-round fold it replaced), nothing beside a local round's forwards
+    def gamma_chosen(self, item: GammaChoice) -> None:
+        self._gamma_choices.append(item)
+
+    def add_round(self, rnd: Round) -> None:
+        """Fold one round in: one copy of the fold, `add_rounds` (a batch of one costs its hoisting,
+        about 0.8 µs over a 5 µs fold, nothing beside a local round's forwards)."""
         self.add_rounds((rnd,))
+
+    def reconcile(self, item: Reconcile) -> None:
+        """A fold alone cannot take back rounds: the session holds those a reconcile replaces
+        (kernel/request_fold.py) and folds its rounds."""
+        raise TypeError("a reconcile is folded by a Session, which holds the rounds it replaces")
+
+    def add(self, item: Round | Calibration | Totals | CrossChecked | GammaChoice) -> None:
+        """Fold one item in, by its kind (kernel/stream_kinds.py)."""
+        if type(item) is Round:  # the path every round takes: no lookup
+            self.add_rounds((item,))
+        else:
+            fold_item(self, item)
 
     def add_rounds(self, rounds: Sequence[Round]) -> None:
         """Fold rounds in, in order, as `add` folds each: a screen folds every round of every run
@@ -251,17 +212,6 @@ class Metrics:
             tau_history.append(self._win_tokens / len(window))
             if self._win_verified > 0:
                 alpha_history.append(self._win_accepted / self._win_verified)
-
-    def _add_said(self, item: Calibration | Totals | CrossChecked | GammaChoice) -> None:
-        """What a backend says besides its rounds."""
-        if isinstance(item, Calibration):
-            self.calibrate(item)
-        elif isinstance(item, GammaChoice):
-            self._gamma_choices.append(item)
-        elif isinstance(item, Totals):
-            self.close_request(item)
-        else:
-            self.cross_check = item
 
     def close_request(self, totals: Totals) -> None:
         """Replace the counts of the rounds since the last request closed by the server's totals
@@ -372,7 +322,7 @@ class Metrics:
         elapsed = None
         if self._t_start is not None and self._t_last is not None:
             elapsed = self._t_last - self._t_start
-        calibration = self._calibration()
+        calibration = self._cal.calibration()
         return MetricsSnapshot(
             rounds=self.rounds,
             tokens=self.tokens,
@@ -398,7 +348,7 @@ class Metrics:
             tau_history=tuple(self._tau_history),
             alpha_history=tuple(self._alpha_history),
             calibration=calibration,
-            calibrations=self.calibrations,
+            calibrations=self._cal.count,
             plain_round_s=self._plain_round_times.mean if self._plain_round_times.n else None,
             plain_rounds=self._plain_round_times.n,
             gamma_counts=tuple(sorted(self._gamma_counts.items())),
@@ -408,10 +358,10 @@ class Metrics:
             totals_requests=self._totals.requests,
             exact_totals=self._exact_totals(),
             cross_check=self.cross_check,
-            calibration_spread=self._cal_spreads.snapshot(),
-            plain_repeats=self._plain_extremes,
-            calibrations_set_aside=self._set_aside,
-            set_aside_reason=self._set_aside_reason,
+            calibration_spread=self._cal.spreads.snapshot(),
+            plain_repeats=self._cal.plain_repeats,
+            calibrations_set_aside=self._cal.set_aside,
+            set_aside_reason=self._cal.set_aside_reason,
             tokens_per_second_spread=self._batches.standard_error(self._t_last),
             rate_batches=self._batches.batches,
             plain_round_spread_s=self._plain_round_times.standard_error,

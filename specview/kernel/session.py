@@ -5,12 +5,8 @@ dropped): counted in tokens, not rounds, so runs with short rounds (γ 1) and lo
 get the same share of each frame when several share a screen. Pause and
 single-step gate the producer between rounds. Errors are handed to the consumer as data.
 
-A backend that reconciles (vLLM: exact rounds at the end of a request) may replace the rounds of
-the request in progress, and only those: the session holds that request's rounds (the last
-MAX_HELD_ROUNDS of them) beside a second fold, `_settled`, of everything before them — rounds of
-requests that ended (with a reconcile or totals) and rounds no longer held — so a reconcile folds
-again from there, in work proportional to the request rather than to the run. Where a request
-outgrew its hold, the fold at its start is kept too, so a reconcile of the whole request stays exact.
+Every item is told apart in one place (kernel/stream_kinds.py: the session is a StreamFold); a
+reconciling backend's request in progress is held by kernel/request_fold.py.
 """
 
 from __future__ import annotations
@@ -28,8 +24,11 @@ from specview.kernel.display_order import displayed
 from specview.kernel.errors import SpecviewError, describe_error
 from specview.kernel.events import Calibration, Reconcile, Round, StreamItem, TokenEvent
 from specview.kernel.gamma_choice import GammaChoice
+from specview.kernel.kept_rounds import KeptRounds
 from specview.kernel.masked_items import masked, masker
 from specview.kernel.metrics import Metrics
+from specview.kernel.request_fold import RequestFold
+from specview.kernel.stream_kinds import fold_item, item_tokens, kind_of
 from specview.kernel.totals import CrossChecked, Totals
 from specview.texts.catalog import Phrase
 
@@ -37,7 +36,6 @@ if TYPE_CHECKING:
     from specview.kernel.backend import Backend
 
 RoundSink = Callable[[StreamItem], None]
-NOT_ROUNDS = (Calibration, Totals, CrossChecked, GammaChoice)  # what a backend says besides its rounds (no text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,18 +65,10 @@ class Session:
         # The rounds drawn so far: the last `keep_rounds` of any run (what an export of the run
         # holds); for a backend that may reconcile, at least the last MAX_HELD_ROUNDS (what a
         # reconcile redraws).
-        self.history: list[Round] = []
+        self._kept = KeptRounds()
         self._calibrations: list[Calibration] = []
-        # A reconciling backend's request in progress (see the module docstring): its rounds a
-        # reconcile may replace, how many it has had (held or not), the first one's index, the fold
-        # of everything before the held ones, and the fold where it began once it outgrew its hold.
-        self._held: list[Round] = []
-        self._request_rounds = 0
-        self._request_first: int | None = None
-        self._settled: Metrics | None = None
-        self._request_start: Metrics | None = None
+        self._request = RequestFold()  # a reconciling backend's request in progress
         self.keep_rounds = keep_rounds
-        self.dropped_rounds = 0  # rounds no longer in `history` because of keep_rounds
         self._capacity = buffer_tokens
         # tokens in the buffer = put - taken, each counted by one side only (see _put)
         self._put_tokens = 0  # written by the producer alone
@@ -125,13 +115,14 @@ class Session:
             rounds = iter(self.backend.rounds(self._stop))
             while self._gate():
                 rnd = next(rounds, None)
-                while isinstance(rnd, NOT_ROUNDS):  # not a round: a single step goes on to the next round
+                # what a backend says besides its rounds: a single step goes on to the next round
+                while rnd is not None and type(rnd) is not Round and not kind_of(rnd).stepped:
                     if not self._deliver([rnd]):
                         return
                     rnd = next(rounds, None)
                 if rnd is None:
                     break
-                if self._paused_total and isinstance(rnd, Round) and not self.backend.info.virtual_clock:
+                if self._paused_total and type(rnd) is Round and not self.backend.info.virtual_clock:
                     rnd = replace(rnd, t_wall=rnd.t_wall - self._paused_total)
                 if not self._deliver(masked(mask, rnd)):
                     break
@@ -165,7 +156,7 @@ class Session:
         return True
 
     def _put(self, rnd: StreamItem) -> bool:
-        size = _tokens(rnd)
+        size = item_tokens(rnd)
         if self._put_tokens - self._taken_tokens >= self._capacity:
             with self._cond:  # full: wait for the consumer, which takes and notifies under this lock
                 while self._put_tokens - self._taken_tokens >= self._capacity and not self._stop.is_set():
@@ -179,7 +170,7 @@ class Session:
         # rounds a second, each through a lock before.
         self._buffer.append(rnd)
         self._put_tokens += size
-        if isinstance(rnd, Round):
+        if type(rnd) is Round:
             self.produced += 1
         return True
 
@@ -207,7 +198,7 @@ class Session:
             buffer = self._buffer
             n = len(buffer) if limit is None else min(limit, len(buffer))
             items = [buffer.popleft() for _ in range(n)]
-            self._taken_tokens += sum(map(_tokens, items))
+            self._taken_tokens += sum(map(item_tokens, items))
             if wake:
                 self._cond.notify_all()
             finished = self._finished and not self._buffer
@@ -222,9 +213,8 @@ class Session:
                 self._fold_rounds(run)
                 taken += run
                 run = []
-            reconciled = reconciled or isinstance(item, Reconcile)
-            if (rnd := self._absorb(item)) is not None:  # a Round of a subclass (none yet): one at a time
-                taken.append(rnd)
+            reconciled = reconciled or type(item) is Reconcile
+            fold_item(self, item)
         if run:
             self._fold_rounds(run)
             taken += run
@@ -244,24 +234,55 @@ class Session:
         return drained.reconciled, displayed(rounds, lost=True)
 
     @property
+    def history(self) -> list[Round]:
+        """The rounds kept so far (see `__init__`): the last ones, oldest first."""
+        return self._kept.rounds
+
+    @property
+    def dropped_rounds(self) -> int:
+        """Rounds no longer in `history` because of what it keeps."""
+        return self._kept.dropped
+
+    @property
     def calibrations(self) -> tuple[Calibration, ...]:
         """The run's calibrations so far (an export records them: its speedup's baseline)."""
         return tuple(self._calibrations)
 
-    def _calibrate(self, cal: Calibration) -> None:
-        # kept for an export (a run calibrates rarely); a reconcile leaves calibrations as they are
-        self.metrics.calibrate(cal)
-        if self._settled is not None:
-            self._settled.calibrate(cal)
-        if self._request_start is not None:
-            self._request_start.calibrate(cal)
+    # the session as a StreamFold (kernel/stream_kinds.py) ------------------
+    def add_round(self, rnd: Round) -> None:
+        """Fold one round in (a drain folds rounds in a row together: `_fold_rounds`)."""
+        self._fold_rounds((rnd,))
+
+    def calibrate(self, cal: Calibration) -> None:
+        """A calibration: into every fold (a reconcile leaves it as it is), and kept for an export
+        (a run calibrates rarely)."""
+        self._said(cal)
         self._calibrations.append(cal)
 
-    def _said(self, item: CrossChecked | GammaChoice) -> None:
-        """A cross-check or a `--gamma auto` decision: no reconcile replaces it."""
-        for metrics in (self.metrics, self._settled, self._request_start):
-            if metrics is not None:
-                metrics.add(item)
+    def cross_checked(self, item: CrossChecked) -> None:
+        """A server's counters beside the counts shown: no reconcile replaces it."""
+        self._said(item)
+
+    def gamma_chosen(self, item: GammaChoice) -> None:
+        """A `--gamma auto` decision: no reconcile replaces it."""
+        self._said(item)
+
+    def close_request(self, totals: Totals) -> None:
+        """A request's totals: they close it (Invalid, with nothing changed, past the bound on a count)."""
+        self.metrics.close_request(totals)
+        self._request.close(totals)
+
+    def reconcile(self, item: Reconcile) -> None:
+        """Replace the request's rounds from `first_index` on by the reconcile's, in the metrics
+        (kernel/request_fold.py) and in the history."""
+        done = self._request.reconcile(self.metrics, item)
+        self.metrics = done.metrics
+        self._kept.redraw(done.replaced, done.first, item.rounds, self._keep())
+
+    def _said(self, item: Calibration | CrossChecked | GammaChoice) -> None:
+        """What no reconcile replaces: into the run's fold and those a reconcile starts from."""
+        for metrics in (self.metrics, *self._request.copies()):
+            fold_item(metrics, item)
 
     def _keep(self) -> int:
         """How many rounds `history` keeps (0: none)."""
@@ -271,98 +292,9 @@ class Session:
         """Fold rounds in a row into the metrics and the history (kept as `_keep` says); a
         reconciling backend's are held as its request's."""
         if self.backend.info.reconciles:
-            self._hold(rounds)
+            self._request.hold(self.metrics, rounds)
         self.metrics.add_rounds(rounds)
-        keep = self._keep()
-        if not keep:
-            return
-        history = self.history
-        before = len(history)
-        history.extend(rounds)
-        most = keep * 5 // 4  # trimmed in chunks: back to `keep` each time a round makes it pass `most`
-        first = max(1, most + 1 - before)  # the round whose arrival trims first
-        if len(rounds) >= first:
-            # what trimming after each round would have left: `keep`, plus the rounds since the last trim
-            left = keep + (len(rounds) - first) % (most + 1 - keep)
-            drop = len(history) - left
-            del history[:drop]
-            self.dropped_rounds += drop
-
-    def _hold(self, rounds: Sequence[Round]) -> None:
-        """Hold a reconciling backend's rounds as its request's; the oldest past MAX_HELD_ROUNDS
-        are settled (folded into `_settled`, in chunks), after keeping the fold where the request began."""
-        if self._settled is None:  # before the first round of a request: the fold it starts from
-            self._settled = self.metrics.copy()
-        if not rounds:
-            return
-        if self._request_first is None:
-            self._request_first = rounds[0].index
-        self._request_rounds += len(rounds)
-        held = self._held
-        held.extend(rounds)
-        if len(held) > MAX_HELD_ROUNDS * 5 // 4:
-            if self._request_start is None:
-                self._request_start = self._settled.copy()
-            settled = len(held) - MAX_HELD_ROUNDS
-            self._settled.add_rounds(held[:settled])
-            del held[:settled]
-
-    def _end_request(self) -> None:
-        """The request in progress ended: its held rounds stand (the next request starts afresh)."""
-        if self._settled is not None:
-            self._settled.add_rounds(self._held)
-        self._held = []
-        self._request_rounds = 0
-        self._request_first = None
-        self._request_start = None
-
-    def _close_request(self, totals: Totals) -> None:
-        """A request's totals: they close it (Invalid, with nothing changed, past the bound on a count)."""
-        self.metrics.close_request(totals)
-        self._end_request()
-        if self._settled is not None:
-            self._settled.close_request(totals)
-
-    def _reconcile(self, item: Reconcile) -> None:
-        """Replace the request's rounds from `first_index` on by the reconcile's and fold the
-        metrics again from before them (rounds of requests that ended stand); the request then
-        ends. Work in proportion to the request, not to the run."""
-        first, held = item.first_index, self._held
-        base: Metrics | None
-        if self._request_start is not None and self._request_first is not None and first <= self._request_first:
-            # the request outgrew its hold and all of it is replaced: fold again from where it began
-            base, kept, replaced, stay = self._request_start, [], self._request_rounds, None
-        else:
-            kept = [r for r in held if r.index < first]
-            base, replaced, stay = (self._settled, len(held), first) if len(kept) < len(held) else (None, 0, first)
-        self._redraw(replaced, stay, item.rounds)
-        if base is None:  # nothing held is replaced: the reconcile's rounds follow the request's
-            self.metrics.add_rounds(item.rounds)
-            self._end_request()
-            if self._settled is not None:
-                self._settled.add_rounds(item.rounds)
-            return
-        base.add_rounds(kept)
-        base.add_rounds(item.rounds)
-        self.metrics = base
-        self._settled = None  # taken afresh where the next request begins
-        self._end_request()
-
-    def _redraw(self, replaced: int, first: int | None, rounds: Sequence[Round]) -> None:
-        """The history after a reconcile: of its last `replaced` rounds (as many as it keeps), those
-        before `first` stay (none for None), and the reconcile's rounds follow."""
-        history = self.history
-        tail = min(len(history), replaced)
-        if tail:
-            stay = [] if first is None else [r for r in history[-tail:] if r.index < first]
-            del history[-tail:]
-            history.extend(stay)
-        history.extend(rounds)
-        keep = self._keep()
-        if keep and len(history) > keep * 5 // 4:
-            drop = len(history) - keep
-            del history[:drop]
-            self.dropped_rounds += drop
+        self._kept.extend(rounds, self._keep())
 
     @property
     def paused(self) -> bool:
@@ -447,34 +379,8 @@ class Session:
         """Headless: hand `item` to the sinks and fold it; the round to yield, if it is one."""
         for sink in self._sinks:
             sink(item)
-        return self._absorb(item)
-
-    def _absorb(self, item: StreamItem) -> Round | None:
-        """Fold one item into the run: a calibration or a reconcile changes the metrics; a round
-        is folded in and returned (the consumer shows it)."""
-        if isinstance(item, Calibration):
-            self._calibrate(item)
-            return None
-        if isinstance(item, Reconcile):
-            self._reconcile(item)
-            return None
-        if isinstance(item, Totals):
-            self._close_request(item)
-            return None
-        if isinstance(item, CrossChecked | GammaChoice):
-            self._said(item)
-            return None
-        self._fold_rounds((item,))
-        return item
-
-
-def _tokens(item: StreamItem) -> int:
-    """The tokens an item puts in the buffer (what back-pressure counts): a round's shown, drafted
-    and lost; a reconcile's rounds' alike."""
-    if type(item) is not Round:  # nearly every item is one: one test
-        if isinstance(item, NOT_ROUNDS):
-            return 0
-        if isinstance(item, Reconcile):
-            return sum(map(_tokens, item.rounds))
-    return len(item.tokens) + len(item.discarded) + len(item.lost)
-
+        if type(item) is Round:  # nearly every item: no lookup
+            self._fold_rounds((item,))
+            return item
+        fold_item(self, item)
+        return None

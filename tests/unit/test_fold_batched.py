@@ -199,8 +199,8 @@ def test_what_a_view_draws_is_each_rounds_order_in_the_stream() -> None:
 def test_the_buffer_counts_a_reconciled_round_as_the_round_itself() -> None:
     """Back-pressure counts a round's shown, discarded and lost tokens, inside a reconcile too."""
     from specview.kernel.events import Reconcile
-    from specview.kernel.session import _tokens
+    from specview.kernel.stream_kinds import item_tokens
 
     tree = _tree_rounds()[1]  # a rejection, a lost branch below it
-    assert _tokens(tree) == len(tree.tokens) + len(tree.lost) > len(tree.tokens)
-    assert _tokens(Reconcile(0, (tree, tree))) == 2 * _tokens(tree)
+    assert item_tokens(tree) == len(tree.tokens) + len(tree.lost) > len(tree.tokens)
+    assert item_tokens(Reconcile(0, (tree, tree))) == 2 * item_tokens(tree)
