@@ -88,7 +88,9 @@ def test_each_item_goes_to_the_fold_method_of_its_kind(kind: type) -> None:
 @pytest.mark.parametrize("kind", list(ITEMS), ids=lambda k: k.__name__)
 def test_each_item_counts_its_tokens_and_steps_by_its_kind(kind: type) -> None:
     item = ITEMS[kind]
-    rounds: list[Round] = [item] if isinstance(item, Round) else list(item.rounds) if isinstance(item, Reconcile) else []
+    rounds: list[Round] = [item] if isinstance(item, Round) else []
+    if isinstance(item, Reconcile):
+        rounds = list(item.rounds)
     assert item_tokens(item) == sum(len(r.tokens) + len(r.discarded) + len(r.lost) for r in rounds)
     assert kind_of(item).stepped is (kind in STEPPED)
 
