@@ -10,8 +10,8 @@ A gauge reads a `Reading`: one snapshot, the theory overlay for it and the run's
 `window` is what the live views show (the last rounds), `run` the whole run (summary, bench).
 A gauge with a `spread` (one standard error: kernel/spread.py) writes its whole-run value as
 "1.68× ± 0.12" wherever the whole run's value is shown.
-In the monitor (view WATCH) there is no run of ours: `watched` reads a `WatchSample`, what a
-server's /metrics counters did over one poll interval.
+In the monitor (view WATCH) there is no run of ours: `watched` reads a `WatchedInterval`
+(kernel/watched_interval.py), what a server's /metrics counters did over one poll interval.
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from specview.boundary.text import number
-from specview.features.watch.model import WatchSample
 from specview.kernel.backend import BackendInfo, Exact, Origin
 from specview.kernel.contended import short_note
 from specview.kernel.events import Basis
 from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.overlay import Overlay, overlay, plain_run
 from specview.kernel.unmeasured import why_missing
+from specview.kernel.watched_interval import WatchedInterval
 from specview.texts.catalog import Phrase
 
 PANEL = "panel"  # the live view's side panel
@@ -58,10 +58,10 @@ class Reading:
 Value = Callable[[Reading], float | None]
 NoteFields = Callable[[Reading], dict[str, str] | None]  # the values of a gauge's note template
 Source = Callable[[Reading], tuple[str, dict[str, str]]]  # (catalog id, its values): where the value comes from
-Watched = Callable[[WatchSample], float | None]
+Watched = Callable[[WatchedInterval], float | None]
 Judged = Callable[[Reading], tuple[str, dict[str, str]] | None]  # a verdict's words (catalog id, values), or None
 Withheld = Callable[[Reading], Phrase | None]  # why a value that was measured is not shown, or None
-WatchedNoteFields = Callable[[WatchSample], dict[str, object] | None]  # a value may be a Phrase
+WatchedNoteFields = Callable[[WatchedInterval], dict[str, object] | None]  # a value may be a Phrase
 
 
 # a timed number on a virtual clock: the tag that says whose
@@ -135,7 +135,7 @@ class GaugeSpec:
         error = self.spread(reading) if spread and whole_run and value is not None and self.spread else None
         return text if error is None else f"{text} ± {number(error, fmt)}"
 
-    def formatted_watched(self, sample: WatchSample | None) -> str:
+    def formatted_watched(self, sample: WatchedInterval | None) -> str:
         """The monitor's value for one poll interval (an em dash before the second poll)."""
         value = self.watched(sample) if self.watched is not None and sample is not None else None
         return number(value, self.fmt) + (self.suffix if value is not None else "")
@@ -317,7 +317,7 @@ def _runs_only(r: Reading) -> float | None:
     return None
 
 
-def _watched_yield(s: WatchSample) -> dict[str, object] | None:
+def _watched_yield(s: WatchedInterval) -> dict[str, object] | None:
     """The yield beside α, and what α's verified drafts rest on (the position series or the counts)."""
     if s.draft_yield is None:
         return None
