@@ -38,6 +38,7 @@ from specview.backends.local.demo import demo_model_path, demo_prompt  # noqa: E
 from specview.backends.local.drafters import AdaptiveGamma, GammaPolicy  # noqa: E402
 from specview.backends.local.engine import Engine  # noqa: E402
 from specview.backends.local.gamma_auto import AutoGamma  # noqa: E402
+from specview.backends.local.options import LlamaOptions  # noqa: E402
 from specview.kernel.gamma_choice import AUTO_MAX_GAMMA  # noqa: E402
 from specview.kernel.metrics import Metrics  # noqa: E402
 
@@ -86,8 +87,9 @@ def run_once(backend: LlamaBackend, config: Config, max_tokens: int) -> dict[str
 
 def measure(draft: str, reps: int, max_tokens: int, threads: int, deadline: float) -> dict[str, Any]:
     configs = ["plain", *(str(g) for g in range(1, AUTO_MAX_GAMMA + 1)), "auto"]
-    backend = LlamaBackend(demo_model_path(), draft=draft, prompt=demo_prompt(), chat_template="gemma",
-                           max_tokens=max_tokens + 16, gamma=AUTO_MAX_GAMMA, n_threads=threads)
+    backend = LlamaBackend(demo_model_path(), LlamaOptions(draft=draft, prompt=demo_prompt(), chat_template="gemma",
+                                                           max_tokens=max_tokens + 16, gamma=AUTO_MAX_GAMMA,
+                                                           n_threads=threads))
     runs: dict[Config, list[dict[str, Any]]] = {c: [] for c in configs}
     try:
         for rep in range(reps):

@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from specview.backends.local.backend import LlamaBackend  # noqa: E402
 from specview.backends.local.demo import demo_model_path, demo_prompt  # noqa: E402
+from specview.backends.local.options import LlamaOptions  # noqa: E402
 from specview.kernel.events import Round  # noqa: E402
 from specview.kernel.metrics import Metrics  # noqa: E402
 from tests.support.draft_pair import draft_pair  # noqa: E402
@@ -177,7 +178,7 @@ def main() -> int:
     prompt: list[int] = []
     for name in pairs:
         ours_kw, server_args = setups[name]
-        backend = LlamaBackend(model, **ours_kw, **common)  # type: ignore[arg-type]
+        backend = LlamaBackend(model, LlamaOptions(**ours_kw, **common))  # type: ignore[arg-type]
         prompt = backend.prompt_tokens
         try:
             with llama_server(server_args, threads=args.threads, model=str(model)) as server:

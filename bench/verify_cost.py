@@ -23,14 +23,15 @@ sys.path.insert(0, str(ROOT))
 
 from specview.backends.local.backend import LlamaBackend  # noqa: E402
 from specview.backends.local.demo import demo_model_path, demo_prompt  # noqa: E402
+from specview.backends.local.options import LlamaOptions  # noqa: E402
 from specview.kernel.overlay import overlay  # noqa: E402
 from specview.kernel.session import Session  # noqa: E402
 
 
 def run(draft: str, gamma: int, max_tokens: int, threads: int) -> dict[str, Any]:
     path = demo_model_path()
-    backend = LlamaBackend(path, draft=str(path) if draft == "self" else draft, prompt=demo_prompt(), gamma=gamma,
-                           max_tokens=max_tokens, n_threads=threads)
+    backend = LlamaBackend(path, LlamaOptions(draft=str(path) if draft == "self" else draft, prompt=demo_prompt(),
+                                              gamma=gamma, max_tokens=max_tokens, n_threads=threads))
     session = Session(backend)
     list(session.run_headless())
     snap = session.metrics.snapshot()

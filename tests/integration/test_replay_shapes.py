@@ -14,6 +14,7 @@ pytest.importorskip("gguf")
 
 from specview.backends.local.backend import LlamaBackend
 from specview.backends.local.model import ModelRunner
+from specview.backends.local.options import LlamaOptions
 from specview.backends.local.replay import VerifyBatch, replay_greedy, sequences
 from specview.features.diff.cause import greedy_on_batches
 from specview.kernel.tree_shape import TreeShape
@@ -50,7 +51,8 @@ def test_a_tree_run_replays_on_its_tree_batches_in_a_cache_with_a_sequence_per_l
     target = write_tiny_llama(tmp_path / "t.gguf", seed=0)
     draft = write_tiny_llama(tmp_path / "near.gguf", seed=0, noise=0.25)
     shape = TreeShape(3, 3)
-    backend = LlamaBackend(target, draft=str(draft), prompt=PROMPT, max_tokens=N_TOKENS, n_threads=1, tree=shape)
+    backend = LlamaBackend(target, LlamaOptions(draft=str(draft), prompt=PROMPT, max_tokens=N_TOKENS, n_threads=1,
+                                                tree=shape))
     try:
         engine = backend.engine
         assert engine.start()

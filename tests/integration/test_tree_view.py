@@ -16,6 +16,7 @@ pytest.importorskip("llama_cpp")
 
 from specview.backends.factory import make_backend
 from specview.backends.local.backend import LlamaBackend
+from specview.backends.local.options import LlamaOptions
 from specview.backends.replay import make_replay_backend
 from specview.features.live.app import SpecviewApp
 from specview.kernel.events import Round, TokenEvent, TokenStatus
@@ -138,8 +139,8 @@ def test_bench_json_carries_the_what_if_with_its_basis(pair: tuple[Path, Path]) 
 
 def test_a_sampled_tree_round_keeps_a_tree_a_recording_can_check(pair: tuple[Path, Path]) -> None:
     target, draft = pair
-    backend = LlamaBackend(target, draft=str(draft), prompt=PROMPT, max_tokens=N_TOKENS, n_threads=1,
-                           temperature=1.0, seed=5, tree=TreeShape(3, 3))
+    backend = LlamaBackend(target, LlamaOptions(draft=str(draft), prompt=PROMPT, max_tokens=N_TOKENS, n_threads=1,
+                                                temperature=1.0, seed=5, tree=TreeShape(3, 3)))
     try:
         engine = backend.engine
         assert engine.start()

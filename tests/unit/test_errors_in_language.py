@@ -21,6 +21,7 @@ from specview.backends.factory import make_backend
 from specview.backends.local.backend import LlamaBackend
 from specview.backends.local.gguf_info import read_gguf_info
 from specview.backends.local.model import check_gguf_file
+from specview.backends.local.options import LlamaOptions
 from specview.backends.local.pool import POOL
 from specview.backends.local.token_rows import position_rows
 from specview.backends.local.tree import check_tree, tree_of
@@ -187,7 +188,7 @@ CASES: list[tuple[str, Callable[[Path], object], str, tuple[str, ...]]] = [
     ("token_rows", lambda _: position_rows("t.gguf", None, [], 1, 0.0), "backenderr.rows.prefix", ("0",)),
     ("local tree", lambda _: check_tree(tree_of("2x3"), "ngram", plain=False, adaptive=False),
      "backenderr.tree.ngram", ("2x3",)),
-    ("local backend", lambda p: LlamaBackend(p / "t.gguf", gamma=99), "backenderr.llama.gamma", ("99",)),
+    ("local backend", lambda p: LlamaBackend(p / "t.gguf", LlamaOptions(gamma=99)), "backenderr.llama.gamma", ("99",)),
     ("gguf_info", _unread_gguf, "backenderr.gguf.not_gguf", ("bad.gguf",)),
     ("process", lambda p: _replay_in_a_child(p), "backenderr.as_is", ("damaged.jsonl", "第 ")),
     ("watch alert_hook", lambda _: command_argv("'open"), "watcherr.hook.split", ("quotation",)),

@@ -20,25 +20,22 @@ from specview.backends.local.drafters import (
     ModelDrafter,
     NgramDrafter,
 )
-from specview.backends.local.engine import RECALIBRATE_ROUNDS, Engine, LoopTimes
-from specview.backends.local.gamma_auto import START_GAMMA, AutoGamma
+from specview.backends.local.engine import Engine, LoopTimes
+from specview.backends.local.gamma_auto import AutoGamma
 from specview.backends.local.lib import llama_lib, supports_gpu_offload
 from specview.backends.local.log import LOG
 from specview.backends.local.model import ModelRunner, check_gguf_file
-from specview.backends.local.prompt_format import Source, prepare_prompt
+from specview.backends.local.options import DEFAULT_MAX_TOKENS, DEFAULT_PROMPT, LlamaOptions
+from specview.backends.local.prompt_format import prepare_prompt
 from specview.backends.local.replay import VerifyBatch
-from specview.backends.local.tree import TreeDrafter, TreeEngine, check_tree, tree_of
+from specview.backends.local.tree import TreeDrafter, TreeEngine
 from specview.backends.local.vocab import check_vocab
 from specview.kernel.backend import BackendInfo, BackendKind, Exact, Note
 from specview.kernel.errors import BackendError
 from specview.kernel.events import Q_TOP, Calibration, Round
 from specview.kernel.gamma_choice import GammaChoice
 from specview.kernel.runspec import RunSpec
-from specview.kernel.theory import MAX_GAMMA
-from specview.kernel.tree_shape import TreeShape
 
-DEFAULT_GAMMA = 4
-DEFAULT_MAX_TOKENS = 256
 ADAPTIVE_P_MIN = 0.5
 CHAIN_PREFIX = "ngram,"  # --draft ngram,D.gguf: n-gram lookup first, the draft model where it finds nothing
 EXACT: dict[str, bool] = {Exact.ACCEPTANCE: True, Exact.TAU: True, Exact.PER_POSITION: True,
@@ -59,100 +56,56 @@ def make_llama_backend(spec: RunSpec) -> LlamaBackend:
         if spec.target is None:
             raise BackendError("backenderr.llama.no_target")
         target = Path(spec.target).expanduser()
-        prompt = spec.prompt or "Once upon a time"
-    return LlamaBackend(
-        target,
-        draft=spec.draft or "ngram",
-        prompt=prompt,
-        gamma=spec.gamma,
-        gamma_auto=spec.gamma_auto,
-        temperature=spec.temperature or 0.0,
-        seed=spec.seed,
-        gpu_layers=spec.gpu_layers,
-        plain=spec.plain,
-        adaptive=spec.adaptive,
-        max_tokens=max_tokens or DEFAULT_MAX_TOKENS,
-        n_threads=spec.threads,
-        chat_template=spec.chat_template,
-        chat_template_from=Source(spec.chat_template_from or Source.OPTION),
-        tree=tree_of(spec.tree),
-        repack=spec.repack,
-    )
+        prompt = spec.prompt or DEFAULT_PROMPT
+    options = LlamaOptions.from_spec(spec, prompt=prompt, max_tokens=max_tokens or DEFAULT_MAX_TOKENS)
+    return LlamaBackend(target, options)
 
 
 class LlamaBackend:
     """Rounds from real decoding on llama.cpp: greedy exact, or Leviathan rejection sampling."""
 
-    def __init__(
-        self,
-        target: Path,
-        *,
-        draft: str = "ngram",
-        prompt: str = "Once upon a time",
-        gamma: int | None = None,
-        gamma_auto: bool = False,
-        temperature: float = 0.0,
-        seed: int = 0,
-        gpu_layers: int | None = None,
-        plain: bool = False,
-        adaptive: bool = False,
-        max_tokens: int = DEFAULT_MAX_TOKENS,
-        n_threads: int | None = None,
-        chat_template: str | None = None,
-        chat_template_from: Source = Source.OPTION,
-        ngram: tuple[int, int] = (3, 2),
-        calibrate_every: int | None = RECALIBRATE_ROUNDS,
-        tree: TreeShape | None = None,
-        repack: bool | None = None,
-    ) -> None:
-        if gamma_auto:
-            _check_auto(gamma, plain, adaptive)
-            if tree is not None:
-                raise BackendError("backenderr.llama.auto_tree")
-        gamma = (((START_GAMMA if gamma_auto else DEFAULT_GAMMA) if gamma is None else gamma) if tree is None
-                 else tree.depth)
-        check_tree(tree, draft, plain=plain, adaptive=adaptive)
-        if not 1 <= gamma <= MAX_GAMMA:
-            raise BackendError("backenderr.llama.gamma", most=MAX_GAMMA, gamma=gamma)
-        if temperature < 0:
-            raise BackendError("backenderr.llama.temperature", temperature=temperature)
-        if max_tokens < 1:
-            raise BackendError("backenderr.llama.max_tokens", max_tokens=max_tokens)
+    def __init__(self, target: Path, options: LlamaOptions | None = None) -> None:
+        """Load the target (and the draft model the options name) and open their contexts; the
+        options were checked when made (options.py)."""
+        options = options or LlamaOptions()
+        tree, gamma, max_tokens = options.tree, options.draft_gamma, options.max_tokens
         # `ngram,D.gguf` chains the n-gram lookup before the draft model (llama.cpp's spec-type chain)
-        chained = draft.startswith(CHAIN_PREFIX)
-        draft = draft.removeprefix(CHAIN_PREFIX)
-        draft_path = None if plain or draft == "ngram" else Path(draft).expanduser()
+        chained = options.draft.startswith(CHAIN_PREFIX)
+        draft = options.draft.removeprefix(CHAIN_PREFIX)
+        draft_path = None if options.plain or draft == "ngram" else Path(draft).expanduser()
         check_gguf_file(target, "target")
         if draft_path is not None:
             check_gguf_file(draft_path, "draft")
-        layers = _gpu_layers(gpu_layers, supports_gpu_offload())
+        layers = _gpu_layers(options.gpu_layers, supports_gpu_offload())
         self._lock = threading.Lock()
         self._closed = False
         self._runners: list[ModelRunner] = []
         mark = LOG.line_mark()
         try:
-            self.target = self._load(target, "target", layers, n_threads, repack)
-            if self.target.recurrent and not plain:
+            self.target = self._load(target, "target", layers, options)
+            if self.target.recurrent and not options.plain:
                 raise BackendError("backenderr.llama.recurrent", name=target.name)
             drafter: Drafter | None = None
             if draft_path is not None:
-                runner = self._load(draft_path, "draft", layers, n_threads, repack)
+                runner = self._load(draft_path, "draft", layers, options)
                 check_vocab(self.target, runner)
                 kind = ModelDrafter if tree is None else TreeDrafter
-                drafter = kind(runner, self.target.n_vocab, p_min=ADAPTIVE_P_MIN if adaptive else 0.0, keep_top=Q_TOP)
+                p_min = ADAPTIVE_P_MIN if options.adaptive else 0.0
+                drafter = kind(runner, self.target.n_vocab, p_min=p_min, keep_top=Q_TOP)
                 if chained:
-                    drafter = ChainedDrafter(NgramDrafter(self.target.n_vocab, *ngram), drafter)
-            elif not plain:
-                drafter = NgramDrafter(self.target.n_vocab, *ngram)
+                    drafter = ChainedDrafter(NgramDrafter(self.target.n_vocab, *options.ngram), drafter)
+            elif not options.plain:
+                drafter = NgramDrafter(self.target.n_vocab, *options.ngram)
             # the GGUF's own template, the one named, or a raw completion (prompt_format.py)
-            prompt_format, self.prompt_tokens = prepare_prompt(self.target, prompt, chat_template, chat_template_from)
+            prompt_format, self.prompt_tokens = prepare_prompt(self.target, options.prompt, options.chat_template,
+                                                               options.chat_template_from)
             if not self.prompt_tokens:
                 raise BackendError("backenderr.llama.empty_prompt")
             controller: GammaPolicy | None = None
-            if drafter is not None and gamma_auto:
+            if drafter is not None and options.gamma_auto:
                 controller = AutoGamma(gamma)
             elif drafter is not None:
-                controller = AdaptiveGamma(gamma) if adaptive else AdaptiveGamma(gamma, gamma, gamma)
+                controller = AdaptiveGamma(gamma) if options.adaptive else AdaptiveGamma(gamma, gamma, gamma)
             n_ctx = len(self.prompt_tokens) + max_tokens + (controller.high if controller else 0) + 8
             n_ctx += 0 if tree is None else tree.nodes
             if self.target.n_ctx_train and n_ctx > self.target.n_ctx_train:
@@ -165,15 +118,17 @@ class LlamaBackend:
             raise
         self.engine: Engine
         if isinstance(drafter, TreeDrafter) and tree is not None:
-            self.engine = TreeEngine(self.target, drafter, self.prompt_tokens, shape=tree, temperature=temperature,
-                                     max_tokens=max_tokens, seed=seed, calibrate_every=calibrate_every)
+            self.engine = TreeEngine(self.target, drafter, self.prompt_tokens, shape=tree,
+                                     temperature=options.temperature, max_tokens=max_tokens, seed=options.seed,
+                                     calibrate_every=options.calibrate_every)
         else:
             self.engine = Engine(
                 self.target, drafter, self.prompt_tokens, gamma=controller,
-                temperature=temperature, max_tokens=max_tokens, seed=seed, calibrate_every=calibrate_every,
+                temperature=options.temperature, max_tokens=max_tokens, seed=options.seed,
+                calibrate_every=options.calibrate_every,
             )
         draft_name = None if drafter is None else drafter.name
-        how = " γ auto" if gamma_auto else " adaptive γ" if adaptive else ""
+        how = " γ auto" if options.gamma_auto else " adaptive γ" if options.adaptive else ""
         mode = "plain" if drafter is None else f"{draft_name}{how}"
         mode += "" if tree is None else f" tree {tree}"
         # a target shared with another backend (pool.py) logged its load then: its lines come first
@@ -182,18 +137,19 @@ class LlamaBackend:
             backend=BackendKind.LLAMA,
             label=f"{target.name} · {mode} · {device}",
             gamma=None if drafter is None else gamma,
-            temperature=temperature,
+            temperature=options.temperature,
             model=target.name,
             draft=draft_name,
-            seed=seed,
+            seed=options.seed,
             exact=dict(EXACT),
             notes=(note, self.target.repack.note),
             prompt_format=prompt_format,
             prompt_tokens=len(self.prompt_tokens),
         )
 
-    def _load(self, path: Path, role: str, layers: int, n_threads: int | None, repack: bool | None) -> ModelRunner:
-        runner = ModelRunner(path, role=role, n_gpu_layers=layers, n_threads=n_threads, repack=repack)
+    def _load(self, path: Path, role: str, layers: int, options: LlamaOptions) -> ModelRunner:
+        runner = ModelRunner(path, role=role, n_gpu_layers=layers, n_threads=options.n_threads,
+                             repack=options.repack)
         self._runners.append(runner)
         return runner
 
@@ -244,16 +200,6 @@ class LlamaBackend:
             self._closed = True
             for runner in self._runners:
                 runner.close()
-
-
-def _check_auto(gamma: int | None, plain: bool, adaptive: bool) -> None:
-    """`--gamma auto` chooses γ itself: a fixed γ, no drafting or the adaptive rule contradict it."""
-    if gamma is not None:
-        raise BackendError("backenderr.llama.auto_fixed", gamma=gamma)
-    if plain:
-        raise BackendError("backenderr.llama.auto_plain")
-    if adaptive:
-        raise BackendError("backenderr.llama.auto_adaptive")
 
 
 def _gpu_layers(asked: int | None, offload: bool) -> int:
