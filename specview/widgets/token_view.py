@@ -5,12 +5,8 @@ accepted = unmarked, rejected = struck through, corrected = ▸ before, bonus = 
 discarded = ˣ after (and dim), undecided (a draft before its verdict, step mode) = ˀ after
 (and underlined), a tree's lost branch = ⟨…⟩ (and dim; hidden until shown), inferred = italic;
 a round boundary, when shown, is a thin bar. Wrapping lives in TokenLayout; only the changed
-tail is refreshed and every drawn line is cached until it changes.
-
-Following the end scrolls in jumps: when the text reaches the bottom it moves up by half the
-view at once, and the next lines fill the blank half without moving anything. Scrolling by
-one line redraws every visible line; jumping does that once per half page, which is most of
-what the stream costs a slow terminal link (SSH).
+tail is refreshed and every drawn line is cached until it changes. Following the end, in jumps,
+is the base class's (jump_scroll.py).
 """
 
 from __future__ import annotations
@@ -20,11 +16,11 @@ from collections.abc import Iterable
 from textual.events import Click, Resize
 from textual.geometry import Region, Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from specview.kernel.events import TokenEvent, TokenStatus
 from specview.widgets.bindings import bind
+from specview.widgets.jump_scroll import JumpScrollView
 from specview.widgets.line_cache import LineCache
 from specview.widgets.plain_box import PlainBox, PlainBoxes
 from specview.widgets.token_layout import TokenLayout
@@ -35,7 +31,7 @@ MIN_WRAP_WIDTH = 8  # narrower than this (a hidden or squeezed view) the text is
 DEFAULT_WRAP_WIDTH = 80
 
 
-class TokenView(ScrollView, can_focus=True):
+class TokenView(JumpScrollView, can_focus=True):
     """Coloured, marked tokens; follows the end unless the user scrolled up."""
 
     COMPONENT_CLASSES = status_classes("token") | {"token--selected"}
@@ -59,7 +55,7 @@ class TokenView(ScrollView, can_focus=True):
             self.index = index
 
     def __init__(self, max_tokens: int = 20_000, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self.max_tokens = max_tokens
         self._layout = TokenLayout()
         # line -> ((width, selected token on it, scroll x), strip); appends invalidate only the tail lines
@@ -69,10 +65,6 @@ class TokenView(ScrollView, can_focus=True):
         self._finished: LineCache[tuple[PlainBox, int | None, Strip]] = LineCache(2048)
         self.finished_count = 0  # lines finished here (the tests read it)
         self._paint = TokenSegments(self)
-        self.selected: int | None = None
-        self._follow = True
-        # while following: the virtual height, the text plus the blank rows left by the last jump
-        self._floor = 0
 
     # model ---------------------------------------------------------------
     @property
@@ -173,51 +165,6 @@ class TokenView(ScrollView, can_focus=True):
             if laid_out:  # and once more after layout, in case the new virtual size was not applied yet
                 self.call_after_refresh(self._settle_at_end)
 
-    def _grow(self, size: Size) -> bool:
-        """Set the virtual size; True when that waits for a layout of the screen.
-
-        Textual lays the whole screen out again for a new virtual size (3–4 ms at 160×48, and four
-        following streams jump about once a frame). Without a scrollbar to draw, a taller text
-        changes only how far the view scrolls, which Textual reads from the virtual size itself:
-        that is set here without the layout. A first scrollable height or one too short to scroll
-        still goes through Textual (whether the view can scroll at all is decided there)."""
-        old = self.virtual_size
-        if size == old:
-            return False
-        if self._scrolls_on(size):
-            self.set_reactive(TokenView.virtual_size, size)
-            return False
-        self.virtual_size = size
-        return True
-
-    def _scrolls_on(self, size: Size) -> bool:
-        """Whether `size` is a new virtual size that needs no layout: no scrollbar is drawn, the view
-        already scrolls and still will, and the width is the one laid out."""
-        return (self.styles.scrollbar_size_vertical == 0 and self.show_vertical_scrollbar
-                and size.width == self.virtual_size.width and size.height > self.scrollable_content_region.height)
-
-    def _refresh_scroll(self) -> None:
-        # A line view has no child widgets to move: a new scroll offset changes only which lines are
-        # drawn. Textual's own asks the screen to arrange every visible widget again (as above).
-        self.refresh()
-
-    def _height(self) -> int:
-        """Virtual height: the text, or more while blank rows wait to be filled (after a jump, or
-        before the first screenful): a new virtual size repaints the whole view, a new line need not."""
-        return max(self._layout.line_count, self._floor, self.scrollable_content_region.height)
-
-    def _jump_if_at_bottom(self) -> None:
-        """Following: the top row moves in steps of half a view, so the last line sits in the view's
-        lower half; where it stops depends only on the text and the size, not on how it arrived."""
-        view = max(self.scrollable_content_region.height, 1)
-        lines = self._layout.line_count
-        if lines <= view:
-            self._floor = 0
-            return
-        step = max(1, view * 3 // 4)
-        top = -(-(lines - view) // step) * step  # the first step whose view holds the last line
-        self._floor = top + view
-
     def _prune(self) -> None:
         """Drop the oldest lines (about a fifth of the cap) without wrapping the rest again."""
         before = self._layout.base
@@ -250,44 +197,6 @@ class TokenView(ScrollView, can_focus=True):
         self._forget_all()
         self.virtual_size = Size(self._layout.width, self._height())
         self.refresh()
-
-    def _to_end(self, laid_out: bool) -> None:
-        """Scroll to the last line. Without a scrollbar and with the size already applied, that is
-        only the offset (Textual's scroll_end also stops animations and anchors each time: a tenth
-        of a following stream's cost); else Textual's way."""
-        if laid_out or self.styles.scrollbar_size_vertical:
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
-        else:
-            self._land_scroll()
-            self.scroll_target_y = self.scroll_y = self.max_scroll_y
-
-    def _settle_at_end(self) -> None:
-        if self._follow and self.selected is None and self.scroll_y < self.max_scroll_y:
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
-
-    def watch_scroll_target_y(self, new_value: float) -> None:
-        # Follow the end while the scroll is going there; stop the moment one sets off elsewhere. Every
-        # scroll (keys, wheel, bar, scroll_to) sets its destination here before it animates, so this is
-        # the user's intent, not where the animation has got to when the next tokens arrive (on a fast
-        # machine not one step yet; on a slow one a first step up stays within a line of the end).
-        self._follow = self.selected is None and new_value >= self.max_scroll_y
-
-    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        if self.styles.scrollbar_size_vertical:
-            super().watch_scroll_y(old_value, new_value)
-        elif round(old_value) != round(new_value):
-            # A bar no cells wide is on no screen: moving it marks a widget the screen does not show
-            # dirty, and Textual then maps every widget again (about once a frame for four fast panes).
-            # This view sets no anchor, the rest of Textual's watcher.
-            self._refresh_scroll()
-        if self.selected is None and min(new_value, self.scroll_target_y) >= self.max_scroll_y:
-            self._follow = True  # the end came to the view (shorter text, a taller pane): no scroll says so
-
-    def _land_scroll(self) -> None:
-        """Finish an animated scroll where it was going, now: the view is about to move by itself, and
-        the animation's next steps would take it back to an offset counted before the move (after a
-        prune, an old line number clamped to the new end: the user's scroll lost)."""
-        self.app.animator.force_stop_animation(self, "scroll_y")
 
     def _wrap_width(self) -> int:
         """The width to wrap at: the content width, unless the view is hidden or squeezed to a sliver;
