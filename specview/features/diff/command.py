@@ -2,12 +2,13 @@
 without speculation, token by token.
 
     specview diff --target T.gguf --draft ngram --gamma 4 --prompt …   # plain vs speculative, local
+    specview diff --target T.gguf --draft D.gguf --tree 2x3 --prompt …  # plain vs a draft tree
     specview diff url:http://host:8081/v1 url:http://host:8080/v1      # two server configurations
 
 Identical runs say so (exit 0). Otherwise the first divergence is shown with both tokens, the
 round it happened in and, locally, the target's logit margin there and its cause: the target
-re-run on the speculative run's own batches tells kernel numerics (the loop is exact) from a
-defect of the speculative path (exit 1, like diff(1)).
+re-run on the speculative run's own batches (a chain's or a tree's) tells kernel numerics (the
+loop is exact: exit 0) from a defect of the speculative path (exit 1, like diff(1)).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from specview.cli.argtypes import Parser, SubParsers
 
 if TYPE_CHECKING:
     from specview.features.diff.model import Cause, DiffResult
+    from specview.kernel.runspec import RunSpec
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
@@ -42,9 +44,9 @@ def run(args: argparse.Namespace) -> int:
     if chosen:
         if len(chosen) != 2:
             raise CliError("featerr.diff.two_runs")
-        ref_spec, cand_spec = (replace(parse_selector(s, base), temperature=0.0) for s in chosen)
+        ref_spec, cand_spec = (reference_of(replace(parse_selector(s, base), temperature=0.0)) for s in chosen)
     elif base.kind == "llama":
-        ref_spec, cand_spec = replace(base, plain=True), replace(base, plain=False)
+        ref_spec, cand_spec = reference_of(replace(base, plain=True)), replace(base, plain=False)
     else:
         raise CliError("featerr.diff.needs_local")
     if "sim" in (ref_spec.kind, cand_spec.kind):
@@ -64,7 +66,13 @@ def run(args: argparse.Namespace) -> int:
 
         save(result, model)
     print(dumps(result.to_dict()) if args.json else describe(result, lang))
-    return 0 if result.identical else 1
+    return 0 if result.lossless else 1
+
+
+def reference_of(spec: RunSpec) -> RunSpec:
+    """A plain run as diff's reference: without what only drafting has (a tree's shape, `--gamma
+    auto`), which `--no-spec` refuses; the speculative run keeps them. Other runs as given."""
+    return replace(spec, tree=None, gamma_auto=False) if spec.plain else spec
 
 
 def describe(result: DiffResult, lang: str) -> str:

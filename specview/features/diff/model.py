@@ -101,11 +101,17 @@ class DiffResult:
     def identical(self) -> bool:
         return self.divergence is None
 
+    @property
+    def lossless(self) -> bool:
+        """Identical, or differing from one-token decoding only by kernel numerics: the speculative
+        output is the target's own greedy on the same batches (`diff` exits 0)."""
+        return self.identical or (self.cause is not None and self.cause.kind == NUMERICS)
+
     def to_dict(self) -> dict[str, Any]:
         d = self.divergence
         return {
-            "identical": self.identical, "reference": self.reference_label, "candidate": self.candidate_label,
-            "compared": self.compared,
+            "identical": self.identical, "lossless": self.lossless, "reference": self.reference_label,
+            "candidate": self.candidate_label, "compared": self.compared,
             "divergence": None if d is None else {
                 "index": d.index, "by_text": d.by_text, "prefix_tail": d.prefix[-80:],
                 "reference": _emitted(d.reference), "candidate": _emitted(d.candidate),

@@ -1,0 +1,43 @@
+"""features/diff/command.py and the verdict's exit: the plain reference drops what only drafting has
+(so `diff --tree WxD` and `diff --gamma auto` compare against plain greedy instead of refusing), and
+a divergence that the same batches reproduce (kernel numerics) exits 0 like an identical run."""
+
+from __future__ import annotations
+
+import pytest
+
+from specview.backends.local.tree import check_tree, tree_of
+from specview.features.diff.command import reference_of
+from specview.features.diff.model import DEFECT, EXACT, NUMERICS, Cause, DiffResult, Divergence, Emitted
+from specview.kernel.errors import BackendError
+from specview.kernel.runspec import RunSpec
+
+TREE = RunSpec(target="t.gguf", draft="d.gguf", tree="2x3", temperature=0.0)
+
+
+def test_the_plain_reference_drops_the_tree_that_no_spec_refuses() -> None:
+    plain = RunSpec(target="t.gguf", draft="d.gguf", tree="2x3", plain=True)
+    with pytest.raises(BackendError, match="--no-spec drafts nothing"):  # a plain run with a tree, as before
+        check_tree(tree_of(plain.tree), "d.gguf", plain=True, adaptive=False)
+    reference = reference_of(plain)
+    assert reference.plain and reference.tree is None and reference.target == "t.gguf"
+    check_tree(tree_of(reference.tree), "d.gguf", plain=True, adaptive=False)  # nothing left to refuse
+    assert reference_of(RunSpec(target="t.gguf", gamma_auto=True, plain=True)).gamma_auto is False
+
+
+def test_the_speculative_run_keeps_its_tree() -> None:
+    assert reference_of(TREE) == TREE
+
+
+def _result(cause: Cause | None) -> DiffResult:
+    one = Emitted(1, "a", 0, "plain")
+    return DiffResult("plain", "tree", 0, Divergence(0, one, Emitted(2, "b", 0, "accepted"), "", by_text=False),
+                      cause=cause)
+
+
+def test_lossless_is_identical_or_kernel_numerics() -> None:
+    assert DiffResult("plain", "tree", 4, None, cause=Cause(EXACT)).lossless
+    assert _result(Cause(NUMERICS, batch_width=7, position=0)).lossless
+    assert not _result(Cause(DEFECT, defect_at=0)).lossless
+    assert not _result(None).lossless  # servers: no replay to tell numerics from a loss
+    assert _result(Cause(NUMERICS)).to_dict()["lossless"] is True
