@@ -14,7 +14,7 @@ import argparse
 from collections.abc import Callable, Iterable
 
 from specview.cli.cell_wrap import cells, wrap
-from specview.compat.stdlib_compat import HeadingHookFormatter, MutuallyExclusiveGroup
+from specview.compat.stdlib_compat import HookedHelpFormatter, MutuallyExclusiveGroup
 from specview.kernel.langs import DEFAULT_LANG
 
 AREAS = ("cli_help",)  # the texts/<area>.<lang>.toml files help reads
@@ -53,7 +53,7 @@ def help_text(value: str, lang: str) -> str:
     return fill_in(template, lang, **fields)
 
 
-class HelpFormatter(HeadingHookFormatter):
+class HelpFormatter(HookedHelpFormatter):
     """argparse's formatter with texts from the catalog, wrapped by terminal cells (cli/cell_wrap.py)."""
 
     def format_section(self, written: str, heading: str | None, indent: int) -> str:
@@ -106,11 +106,11 @@ class HelpFormatter(HeadingHookFormatter):
     def add_text(self, text: str | None) -> None:
         super().add_text(self._say(text))
 
-    def _get_help_string(self, action: argparse.Action) -> str:
+    def help_string(self, action: argparse.Action) -> str:
         return self._say(action.help) or ""
 
-    def _split_lines(self, text: str, width: int) -> list[str]:
+    def split_lines(self, text: str, width: int) -> list[str]:
         return wrap(text, width)
 
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
+    def fill_text(self, text: str, width: int, indent: str) -> str:
         return "\n".join(indent + line for line in wrap(text, width - cells(indent)))

@@ -30,15 +30,18 @@ PRIVATE = (
     Private("argparse", "_SubParsersAction", "what add_subparsers returns: SubParsersAction"),
     Private("argparse", "_ArgumentGroup", "what add_argument_group returns: ArgumentGroup"),
     Private("argparse", "_MutuallyExclusiveGroup", "a usage's groups: MutuallyExclusiveGroup"),
-    Private("argparse:HelpFormatter", "_Section", "a help section: HeadingHookFormatter"),
-    Private("argparse:HelpFormatter", "_current_indent", "a help section's indent: HeadingHookFormatter",
+    Private("argparse:HelpFormatter", "_Section", "a help section: HookedHelpFormatter"),
+    Private("argparse:HelpFormatter", "_current_indent", "a help section's indent: HookedHelpFormatter",
             instance=True),
+    Private("argparse:HelpFormatter", "_get_help_string", "an action's help: HookedHelpFormatter"),
+    Private("argparse:HelpFormatter", "_split_lines", "an action's help wrapped: HookedHelpFormatter"),
+    Private("argparse:HelpFormatter", "_fill_text", "a description wrapped: HookedHelpFormatter"),
     Private("re", "_parser", "a pattern's parse tree: parse_regex"),
     Private("re", "_constants", "the parse tree's opcodes: regex_opcodes"),
     Private("atexit", "_run_exitfuncs", "the exit handlers: run_exit_handlers"),
 )
 
-__all__ = ["PRIVATE", "AbbreviationHookParser", "ArgumentGroup", "HeadingHookFormatter", "MutuallyExclusiveGroup",
+__all__ = ["PRIVATE", "AbbreviationHookParser", "ArgumentGroup", "HookedHelpFormatter", "MutuallyExclusiveGroup",
            "SubParsersAction", "argparse_translators", "option_actions", "parse_regex", "positional_actions",
            "regex_opcodes", "run_exit_handlers", "set_argparse_translators", "subcommand_parsers"]
 
@@ -92,18 +95,41 @@ def subcommand_parsers(parser: argparse.ArgumentParser) -> dict[str, argparse.Ar
     return {}
 
 
-class HeadingHookFormatter(argparse.HelpFormatter):
-    """argparse's formatter, whose sections' help passes through `format_section` once written."""
+class HookedHelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter (only its name is public), with public hooks for what specview changes:
+    an action's help (`help_string`), how text wraps (`split_lines`, `fill_text`) and a section's
+    heading (`format_section`)."""
+
+    def help_string(self, action: argparse.Action) -> str:
+        """The help shown for `action` (override)."""
+        return argparse.HelpFormatter._get_help_string(self, action) or ""
+
+    def split_lines(self, text: str, width: int) -> list[str]:
+        """An argument's help as lines of at most `width` (override)."""
+        return argparse.HelpFormatter._split_lines(self, text, width)
+
+    def fill_text(self, text: str, width: int, indent: str) -> str:
+        """A description or epilog filled to `width`, each line after `indent` (override)."""
+        return argparse.HelpFormatter._fill_text(self, text, width, indent)
 
     def format_section(self, written: str, heading: str | None, indent: int) -> str:
         """A section as argparse `written` it, under `heading` (maybe SUPPRESS), `indent` blanks in (override)."""
         return written
 
+    def _get_help_string(self, action: argparse.Action) -> str:
+        return self.help_string(action)
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return self.split_lines(text, width)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return self.fill_text(text, width, indent)
+
     class _Section(argparse.HelpFormatter._Section):
         def format_help(self) -> str:
             written: str = super().format_help()
             formatter = self.formatter
-            if not isinstance(formatter, HeadingHookFormatter):
+            if not isinstance(formatter, HookedHelpFormatter):
                 return written
             return formatter.format_section(written, self.heading, formatter._current_indent)
 
