@@ -26,9 +26,15 @@ from textual.message_pump import MessagePump
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets._footer import FooterKey
 
 from specview.compat import Private
+
+try:
+    from textual.widgets._footer import FooterKey
+except ImportError:  # moved: the Learn footer then shows every key, as Textual's footer does
+
+    class FooterKey(Widget):  # type: ignore[no-redef]  # a stand-in no footer composes
+        """Textual's footer key, which this Textual keeps elsewhere."""
 
 PRIVATE = (
     Private("textual.screen:Screen", "_compositor_refresh", "where a screen draws an update: DrawnScreen"),
@@ -63,7 +69,11 @@ class DrawnScreen(Screen[None]):
 
 
 class DirtyWidget(Widget):
-    """A widget told each time Textual marks it for a repaint (`marked_dirty`), before it is."""
+    """A widget told each time Textual marks it for a repaint (`marked_dirty`), before it is.
+    `dirty_hook` is False under a Textual that no longer marks widgets this way: never told, a
+    widget must not keep what it drew."""
+
+    dirty_hook = hasattr(Widget, "_set_dirty")
 
     def marked_dirty(self) -> None:
         """Textual is about to repaint this widget: an update, a refresh, a new size (override)."""
@@ -102,18 +112,22 @@ def one_shot_timer(host: MessagePump, delay: float, callback: Callable[[], None]
 
 
 def node_bindings(node: DOMNode) -> BindingsMap:
-    """The node's own bindings map (each node has a copy of its class's; the lists inside are shared)."""
-    return node._bindings
+    """The node's own bindings map (each node has a copy of its class's; the lists inside are shared);
+    an empty one where Textual keeps them elsewhere (keys then untranslated and unlisted in the help)."""
+    bindings: BindingsMap = getattr(node, "_bindings", None) or BindingsMap()
+    return bindings
 
 
 def app_keymap(app: App[Any]) -> Keymap:
-    """The keymap `set_keymap` and `update_keymap` gave the app, as Textual applies it."""
-    return app._keymap
+    """The keymap `set_keymap` and `update_keymap` gave the app, as Textual applies it (none where
+    Textual keeps it elsewhere: the help then shows the default keys)."""
+    keymap: Keymap = getattr(app, "_keymap", {})
+    return keymap
 
 
-def driver_output(driver: Driver) -> TextIO:
-    """The file the Linux driver writes the terminal's output to."""
-    output: TextIO = driver._file  # type: ignore[attr-defined]  # set by LinuxDriver.__init__
+def driver_output(driver: Driver) -> TextIO | None:
+    """The file the Linux driver writes the terminal's output to (None where it keeps it elsewhere)."""
+    output: TextIO | None = getattr(driver, "_file", None)  # set by LinuxDriver.__init__
     return output
 
 

@@ -41,7 +41,7 @@ class Settled(DirtyWidget):
         # widget on every frame); the content size follows from it and the styles, which clear this
         key = (crop, self.outer_size, self.background_colors, self.opacity, tuple(self.get_line_filters()))
         settled = self._settled
-        if settled is not None and settled[0] == key:
+        if settled is not None and settled[0] == key and self.dirty_hook:
             return settled[1]
         lines = super().render_lines(crop)
         self._settled = (key, lines)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import sys
 from typing import Any
 
 from textual.driver import Driver
@@ -34,8 +35,9 @@ def terminal_driver(driver: type[Driver]) -> type[Driver]:
         driver.__init__(self, app, *args, **kwargs)
         self.specview_app = app  # (Textual's driver keeps its app private)
         output = driver_output(self)
-        self._hangup = Hangup((self.fileno, output.fileno()))
-        set_driver_output(self, self._hangup.output(output))  # before the writer thread is made from it
+        self._hangup = Hangup((self.fileno, (output or sys.__stderr__ or sys.stderr).fileno()))
+        if output is not None:  # (else a hangup still ends the app, and writes are Textual's to fail)
+            set_driver_output(self, self._hangup.output(output))  # before the writer thread is made from it
         self._screen_diff = ScreenDiff() if diff else None
         self._diff_size = None  # the size the screen diff knows
 
