@@ -16,12 +16,13 @@ wrote it.
 
 from __future__ import annotations
 
-import argparse
 import re
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
+
+from specview.compat.stdlib_compat import argparse_translators, set_argparse_translators
 
 # argparse's conversions: `%s`, `%(name)r`, `%%` (flags and widths are allowed though argparse has none)
 _CONVERSION = r"%(?:\((?P<name>[^)]*)\))?(?P<spec>[-#0 +]*\d*(?:\.\d+)?)(?P<conv>[diouxXeEfFgGcrsa%])"
@@ -148,18 +149,17 @@ def kept_words() -> Iterator[None]:
     Only then: other users of argparse in the process (pytest) see argparse as it is. An argparse
     without these names is left alone (its messages are then shown as it writes them)."""
     global _depth
-    gettext: Any = getattr(argparse, "_", None)
-    ngettext: Any = getattr(argparse, "ngettext", None)
-    wrap = _depth == 0 and callable(gettext) and callable(ngettext)
-    if wrap:
-        argparse._, argparse.ngettext = _kept(gettext), _kept_plural(ngettext)  # type: ignore[attr-defined]
+    translators = argparse_translators() if _depth == 0 else None
+    if translators is not None:
+        gettext, ngettext = translators
+        set_argparse_translators(_kept(gettext), _kept_plural(ngettext))
     _depth += 1
     try:
         yield
     finally:
         _depth -= 1
-        if wrap:
-            argparse._, argparse.ngettext = gettext, ngettext  # type: ignore[attr-defined]
+        if translators is not None:
+            set_argparse_translators(*translators)
 
 
 def _kept(gettext: Callable[[str], str]) -> Callable[[Any], Any]:

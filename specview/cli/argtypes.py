@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 from specview.cli.argparse_words import in_language, kept_words, said
 from specview.cli.errors import fail
 from specview.cli.help_format import HELP_ID, VERSION_ID, Help, HelpFormatter, Lang
+from specview.compat.stdlib_compat import AbbreviationHookParser, ArgumentGroup, SubParsersAction, subcommand_parsers
 from specview.kernel.langs import DEFAULT_LANG, LANGS
 from specview.texts.catalog import Phrase
 
 Number = TypeVar("Number", int, float)
 
 
-class Parser(argparse.ArgumentParser):
+class Parser(AbbreviationHookParser):
     """An ArgumentParser whose errors are one line and exit code 2, and whose help is said in `lang`
     (a language, or how to find it when help is shown; cli/help_format.py): its subcommands' too."""
 
@@ -63,18 +64,17 @@ class Parser(argparse.ArgumentParser):
         with kept_words():
             return super().parse_known_args(words, namespace)
 
-    def _get_option_tuples(self, option_string: str) -> list[Any]:
+    def abbreviations(self, option_string: str, found: list[Any]) -> list[Any]:
         """Abbreviations, except that a parser with subcommands takes an ambiguous one as unknown:
         argparse sorts every word before it hands the rest to the subcommand, so `calc --c` would
         die as "ambiguous: --chat-template, --connect-timeout" before calc saw its own --c."""
-        found: list[Any] = super()._get_option_tuples(option_string)
-        return [] if len(found) > 1 and self._subparsers is not None else found
+        return [] if len(found) > 1 and subcommand_parsers(self) is not None else found
 
 
 if TYPE_CHECKING:
-    SubParsers = argparse._SubParsersAction[Parser]  # what `add_subparsers` returns
+    SubParsers = SubParsersAction[Parser]  # what `add_subparsers` returns
 else:
-    SubParsers = argparse._SubParsersAction
+    SubParsers = SubParsersAction
 
 
 def ranged(kind: Callable[[str], Number], low: Number, high: Number, name: str) -> Callable[[str], Number]:
@@ -141,7 +141,7 @@ def fps_option(parser: argparse.ArgumentParser, default: object = argparse.SUPPR
                         help="cli_help.fps")
 
 
-def lang_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup, what: str = "cli_help.lang",
+def lang_option(parser: argparse.ArgumentParser | ArgumentGroup, what: str = "cli_help.lang",
                 **kwargs: object) -> None:
     """`--lang` with the languages specview speaks (core/langs.py); `what`: its help's catalog id."""
     parser.add_argument("--lang", choices=LANGS, help=what, **kwargs)  # type: ignore[arg-type]
@@ -167,7 +167,7 @@ class ServerNames:
         return iter(("auto", *server_ids()))
 
 
-def server_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup, what: str,
+def server_option(parser: argparse.ArgumentParser | ArgumentGroup, what: str,
                   default: str | None = None) -> None:
     """`--server KIND`: the family to speak to, or `auto` to detect it. (A metavar of its own, or
     argparse would list the choices, and so find the kinds, as the option is added.) `what`: a catalog id."""

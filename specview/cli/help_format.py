@@ -14,6 +14,7 @@ import argparse
 from collections.abc import Callable, Iterable
 
 from specview.cli.cell_wrap import cells, wrap
+from specview.compat.stdlib_compat import HookedHelpFormatter, MutuallyExclusiveGroup
 from specview.kernel.langs import DEFAULT_LANG
 
 AREAS = ("cli_help",)  # the texts/<area>.<lang>.toml files help reads
@@ -52,25 +53,19 @@ def help_text(value: str, lang: str) -> str:
     return fill_in(template, lang, **fields)
 
 
-class HelpFormatter(argparse.HelpFormatter):
+class HelpFormatter(HookedHelpFormatter):
     """argparse's formatter with texts from the catalog, wrapped by terminal cells (cli/cell_wrap.py)."""
 
-    class _Section(argparse.HelpFormatter._Section):
+    def format_section(self, written: str, heading: str | None, indent: int) -> str:
         """A section whose heading ends as the language ends one ("选项：", not argparse's "选项:")."""
-
-        def format_help(self) -> str:
-            out: str = super().format_help()
-            heading = self.heading
-            if not out or heading is None or heading is argparse.SUPPRESS:
-                return out
-            formatter = self.formatter
-            assert isinstance(formatter, HelpFormatter)
-            indent = " " * formatter._current_indent
-            written = f"\n{indent}{heading}:\n"  # argparse's '%*s%s:\n', after the newline before a section
-            if not out.startswith(written):
-                return out
-            ended = help_text(Help(HEADING_ID, heading=heading), formatter.lang)
-            return f"\n{indent}{ended}\n{out[len(written):]}"
+        if not written or heading is None or heading is argparse.SUPPRESS:
+            return written
+        blanks = " " * indent
+        plain = f"\n{blanks}{heading}:\n"  # argparse's '%*s%s:\n', after the newline before a section
+        if not written.startswith(plain):
+            return written
+        ended = help_text(Help(HEADING_ID, heading=heading), self.lang)
+        return f"\n{blanks}{ended}\n{written[len(plain):]}"
 
     def __init__(self, prog: str, *, lang: Lang = DEFAULT_LANG, **options: int | None) -> None:
         super().__init__(prog, **options)  # type: ignore[arg-type]
@@ -89,7 +84,7 @@ class HelpFormatter(argparse.HelpFormatter):
         return help_text(ARGPARSE_TITLES.get(value, value), self.lang)
 
     def add_usage(self, usage: str | None, actions: Iterable[argparse.Action],
-                  groups: Iterable[argparse._MutuallyExclusiveGroup], prefix: str | None = None) -> None:
+                  groups: Iterable[MutuallyExclusiveGroup], prefix: str | None = None) -> None:
         """argparse lines the usage up under its prefix by counting characters: it is given blanks as wide as
         the prefix in cells, put back in `format_help`."""
         if prefix is None:
@@ -111,11 +106,11 @@ class HelpFormatter(argparse.HelpFormatter):
     def add_text(self, text: str | None) -> None:
         super().add_text(self._say(text))
 
-    def _get_help_string(self, action: argparse.Action) -> str:
+    def help_string(self, action: argparse.Action) -> str:
         return self._say(action.help) or ""
 
-    def _split_lines(self, text: str, width: int) -> list[str]:
+    def split_lines(self, text: str, width: int) -> list[str]:
         return wrap(text, width)
 
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
+    def fill_text(self, text: str, width: int, indent: str) -> str:
         return "\n".join(indent + line for line in wrap(text, width - cells(indent)))

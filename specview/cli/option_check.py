@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 
 from specview.boundary.text import sanitize
+from specview.compat.stdlib_compat import option_actions, positional_actions, subcommand_parsers
 from specview.kernel.errors import CliError
 from specview.texts.catalog import Phrase
 
@@ -30,8 +31,8 @@ NEAR = 0.7
 
 def check_options(parser: argparse.ArgumentParser, words: Sequence[str]) -> None:
     """CliError for the first word that names no option of `parser` or abbreviates several."""
-    stop_at_positional = parser._subparsers is not None or any(
-        action.nargs in (argparse.REMAINDER, argparse.PARSER) for action in parser._get_positional_actions())
+    stop_at_positional = subcommand_parsers(parser) is not None or any(
+        action.nargs in (argparse.REMAINDER, argparse.PARSER) for action in positional_actions(parser))
     index = 0
     while index < len(words):
         word = words[index]
@@ -63,7 +64,7 @@ def _looks_like_option(word: str) -> bool:
 def _known(parser: argparse.ArgumentParser, word: str) -> tuple[argparse.Action | None, bool]:
     """The action `word` names (exactly, before an `=`, or as an unambiguous abbreviation) and
     whether the word carries its value; an ambiguous abbreviation is a CliError."""
-    table = parser._option_string_actions
+    table = option_actions(parser)
     if word in table:
         return table[word], False
     name, equals, _ = word.partition("=")
@@ -104,8 +105,8 @@ def _unknown(parser: argparse.ArgumentParser, word: str) -> CliError:
     """The error for an option `parser` lacks: the subcommands that have it (`specview --rounds 9
     bench` meant `specview bench --rounds 9`), else the nearest of its own."""
     name = re.split(r"[= ]", word, maxsplit=1)[0]
-    options = [option for option in parser._option_string_actions if option.startswith("--")]
-    owners = [command for command, sub in _subcommands(parser).items() if name in sub._option_string_actions]
+    options = [option for option in option_actions(parser) if option.startswith("--")]
+    owners = [command for command, sub in _subcommands(parser).items() if name in option_actions(sub)]
     if owners:
         return CliError("cli_use.unknown_option_of", option=_name(word), commands=", ".join(owners),
                         example=Phrase("cli_use.example", prog=parser.prog, command=owners[0], option=_name(word)))
@@ -129,9 +130,4 @@ def _check_command(parser: argparse.ArgumentParser, word: str) -> None:
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    if parser._subparsers is None:
-        return {}
-    for action in parser._subparsers._group_actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return dict(action.choices)
-    return {}
+    return subcommand_parsers(parser) or {}

@@ -25,6 +25,7 @@ from specview.cli.argtypes import (
 )
 from specview.cli.help_format import Help, Lang
 from specview.cli.timeout_args import timeout_options
+from specview.compat.stdlib_compat import ArgumentGroup
 from specview.kernel.langs import DEFAULT_LANG
 from specview.kernel.runspec import default_of, option_of
 from specview.kernel.theory import MAX_GAMMA
@@ -45,7 +46,7 @@ COMMANDS = (
 )
 
 
-def _spec_option(group: argparse._ArgumentGroup, field: str, **options: Any) -> None:
+def _spec_option(group: ArgumentGroup, field: str, **options: Any) -> None:
     """The option RunSpec declares for `field` (kernel/runspec.py), stored under the field's name,
     where cli/runspec_args.py reads it back."""
     group.add_argument(option_of(field), dest=field, **options)

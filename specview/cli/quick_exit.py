@@ -10,11 +10,12 @@ still working (it would be waited for on a normal exit, so then the normal exit 
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import os
 import sys
 import threading
+
+from specview.compat.stdlib_compat import run_exit_handlers
 
 _armed = False
 
@@ -35,7 +36,7 @@ def end_after_ui(code: int) -> None:
     main = threading.main_thread()
     if not _armed or any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not main):
         return
-    atexit._run_exitfuncs()  # what a normal exit would run first (recordings are closed there)
+    run_exit_handlers()  # what a normal exit would run first (recordings are closed there)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()

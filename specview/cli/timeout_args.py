@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from specview.backends.remote.timeouts import PROBE_S, Timeouts
 from specview.cli.argtypes import float_in
 from specview.cli.help_format import Help
+from specview.compat.stdlib_compat import ArgumentGroup
 
 if TYPE_CHECKING:
     from specview.catalog.config import Config
@@ -18,7 +19,7 @@ MAX_S = 86_400.0
 _DEFAULT = Timeouts()
 
 
-def timeout_options(group: argparse._ArgumentGroup | argparse.ArgumentParser, *, streams: bool = True,
+def timeout_options(group: ArgumentGroup | argparse.ArgumentParser, *, streams: bool = True,
                     default: object = None) -> None:
     """Add the options; `streams`: the command streams completions (--stream-timeout)."""
     group.add_argument("--connect-timeout", type=float_in(0.1, MAX_S, "--connect-timeout"), metavar="S",

@@ -11,12 +11,13 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.driver import Driver
 from textual.filter import LineFilter
 from textual.screen import Screen
 
 from specview.boundary.crash_log import internal_error_line, write_crash_log
+from specview.compat.textual_compat import QuietFatalErrorApp
 from specview.features.learn.explain.context import RunContext
 from specview.kernel.runspec import RunSpec
 from specview.texts.catalog import catalog, fill, text
@@ -52,7 +53,7 @@ CONFIG_SECONDS = 10
 STOP_SIGNALS = {signal.SIGTERM: 143, signal.SIGHUP: 129}
 
 
-class BaseApp(App[None]):
+class BaseApp(QuietFatalErrorApp):
     """What every specview app shares: look, themes, keys, help, the Learn index, config problems."""
 
     CSS_PATH = str(Path(__file__).with_name("specview.tcss"))  # also for subclasses defined elsewhere
@@ -115,19 +116,15 @@ class BaseApp(App[None]):
             with contextlib.suppress(ValueError, RuntimeError, NotImplementedError):
                 loop.add_signal_handler(sig, self.exit, None, code)
 
-    def _fatal_error(self) -> None:
+    def report_fatal_error(self, error: BaseException) -> bool:
         """A bug inside the app: one line on exit and the (masked) traceback in the crash log.
 
         Textual's own handler prints a traceback with local variables, which could show a
         key; this replaces only that report (the exit and the test hooks stay Textual's).
         """
-        error = sys.exc_info()[1] or self._exception
-        if error is None:
-            super()._fatal_error()
-            return
         line = internal_error_line(error, write_crash_log(error))
         self.crash_line = self.crash_line or line  # the first: later ones are usually its echoes
-        self._close_messages_no_wait()
+        return True
 
     def run(self, *args: Any, **kwargs: Any) -> Any:
         """Run the app; after a bug, print its one line (Rich would wrap it) once the terminal is back."""

@@ -255,17 +255,10 @@ def one_shot(host: MessagePump, delay: float, callback: Callable[[], None]) -> T
     finds already due, and for a one-shot that means never: it reads the clock twice at its start,
     and a stall between the two reads longer than `delay` (the decode threads hold the GIL for up to
     5 ms; a frame that ran over asks for 0.1 ms) left the pump with no next frame, the streams frozen.
-    The same timer, told not to skip (Textual 8.2's own set_timer otherwise, private parts included;
-    tests/app/test_pump_frames.py)."""
-    from textual.timer import Timer as TextualTimer
+    (specview/compat/textual_compat.py; tests/app/test_pump_frames.py)"""
+    from specview.compat.textual_compat import one_shot_timer
 
-    timers = getattr(host, "_timers", None)
-    if timers is None:  # another Textual
-        return host.set_timer(delay, callback, name="pump")
-    timer = TextualTimer(host, delay, name="pump", callback=partial(host.call_next, callback), repeat=0, skip=False)
-    timer._start()
-    timers.add(timer)
-    return timer
+    return one_shot_timer(host, delay, callback, name="pump")
 
 
 class Pumps:

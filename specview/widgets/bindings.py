@@ -6,8 +6,8 @@ set by `localize` when the app, screen or widget is made. Textual's own bindings
 (the command palette's, focus, copy) get ids here by their action. The help screen and the
 status line list keys from the same bindings (`key_lines`), so a key is written once.
 
-Textual keeps a node's bindings in `_bindings`, the app's keymap in `_keymap` and the names of
-the keys a terminal can send in its key tables; this module is the only place that reads them.
+Textual has no public read of a node's bindings, the app's keymap or the names of the keys a
+terminal can send: they come from specview/compat/textual_compat.py.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from textual.dom import DOMNode
 from textual.keys import KEY_NAME_REPLACEMENTS, Keys, key_to_character
 
 from specview.boundary.text import sanitize
+from specview.compat.textual_compat import app_keymap, functional_key_names, node_bindings
 from specview.texts.catalog import catalog, text
 
 # Textual's bindings, named by action, so they are translated like ours
@@ -59,10 +60,10 @@ def translate(binding: Binding, lang: str) -> Binding:
 def localize(node: DOMNode, lang: str) -> None:
     """Translate the bindings of one app, screen or widget (call it from its __init__).
 
-    Textual gives every node its own copy of its class's bindings map (`_bindings`); the
-    lists inside are shared with the class, so they are replaced, never changed in place.
+    Textual gives every node its own copy of its class's bindings map; the lists inside are
+    shared with the class, so they are replaced, never changed in place.
     """
-    bindings = node._bindings
+    bindings = node_bindings(node)
     for key, items in list(bindings.key_to_bindings.items()):
         bindings.key_to_bindings[key] = [translate(b, lang) for b in items]
 
@@ -89,8 +90,8 @@ def effective_bindings(node: DOMNode) -> BindingsMap:
     """The node's bindings with the keys the app's keymap puts in effect (as Textual applies it
     when a key is pressed)."""
     effective = BindingsMap()
-    effective.key_to_bindings = {k: list(v) for k, v in node._bindings.key_to_bindings.items()}
-    effective.apply_keymap(node.app._keymap)
+    effective.key_to_bindings = {k: list(v) for k, v in node_bindings(node).key_to_bindings.items()}
+    effective.apply_keymap(app_keymap(node.app))
     return effective
 
 
@@ -125,10 +126,8 @@ def key_lines(nodes: Iterable[DOMNode], *, only: str | None = None) -> list[KeyL
 @cache
 def _key_names() -> frozenset[str]:
     """The names Textual gives keys that are no printable character (`f5`, `pageup`, `kp_enter`, `plus`)."""
-    from textual._keyboard_protocol import FUNCTIONAL_KEYS
-
     names = {key.value.rpartition("+")[2] for key in Keys}
-    return frozenset(names | set(FUNCTIONAL_KEYS.values()) | set(KEY_NAME_REPLACEMENTS.values()))
+    return frozenset(names | functional_key_names() | set(KEY_NAME_REPLACEMENTS.values()))
 
 
 def known_key(name: str) -> bool:

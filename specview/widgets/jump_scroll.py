@@ -52,11 +52,6 @@ class JumpScrollView(ScrollView):
         return (self.styles.scrollbar_size_vertical == 0 and self.show_vertical_scrollbar
                 and size.width == self.virtual_size.width and size.height > self.scrollable_content_region.height)
 
-    def _refresh_scroll(self) -> None:
-        # A line view has no child widgets to move: a new scroll offset changes only which lines are
-        # drawn. Textual's own asks the screen to arrange every visible widget again (as above).
-        self.refresh()
-
     def _height(self) -> int:
         """Virtual height: the text, or more while blank rows wait to be filled (after a jump, or
         before the first screenful): a new virtual size repaints the whole view, a new line need not."""
@@ -101,8 +96,9 @@ class JumpScrollView(ScrollView):
         elif round(old_value) != round(new_value):
             # A bar no cells wide is on no screen: moving it marks a widget the screen does not show
             # dirty, and Textual then maps every widget again (about once a frame for four fast panes).
-            # This view sets no anchor, the rest of Textual's watcher.
-            self._refresh_scroll()
+            # This view sets no anchor, the rest of Textual's watcher; a line view has no child widgets
+            # to move, so a new offset only changes which lines are drawn.
+            self.refresh()
         if self.selected is None and min(new_value, self.scroll_target_y) >= self.max_scroll_y:
             self._follow = True  # the end came to the view (shorter text, a taller pane): no scroll says so
 

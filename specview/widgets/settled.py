@@ -8,8 +8,9 @@ widget keeps the lines it handed over and gives them again while nothing that sh
 differs: until Textual marks it dirty (an update, a refresh, a new size, reset styles), its
 styles change, or its colours, opacity or the app's filters are not the ones it drew with.
 
-It relies on `Widget._set_dirty` being the one place a repaint of a widget is asked for
-(Textual is pinned to 8.2.x; tests/app/test_settled.py would fail if a change got past it).
+It relies on Textual's private `Widget._set_dirty` being the one place a repaint of a widget is
+asked for (`marked_dirty`, specview/compat/textual_compat.py; tests/app/test_settled.py would fail
+if a change got past it).
 """
 
 from __future__ import annotations
@@ -17,19 +18,19 @@ from __future__ import annotations
 from textual.containers import Container
 from textual.geometry import Region
 from textual.strip import Strip
-from textual.widget import Widget
 from textual.widgets import Footer
 
+from specview.compat.textual_compat import DirtyWidget
 
-class Settled(Widget):
+
+class Settled(DirtyWidget):
     """A widget's base (`class Bars(Settled)`), or a second base after a Textual widget's
     (`class Pane(Vertical, Settled)`): Textual takes CSS only from a class's first base."""
 
     _settled: tuple[tuple[object, ...], list[Strip]] | None = None
 
-    def _set_dirty(self, *regions: Region) -> None:
+    def marked_dirty(self) -> None:
         self._settled = None
-        super()._set_dirty(*regions)
 
     def notify_style_update(self) -> None:
         self._settled = None
@@ -40,7 +41,7 @@ class Settled(Widget):
         # widget on every frame); the content size follows from it and the styles, which clear this
         key = (crop, self.outer_size, self.background_colors, self.opacity, tuple(self.get_line_filters()))
         settled = self._settled
-        if settled is not None and settled[0] == key:
+        if settled is not None and settled[0] == key and self.dirty_hook:
             return settled[1]
         lines = super().render_lines(crop)
         self._settled = (key, lines)

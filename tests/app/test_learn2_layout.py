@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from textual.geometry import Region
 from textual.pilot import Pilot
-from textual.widgets._footer import FooterKey
 
+from specview.compat.textual_compat import FooterKey
 from specview.features.learn.app import LearnApp
 from specview.features.learn.footer import LearnFooter
 from specview.features.learn.registry import lesson

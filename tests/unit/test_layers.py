@@ -53,6 +53,7 @@ def test_every_contract_is_kept() -> None:
         ("features/watch/source/__init__.py", "from specview.features.watch.screen import WatchScreen",
          "engines never import the UI"),
         ("features/diff/runner.py", "from specview.features.diff.command import run", "nothing imports a command"),
+        ("compat/bad.py", "from specview.texts.catalog import text", "the compat adapters import nothing of specview"),
     ],
 )
 def test_a_forbidden_import_breaks_its_contract(tmp_path: Path, where: str, line: str, contract: str) -> None:

@@ -24,13 +24,13 @@ import ctypes
 import math
 import sys
 import threading
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from specview.backends.local.lib import llama_lib
+from specview.compat.llama_compat import llama_library_folder
 from specview.kernel.errors import BackendError
 
 _scratch = threading.local()
@@ -79,7 +79,7 @@ def _function() -> Any:
 
 def _declare() -> Any:
     try:
-        folder = Path(llama_lib()._lib._name).parent
+        folder = llama_library_folder(llama_lib())
     except BackendError:  # no llama-cpp-python: numpy's sum it is
         return None
     name = {"win32": "ggml-cpu.dll", "darwin": "libggml-cpu.dylib"}.get(sys.platform, "libggml-cpu.so")

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import ctypes
 import sys
-from pathlib import Path
 from typing import Any
+
+from specview.compat.llama_compat import llama_library, llama_library_folder
 
 GGML_MAX_N_THREADS = 512
 
@@ -37,7 +38,7 @@ def _cpu_library(lib: Any) -> Any:
     global _cpu
     if _cpu is None:
         _cpu = False
-        folder = Path(lib._lib._name).parent
+        folder = llama_library_folder(lib)
         names = {"win32": ["ggml-cpu.dll"], "darwin": ["libggml-cpu.dylib"]}.get(sys.platform, ["libggml-cpu.so"])
         for name in names:
             try:
@@ -48,10 +49,10 @@ def _cpu_library(lib: Any) -> Any:
                 cpu.ggml_threadpool_new.restype = ctypes.c_void_p
                 cpu.ggml_threadpool_free.argtypes = [ctypes.c_void_p]
                 cpu.ggml_threadpool_free.restype = None
-                attach = lib._lib.llama_attach_threadpool
+                attach = llama_library(lib).llama_attach_threadpool
                 attach.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
                 attach.restype = None
-                detach = lib._lib.llama_detach_threadpool
+                detach = llama_library(lib).llama_detach_threadpool
                 detach.argtypes = [ctypes.c_void_p]
                 detach.restype = None
                 _cpu = cpu
@@ -75,11 +76,11 @@ class Threadpool:
         pool = cpu.ggml_threadpool_new(ctypes.byref(params))
         if pool:
             self._pool = pool
-            lib._lib.llama_attach_threadpool(ctx, pool, pool)
+            llama_library(lib).llama_attach_threadpool(ctx, pool, pool)
 
     def close(self) -> None:
         """Detach from the context (still alive) and free the threads."""
         if self._pool is not None and _cpu:
-            self._lib._lib.llama_detach_threadpool(self._ctx)
+            llama_library(self._lib).llama_detach_threadpool(self._ctx)
             _cpu.ggml_threadpool_free(self._pool)
             self._pool = None

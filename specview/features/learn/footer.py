@@ -7,7 +7,8 @@ from textual import events
 from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+
+from specview.compat.textual_compat import FooterKey
 
 # Left out first when the row is too narrow: the ones that are elsewhere too (esc goes back like q quits
 # the last screen; the index is one esc away). Then the rest from the right; esc and F1 always stay.

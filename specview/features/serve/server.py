@@ -22,6 +22,7 @@ from textual_serve.server import Server
 from specview.boundary.bounds import MAX_SHOWN
 from specview.boundary.secrets import add_secret
 from specview.boundary.text import sanitize
+from specview.compat.serve_compat import AppHookServer
 from specview.features.serve.access import Access
 from specview.features.serve.gate import Gate, download_cookie
 
@@ -42,7 +43,7 @@ class SanitisingFormatter(logging.Formatter):
         return sanitize(super().format(record), LOG_LIMIT)
 
 
-class GuardedServer(Server):
+class GuardedServer(AppHookServer):
     """Serves `command` to browsers that name this server and carry the token, `access.max_sessions` at a time."""
 
     def __init__(self, command: str, *, host: str, port: int, public_url: str, access: Access) -> None:
@@ -60,11 +61,9 @@ class GuardedServer(Server):
         # WARNING: aiohttp's access log (INFO) stays off, textual-serve's errors and warnings show
         logging.basicConfig(level=logging.WARNING, handlers=[handler], force=True)
 
-    async def _make_app(self) -> web.Application:
-        app = await super()._make_app()
+    def extend_app(self, app: web.Application) -> None:
         app.middlewares.append(self.gate.middleware)
         app.router.add_get("/ws/{token}", self.handle_websocket, name="session")
-        return app
 
     async def on_startup(self, app: web.Application) -> None:
         # the one line that shows the token; printed as is (sanitising would mask it)

@@ -10,12 +10,12 @@ before it is matched, and each (field, pattern) pair is matched once (rows come 
 from __future__ import annotations
 
 import re
-import re._constants as sre  # the parser's opcodes: the only way to see a pattern's shape
-import re._parser as sre_parse
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from specview.compat.stdlib_compat import parse_regex
+from specview.compat.stdlib_compat import regex_opcodes as sre  # the only way to see a pattern's shape
 from specview.kernel.errors import SpecviewError
 
 MAX_PATTERN = 100  # characters of a filter
@@ -60,7 +60,7 @@ def compile_filter(pattern: str) -> re.Pattern[str]:
     if len(pattern) > MAX_PATTERN:
         raise FilterError("fleetscreen.filter.long")
     try:
-        parsed = sre_parse.parse(pattern, re.IGNORECASE)
+        parsed = parse_regex(pattern, re.IGNORECASE)
         compiled = re.compile(pattern, re.IGNORECASE)
     except re.error as exc:  # where it broke (Python's reason is English; the screen says it in words)
         raise FilterError("fleetscreen.filter.invalid", str(exc.pos if exc.pos is not None else 0)) from None
