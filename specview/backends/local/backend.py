@@ -25,7 +25,7 @@ from specview.backends.local.gamma_auto import START_GAMMA, AutoGamma
 from specview.backends.local.lib import llama_lib, supports_gpu_offload
 from specview.backends.local.log import LOG
 from specview.backends.local.model import ModelRunner, check_gguf_file
-from specview.backends.local.prompt_format import Source, prepare_prompt
+from specview.backends.local.prompt_format import TemplateOrigin, prepare_prompt
 from specview.backends.local.replay import VerifyBatch
 from specview.backends.local.tree import TreeDrafter, TreeEngine, check_tree, tree_of
 from specview.backends.local.vocab import check_vocab
@@ -74,7 +74,7 @@ def make_llama_backend(spec: RunSpec) -> LlamaBackend:
         max_tokens=max_tokens or DEFAULT_MAX_TOKENS,
         n_threads=spec.threads,
         chat_template=spec.chat_template,
-        chat_template_from=Source(spec.chat_template_from or Source.OPTION),
+        chat_template_from=TemplateOrigin(spec.chat_template_from or TemplateOrigin.OPTION),
         tree=tree_of(spec.tree),
         repack=spec.repack,
     )
@@ -99,7 +99,7 @@ class LlamaBackend:
         max_tokens: int = DEFAULT_MAX_TOKENS,
         n_threads: int | None = None,
         chat_template: str | None = None,
-        chat_template_from: Source = Source.OPTION,
+        chat_template_from: TemplateOrigin = TemplateOrigin.OPTION,
         ngram: tuple[int, int] = (3, 2),
         calibrate_every: int | None = RECALIBRATE_ROUNDS,
         tree: TreeShape | None = None,

@@ -35,7 +35,7 @@ REASON_CHARS = 200  # of a template's error as the message quotes it
 PROBE = (("system", "s"), ("user", "u"), ("assistant", "a"), ("user", "v"))
 
 
-class Source(StrEnum):
+class TemplateOrigin(StrEnum):
     """Where a chat template comes from: the catalog says `note.prompt_template_<source>`."""
 
     GGUF = "gguf"
@@ -43,7 +43,8 @@ class Source(StrEnum):
     CONFIG = "config"
 
 
-WHERE = {Source.OPTION: "backenderr.prompt.where_option", Source.CONFIG: "backenderr.prompt.where_config"}
+WHERE = {TemplateOrigin.OPTION: "backenderr.prompt.where_option",
+         TemplateOrigin.CONFIG: "backenderr.prompt.where_config"}
 
 
 @cache
@@ -57,7 +58,7 @@ def builtin_templates() -> tuple[str, ...]:
 
 
 def prepare_prompt(runner: ModelRunner, prompt: str, template: str | None,
-                   source: Source = Source.OPTION) -> tuple[Note, list[int]]:
+                   source: TemplateOrigin = TemplateOrigin.OPTION) -> tuple[Note, list[int]]:
     """The prompt's tokens and how they were made (`note.<id>` in texts/prompts.*.toml).
 
     `template`: a built-in name, NO_TEMPLATE, or None (the GGUF's own template if it has one,

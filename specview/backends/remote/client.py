@@ -27,7 +27,7 @@ import httpx
 
 from specview.backends.reason import reason_of
 from specview.backends.remote.deadline import Flight, cancel, in_flight
-from specview.backends.remote.decode import Damaged, Refused, body_encoding, inflated
+from specview.backends.remote.decode import Damaged, RefusedEncoding, body_encoding, inflated
 from specview.backends.remote.http_errors import (
     HostileAnswer,
     KeyUse,
@@ -158,7 +158,7 @@ class Connection:
         """The body's bytes, its one layer of compression (if any) undone under the bound."""
         try:
             encoding = body_encoding(response.headers.get_list("content-encoding", split_commas=True))
-        except Refused as exc:
+        except RefusedEncoding as exc:
             raise HostileAnswer(self.root, exc.what, exc.why, what) from None
         try:
             yield from inflated(_counted(response.iter_raw(), flight), encoding)

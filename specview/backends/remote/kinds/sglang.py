@@ -40,7 +40,7 @@ from specview.backends.remote.dialect import (
 from specview.backends.remote.kinds.vllm import grouped_note
 from specview.backends.remote.server_kind import INFERRED, Probe, ServerFacts, ServerKind
 from specview.boundary.bounds import MAX_POSITION, MAX_ROUND_DRAFTS, sequence
-from specview.features.live.real_run import Engine
+from specview.features.live.real_run import ServerProgram
 from specview.kernel.backend import Note
 from specview.kernel.events import Round
 from specview.kernel.totals import Totals
@@ -201,7 +201,7 @@ class SglangKind(ServerKind):
     id = "sglang"
     title = "SGLang"
     priority = 30
-    engine = Engine("SGLang", 30000)
+    engine = ServerProgram("SGLang", 30000)
     owners = ("sglang",)
     # python/sglang/srt/metrics/collector.py: no speculative counters, only batch-wide gauges
     tokens_counter = "sglang:generation_tokens_total"

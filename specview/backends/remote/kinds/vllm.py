@@ -32,7 +32,7 @@ from specview.backends.remote.dialect import (
 from specview.backends.remote.metrics import parse_draft_counters
 from specview.backends.remote.server_kind import INFERRED, Probe, ServerFacts, ServerKind
 from specview.boundary.bounds import MAX_CHUNK_TOKENS, MAX_ROUND_DRAFTS, Invalid, integer, sequence
-from specview.features.live.real_run import Engine
+from specview.features.live.real_run import ServerProgram
 from specview.kernel.backend import Note
 from specview.kernel.events import Round
 from specview.kernel.totals import Totals
@@ -281,7 +281,7 @@ class VllmKind(ServerKind):
     id = "vllm"
     title = "vLLM"
     priority = 20
-    engine = Engine("vLLM", 8000)
+    engine = ServerProgram("vLLM", 8000)
     owners = ("vllm",)
     metrics_prefix = "vllm"
     tokens_counter = "vllm:generation_tokens_total"
