@@ -11,8 +11,8 @@ from specview.backends.local.gamma_auto import MIN_VERDICTS, PROBE_AFTER, PROBE_
 from specview.kernel.events import Basis, Calibration
 from specview.kernel.gamma_choice import AUTO_MAX_GAMMA, Why, best_of, choice_text, choose, expected_speedups
 from specview.kernel.metrics import Metrics
-from specview.kernel.run_json import gamma_auto_dict
 from specview.kernel.theory import VerifyRatio, speedup, tau_from_positions, verify_ratio
+from specview.report.run_json import gamma_auto_dict
 
 
 def _costs(per_token: float, fixed: float = 0.0) -> tuple[float, ...]:

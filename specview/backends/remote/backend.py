@@ -41,10 +41,9 @@ from specview.kernel.backend import BackendInfo, BackendKind, Exact, Note
 from specview.kernel.errors import BackendError
 from specview.kernel.events import Calibration, Reconcile, Round, StreamItem
 from specview.kernel.metrics import Metrics
-from specview.kernel.run_json import TEXT_CUT_NOTE
 from specview.kernel.runspec import RunSpec
 from specview.kernel.totals import CrossChecked
-from specview.kernel.unmeasured import server_gamma
+from specview.kernel.unmeasured import TEXT_CUT_NOTE, server_gamma
 from specview.texts.catalog import Phrase
 
 SGLANG_GAUGES = ("sglang:spec_accept_length", "sglang:spec_accept_rate")

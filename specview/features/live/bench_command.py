@@ -29,8 +29,8 @@ def bench_one(spec: RunSpec, rounds: int | None, record: str | None = None) -> B
     """Run one spec headless to the end."""
     from specview.backends.factory import make_backend
     from specview.kernel.gauges import Reading
-    from specview.kernel.run_json import stats_dict
     from specview.kernel.session import Session
+    from specview.report.run_json import stats_dict
 
     backend = make_backend(spec)
     session = Session(backend)
@@ -72,7 +72,7 @@ def table_lines(readings: Sequence[Reading], specs: Sequence[RunSpec], lang: str
     from specview.boundary.text import sanitize
     from specview.cli.table import right_aligned
     from specview.kernel.gauges import BENCH, gauges
-    from specview.kernel.run_names import distinct_names
+    from specview.report.run_names import distinct_names
     from specview.texts.catalog import text
 
     columns = gauges(BENCH)

@@ -14,10 +14,10 @@ from typing import Any
 
 from specview.boundary.text import number, sanitize
 from specview.kernel.backend import BackendInfo
-from specview.kernel.display_order import displayed
 from specview.kernel.events import MARKS, Round, TokenEvent, TokenStatus
 from specview.kernel.gauges import PANEL, Reading, gauges
 from specview.kernel.metrics_snapshot import MetricsSnapshot
+from specview.report.display_order import displayed
 from specview.texts.catalog import catalog, fill, text
 
 _INLINE = re.compile(r"([\\`*_~\[\]#|<>!])")

@@ -121,7 +121,6 @@ def gamma_note_dict(info: BackendInfo) -> dict[str, Any] | None:
 
 
 REPACK_NOTE_PREFIX = "repack_"  # backends/local/cpu_features.py's notes
-TEXT_CUT_NOTE = "text_cut"  # backends/remote/text_budget.py's note: token text a request could not keep
 
 
 def repack_dict(info: BackendInfo) -> dict[str, Any] | None:
@@ -134,6 +133,8 @@ def repack_dict(info: BackendInfo) -> dict[str, Any] | None:
 def text_truncated_dict(info: BackendInfo) -> dict[str, Any] | None:
     """The token text the run could not keep (null: none was cut): `{"id", "values", "text"}`, the
     values counting the characters and chunks cut and the bounds they passed."""
+    from specview.kernel.unmeasured import TEXT_CUT_NOTE
+
     return _note_dict(info, lambda note_id: note_id == TEXT_CUT_NOTE)
 
 
