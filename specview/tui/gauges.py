@@ -1,4 +1,4 @@
-"""The gauge table (core/gauges.py) in words: labels, values and notes in the chosen language.
+"""The gauge table (kernel/gauges.py) in words: labels, values and notes in the chosen language.
 
 Pure (no widgets, no Textual), so `bench --table` and the help screen use it too.
 """

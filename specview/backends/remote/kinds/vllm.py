@@ -3,10 +3,11 @@
 The request asks for `return_token_ids` and `stream_options: {include_usage,
 continuous_usage_stats}` so each chunk says how many tokens it carries (vLLM issue #27482,
 PR #6652), and for `logprobs` so each token's own text is known. Steps merge when the client
-lags (`RequestOutputCollector` in vllm/v1/engine/output_processor.py), so the stream is read
+lags (`RequestOutputCollector` in
+https://github.com/vllm-project/vllm/blob/main/vllm/v1/engine/output_processor.py), so the stream is read
 promptly and over-long chunks are split. γ comes from `--gamma`, else from the number of
 `position` series of `vllm:spec_decode_num_accepted_tokens_per_pos` (one per speculative
-token, vllm/v1/spec_decode/metrics.py). Servers started with
+token, https://github.com/vllm-project/vllm/blob/main/vllm/v1/spec_decode/metrics.py). Servers started with
 `--per-request-spec-decode-metrics detailed` (PR #48915) end with `per_step_accepted`;
 `reconciled` then holds the exact rounds, regrouped from it; servers that send only the
 request's counts (no per-step list) end it with those as Totals (exact totals, rounds inferred).
