@@ -119,7 +119,8 @@ def _own_template(runner: ModelRunner, prompt: str, template: bytes) -> tuple[No
     if not isinstance(text, str) or len(text) > len(prompt) + 4 * MAX_TEMPLATE_BYTES:
         raise BackendError("backenderr.prompt.implausible", name=runner.name, fix=fix)
     name = _builtin_name(lib, template)
-    note = Note("prompt_template_gguf", {"name": name}) if name else Note("prompt_template_gguf_unnamed")
+    unnamed = Note("prompt_template_gguf_unnamed")
+    note = Note(f"prompt_template_{TemplateOrigin.GGUF}", {"name": name}) if name else unnamed
     return note, _templated_tokens(runner, text)
 
 
