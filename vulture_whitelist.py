@@ -63,8 +63,9 @@ LLAMA_SERVER
 TABBYAPI
 VLLM
 
-# specview.features.learn.local_model:forward_costs_here runs in the engine process, named by a string
-forward_costs_here
+# functions run in the engine process, named there by a string ("module:function")
+forward_costs_here  # specview.features.learn.local_model
+position_rows  # specview.backends.local.token_rows
 
 # http.server and socketserver read these on a handler or server class (tests' fake servers)
 _.daemon_threads
