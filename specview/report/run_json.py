@@ -132,7 +132,7 @@ def gamma_auto_dict(snap: MetricsSnapshot) -> dict[str, Any] | None:
     oldest first, each with the expected speedup at every γ it weighed (kernel/gamma_choice.py)."""
     if snap.gamma_choice is None:
         return None
-    from specview.kernel.gamma_choice import choice_text
+    from specview.report.sentences import choice_text
 
     chosen = {**snap.gamma_choice.to_dict(), "text": choice_text(snap.gamma_choice, "en")}
     return {"chosen": chosen, "history": [c.to_dict() for c in snap.gamma_choices]}
@@ -143,7 +143,7 @@ def what_if_dict(snap: MetricsSnapshot, temperature: float) -> dict[str, Any] | 
     (null for any other run): the counts, their shares, the rounds counted, the English line."""
     if snap.what_if is None:
         return None
-    from specview.kernel.what_if import what_if_lines
+    from specview.report.sentences import what_if_lines
 
     return {**snap.what_if.to_dict(), "basis": "rounds counted", "greedy": temperature <= 0,
             "text": " ".join(what_if_lines(snap.what_if, temperature, "en"))}

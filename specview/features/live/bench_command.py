@@ -150,7 +150,7 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.table or not args.json:
         for line in table_lines([r.reading for r in results], specs, args.lang or DEFAULT_LANG):
             print(line)
-        from specview.kernel.what_if import what_if_lines
+        from specview.report.sentences import what_if_lines
 
         for spec, result in zip(specs, results, strict=True):
             if result.what_if is not None:
