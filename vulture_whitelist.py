@@ -54,7 +54,7 @@ _.initialize_logging
 # argparse calls its HelpFormatter's _split_lines (cli/help_format.py)
 _._split_lines
 
-# the learn registry reads each screen module's LESSON (features/learn/registry.py)
+# the Learn registry collects every Lesson at a module's top level (features/learn/registry.py)
 LESSON
 
 # the server-kind registry reads each kinds/ module's ServerKind instance (backends/remote/registry.py)
