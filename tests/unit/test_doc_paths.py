@@ -1,7 +1,7 @@
 """Comments and docstrings in specview/ point only at files of this repository.
 
 The rule, as this test applies it to every module's comments and docstrings and to the comment
-lines of specview's data files (.toml, .tcss):
+lines of specview's TOML files (catalogs, presets, themes):
 - a path `folder/name.ext` (.py .toml .md .tcss .txt .sh .json .jsonl) names a file relative to the
   repository root, to specview/, or to a folder between the file and specview/ (a feature's own
   folder: `model/alert_rules.py` inside features/watch/);
@@ -71,7 +71,7 @@ def broken_references(path: Path, source: str | None = None) -> list[str]:
 
 
 def test_every_path_a_comment_or_docstring_names_is_in_the_repository() -> None:
-    files = sorted(p for p in PACKAGE.rglob("*") if p.suffix in (".py", ".toml", ".tcss"))
+    files = sorted(p for p in PACKAGE.rglob("*") if p.suffix in (".py", ".toml"))
     assert [bad for path in files for bad in broken_references(path)] == []
 
 
