@@ -50,6 +50,7 @@ lint: install-test
 	$(BIN)/ruff check specview tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/vulture
 
 # Debian packages the tests use (sshd, ssh, tmux, headless Chromium): only what is missing.
 deps-debian:

@@ -102,8 +102,3 @@ def increase(before: int, after: int, field: str, most: int) -> int:
     if after - before > most:
         raise Invalid(f"{field} jumped from {before} to {after} in one step (at most {most} expected)")
     return after - before
-
-
-def finite_or_none(value: float | None) -> float | None:
-    """A number fit for JSON output: NaN and ±inf become None (null)."""
-    return value if value is None or math.isfinite(value) else None

@@ -4,7 +4,7 @@ A SpecviewError is an answer to bad input and is shown in one line. Anything els
 escapes is a bug: the CLI (and the UI, for an exception inside the app) shows one line that
 names it and this file, and the traceback goes here with every registered secret masked
 (tracebacks print values, and a key could be one of them). The log is appended to, never
-through a link, and readable by the user only (core/safe_files.py). Its first line gives the
+through a link, and readable by the user only (boundary/safe_files.py). Its first line gives the
 command line as a bug report needs it: the subcommand and the option names, but no prompt text
 (a prompt-like option's value is left out) and no URL's user, password or query.
 """

@@ -1,8 +1,8 @@
 """Characters that draw nothing, or that terminals draw in another width than Rich counts.
 
-Two parts of the untrusted-text boundary need the same list: `sanitize` (core/text.py) shows them
+Two parts of the untrusted-text boundary need the same list: `sanitize` (boundary/text.py) shows them
 as a visible symbol, so nothing hides in a model id or a token and every row is as wide on the
-terminal as Rich lays it out; masking (core/secrets.py) sees through the invisible ones, so a
+terminal as Rich lays it out; masking (boundary/secrets.py) sees through the invisible ones, so a
 server that echoes a key with a zero-width joiner, a soft hyphen or a variation selector
 between its characters still has it masked.
 

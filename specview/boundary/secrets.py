@@ -2,13 +2,13 @@
 
 Whoever learns a secret registers it (`add_secret`): the CLI when it resolves the API key, the
 remote connection for the key and for what its URL carried (`user:password@`, query values).
-`mask` then replaces every occurrence by `***` in any text, and `sanitize` (core/text.py) masks
+`mask` then replaces every occurrence by `***` in any text, and `sanitize` (boundary/text.py) masks
 before it truncates, so a cut can never leave half a key on screen. A server that reflects the
 key back, in an error, a model id or the streamed tokens, is masked the same way; tokens that
-split a key across rounds are handled by `RoundMasker` (core/stream_mask.py). An occurrence is
+split a key across rounds are handled by `RoundMasker` (boundary/stream_mask.py). An occurrence is
 found as a reader would make it out (boundary/lookalike.py): in any letter case, in fullwidth or
 other compatibility forms, with spaces, combining marks or invisible characters (zero-width,
-joiners, soft hyphens, variation selectors, controls: core/invisible.py) anywhere between its
+joiners, soft hyphens, variation selectors, controls: boundary/invisible.py) anywhere between its
 characters, since the screen or a shared report would show such a copy as the key in disguise;
 the whole original span is masked, the marks on its last character included.
 """

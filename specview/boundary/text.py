@@ -4,7 +4,7 @@ Token text, model ids, server errors, recording headers, config values, preset l
 metadata, environment values: before any widget, notification, title, log line or stderr
 message sees them, `sanitize` masks secrets, makes control and invisible characters visible and
 bounds the length with a visible mark. What it returns is as wide on a terminal as Rich counts
-it, character by character (core/invisible.py says where they disagreed), so every widget that
+it, character by character (boundary/invisible.py says where they disagreed), so every widget that
 lays text out in Rich's cell widths lines up. It never escapes Rich/Textual markup: its result is
 plain text, meant for `Text`/`Content` objects or `markup=False` (a test walks the UI code for that).
 """

@@ -1,7 +1,7 @@
 """Accelerators and model shapes for the roofline lessons, with where each figure comes from.
 
-Peak figures are vendor datasheet numbers as collected in the project's research notes
-(`research/numbers.md` §3); ridge points are derived (FLOP/s ÷ B/s). A forward of n tokens
+Peak figures are vendor datasheet numbers, each entry naming where it was read (`source`); ridge
+points are derived (FLOP/s ÷ B/s). A forward of n tokens
 reads the active weights once and does 2 FLOPs per parameter per token, so its time is
 max(bytes ÷ bandwidth, 2·params·n ÷ FLOP/s): the roofline, ignoring KV-cache reads and
 kernel overheads (both make real numbers worse, never better).

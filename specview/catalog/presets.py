@@ -5,7 +5,7 @@ interpolated linearly in T between rows), or as a mean accepted length (`mean_le
 constant α through Leviathan's Eq. 1), or as a mixture (`[acceptance.mixture]`, prompt lookup:
 a round either finds a match and drafts γ tokens accepted with the `matched` per-position rate,
 or drafts nothing; the match rate follows from `mean_length`). Every number carries its
-provenance (core/provenance.py); the figures presets cite are in texts/claims.toml.
+provenance (catalog/provenance.py); the figures presets cite are in texts/claims.toml.
 """
 
 from __future__ import annotations

@@ -143,7 +143,7 @@ def fps_option(parser: argparse.ArgumentParser, default: object = argparse.SUPPR
 
 def lang_option(parser: argparse.ArgumentParser | ArgumentGroup, what: str = "cli_help.lang",
                 **kwargs: object) -> None:
-    """`--lang` with the languages specview speaks (core/langs.py); `what`: its help's catalog id."""
+    """`--lang` with the languages specview speaks (kernel/langs.py); `what`: its help's catalog id."""
     parser.add_argument("--lang", choices=LANGS, help=what, **kwargs)  # type: ignore[arg-type]
 
 

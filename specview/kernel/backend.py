@@ -115,7 +115,7 @@ class BackendInfo:
     # note `prompt_*` (texts/prompts.*.toml); None where specview does not tokenize the prompt.
     prompt_format: Note | None = None
     # The prompt's length in tokens where known: context before the first output token, so
-    # acceptance by context position counts from it (core/context_acceptance.py).
+    # acceptance by context position counts from it (kernel/context_acceptance.py).
     prompt_tokens: int | None = None
     # The γ asked for where the engine drafted another (a server that reads its own draft max):
     # `gamma` is then the engine's, and a note says so (kernel/unmeasured.py: server_gamma)
@@ -143,7 +143,7 @@ class Backend(Protocol):
     A backend whose `info.reconciles` is set may also yield a Reconcile, which replaces the
     rounds it yielded from `first_index` on by exact ones. Any backend may yield a
     Calibration: what plain decoding costs, the baseline of the measured speedup. After a
-    request's rounds it may yield the server's Totals for it and a CrossChecked (core/totals.py).
+    request's rounds it may yield the server's Totals for it and a CrossChecked (kernel/totals.py).
     """
 
     @property

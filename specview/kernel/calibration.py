@@ -32,7 +32,7 @@ class Basis(StrEnum):
     ASSUMED = "assumed"  # a model's assumption, e.g. the simulator's "verify ≈ 1 forward"
     GIVEN = "given"  # --baseline-tps
     PAIRED = "paired"  # a plain run on another server (bench --baseline-url)
-    PLAIN_ROUNDS = "plain-rounds"  # the run's own plain rounds (core/overlay.py; never a calibration's)
+    PLAIN_ROUNDS = "plain-rounds"  # the run's own plain rounds (kernel/overlay.py; never a calibration's)
     DEFINITION = "definition"  # a plain run (--no-spec) is its own baseline: 1× (overlay.py; never a calibration's)
 
 

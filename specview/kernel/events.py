@@ -140,7 +140,7 @@ class Round:
     `discarded` are the drafts after the first rejection, in draft order: the target never
     judged them (its logits there condition on the rejected draft), so they carry q where the
     drafter knows it and never p. `drafter` names who drafted the round where a run mixes
-    drafters (core/drafters.py); "" where nobody did or the backend does not say.
+    drafters (kernel/drafters.py); "" where nobody did or the backend does not say.
     A tree round (`--tree`, backends/local/tree.py) shows its accepted path in `tokens` and keeps
     the branches that lost in `lost` (rejected by the target, or discarded below a rejected one;
     `position` is the depth − 1), and `lost_from[i]` says what `lost[i]` hangs from (the path, the

@@ -128,14 +128,3 @@ def choose(acceptance: Sequence[float], c: float, v: VerifyRatio, *, at_round: i
     ceiling = expected_speedups([1.0], c, v, max_gamma)
     why = Why.NEVER if best_of(ceiling) == 0 else Why.LOSES
     return GammaChoice(at_round, 0, why, speedups, c, extended(acceptance, max_gamma))
-
-
-def choice_text(choice: GammaChoice, lang: str) -> str:
-    """The decision in words (`gammaauto.line`): why, the expected speedup at the chosen γ and the
-    next best ones; only why while nothing was measured."""
-    from specview.texts.catalog import fill
-
-    why = fill(f"gammaauto.why.{choice.why}", lang, gamma=choice.gamma)
-    if choice.expected is None:
-        return why
-    return fill("gammaauto.line", lang, why=why, expected=f"{choice.expected:.2f}", others=choice.others())

@@ -271,7 +271,7 @@ def _gamma(r: Reading) -> float | None:
 
 
 def _context_drop(r: Reading) -> float | None:
-    """α of the first bucket of context position minus the latest's (core/context_acceptance.py)."""
+    """α of the first bucket of context position minus the latest's (kernel/context_acceptance.py)."""
     decay = None if r.snap.context is None else r.snap.context.decay()
     return None if decay is None else decay.drop
 

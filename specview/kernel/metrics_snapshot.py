@@ -59,9 +59,9 @@ class MetricsSnapshot:
     tokens_per_second_spread: float | None = None
     rate_batches: int = 0
     plain_round_spread_s: float | None = None
-    context: ContextAcceptance | None = None  # acceptance by output position (core/context_acceptance.py)
+    context: ContextAcceptance | None = None  # acceptance by output position (kernel/context_acceptance.py)
     gamma_history: tuple[int, ...] = ()  # γ of the latest rounds, oldest first (depth that varies)
-    drafters: tuple[DrafterCounts, ...] = ()  # per drafter, where rounds name theirs (core/drafters.py)
+    drafters: tuple[DrafterCounts, ...] = ()  # per drafter, where rounds name theirs (kernel/drafters.py)
     # `--gamma auto`'s decisions (kernel/gamma_choice.py): the last MAX_GAMMA_CHOICES, oldest first
     gamma_choices: tuple[GammaChoice, ...] = ()
     # a tree run's (γ, mean nodes per round of depth γ): its verify batch (kernel/tree_cost.py)

@@ -56,7 +56,7 @@ class RunSpec:
     server: str | None = field(default=None, metadata=_declared("settings.server", "--server"))
     raw: bool = field(default=False, metadata=_declared("settings.raw", "--raw"))
     # the key, resolved once by the CLI; never shown, logged or recorded (only the variable's name is),
-    # and sent only where `ApiKey.for_url` allows (core/api_key.py)
+    # and sent only where `ApiKey.for_url` allows (boundary/api_key.py)
     api_key_env: str | None = field(default=None,
                                     metadata=_declared("settings.api_key_env", "--api-key-env"))
     api_key: ApiKey | None = field(default=None, repr=False, compare=False)

@@ -41,7 +41,7 @@ class Decision:
 
 
 @dataclass(frozen=True, slots=True)
-class Verdict:
+class ChainVerification:
     """Outcome of verifying one round of drafts; `discarded` are the drafts after the first rejection."""
 
     accepted: int
@@ -100,7 +100,7 @@ def sample(weights: FloatArray, rng: np.random.Generator) -> int:
 
 def verify_greedy(
     p_rows: npt.ArrayLike, drafts: Sequence[int], q_rows: npt.ArrayLike | None = None
-) -> Verdict:
+) -> ChainVerification:
     """Greedy verification. p_rows has γ+1 rows (logits or probabilities), q_rows γ rows."""
     p = np.atleast_2d(np.asarray(p_rows, dtype=np.float64))
     q = None if q_rows is None else np.atleast_2d(np.asarray(q_rows, dtype=np.float64))
@@ -115,11 +115,11 @@ def verify_greedy(
         decisions.append(Decision(draft, TokenStatus.REJECTED, k, float(p[k, draft]), qk))
         q_fix = None if q is None else float(q[k, target])
         decisions.append(Decision(target, TokenStatus.CORRECTED, k, float(p[k, target]), q_fix))
-        return Verdict(k, tuple(decisions), discarded_after(drafts, k, q))
+        return ChainVerification(k, tuple(decisions), discarded_after(drafts, k, q))
     gamma = len(drafts)
     bonus = int(np.argmax(p[gamma]))
     decisions.append(Decision(bonus, _last_status(gamma), gamma, float(p[gamma, bonus]), None))
-    return Verdict(gamma, tuple(decisions))
+    return ChainVerification(gamma, tuple(decisions))
 
 
 def verify_sampling(
@@ -127,7 +127,7 @@ def verify_sampling(
     q_rows: npt.ArrayLike | None,
     drafts: Sequence[int],
     rng: np.random.Generator,
-) -> Verdict:
+) -> ChainVerification:
     """Leviathan rejection sampling. p_rows: γ+1 probability rows; q_rows: γ rows (None when γ = 0)."""
     p = np.atleast_2d(np.asarray(p_rows, dtype=np.float64))
     if q_rows is None and drafts:
@@ -154,11 +154,11 @@ def verify_sampling(
             Decision(fix, TokenStatus.CORRECTED, k, float(p[k, fix]), float(q[k, fix]), residual=mass,
                      residual_p=float(residual[fix]) / mass if mass > 0 else None)
         )
-        return Verdict(k, tuple(decisions), discarded_after(drafts, k, q))
+        return ChainVerification(k, tuple(decisions), discarded_after(drafts, k, q))
     gamma = len(drafts)
     bonus = sample(p[gamma], rng)
     decisions.append(Decision(bonus, _last_status(gamma), gamma, float(p[gamma, bonus]), None))
-    return Verdict(gamma, tuple(decisions))
+    return ChainVerification(gamma, tuple(decisions))
 
 
 def discarded_after(

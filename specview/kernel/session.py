@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING
 
 from specview.boundary.bounds import MAX_HELD_ROUNDS
 from specview.kernel.backend import Interruptible
-from specview.kernel.display_order import displayed
 from specview.kernel.errors import SpecviewError, describe_error
-from specview.kernel.events import Calibration, Reconcile, Round, StreamItem, TokenEvent
+from specview.kernel.events import Calibration, Reconcile, Round, StreamItem
 from specview.kernel.gamma_choice import GammaChoice
 from specview.kernel.kept_rounds import KeptRounds
 from specview.kernel.masked_items import masked, masker
@@ -224,14 +223,6 @@ class Session:
         """Tell a producer waiting on a full buffer that a drain made room."""
         with self._cond:
             self._cond.notify_all()
-
-    def drawable(self, drained: Drained) -> tuple[bool, list[TokenEvent]]:
-        """What a view shows for a drain: (replace everything?, the tokens to add).
-
-        After a reconcile the view redraws the whole (exact) history; otherwise it appends.
-        """
-        rounds = self.history if drained.reconciled else drained.rounds
-        return drained.reconciled, displayed(rounds, lost=True)
 
     @property
     def history(self) -> list[Round]:

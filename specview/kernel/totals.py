@@ -36,7 +36,7 @@ class Totals:
     `verify_steps` (target forwards that verified drafts) and `tokens` (tokens emitted).
     `source` names the server field they came from. A backend yields a request's totals
     after its rounds; `Metrics` folds them over the rounds of the same request (the rule is
-    in core/metrics.py). Every count is checked on construction (bounds.Invalid names it).
+    in kernel/metrics.py). Every count is checked on construction (bounds.Invalid names it).
     """
 
     drafted: int

@@ -96,7 +96,7 @@ class DraftTree:
 
 
 @dataclass(frozen=True, slots=True)
-class TreeVerdict:
+class TreeVerification:
     """The accepted path (node ids, root excluded), the round's decisions in the chain's shape
     (accepted…, rejected?, corrected|bonus; positions are depth − 1 as in a chain), and the
     verdict on every other node: REJECTED when the target judged it (its parent is on the path),
@@ -115,7 +115,7 @@ class TreeVerdict:
         return [d.token_id for d in self.decisions if d.status is not TokenStatus.REJECTED]
 
 
-def verify_tree_greedy(tree: DraftTree, rows: npt.NDArray[np.floating]) -> TreeVerdict:
+def verify_tree_greedy(tree: DraftTree, rows: npt.NDArray[np.floating]) -> TreeVerification:
     """Greedy verdict; `rows[i]` is the target's row (logits or probabilities) after node i."""
     _check_rows(tree, rows)
 
@@ -138,7 +138,7 @@ def verify_tree_greedy(tree: DraftTree, rows: npt.NDArray[np.floating]) -> TreeV
         decisions.append(_judged(tree, prob, shown, TokenStatus.REJECTED))
     status = TokenStatus.CORRECTED if kids else (TokenStatus.BONUS if position else TokenStatus.PLAIN)
     decisions.append(Decision(target, status, position, prob(node, target), None))
-    return TreeVerdict(tuple(path), tuple(decisions), _lost(tree, prob, path, shown))
+    return TreeVerification(tuple(path), tuple(decisions), _lost(tree, prob, path, shown))
 
 
 def verify_tree_sampling(
@@ -146,7 +146,7 @@ def verify_tree_sampling(
     p_rows: npt.ArrayLike,
     rng: np.random.Generator,
     q_rows: Mapping[int, FloatArray] | FloatArray | None = None,
-) -> TreeVerdict:
+) -> TreeVerification:
     """Multi-step speculative sampling; `p_rows[i]` is the target's probability row after node i,
     `q_rows[i]` the draft's at node i (needed where a child of i was drawn from it: rows by node,
     or a mapping from the nodes that have drawn children)."""
@@ -203,7 +203,7 @@ def verify_tree_sampling(
         bonus = sample(p[node], rng)
         status = TokenStatus.BONUS if position else TokenStatus.PLAIN
         decisions.append(Decision(bonus, status, position, float(p[node, bonus]), None))
-    return TreeVerdict(tuple(path), tuple(decisions), _lost(tree, prob, path, shown))
+    return TreeVerification(tuple(path), tuple(decisions), _lost(tree, prob, path, shown))
 
 
 # parts -------------------------------------------------------------------------------

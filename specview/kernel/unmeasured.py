@@ -5,7 +5,7 @@ drafting nor its target forwards: c and v(k) are not known there, nor is any the
 them (the speedup τ / (γc + v), the best γ). Nor does such a server always draft the γ asked:
 `server_gamma` reports the one it drafted, with a note. They are shown as "—" with the reason, never as 0
 or an assumed 1: the gauge table states the reason beside the value (kernel/gauges.py), `bench
---json` gives null and the reason (`not_measured`, kernel/run_json.py).
+--json` gives null and the reason (`not_measured`, report/run_json.py).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ REMOTE_THEORY = "measured.why.remote_theory"
 GAMMA_SERVER = "gamma_server"  # note ids (`note.<id>`): the server drafted more than asked
 GAMMA_SHORTER = "gamma_shorter"  # ... or at most less
 GAMMA_NOTES = (GAMMA_SERVER, GAMMA_SHORTER)
+TEXT_CUT_NOTE = "text_cut"  # backends/remote/text_budget.py's note: token text a request could not keep
 
 
 def untimed(info: BackendInfo, snap: MetricsSnapshot) -> bool:

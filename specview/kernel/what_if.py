@@ -97,15 +97,3 @@ class WhatIfFold:
 
     def what_if(self) -> WhatIf:
         return WhatIf(self.rejected, self.rank2, self.rank3, self.rounds)
-
-
-def what_if_lines(what_if: WhatIf, temperature: float | None, lang: str) -> list[str]:
-    """The what-if line of a chain run (and, at T > 0, what its count means)."""
-    from specview.texts.catalog import fill, text
-
-    if not what_if.rejected:
-        return [text("tree.what_if_none", lang)]
-    share = f"{what_if.width3 / what_if.rejected:.0%}"
-    line = fill("tree.what_if", lang, rejected=what_if.rejected, rank2=what_if.rank2, rank3=what_if.rank3,
-                width2=what_if.width2, width3=what_if.width3, share3=share)
-    return [line, text("tree.what_if_sampled", lang)] if temperature else [line]

@@ -4,7 +4,7 @@ A language's catalog is every `texts/<area>.<lang>.toml` file merged (ui, gauges
 so each area keeps its own file; a key must be unique across the files of one language. Tables
 flatten to dotted ids: `[gauge] alpha = { label = "…" }` is the text `gauge.alpha.label`.
 An array is data beside the texts, not a text (the glossary's replaced variants: catalog/glossary.py).
-The languages are the ones that have files (core/langs.py lists the same; a test checks it).
+The languages are the ones that have files (kernel/langs.py lists the same; a test checks it).
 """
 
 from __future__ import annotations

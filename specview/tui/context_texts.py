@@ -1,7 +1,7 @@
 """Acceptance by context position in words: what the context chart draws, in the chosen language.
 
 Pure (no widgets), like tui/gauges.py: the numbers come from the snapshot's buckets
-(core/context_acceptance.py) and are formatted here, the widget only draws.
+(kernel/context_acceptance.py) and are formatted here, the widget only draws.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The gauge table (core/gauges.py) in words: labels, values and notes in the chosen language.
+"""The gauge table (kernel/gauges.py) in words: labels, values and notes in the chosen language.
 
 Pure (no widgets, no Textual), so `bench --table` and the help screen use it too.
 """
@@ -13,8 +13,8 @@ from specview.features.watch.model import Violation, WatchSample
 from specview.kernel.backend import Origin
 from specview.kernel.events import Basis
 from specview.kernel.gauges import PANE, PANEL, SUMMARY, WATCH, GaugeSpec, Reading, gauges
-from specview.kernel.leaders import leaders
-from specview.kernel.run_names import distinct_names
+from specview.report.leaders import leaders
+from specview.report.run_names import distinct_names
 from specview.texts.catalog import FALLBACK, catalog, fill, text
 from specview.widgets.stat_gauge import NOTE_JOIN
 from specview.widgets.summary_table import LABEL_WIDTH

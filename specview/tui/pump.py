@@ -25,6 +25,7 @@ from specview.kernel.errors import SpecviewError
 from specview.kernel.events import Round, TokenEvent, TokenStatus
 from specview.kernel.gauges import Reading
 from specview.kernel.session import Session
+from specview.report.display_order import drawable
 from specview.texts.catalog import Phrase, fill, text
 
 if TYPE_CHECKING:
@@ -197,7 +198,7 @@ class Pump:
         got = self.session.drain(wake=wake)
         state, changed = self.state, bool(got.rounds or got.reconciled)
         if changed:
-            replace, tokens = self.session.drawable(got)
+            replace, tokens = drawable(self.session.history, got)
             if replace:  # exact rounds replaced the inferred ones
                 self._held, self._provisional = None, 0
                 self.view.clear()

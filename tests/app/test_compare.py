@@ -9,10 +9,10 @@ from specview.backends.factory import make_backend
 from specview.features.live.app import SpecviewApp
 from specview.features.live.compare_screen import CompareScreen
 from specview.kernel.gauges import SUMMARY, Reading, gauges
-from specview.kernel.leaders import leaders
 from specview.kernel.overlay import overlay
 from specview.kernel.runspec import RunSpec
 from specview.kernel.theory import best_gamma, expected_tau, speedup
+from specview.report.leaders import leaders
 from specview.texts.catalog import text
 from specview.widgets.run_pane import RunPane
 from specview.widgets.status_line import StatusLine

@@ -9,9 +9,9 @@ from specview.backends.replay import make_replay_backend
 from specview.boundary.text import sanitize
 from specview.features.live.app import SpecviewApp
 from specview.features.record.recording import read_recording, scan_headers
-from specview.kernel.display_order import displayed
 from specview.kernel.events import Round
 from specview.kernel.runspec import RunSpec
+from specview.report.display_order import displayed
 from specview.texts.catalog import Phrase, fill, text
 from specview.tui.pump import RunState
 from specview.widgets.status_line import StatusLine

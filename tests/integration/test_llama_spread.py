@@ -22,8 +22,8 @@ from specview.backends.local.demo import demo_model_path, demo_prompt
 from specview.backends.local.options import LlamaOptions
 from specview.kernel.events import Basis
 from specview.kernel.gauges import GAUGES, Reading
-from specview.kernel.run_json import stats_dict
 from specview.kernel.session import Session
+from specview.report.run_json import stats_dict
 
 PROMPT = "Count from 1 to 200, separated by commas."
 CALIBRATE_EVERY = 8  # rounds between calibrations: 16 over the run, spread over all of it

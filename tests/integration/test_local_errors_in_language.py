@@ -13,7 +13,7 @@ pytest.importorskip("llama_cpp")
 pytest.importorskip("gguf")
 
 from specview.backends.local.model import ModelRunner
-from specview.backends.local.prompt_format import Source, prepare_prompt
+from specview.backends.local.prompt_format import TemplateOrigin, prepare_prompt
 from specview.backends.local.tree_verify import eval_tree
 from specview.backends.local.vocab import check_vocab
 from specview.kernel.errors import BackendError, describe_error
@@ -64,7 +64,7 @@ def test_a_draft_of_another_vocabulary_says_so_in_chinese(models: dict[str, Path
 
 def test_an_unknown_chat_template_is_named_in_chinese(target: ModelRunner) -> None:
     with pytest.raises(BackendError) as err:
-        prepare_prompt(target, "the cat sat", "chatm1", Source.CONFIG)
+        prepare_prompt(target, "the cat sat", "chatm1", TemplateOrigin.CONFIG)
     assert str(err.value).startswith('chat_template = "chatm1" in the config: no such chat template; known: ')
     zh = zh_of(err.value, "backenderr.prompt.unknown", "chatm1", "chatml", "none")
     assert zh.startswith('配置文件中的 chat_template = "chatm1"：没有这个对话模板')

@@ -15,7 +15,7 @@ from specview.backends.local.backend import make_llama_backend
 from specview.backends.local.model import ModelRunner
 from specview.backends.local.prompt_format import (
     MAX_TEMPLATE_BYTES,
-    Source,
+    TemplateOrigin,
     builtin_templates,
     prepare_prompt,
 )
@@ -95,17 +95,18 @@ def test_none_is_a_raw_completion_even_with_a_template(runner: ModelRunner) -> N
 
 
 @pytest.mark.parametrize("runner", ["plain"], indirect=True)
-@pytest.mark.parametrize("source", [Source.OPTION, Source.CONFIG])
-def test_a_named_built_in_applies_and_says_who_named_it(runner: ModelRunner, source: Source) -> None:
+@pytest.mark.parametrize("source", [TemplateOrigin.OPTION, TemplateOrigin.CONFIG])
+def test_a_named_built_in_applies_and_says_who_named_it(runner: ModelRunner, source: TemplateOrigin) -> None:
     note, tokens = prepare_prompt(runner, PROMPT, "chatml", source)
     assert note == Note(f"prompt_template_{source}", {"name": "chatml"})
     assert text_of(runner, tokens[1:]) == CHATML_TEXT
 
 
 @pytest.mark.parametrize("runner", ["plain"], indirect=True)
-@pytest.mark.parametrize(("source", "where"), [(Source.OPTION, "--chat-template chatm1:"),
-                                               (Source.CONFIG, 'chat_template = "chatm1" in the config:')])
-def test_an_unknown_name_is_one_error_with_the_known_names(runner: ModelRunner, source: Source, where: str) -> None:
+@pytest.mark.parametrize(("source", "where"), [(TemplateOrigin.OPTION, "--chat-template chatm1:"),
+                                               (TemplateOrigin.CONFIG, 'chat_template = "chatm1" in the config:')])
+def test_an_unknown_name_is_one_error_with_the_known_names(runner: ModelRunner, source: TemplateOrigin,
+                                                            where: str) -> None:
     with pytest.raises(BackendError) as err:
         prepare_prompt(runner, PROMPT, "chatm1", source)
     message = str(err.value)

@@ -19,9 +19,9 @@ from typing import Any
 
 from tests.support.served import end_chunks, send_body, send_chunk, send_json, served, sse_event, start_chunks
 
-# SGLang: tokens per streamed chunk (the prompt's token, then merged steps) and the request's truth
+# SGLang: tokens per streamed chunk (the prompt's token, then merged steps) and the request's truth:
+# its five verify steps accepted 2, 0, 1, 0 and 2 drafts (1 + Σ(a + 1) = 11 tokens)
 SGLANG_CHUNKS = (1, 4, 2, 1, 3)
-SGLANG_STEPS = (2, 0, 1, 0, 2)  # drafts each verify step accepted (1 + Σ(a + 1) = 11 tokens)
 SGLANG_DETAILS = {
     "spec_accept_rate": 5 / 15, "spec_accept_length": 11 / 5, "spec_cap_length": 0.0,
     "spec_block_accept_length": 0.0, "spec_num_correct_drafts": 5, "spec_num_proposed_drafts": 15,

@@ -57,12 +57,6 @@ def five() -> FleetSnapshot:
     ))
 
 
-def hundred() -> FleetSnapshot:
-    """A hundred instances (the scale the benchmark asks one refresh to draw in time)."""
-    return fleet(tuple(row(f"http://10.0.{i // 50}.{i % 50}:8080", sample=window(40 + i % 7, 30 + i, 100 + i),
-                           history=tuple((i + k) % 10 / 10 for k in range(12))) for i in range(100)))
-
-
 class Snapshots:
     """A FleetSource and its fold over prepared snapshots: each poll folds to the current one
     (`now`), so a test changes what the next poll shows."""

@@ -1,4 +1,4 @@
-"""Which key is sent where (core/api_key.py), and the one notice when OPENAI_API_KEY stays home."""
+"""Which key is sent where (boundary/api_key.py), and the one notice when OPENAI_API_KEY stays home."""
 
 from __future__ import annotations
 

@@ -180,4 +180,3 @@ def test_bound_checks() -> None:
         bounds.increase(5, 4, "c", 10)
     with pytest.raises(bounds.Invalid, match="jumped from 0 to 11"):
         bounds.increase(0, 11, "c", 10)
-    assert bounds.finite_or_none(math.nan) is None

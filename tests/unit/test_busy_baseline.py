@@ -18,8 +18,8 @@ from specview.kernel.events import Calibration, Round, TokenEvent, TokenStatus
 from specview.kernel.gauges import GAUGES, Reading
 from specview.kernel.machine_load import Load
 from specview.kernel.metrics import Metrics
-from specview.kernel.run_json import stats_dict
 from specview.kernel.session import Session
+from specview.report.run_json import stats_dict
 from specview.tui.gauges import note_text
 from specview.widgets.stat_gauge import NOTE_JOIN
 

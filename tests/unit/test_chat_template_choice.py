@@ -17,8 +17,8 @@ from specview.features.record.recorder import recording_header
 from specview.features.record.recording import Header
 from specview.kernel.backend import BackendInfo, Note
 from specview.kernel.errors import BackendError
-from specview.kernel.run_json import prompt_format_dict
 from specview.kernel.runspec import RunSpec
+from specview.report.run_json import prompt_format_dict
 
 LOCAL = ["bench", "--target", "t.gguf", "--no-spec"]
 INFO = BackendInfo(backend="llama", label="t.gguf · plain · CPU", gamma=None, temperature=0.0, model="t.gguf")

@@ -12,10 +12,10 @@ from specview.catalog.presets import get_preset
 from specview.kernel.context_acceptance import FIRST_WIDTH, MAX_BUCKETS, ContextFold, acceptance_json
 from specview.kernel.events import Round, TokenEvent, TokenStatus
 from specview.kernel.metrics import Metrics
-from specview.kernel.run_json import stats_dict
 from specview.kernel.session import Session
 from specview.kernel.stats import wilson
 from specview.kernel.totals import Totals
+from specview.report.run_json import stats_dict
 
 
 def chain_round(index: int, gamma: int, accepted: int) -> Round:

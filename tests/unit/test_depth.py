@@ -17,7 +17,7 @@ from specview.kernel.drafters import MAX_DRAFTER_NAME, MAX_DRAFTERS, OTHER
 from specview.kernel.events import Round, TokenEvent, TokenStatus
 from specview.kernel.gauges import position_texts
 from specview.kernel.metrics import Metrics
-from specview.kernel.run_json import stats_dict
+from specview.report.run_json import stats_dict
 from specview.tui.depth_texts import drafter_lines
 
 A, R, C, B = TokenStatus.ACCEPTED, TokenStatus.REJECTED, TokenStatus.CORRECTED, TokenStatus.BONUS

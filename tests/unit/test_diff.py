@@ -1,4 +1,4 @@
-"""core/diff.py: first divergence by id, by text (servers), and when one run stops early."""
+"""features/diff/model.py: first divergence by id, by text (servers), and when one run stops early."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ HALF_B_NOT_YET_CONVERTED: frozenset[str] = frozenset()  # backends/ and features
 DYNAMIC_IDS = {
     ("specview/backends/factory.py", "BackendError"): "AUTO_NEEDS[kind]: a table of catalog ids",
     ("specview/backends/process.py", "BackendError"): "a child's error re-raised with its own id, or _ended's pair",
-    ("specview/backends/remote/client.py", "HostileAnswer"): "quotes a Refused's own Phrase (what, why)",
+    ("specview/backends/remote/client.py", "HostileAnswer"): "quotes a RefusedEncoding's own Phrase (what, why)",
     ("specview/features/record/recording.py", "RecordingError"): "the totals sum's own Phrase (run_bounds.totals_sum)",
 }
 

@@ -10,7 +10,6 @@ from dataclasses import replace
 
 from specview.backends.factory import make_backend
 from specview.kernel.backend import BackendInfo, BackendKind
-from specview.kernel.display_order import displayed
 from specview.kernel.events import Basis, Calibration, Round, StreamItem, TokenEvent, TokenStatus
 from specview.kernel.lost_branches import with_branches
 from specview.kernel.lost_from import BELOW_REJECTED, ON_PATH
@@ -18,6 +17,7 @@ from specview.kernel.metrics import Metrics
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Drained, Session
 from specview.kernel.totals import Totals
+from specview.report.display_order import displayed, drawable
 
 
 def _old_add(m: Metrics, rnd: Round) -> None:
@@ -190,7 +190,7 @@ def test_what_a_view_draws_is_each_rounds_order_in_the_stream() -> None:
     expected = [tok for r in mixed for tok in _one_round_shown(r)]
     assert any(tok.status is TokenStatus.LOST for tok in expected)
     session = Session(_Listed([]))  # type: ignore[arg-type]
-    assert session.drawable(Drained(mixed, None, False)) == (False, expected)
+    assert drawable(session.history, Drained(mixed, None, False)) == (False, expected)
     assert displayed(mixed, lost=True) == expected == [tok for r in mixed for tok in displayed((r,), lost=True)]
     # without `lost` (the report): a tree round shows its path only
     assert displayed(trees) == [tok for r in trees for tok in r.tokens]

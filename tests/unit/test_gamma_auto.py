@@ -9,10 +9,11 @@ import pytest
 
 from specview.backends.local.gamma_auto import MIN_VERDICTS, PROBE_AFTER, PROBE_ROUNDS, AutoGamma
 from specview.kernel.events import Basis, Calibration
-from specview.kernel.gamma_choice import AUTO_MAX_GAMMA, Why, best_of, choice_text, choose, expected_speedups
+from specview.kernel.gamma_choice import AUTO_MAX_GAMMA, Why, best_of, choose, expected_speedups
 from specview.kernel.metrics import Metrics
-from specview.kernel.run_json import gamma_auto_dict
 from specview.kernel.theory import VerifyRatio, speedup, tau_from_positions, verify_ratio
+from specview.report.run_json import gamma_auto_dict
+from specview.report.sentences import choice_text
 
 
 def _costs(per_token: float, fixed: float = 0.0) -> tuple[float, ...]:

@@ -11,8 +11,9 @@ from specview.backends.local import engine as engine_module
 from specview.backends.local.engine import RETRY_AFTER, Engine
 from specview.backends.local.gamma_auto import START_GAMMA, AutoGamma
 from specview.kernel.calibration import Calibration
-from specview.kernel.gamma_choice import Why, choice_text
+from specview.kernel.gamma_choice import Why
 from specview.kernel.machine_load import Load
+from specview.report.sentences import choice_text
 
 # a GPU-ish curve, three repeats each: v(k) a little above 1 (k = 1 … 9)
 CLEAN = tuple((0.030 + 0.001 * k, 0.0305 + 0.001 * k, 0.031 + 0.001 * k) for k in range(1, 10))

@@ -12,7 +12,8 @@ from __future__ import annotations
 from specview.backends.local.drafters import DraftCosts
 from specview.backends.local.gamma_auto import MIN_VERDICTS, AutoGamma
 from specview.kernel.events import Basis, Calibration
-from specview.kernel.gamma_choice import Why, choice_text
+from specview.kernel.gamma_choice import Why
+from specview.report.sentences import choice_text
 from specview.texts.catalog import text
 
 MEASURED_S = (0.0284, 0.0554, 0.0925, 0.0690, 0.1058, 0.0805, 0.1127, 0.0971, 0.1367)  # k = 1 … 9

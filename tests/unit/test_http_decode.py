@@ -7,7 +7,7 @@ import zlib
 
 import pytest
 
-from specview.backends.remote.decode import PIECE_BYTES, Damaged, Refused, body_encoding, inflated
+from specview.backends.remote.decode import PIECE_BYTES, Damaged, RefusedEncoding, body_encoding, inflated
 
 
 def _compress(data: bytes, wbits: int) -> bytes:
@@ -23,13 +23,14 @@ def test_one_layer_or_none(values: list[str], expected: str | None) -> None:
 
 @pytest.mark.parametrize("values", [["gzip", "gzip"], ["deflate", "gzip"], ["gzip", "br"]])
 def test_stacked_layers_are_refused(values: list[str]) -> None:
-    with pytest.raises(Refused, match=r"stacked compression \(Content-Encoding: .*\): specview decodes at most one"):
+    stacked = r"stacked compression \(Content-Encoding: .*\): specview decodes at most one"
+    with pytest.raises(RefusedEncoding, match=stacked):
         body_encoding(values)
 
 
 @pytest.mark.parametrize("value", ["br", "zstd", "compress", "\x1b]0;x\x07"])
 def test_an_encoding_zlib_does_not_speak_is_refused(value: str) -> None:
-    with pytest.raises(Refused) as refused:
+    with pytest.raises(RefusedEncoding) as refused:
         body_encoding([value])
     assert "does not decode" in str(refused.value) and "\x1b" not in str(refused.value)
 

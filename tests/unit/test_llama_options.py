@@ -11,7 +11,7 @@ import pytest
 from specview.backends.local.backend import LlamaBackend
 from specview.backends.local.gamma_auto import START_GAMMA
 from specview.backends.local.options import DEFAULT_GAMMA, LlamaOptions
-from specview.backends.local.prompt_format import Source
+from specview.backends.local.prompt_format import TemplateOrigin
 from specview.kernel.errors import BackendError
 from specview.kernel.runspec import RunSpec
 from specview.kernel.tree_shape import TreeShape
@@ -64,7 +64,7 @@ def test_a_runspec_gives_every_option_it_names() -> None:
                    chat_template_from="config", temperature=0.7, seed=9, gpu_layers=0, threads=3, repack=False)
     options = LlamaOptions.from_spec(spec, prompt="hello", max_tokens=12)
     assert options == LlamaOptions(draft="d.gguf", gamma=5, adaptive=True, prompt="hello", chat_template="gemma",
-                                   chat_template_from=Source.CONFIG, max_tokens=12, temperature=0.7, seed=9,
+                                   chat_template_from=TemplateOrigin.CONFIG, max_tokens=12, temperature=0.7, seed=9,
                                    gpu_layers=0, n_threads=3, repack=False)
     # what a RunSpec leaves unset: the n-gram drafter, greedy decoding, the template named on the command line
     assert LlamaOptions.from_spec(RunSpec(), prompt="x", max_tokens=1) == LlamaOptions(prompt="x", max_tokens=1)

@@ -11,9 +11,9 @@ import pytest
 from specview.boundary.bounds import Invalid
 from specview.boundary.stream_mask import mask_rounds
 from specview.features.live.inspector import describe
-from specview.kernel.display_order import displayed
 from specview.kernel.events import Round, TokenEvent, TokenStatus
 from specview.kernel.lost_from import BELOW_REJECTED, ON_PATH
+from specview.report.display_order import displayed
 from specview.widgets.token_layout import display
 
 A, R, C, B, D = (TokenStatus.ACCEPTED, TokenStatus.REJECTED, TokenStatus.CORRECTED, TokenStatus.BONUS,

@@ -10,10 +10,10 @@ from specview.backends.replay import ReplayBackend
 from specview.features.record.recorder import recording_header
 from specview.kernel.backend import BackendInfo, BackendKind
 from specview.kernel.events import Round, TokenEvent, TokenStatus
-from specview.kernel.run_json import stats_dict
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Session
 from specview.kernel.unmeasured import GAMMA_SERVER
+from specview.report.run_json import stats_dict
 
 A, R, C = TokenStatus.ACCEPTED, TokenStatus.REJECTED, TokenStatus.CORRECTED
 

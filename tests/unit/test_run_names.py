@@ -1,8 +1,8 @@
-"""Run names in tables keep what tells the runs apart (kernel/run_names.py)."""
+"""Run names in tables keep what tells the runs apart (report/run_names.py)."""
 
 from __future__ import annotations
 
-from specview.kernel.run_names import distinct_names
+from specview.report.run_names import distinct_names
 
 
 def test_the_shared_beginning_of_model_paths_goes() -> None:

@@ -1,4 +1,4 @@
-"""core/safe_files.py and the crash log's command line: the laws the hostile cases rely on."""
+"""boundary/safe_files.py and the crash log's command line: the laws the hostile cases rely on."""
 
 from __future__ import annotations
 

@@ -19,10 +19,10 @@ from specview.kernel.events import Basis, Calibration, Round, TokenEvent, TokenS
 from specview.kernel.gauges import GAUGES, Reading
 from specview.kernel.metrics import Metrics
 from specview.kernel.overlay import overlay, plain_run
-from specview.kernel.run_json import stats_dict
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Session
 from specview.kernel.spread import BATCH_ROUNDS, CalibrationSpreads, Moments, RateBatches, combined, reciprocal_spread
+from specview.report.run_json import stats_dict
 from specview.texts.catalog import fill
 from specview.tui.gauges import note_text, origin_text, pane_texts, panel_texts, summary_texts
 

@@ -1,4 +1,4 @@
-"""core/sweep.py and its rendering: theory next to measurement, best γ, the crossover, the JSON shape."""
+"""features/sweep/model.py and its rendering: theory next to measurement, best γ, the crossover, the JSON shape."""
 
 from __future__ import annotations
 

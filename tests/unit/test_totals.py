@@ -29,9 +29,9 @@ from specview.kernel.errors import RecordingError
 from specview.kernel.events import Reconcile, Round, StreamItem, TokenEvent, TokenStatus
 from specview.kernel.gauges import GAUGES, Reading
 from specview.kernel.metrics import Metrics
-from specview.kernel.run_json import stats_dict
 from specview.kernel.session import Session
 from specview.kernel.totals import CrossChecked, Totals
+from specview.report.run_json import stats_dict
 from specview.texts.catalog import fill
 from specview.tui.gauges import note_text
 

@@ -10,8 +10,8 @@ from specview.kernel.events import Calibration, Round, TokenEvent, TokenStatus
 from specview.kernel.gauges import BENCH, Reading, gauges
 from specview.kernel.metrics import Metrics
 from specview.kernel.metrics_snapshot import MetricsSnapshot
-from specview.kernel.run_json import stats_dict
 from specview.kernel.unmeasured import GAMMA_SERVER, GAMMA_SHORTER, REMOTE_V, server_gamma, why_missing
+from specview.report.run_json import stats_dict
 from specview.tui.gauges import missing_texts, note_text, origin_text
 
 A, R, C, B = TokenStatus.ACCEPTED, TokenStatus.REJECTED, TokenStatus.CORRECTED, TokenStatus.BONUS

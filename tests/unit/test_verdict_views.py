@@ -1,13 +1,13 @@
-"""kernel/verdict.py's rule where views compare: the compare summary's ▲ (kernel/leaders.py) only for a run
+"""kernel/verdict.py's rule where views compare: the compare summary's ▲ (report/leaders.py) only for a run
 ahead of every other beyond noise; the speedup gauge says when 1× is within its noise."""
 
 from __future__ import annotations
 
 from specview.backends.factory import make_backend
 from specview.kernel.gauges import Reading
-from specview.kernel.leaders import alpha_spread, leaders, tau_spread
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Session
+from specview.report.leaders import alpha_spread, leaders, tau_spread
 
 
 def reading(preset: str, seed: int, rounds: int) -> Reading:

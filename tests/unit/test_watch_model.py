@@ -1,4 +1,4 @@
-"""core/watch.py: scrapes folded into rates, counter resets and invariants (no server needed)."""
+"""features/watch/model/: scrapes folded into rates, counter resets and invariants (no server needed)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from specview.features.live.inspector import describe
 from specview.kernel.events import Round, TokenEvent, TokenStatus
-from specview.kernel.what_if import WhatIf, what_if_lines, with_q_ranks
+from specview.kernel.what_if import WhatIf, with_q_ranks
+from specview.report.sentences import what_if_lines
 
 A, R, C, B = TokenStatus.ACCEPTED, TokenStatus.REJECTED, TokenStatus.CORRECTED, TokenStatus.BONUS
 

@@ -1,4 +1,4 @@
-"""Text from outside is as wide on the terminal as Rich lays it out (core/invisible.py).
+"""Text from outside is as wide on the terminal as Rich lays it out (boundary/invisible.py).
 
 Rich 15 counts U+3164 / U+FFA0 as 0 cells (a terminal draws 2 / 1), nothing for a zero-width
 joiner *and the character after it*, a cell more for VS16, nothing for a skin-tone modifier;

@@ -32,7 +32,6 @@ REPACK_ASKED_ON = "repack_asked_on"
 REPACK_ASKED_OFF = "repack_asked_off"
 REPACK_OFF_AMX = "repack_off_amx"
 REPACK_ON = "repack_on"
-REPACK_NOTES = (REPACK_ASKED_ON, REPACK_ASKED_OFF, REPACK_OFF_AMX, REPACK_ON)
 
 
 @dataclass(frozen=True, slots=True)

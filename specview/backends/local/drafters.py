@@ -247,7 +247,8 @@ class ModelDrafter:
 
 
 class ChainedDrafter:
-    """Spec types chained as llama.cpp chains them (#23269, docs/speculative.md): the draftless
+    """Spec types chained as llama.cpp chains them (llama.cpp #23269,
+    https://github.com/ggml-org/llama.cpp/blob/master/docs/speculative.md): the draftless
     n-gram lookup first, and the draft model in the rounds where it finds nothing. Each round
     names the drafter whose drafts it verified (`Draft.source`), so α and τ come per drafter.
 

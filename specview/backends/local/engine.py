@@ -50,7 +50,9 @@ class LoopTimes:
 
 
 @dataclass(slots=True)
-class _Run:
+class _DecodeState:
+    """One run of the decode loop: the tokens committed, how many generated, the next round's index,
+    whether it finished, and its text as streamed so far."""
     committed: list[int]
     generated: int = 0
     index: int = 0
@@ -82,7 +84,7 @@ class Engine:
         self.max_tokens = max_tokens
         self.seed = seed
         self.times = LoopTimes()
-        self._run = _Run(list(prompt))
+        self._run = _DecodeState(list(prompt))
         self._rng = np.random.default_rng(seed)
         self._calibration_rng = np.random.default_rng(seed + 1)  # never the run's own draws
         self._excluded_s = 0.0  # calibration time, kept off the rounds' clock
@@ -95,7 +97,7 @@ class Engine:
 
     def start(self, stop: threading.Event | None = None) -> bool:
         """Reset both caches and evaluate the prompt but its last token; False if stopped."""
-        self._run = _Run(list(self.prompt))
+        self._run = _DecodeState(list(self.prompt))
         self._rng = np.random.default_rng(self.seed)
         self._calibration_rng = np.random.default_rng(self.seed + 1)
         self._excluded_s = 0.0

@@ -3,7 +3,7 @@
 llama-cpp-python's own answer (`verbose=False`) dup2's fds 1 and 2 to /dev/null while a
 model loads, which would swallow a running Textual app's output. Instead every line goes
 to a bounded deque (shown in the app, quoted in error messages) and to a log file, which each
-run replaces (core/safe_files.py: never through a link, mode 0600).
+run replaces (boundary/safe_files.py: never through a link, mode 0600).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from specview.backends.local.engine import RECALIBRATE_ROUNDS
 from specview.backends.local.gamma_auto import START_GAMMA
-from specview.backends.local.prompt_format import Source
+from specview.backends.local.prompt_format import TemplateOrigin
 from specview.backends.local.tree import check_tree, tree_of
 from specview.kernel.errors import BackendError
 from specview.kernel.runspec import RunSpec
@@ -41,7 +41,7 @@ class LlamaOptions:
     # what is decoded
     prompt: str = DEFAULT_PROMPT
     chat_template: str | None = None
-    chat_template_from: Source = Source.OPTION
+    chat_template_from: TemplateOrigin = TemplateOrigin.OPTION
     max_tokens: int = DEFAULT_MAX_TOKENS
     temperature: float = 0.0
     seed: int = 0
@@ -84,7 +84,7 @@ class LlamaOptions:
             tree=tree_of(spec.tree),
             prompt=prompt,
             chat_template=spec.chat_template,
-            chat_template_from=Source(spec.chat_template_from or Source.OPTION),
+            chat_template_from=TemplateOrigin(spec.chat_template_from or TemplateOrigin.OPTION),
             max_tokens=max_tokens,
             temperature=spec.temperature or 0.0,
             seed=spec.seed,

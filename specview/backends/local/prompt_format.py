@@ -35,7 +35,7 @@ REASON_CHARS = 200  # of a template's error as the message quotes it
 PROBE = (("system", "s"), ("user", "u"), ("assistant", "a"), ("user", "v"))
 
 
-class Source(StrEnum):
+class TemplateOrigin(StrEnum):
     """Where a chat template comes from: the catalog says `note.prompt_template_<source>`."""
 
     GGUF = "gguf"
@@ -43,7 +43,8 @@ class Source(StrEnum):
     CONFIG = "config"
 
 
-WHERE = {Source.OPTION: "backenderr.prompt.where_option", Source.CONFIG: "backenderr.prompt.where_config"}
+WHERE = {TemplateOrigin.OPTION: "backenderr.prompt.where_option",
+         TemplateOrigin.CONFIG: "backenderr.prompt.where_config"}
 
 
 @cache
@@ -57,7 +58,7 @@ def builtin_templates() -> tuple[str, ...]:
 
 
 def prepare_prompt(runner: ModelRunner, prompt: str, template: str | None,
-                   source: Source = Source.OPTION) -> tuple[Note, list[int]]:
+                   source: TemplateOrigin = TemplateOrigin.OPTION) -> tuple[Note, list[int]]:
     """The prompt's tokens and how they were made (`note.<id>` in texts/prompts.*.toml).
 
     `template`: a built-in name, NO_TEMPLATE, or None (the GGUF's own template if it has one,
@@ -118,7 +119,8 @@ def _own_template(runner: ModelRunner, prompt: str, template: bytes) -> tuple[No
     if not isinstance(text, str) or len(text) > len(prompt) + 4 * MAX_TEMPLATE_BYTES:
         raise BackendError("backenderr.prompt.implausible", name=runner.name, fix=fix)
     name = _builtin_name(lib, template)
-    note = Note("prompt_template_gguf", {"name": name}) if name else Note("prompt_template_gguf_unnamed")
+    unnamed = Note("prompt_template_gguf_unnamed")
+    note = Note(f"prompt_template_{TemplateOrigin.GGUF}", {"name": name}) if name else unnamed
     return note, _templated_tokens(runner, text)
 
 

@@ -30,7 +30,7 @@ from specview.kernel.errors import BackendError
 from specview.kernel.events import Q_TOP, Round, TokenEvent, TokenStatus
 from specview.kernel.lost_from import BELOW_REJECTED, ON_PATH
 from specview.kernel.sampling import FloatArray, probabilities, sample
-from specview.kernel.tree_sampling import DraftTree, TreeVerdict, verify_tree_greedy, verify_tree_sampling
+from specview.kernel.tree_sampling import DraftTree, TreeVerification, verify_tree_greedy, verify_tree_sampling
 from specview.kernel.tree_shape import TreeShape, parse_tree
 from specview.kernel.what_if import with_q_ranks
 
@@ -180,12 +180,12 @@ class TreeEngine(Engine):
             lost_from=lost_from,
         )
 
-    def _verdict(self, tree: DraftTree, rows: Logits, q_rows: dict[int, FloatArray]) -> TreeVerdict:
+    def _verdict(self, tree: DraftTree, rows: Logits, q_rows: dict[int, FloatArray]) -> TreeVerification:
         if self.temperature > 0:
             return verify_tree_sampling(tree, probabilities(rows, self.temperature), self._rng, q_rows)
         return verify_tree_greedy(tree, rows)
 
-    def _lost(self, verdict: TreeVerdict) -> tuple[TokenEvent, ...]:
+    def _lost(self, verdict: TreeVerification) -> tuple[TokenEvent, ...]:
         """The branches that lost, as tokens: judged and rejected, or below one and never judged."""
         stream = self._run.stream
         return tuple(
@@ -194,7 +194,7 @@ class TreeEngine(Engine):
         )
 
 
-def _lost_from(tree: DraftTree, verdict: TreeVerdict) -> tuple[int, ...]:
+def _lost_from(tree: DraftTree, verdict: TreeVerification) -> tuple[int, ...]:
     """What each lost node hangs from (Round.lost_from): the accepted path, the rejected node the
     round shows (the first child of the path's last node, as the verifiers choose it), or an
     earlier lost node."""

@@ -27,7 +27,6 @@ from specview.backends.remote.metrics import (
     DraftCounters,
     MetricsPoller,
     draft_counters,
-    parse_gauges,
     read_samples,
     spec_family,
 )
@@ -41,13 +40,10 @@ from specview.kernel.backend import BackendInfo, BackendKind, Exact, Note
 from specview.kernel.errors import BackendError
 from specview.kernel.events import Calibration, Reconcile, Round, StreamItem
 from specview.kernel.metrics import Metrics
-from specview.kernel.run_json import TEXT_CUT_NOTE
 from specview.kernel.runspec import RunSpec
 from specview.kernel.totals import CrossChecked
-from specview.kernel.unmeasured import server_gamma
+from specview.kernel.unmeasured import TEXT_CUT_NOTE, server_gamma
 from specview.texts.catalog import Phrase
-
-SGLANG_GAUGES = ("sglang:spec_accept_length", "sglang:spec_accept_rate")
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,11 +331,6 @@ class OpenAIBackend:
         with self._server_values(Phrase("backenderr.doing.metrics")):
             now = self._counters(text, prefix) if text else None
         return now.minus(self._metrics_before) if now else None
-
-    def server_gauges(self) -> dict[str, float]:
-        """SGLang's batch-wide `sglang:spec_accept_length` / `spec_accept_rate` gauges, if scraped."""
-        text = self._metrics_after or (self._poller.latest if self._poller is not None else None)
-        return parse_gauges(text, SGLANG_GAUGES) if text else {}
 
     def interrupt(self) -> None:
         """Unblock a stream being read (a stalled server), so that stopping is prompt."""

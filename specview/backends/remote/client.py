@@ -3,7 +3,7 @@
 Every failure becomes a BackendError whose message names what went wrong and what to try.
 The API key travels only in the Authorization header, and what the URL carried as
 credentials (`user:password@`, query values) only in the requests: both are registered as
-secrets (core/secrets.py), so any message, label or token that would echo them is masked.
+secrets (boundary/secrets.py), so any message, label or token that would echo them is masked.
 Every answer is read with a bound (MAX_BODY_BYTES, MAX_EVENT_BYTES), with at most one layer of
 compression undone under that bound (decode.py), and decoded strictly. Every request has a
 wall-clock deadline enforced by shutting its socket down (deadline.py, timeouts.py), and
@@ -27,7 +27,7 @@ import httpx
 
 from specview.backends.reason import reason_of
 from specview.backends.remote.deadline import Flight, cancel, in_flight
-from specview.backends.remote.decode import Damaged, Refused, body_encoding, inflated
+from specview.backends.remote.decode import Damaged, RefusedEncoding, body_encoding, inflated
 from specview.backends.remote.http_errors import (
     HostileAnswer,
     KeyUse,
@@ -110,7 +110,7 @@ class Connection:
         self.timeouts = timeouts or Timeouts()
         self._key_env = key_env or DEFAULT_KEY_ENV
         self._env_named = key_env is not None
-        sent = api_key.for_url(url) if api_key else None  # only where the user sent it (core/api_key.py)
+        sent = api_key.for_url(url) if api_key else None  # only where the user sent it (boundary/api_key.py)
         self._sent_key = sent is not None
         # identity: httpx would otherwise inflate every listed layer before any bound (decode.py)
         headers = {"Accept-Encoding": "identity"}
@@ -158,7 +158,7 @@ class Connection:
         """The body's bytes, its one layer of compression (if any) undone under the bound."""
         try:
             encoding = body_encoding(response.headers.get_list("content-encoding", split_commas=True))
-        except Refused as exc:
+        except RefusedEncoding as exc:
             raise HostileAnswer(self.root, exc.what, exc.why, what) from None
         try:
             yield from inflated(_counted(response.iter_raw(), flight), encoding)

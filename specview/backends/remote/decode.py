@@ -6,7 +6,7 @@ specview asks for none (`Accept-Encoding: identity`) and reads the raw bytes its
 that compresses anyway may use one layer of gzip or deflate, which is inflated with zlib's
 `max_length` so that no step yields more than `PIECE_BYTES` (the caller's bound on a body or
 an event then holds, whatever the ratio). Stacked layers, and encodings zlib does not speak
-(br, zstd: their decoders take no output limit), are refused with `Refused` naming the header.
+(br, zstd: their decoders take no output limit), are refused with `RefusedEncoding` naming the header.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ _DEFLATE = "deflate"
 _NONE = ("", "identity")
 
 
-class Refused(ValueError):
+class RefusedEncoding(ValueError):
     """An encoding specview will not decode: `what` names it (from the header), `why` says why."""
 
     def __init__(self, what: Phrase, why: Phrase) -> None:
@@ -41,14 +41,15 @@ def body_encoding(values: list[str]) -> str | None:
     layers = [v.strip().lower() for v in values if v.strip().lower() not in _NONE]
     listed = sanitize(", ".join(v.strip() for v in values), 80, one_line=True)
     if len(layers) > 1:
-        raise Refused(Phrase("backenderr.decode.stacked", listed=listed), Phrase("backenderr.decode.stacked_why"))
+        raise RefusedEncoding(Phrase("backenderr.decode.stacked", listed=listed),
+                              Phrase("backenderr.decode.stacked_why"))
     if not layers:
         return None
     if layers[0] in _GZIP:
         return "gzip"
     if layers[0] == _DEFLATE:
         return _DEFLATE
-    raise Refused(Phrase("backenderr.decode.unknown", listed=listed), Phrase("backenderr.decode.unknown_why"))
+    raise RefusedEncoding(Phrase("backenderr.decode.unknown", listed=listed), Phrase("backenderr.decode.unknown_why"))
 
 
 def inflated(raw: Iterable[bytes], encoding: str | None) -> Iterator[bytes]:

@@ -121,7 +121,7 @@ class KeyUse:
 
     env: str  # the variable that holds it (or would)
     env_named: bool  # --api-key-env (or the config) named that variable
-    sent: bool  # the key went with the requests (core/api_key.py: only where the user sent it)
+    sent: bool  # the key went with the requests (boundary/api_key.py: only where the user sent it)
 
 
 def status_error(root: str, key: KeyUse, code: int, detail: object, what: object, model: str | None) -> StatusError:

@@ -21,7 +21,7 @@ from importlib import import_module
 from importlib.metadata import entry_points
 
 from specview.backends.remote.server_kind import LAST, Probe, ServerFacts, ServerKind
-from specview.features.live.real_run import Engine
+from specview.features.live.real_run import ServerProgram
 from specview.kernel.errors import BackendError, SpecviewError, describe_error
 from specview.texts.catalog import Phrase
 
@@ -86,7 +86,7 @@ def server_ids() -> tuple[str, ...]:
     return tuple(kind.id for kind in server_kinds())
 
 
-def engines() -> dict[str, Engine]:
+def engines() -> dict[str, ServerProgram]:
     """How presets run each family for real, by kind id (a preset's `[run]` key), in detection order."""
     return {kind.id: kind.engine for kind in server_kinds() if kind.engine is not None}
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from specview.backends.remote.dialect import Dialect, RequestSettings
-from specview.features.live.real_run import Engine
+from specview.features.live.real_run import ServerProgram
 from specview.kernel.backend import Exact, Note
 
 LAST = 1000  # the priority of `generic`, which recognises every server: every other kind probes before it
@@ -55,7 +55,7 @@ class ServerKind:
     id = "generic"
     title = "OpenAI-compatible server"
     priority = LAST
-    engine: Engine | None = None  # how presets run it for real (their `[run]` key is `id`)
+    engine: ServerProgram | None = None  # how presets run it for real (their `[run]` key is `id`)
     owners: tuple[str, ...] = ()  # /v1/models `owned_by` values that name this family
     metrics_prefix: str | None = None  # `<prefix>:spec_decode_*` counters in /metrics
     tokens_counter: str | None = None  # /metrics counter of generated tokens (all requests)

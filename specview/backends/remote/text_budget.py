@@ -17,7 +17,7 @@ from typing import Any
 
 from specview.boundary.bounds import MAX_CHUNK_TEXT, MAX_REQUEST_TEXT
 from specview.kernel.backend import Note
-from specview.kernel.run_json import TEXT_CUT_NOTE
+from specview.kernel.unmeasured import TEXT_CUT_NOTE
 
 
 class TextBudget:

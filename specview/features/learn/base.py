@@ -1,4 +1,4 @@
-"""What every Learn screen shares: a title, its idea, a body, numbers from core, esc to go back."""
+"""What every Learn screen shares: a title, its idea, a body, numbers from the kernel and explain/, esc to go back."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ PRESET_CHARS = 40  # of a preset id on a control or a row
 
 
 class LearnScreen(Screen[None]):
-    """Subclasses compose `body()`, compute `numbers()` from core for the current controls, and
+    """Subclasses compose `body()`, compute `numbers()` from the kernel for the current controls, and
     show them in `refresh_numbers()`; a moved slider refreshes."""
 
     CSS_PATH = "learn.tcss"
@@ -96,7 +96,7 @@ class LearnScreen(Screen[None]):
         yield from ()
 
     def numbers(self) -> dict[str, Any]:
-        """The core numbers for the current controls (what the screen shows)."""
+        """The numbers for the current controls (what the screen shows)."""
         return self.lesson.numbers(self.lang)
 
     def refresh_numbers(self) -> None:

@@ -16,11 +16,6 @@ def rate(bytes_per_s: float) -> str:
     return size(bytes_per_s) + "/s"
 
 
-def flops(value: float) -> str:
-    """FLOP/s as TFLOP/s."""
-    return f"{value / 1e12:.4g} TFLOP/s"
-
-
 def duration(seconds: float) -> str:
     """Seconds as ms or µs."""
     if seconds >= 1:

@@ -29,8 +29,8 @@ def bench_one(spec: RunSpec, rounds: int | None, record: str | None = None) -> B
     """Run one spec headless to the end."""
     from specview.backends.factory import make_backend
     from specview.kernel.gauges import Reading
-    from specview.kernel.run_json import stats_dict
     from specview.kernel.session import Session
+    from specview.report.run_json import stats_dict
 
     backend = make_backend(spec)
     session = Session(backend)
@@ -72,7 +72,7 @@ def table_lines(readings: Sequence[Reading], specs: Sequence[RunSpec], lang: str
     from specview.boundary.text import sanitize
     from specview.cli.table import right_aligned
     from specview.kernel.gauges import BENCH, gauges
-    from specview.kernel.run_names import distinct_names
+    from specview.report.run_names import distinct_names
     from specview.texts.catalog import text
 
     columns = gauges(BENCH)
@@ -150,7 +150,7 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.table or not args.json:
         for line in table_lines([r.reading for r in results], specs, args.lang or DEFAULT_LANG):
             print(line)
-        from specview.kernel.what_if import what_if_lines
+        from specview.report.sentences import what_if_lines
 
         for spec, result in zip(specs, results, strict=True):
             if result.what_if is not None:

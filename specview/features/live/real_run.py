@@ -2,7 +2,7 @@
 
 A preset's `[run]` table is keyed by server kind id (`llama-server`, `vllm`, `sglang`: the names
 `--server` takes); each server kind says how its engine is named and which port it listens on
-unless told (`Engine`), so core keeps no engine list of its own. Every llama-server command a
+unless told (`ServerProgram`), so specview keeps no engine list of its own. Every llama-server command a
 preset ships carries `--metrics` (specview cross-checks its counts with /metrics), and each
 command is followed by `specview --url …` at the port the server listens on (its `--port`, else
 the engine's default).
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True, slots=True)
-class Engine:
+class ServerProgram:
     """A server family that presets can run for real: its name over the commands, and its port."""
 
     title: str
@@ -59,7 +59,7 @@ def watch_command(command: str, default_port: int, host: str = "127.0.0.1") -> s
 NO_REPACK = "--no-repack"  # llama-server on a CPU with AMX (backends/local/cpu_features.py)
 
 
-def real_runs(preset: Preset, engines: Mapping[str, Engine], *, no_repack: bool = False) -> list[RealRun]:
+def real_runs(preset: Preset, engines: Mapping[str, ServerProgram], *, no_repack: bool = False) -> list[RealRun]:
     """The preset's engine commands in the engines' order, each with its watch command; a key that
     names no engine (a user preset's) comes last under its own name, so no command goes unshown.
     `no_repack` (this machine's CPU has AMX): llama-server's commands get `--no-repack`."""

@@ -23,11 +23,12 @@ from specview.features.live.token_link import TokenRequest, token_request
 from specview.kernel.backend import Backend, BackendInfo, BackendKind
 from specview.kernel.errors import SpecviewError
 from specview.kernel.events import TokenStatus
-from specview.kernel.gamma_choice import GammaChoice, choice_text
+from specview.kernel.gamma_choice import GammaChoice
 from specview.kernel.gauges import PANEL, STRIP, gauges, position_texts
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Session
 from specview.kernel.totals import CrossChecked
+from specview.report.sentences import choice_text
 from specview.texts.catalog import Phrase, fill, text
 from specview.tui.context_texts import context_texts
 from specview.tui.depth_texts import drafter_lines

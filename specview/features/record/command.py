@@ -48,8 +48,8 @@ def print_stats(selector: str) -> int:
     """One JSON line per run in the recording (or the one `FILE#N` names), as bench prints it."""
     from specview.backends.replay import ReplayBackend, split_segment
     from specview.kernel.errors import BackendError
-    from specview.kernel.run_json import stats_dict
     from specview.kernel.session import Session
+    from specview.report.run_json import stats_dict
 
     path, only = split_segment(selector)
     first = ReplayBackend(path, segment=only or 1, speed=0.0)

@@ -1,4 +1,4 @@
-"""Export a run: its recording (JSON Lines, the core writer) and its Markdown report side by side."""
+"""Export a run: its recording (JSON Lines, features/record/recording.py) and its Markdown report side by side."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A run as a Markdown report: settings, provenance, gauges, acceptance by position, the marked text.
 
-The text keeps the marks that do not need colour (core.events.MARKS): ~~rejected~~, ▸corrected,
+The text keeps the marks that do not need colour (MARKS, kernel/events.py): ~~rejected~~, ▸corrected,
 bonus⁺, and the drafts after a rejection, never verified, as discardedˣ. Everything
 that came from outside (token text, model names, the prompt, header values) is sanitised and
 escaped, so a token cannot add a heading, a link, HTML or a table cell of its own.
@@ -14,10 +14,10 @@ from typing import Any
 
 from specview.boundary.text import number, sanitize
 from specview.kernel.backend import BackendInfo
-from specview.kernel.display_order import displayed
 from specview.kernel.events import MARKS, Round, TokenEvent, TokenStatus
 from specview.kernel.gauges import PANEL, Reading, gauges
 from specview.kernel.metrics_snapshot import MetricsSnapshot
+from specview.report.display_order import displayed
 from specview.texts.catalog import catalog, fill, text
 
 _INLINE = re.compile(r"([\\`*_~\[\]#|<>!])")

@@ -1,6 +1,6 @@
 """`--record FILE`: check the path before any UI, then attach a Recorder to each Session.
 
-The first session recorded to a path in a program creates the file (core/safe_files.py: never
+The first session recorded to a path in a program creates the file (boundary/safe_files.py: never
 through a link, mode 0600); a file already there is refused unless the user gave `--force`, and
 then replaced by a new one. Every later session recorded to the same path by the same program (a
 restart or preset switch in the live view) closes the previous recorder and appends a new

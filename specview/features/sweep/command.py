@@ -6,7 +6,7 @@
 
 A local γ sweep runs the prompt once more with `--gamma auto` (`--no-auto` skips it) and prints
 what auto chose next to the measured best. Results as a table and a terminal chart (default),
-`--json` (one object, the shapes in core/sweep.py) and `--markdown FILE` (a report).
+`--json` (one object, the shapes in features/sweep/model.py) and `--markdown FILE` (a report).
 """
 
 from __future__ import annotations

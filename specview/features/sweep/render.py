@@ -1,7 +1,7 @@
 """`specview sweep` output for people: fixed-width tables, a terminal bar chart, Markdown.
 
 Every word comes from the catalogs (texts/engines.<lang>.toml); numbers use one em-dash rule
-(`core.text.number`). The chart is plain text: one bar per row, scaled to the largest value,
+(`number`, boundary/text.py). The chart is plain text: one bar per row, scaled to the largest value,
 the best γ (or the crossover) marked with ★ / ✗ so it reads without colour.
 """
 

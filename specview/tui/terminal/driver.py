@@ -1,5 +1,5 @@
 """The terminal driver specview runs on: Textual's own, ending the app when the terminal goes away
-(tui/hangup.py), sending the terminal only what changed (tui/screen_diff.py), and ending at once
+(tui/terminal/hangup.py), sending the terminal only what changed (tui/terminal/screen_diff.py), and ending at once
 on a Ctrl-C while a quit waits for its runs to stop (tui/terminal/force_quit.py)."""
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from specview.backends.remote.llama_ledger import RoundLedger
 from specview.backends.remote.server_kind import EXACT, Probe, ServerFacts, ServerKind
 from specview.boundary.bounds import MAX_SECONDS, MAX_SLOTS, mapping, optional_real, sequence
 from specview.boundary.text import sanitize
-from specview.features.live.real_run import Engine
+from specview.features.live.real_run import ServerProgram
 from specview.kernel.backend import Note
 from specview.kernel.events import Round
 
@@ -112,7 +112,7 @@ class LlamaServerKind(ServerKind):
     id = "llama-server"
     title = "llama-server"
     priority = 10
-    engine = Engine("llama.cpp llama-server", 8080)
+    engine = ServerProgram("llama.cpp llama-server", 8080)
     owners = ("llamacpp",)
     metrics_prefix = "llamacpp"
     tokens_counter = "llamacpp:tokens_predicted_total"

@@ -3,14 +3,15 @@
 With `--raw` the native `/generate` endpoint streams `{"text", "output_ids", "meta_info"}`
 objects; `meta_info.completion_tokens` is on every chunk and the speculative counts
 (`spec_verify_ct`, accepted / proposed drafts) arrive when the request finishes
-(python/sglang/srt/managers/tokenizer_manager.py, `_calculate_spec_decoding_metrics`).
+(`_calculate_spec_decoding_metrics` in
+https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/managers/tokenizer_manager.py).
 `text` is the whole output so far, or only the new part with `--incremental-streaming-output`;
 both are handled. Chat goes through `/v1/chat/completions` with `continuous_usage_stats`
 (SGLang PR #12241), where `usage.completion_tokens` gives the same Δ, and asks for
 `return_spec_tokens_details`: the request's counts then come, after it finished, in an extra
 chunk with `choices: []` and a response-level `sglext.spec_tokens_details` (a list when n > 1;
-read from the 0.5.23 wheel, sglang/srt/entrypoints/openai/protocol.py `SglExt` and utils.py
-`spec_tokens_details_from_meta_info`; the older `sglext_spec` and alias keys are gone).
+read from the 0.5.23 wheel, `SglExt` in `sglang.srt.entrypoints.openai.protocol` and
+`spec_tokens_details_from_meta_info` in its `utils`; the older `sglext_spec` and alias keys are gone).
 `spec_num_proposed_drafts` there is verify steps × (draft tokens − 1): an upper bound, not a
 count (it is what SGLang's own accept rate divides by, and what specview's drafted then says).
 These totals end the request as a `Totals` (exact totals, rounds inferred). Outputs that pile
@@ -40,7 +41,7 @@ from specview.backends.remote.dialect import (
 from specview.backends.remote.kinds.vllm import grouped_note
 from specview.backends.remote.server_kind import INFERRED, Probe, ServerFacts, ServerKind
 from specview.boundary.bounds import MAX_POSITION, MAX_ROUND_DRAFTS, sequence
-from specview.features.live.real_run import Engine
+from specview.features.live.real_run import ServerProgram
 from specview.kernel.backend import Note
 from specview.kernel.events import Round
 from specview.kernel.totals import Totals
@@ -201,9 +202,10 @@ class SglangKind(ServerKind):
     id = "sglang"
     title = "SGLang"
     priority = 30
-    engine = Engine("SGLang", 30000)
+    engine = ServerProgram("SGLang", 30000)
     owners = ("sglang",)
-    # python/sglang/srt/metrics/collector.py: no speculative counters, only batch-wide gauges
+    # no speculative counters, only batch-wide gauges:
+    # https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/metrics/collector.py
     tokens_counter = "sglang:generation_tokens_total"
     active_gauge = "sglang:num_running_reqs"
     watch_gauges = ("sglang:spec_accept_length", "sglang:spec_accept_rate")

@@ -1,10 +1,11 @@
 """TabbyAPI (ExLlamaV3): nothing per round; the request's draft counts in its final usage chunk.
 
-TabbyAPI names itself in `owned_by: "tabbyAPI"` (endpoints/core/types/model.py `ModelCard`, on
+TabbyAPI names itself in `owned_by: "tabbyAPI"` (`ModelCard` in
+https://github.com/theroyallab/tabbyAPI/blob/main/endpoints/core/types/model.py, on
 `/v1/models` and on `/v1/model`, the loaded model's card, whose `parameters.draft` is set when a
 draft model is loaded). With `stream_options.include_usage` the stream ends with a chunk whose
 `usage.completion_tokens_details` carries `accepted_prediction_tokens` and
-`rejected_prediction_tokens` (TabbyAPI #452, ../shared/research/engines-2026-12.md).
+`rejected_prediction_tokens` (https://github.com/theroyallab/tabbyAPI/issues/452).
 
 These field names are INFERRED from OpenAI's usage shape (its Predicted Outputs report the same two
 counts there), not read from a TabbyAPI build or a recorded stream: specview has never seen a real

@@ -3,10 +3,11 @@
 The request asks for `return_token_ids` and `stream_options: {include_usage,
 continuous_usage_stats}` so each chunk says how many tokens it carries (vLLM issue #27482,
 PR #6652), and for `logprobs` so each token's own text is known. Steps merge when the client
-lags (`RequestOutputCollector` in vllm/v1/engine/output_processor.py), so the stream is read
+lags (`RequestOutputCollector` in
+https://github.com/vllm-project/vllm/blob/main/vllm/v1/engine/output_processor.py), so the stream is read
 promptly and over-long chunks are split. γ comes from `--gamma`, else from the number of
 `position` series of `vllm:spec_decode_num_accepted_tokens_per_pos` (one per speculative
-token, vllm/v1/spec_decode/metrics.py). Servers started with
+token, https://github.com/vllm-project/vllm/blob/main/vllm/v1/spec_decode/metrics.py). Servers started with
 `--per-request-spec-decode-metrics detailed` (PR #48915) end with `per_step_accepted`;
 `reconciled` then holds the exact rounds, regrouped from it; servers that send only the
 request's counts (no per-step list) end it with those as Totals (exact totals, rounds inferred).
@@ -32,7 +33,7 @@ from specview.backends.remote.dialect import (
 from specview.backends.remote.metrics import parse_draft_counters
 from specview.backends.remote.server_kind import INFERRED, Probe, ServerFacts, ServerKind
 from specview.boundary.bounds import MAX_CHUNK_TOKENS, MAX_ROUND_DRAFTS, Invalid, integer, sequence
-from specview.features.live.real_run import Engine
+from specview.features.live.real_run import ServerProgram
 from specview.kernel.backend import Note
 from specview.kernel.events import Round
 from specview.kernel.totals import Totals
@@ -281,7 +282,7 @@ class VllmKind(ServerKind):
     id = "vllm"
     title = "vLLM"
     priority = 20
-    engine = Engine("vLLM", 8000)
+    engine = ServerProgram("vLLM", 8000)
     owners = ("vllm",)
     metrics_prefix = "vllm"
     tokens_counter = "vllm:generation_tokens_total"

@@ -82,7 +82,7 @@ def sample_check(
     p: Sequence[float], q: Sequence[float], draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
     *, wrong: bool = False,
 ) -> dict[str, Any]:
-    """Draw `draws` rounds through the core sampler and test the emitted tokens against p."""
+    """Draw `draws` rounds through the kernel's sampler (kernel/sampling.py) and test the emitted tokens against p."""
     import numpy as np
 
     from specview.kernel.sampling import draw_emitted

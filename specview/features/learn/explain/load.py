@@ -25,7 +25,7 @@ VLLM_SLOWDOWN = load_claims()["vllm-load-slowdown"].high or 1.8  # the cited "up
 
 
 @dataclass(frozen=True, slots=True)
-class LoadPoint:
+class CitedLoadPoint:
     """A cited measurement of speedup at a load."""
 
     series: str
@@ -35,14 +35,15 @@ class LoadPoint:
     source: str
 
 
-CITED: tuple[LoadPoint, ...] = (
+CITED: tuple[CitedLoadPoint, ...] = (
     # EAGLE-3 (arXiv 2503.01840) Table 3: SGLang on H100, LLaMA-3.1-8B, chain length 3, throughput vs batch.
-    *(LoadPoint("eagle3-sglang", b, "batch", s, "EAGLE-3 Table 3 (SGLang, H100, LLaMA-3.1-8B)")
+    *(CitedLoadPoint("eagle3-sglang", b, "batch", s, "EAGLE-3 Table 3 (SGLang, H100, LLaMA-3.1-8B)")
       for b, s in ((2, 1.81), (24, 1.39), (48, 1.38), (64, 1.38))),
-    *(LoadPoint("eagle-sglang", b, "batch", s, "EAGLE-3 Table 3 (SGLang, H100, LLaMA-3.1-8B)")
+    *(CitedLoadPoint("eagle-sglang", b, "batch", s, "EAGLE-3 Table 3 (SGLang, H100, LLaMA-3.1-8B)")
       for b, s in ((2, 1.40), (24, 0.93), (48, 0.88), (64, 0.99))),
     # vLLM blog 2024-10-17: Llama3-70B on 4×H100, high QPS, CNN/DailyMail: "1.8× slowdown".
-    LoadPoint("vllm-high-qps", 0.0, "qps", 1.0 / VLLM_SLOWDOWN, "vLLM blog 2024-10-17 (Llama3-70B, 4×H100, CNN/DM)"),
+    CitedLoadPoint("vllm-high-qps", 0.0, "qps", 1.0 / VLLM_SLOWDOWN,
+                   "vLLM blog 2024-10-17 (Llama3-70B, 4×H100, CNN/DM)"),
 )
 
 

@@ -22,7 +22,7 @@ successive scrapes into a `WatchSample`: the deltas over the interval and their 
   drafts ≤ drafted tokens, Σ per-position = accepted, per-position counts never rising with
   the position (accepting draft k needs draft k − 1 accepted) and never above the drafts.
   Broken ones are reported as `Violation`s (an engine bug, or a counter-accounting change).
-- Derived numbers follow DESIGN.md: yield = accepted / drafted; α (Leviathan's, accepted /
+- Derived numbers: yield = accepted / drafted; α (Leviathan's, accepted /
   verified) comes from the position series only where they describe every draft (drafted =
   drafts × series: a round with a accepted verified min(a + 1, γ) drafts), else from the
   counts, as the lowest α they allow, never below the yield (`verified_drafts`; the sample

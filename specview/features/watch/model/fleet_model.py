@@ -52,7 +52,7 @@ MAX_NOTES = 16  # notes one instance keeps (their ids are specview's own: a hand
 
 
 @dataclass(slots=True)
-class _Instance:
+class _InstanceMemory:
     """What the model remembers of one instance."""
 
     reading: InstanceReading
@@ -76,7 +76,7 @@ class FleetModel:
         self.interval = interval
         self.retention_s = retention_s
         self.rules = rules or AlertRules()
-        self._instances: dict[InstanceKey, _Instance] = {}
+        self._instances: dict[InstanceKey, _InstanceMemory] = {}
         self._names: dict[InstanceKey, str] = {}  # each key's shown name (fleet_keys.py), for these keys
         self.polls = 0
 
@@ -126,7 +126,7 @@ class FleetModel:
     def _take(self, reading: InstanceReading, now: float) -> None:
         inst = self._instances.get(reading.key)
         if inst is None:
-            inst = self._instances[reading.key] = _Instance(reading)
+            inst = self._instances[reading.key] = _InstanceMemory(reading)
             inst.samples.extend(reading.history)  # Prometheus: windows from before we watched
             inst.alphas.extend(s.alpha for s in reading.history)
             _heard(inst, [n for s in reading.history for n in s.notes])
@@ -151,7 +151,7 @@ class FleetModel:
         stalled = inst.still >= self.rules.stall_polls
         self._set_state(inst, State.STALLED if stalled else State.UP, now)
 
-    def _trim(self, inst: _Instance) -> None:
+    def _trim(self, inst: _InstanceMemory) -> None:
         """Keep the newest samples spanning at most the retention (and their α alongside)."""
         samples, alphas = inst.samples, inst.alphas
         span = sum(s.dt for s in samples)
@@ -167,11 +167,11 @@ class FleetModel:
                 inst.samples.popleft()
                 inst.alphas.popleft()
 
-    def _set_state(self, inst: _Instance, state: State, now: float) -> None:
+    def _set_state(self, inst: _InstanceMemory, state: State, now: float) -> None:
         if state is not inst.state:
             inst.state, inst.since = state, now
 
-    def _windows(self, inst: _Instance) -> tuple[WatchSample | None, WatchSample | None]:
+    def _windows(self, inst: _InstanceMemory) -> tuple[WatchSample | None, WatchSample | None]:
         """The last alert window and the one before it, each summed (None where no sample)."""
         seconds = self.rules.window_s
         newest_first: list[WatchSample] = []
@@ -185,7 +185,7 @@ class FleetModel:
         end = _spanning(newest_first, cut, seconds)
         return over_time(newest_first[:cut][::-1]), over_time(newest_first[cut:end][::-1])
 
-    def _row(self, key: InstanceKey, name: str, inst: _Instance, outlier: bool) -> InstanceRow:
+    def _row(self, key: InstanceKey, name: str, inst: _InstanceMemory, outlier: bool) -> InstanceRow:
         reading = inst.reading
         window = inst.samples[-1] if inst.samples and inst.state is not State.DOWN else None
         return InstanceRow(name, inst.state, inst.since, reading.engine, reading.method, reading.gamma, window,
@@ -194,7 +194,7 @@ class FleetModel:
                            key, tuple(inst.notes.values()), inst.new_notes)
 
 
-def _heard(inst: _Instance, notes: list[Note] | tuple[Note, ...]) -> None:
+def _heard(inst: _InstanceMemory, notes: list[Note] | tuple[Note, ...]) -> None:
     """Keep what the instance's samples said: the latest of each id, and this poll's news."""
     for note in notes:
         if note.id in inst.notes or len(inst.notes) < MAX_NOTES:

@@ -72,7 +72,7 @@ def command_argv(command: str) -> list[str]:
     return argv
 
 
-class _Run:
+class _HookRun:
     """One run: its alert, then its process; ended once (by its own thread or by `close`)."""
 
     def __init__(self, alert: Alert, as_json: AsJson) -> None:
@@ -133,7 +133,7 @@ class AlertHook:
         self._clock = clock
         self._last: dict[tuple[str | None, AlertKind], float] = {}
         self._queue: AlertQueue[tuple[Alert, AsJson]] = AlertQueue()
-        self._runs: dict[_Run, threading.Thread] = {}
+        self._runs: dict[_HookRun, threading.Thread] = {}
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)  # a run ended
         self._closed = False
@@ -173,7 +173,7 @@ class AlertHook:
     def _start_waiting(self) -> None:
         """Start waiting alerts while fewer than MAX_RUNNING run (the lock held)."""
         while len(self._runs) < MAX_RUNNING and (item := self._queue.take()) is not None:
-            run = _Run(*item)
+            run = _HookRun(*item)
             thread = threading.Thread(target=self._run, args=(run,), name="specview-on-alert")
             self._runs[run] = thread
             try:
@@ -184,7 +184,7 @@ class AlertHook:
                 return
             self.started += 1
 
-    def _run(self, run: _Run) -> None:
+    def _run(self, run: _HookRun) -> None:
         result: HookRun | None = None
         try:
             result = self._execute(run)
@@ -199,7 +199,7 @@ class AlertHook:
                     self._start_waiting()
                 self._changed.notify_all()
 
-    def _execute(self, run: _Run) -> HookRun | None:
+    def _execute(self, run: _HookRun) -> HookRun | None:
         payload = run.as_json(run.alert).encode("utf-8")[:MAX_STDIN_BYTES]
         with self._lock:  # `close` either sees the process, or this sees `close`
             if self._closed:

@@ -4,9 +4,9 @@ tokens in flight and the requests pane: source/requests.py).
 No prompt is sent. The family is detected like the remote backend does (registry order,
 `--server` to force one), but without listing models. Each `scrape()` reads the family's
 speculative counters, generated-token counter, running-requests gauge and extra gauges
-into a `core.watch.Scrape`; a family without speculative counters (SGLang: gauges only, a
+into a `Scrape` (features/watch/model/__init__.py); a family without speculative counters (SGLang: gauges only, a
 generic server: none) gives a Scrape with those fields empty, and the monitor says so.
-Every count is bounded (core/bounds.py): a value the server sent that is not a count is one
+Every count is bounded (boundary/bounds.py): a value the server sent that is not a count is one
 BackendError naming the server and the series, never a clamped number.
 """
 

@@ -45,7 +45,7 @@ from specview.boundary.text import sanitize, shown
 from specview.features.watch.model import MAX_POSITIONS, Scrape, WatchModel, WatchSample
 from specview.features.watch.model.fleet import InstanceKey, InstanceReading, State
 from specview.features.watch.model.fleet_keys import instance_label
-from specview.features.watch.source.prometheus_api import PrometheusApi, PrometheusAuth, Series
+from specview.features.watch.source.prometheus_api import PrometheusApi, PrometheusAuth, PrometheusSeries
 from specview.features.watch.source.promql import (
     COUNT,
     GAUGE,
@@ -75,7 +75,7 @@ CLOCK_SLACK_S = 0.001  # the range is sent to the millisecond
 
 
 @dataclass
-class _Instance:
+class _InstanceAnswer:
     """What Prometheus holds for one instance at one time."""
 
     values: dict[tuple[str, str], float] = field(default_factory=dict)  # (series, position) -> value
@@ -117,7 +117,7 @@ class PrometheusFleet:
             shown_match = (Phrase("watcherr.prometheus.matching", match=sanitize(self._matchers, 200, one_line=True))
                            if self._matchers else "")
             raise BackendError("watcherr.prometheus.no_instance", root=self.root, matching=shown_match)
-        history: dict[Key, list[_Instance]] = {}
+        history: dict[Key, list[_InstanceAnswer]] = {}
         dropped: dict[Key, int] = {}
         history_note: Note | None = None
         if not self._followed:
@@ -137,7 +137,7 @@ class PrometheusFleet:
                         else r for key, r in zip(keys, readings, strict=True)]
         return tuple(readings)
 
-    def _history(self, at: float, series: int) -> tuple[dict[Key, list[_Instance]], dict[Key, int]]:
+    def _history(self, at: float, series: int) -> tuple[dict[Key, list[_InstanceAnswer]], dict[Key, int]]:
         """Each instance's values every `step` s over the retention, oldest first, each stamped
         with the time of the scrape it comes from; at most MAX_HISTORY_POINTS points in all for
         the `series` the instant query found (a big fleet gets coarser steps, not a refusal).
@@ -146,7 +146,7 @@ class PrometheusFleet:
         windows = max(MIN_HISTORY, min(MAX_HISTORY, MAX_HISTORY_POINTS // max(1, series)))
         step = round(max(self.window_s, self.retention_s / windows), 3)  # as the query sends them
         start, end = round(at - self.retention_s, 3), round(at, 3)
-        found: dict[Key, dict[float, _Instance]] = {}
+        found: dict[Key, dict[float, _InstanceAnswer]] = {}
         dropped: dict[Key, int] = {}
         for one in self._api.matrix(now_query(self._matchers), start, end, step):
             key = _key(one.labels)
@@ -157,8 +157,8 @@ class PrometheusFleet:
                 if not _asked(t, start, end, step):
                     dropped[key] = dropped.get(key, 0) + 1
                     continue
-                _add(points.setdefault(t, _Instance(at=t)), one.labels, value)
-        history: dict[Key, list[_Instance]] = {}
+                _add(points.setdefault(t, _InstanceAnswer(at=t)), one.labels, value)
+        history: dict[Key, list[_InstanceAnswer]] = {}
         for key, points in found.items():
             kept = [points[t] for t in sorted(points)
                     if (stamp := points[t].scraped) is None or stamp <= t + CLOCK_SLACK_S]
@@ -167,7 +167,7 @@ class PrometheusFleet:
             history[key] = kept
         return history, dropped
 
-    def _reading(self, key: Key, now: _Instance | None, history: list[_Instance],
+    def _reading(self, key: Key, now: _InstanceAnswer | None, history: list[_InstanceAnswer],
                  history_note: Note | None, dropped: int = 0) -> InstanceReading:
         name = instance_label(key)
         if now is None:
@@ -250,7 +250,7 @@ def _beyond(position: str) -> bool:
         return False
 
 
-def _add(into: _Instance, labels: dict[str, str], value: float) -> None:
+def _add(into: _InstanceAnswer, labels: dict[str, str], value: float) -> None:
     part, name = labels.get(PART), labels.get("__name__", "")
     if part == COUNT:
         position = labels.get("position", "")
@@ -266,11 +266,11 @@ def _add(into: _Instance, labels: dict[str, str], value: float) -> None:
         into.scraped = value
 
 
-def _instances(result: list[Series], at: float) -> dict[Key, _Instance]:
-    found: dict[Key, _Instance] = {}
+def _instances(result: list[PrometheusSeries], at: float) -> dict[Key, _InstanceAnswer]:
+    found: dict[Key, _InstanceAnswer] = {}
     for series in result:
         if series.points:
-            _add(found.setdefault(_key(series.labels), _Instance(at=at)), series.labels, series.points[0][1])
+            _add(found.setdefault(_key(series.labels), _InstanceAnswer(at=at)), series.labels, series.points[0][1])
         if len(found) > MAX_INSTANCES:
             raise _too_many("Prometheus", len(found))
     return found
@@ -280,7 +280,7 @@ def _too_many(root: str, n: int) -> BackendError:
     return BackendError("watcherr.prometheus.too_many", root=root, n=n, most=MAX_INSTANCES)
 
 
-def _names_in(point: _Instance) -> set[str]:
+def _names_in(point: _InstanceAnswer) -> set[str]:
     return {name for name, _pos in point.values} | set(point.gauges)
 
 
@@ -291,19 +291,19 @@ def _engine(names: set[str]) -> EngineSeries | None:
     return best[1] if best[0] > 0 else None
 
 
-def _missing(point: _Instance, names: set[str], series: EngineSeries | None) -> tuple[str, ...]:
+def _missing(point: _InstanceAnswer, names: set[str], series: EngineSeries | None) -> tuple[str, ...]:
     if series is None:
         return ()
     drafted = (point.values.get((series.draft_tokens or "", "")) or 0) > 0
     return tuple(n for n in series.expected if n not in names and (n != series.per_position or drafted))
 
 
-def _width(point: _Instance, series: EngineSeries | None) -> int | None:
+def _width(point: _InstanceAnswer, series: EngineSeries | None) -> int | None:
     positions = [pos for name, pos in point.values if series is not None and name == series.per_position]
     return len(positions) or None
 
 
-def _count(point: _Instance, name: str | None, position: str = "") -> int | None:
+def _count(point: _InstanceAnswer, name: str | None, position: str = "") -> int | None:
     """A counter's value as a count; Invalid naming the series for one that is not."""
     if name is None or (name, position) not in point.values:
         return None
@@ -314,7 +314,7 @@ def _count(point: _Instance, name: str | None, position: str = "") -> int | None
     return round(value)
 
 
-def _positions(point: _Instance, name: str | None) -> tuple[int, ...]:
+def _positions(point: _InstanceAnswer, name: str | None) -> tuple[int, ...]:
     if name is None:
         return ()
     counts: dict[int, int] = {}
@@ -332,7 +332,7 @@ def _positions(point: _Instance, name: str | None) -> tuple[int, ...]:
     return tuple(counts.get(k, 0) for k in range(max(counts) + 1)) if counts else ()
 
 
-def _fold(followed: _Followed, point: _Instance, series: EngineSeries | None) -> WatchSample | None:
+def _fold(followed: _Followed, point: _InstanceAnswer, series: EngineSeries | None) -> WatchSample | None:
     """The sample since the last scrape folded, or None: a scrape already folded, a failed one
     (its series are gone until the next), or the first."""
     if point.up == 0 or not (point.values or point.gauges or point.beyond):
@@ -345,7 +345,7 @@ def _fold(followed: _Followed, point: _Instance, series: EngineSeries | None) ->
     return sample
 
 
-def _scrape(point: _Instance, series: EngineSeries | None) -> Scrape:
+def _scrape(point: _InstanceAnswer, series: EngineSeries | None) -> Scrape:
     t = point.scraped if point.scraped is not None else point.at
     if series is None:
         return Scrape(t, positions_beyond=point.beyond)

@@ -36,7 +36,7 @@ Point = tuple[float, float]
 
 
 @dataclass(frozen=True, slots=True)
-class Series:
+class PrometheusSeries:
     """One series of an answer: its labels and its points (one for a vector)."""
 
     labels: Labels
@@ -92,16 +92,16 @@ class PrometheusApi:
         self._conn = Connection(url, key, auth.token_env, timeouts, auth=basic)
         self.root = self._conn.root
 
-    def vector(self, expr: str, at: float) -> list[Series]:
+    def vector(self, expr: str, at: float) -> list[PrometheusSeries]:
         """An instant query at `at` (Unix seconds)."""
         return self._get("query", {"query": expr, "time": f"{at:.3f}"}, "vector")
 
-    def matrix(self, expr: str, start: float, end: float, step: float) -> list[Series]:
+    def matrix(self, expr: str, start: float, end: float, step: float) -> list[PrometheusSeries]:
         """A range query from `start` to `end` every `step` seconds."""
         params = {"query": expr, "start": f"{start:.3f}", "end": f"{end:.3f}", "step": f"{step:.3f}"}
         return self._get("query_range", params, "matrix")
 
-    def _get(self, endpoint: str, params: dict[str, str], kind: str) -> list[Series]:
+    def _get(self, endpoint: str, params: dict[str, str], kind: str) -> list[PrometheusSeries]:
         what = Phrase("watcherr.doing.querying", endpoint=endpoint)
         try:
             answer = self._conn.get_json(f"{self.root}/api/v1/{endpoint}?{urlencode(params)}", what)
@@ -160,7 +160,7 @@ class _WrongShape(Exception):
     """A result entry that is not a series (`_get` says so, naming Prometheus)."""
 
 
-def _series(item: Any, kind: str) -> Series:
+def _series(item: Any, kind: str) -> PrometheusSeries:
     """One result entry, checked (_WrongShape for one that is not a series)."""
     labels = item.get("metric") if isinstance(item, dict) else None
     if not isinstance(labels, dict) or len(labels) > MAX_LABELS:
@@ -171,7 +171,7 @@ def _series(item: Any, kind: str) -> Series:
     raw = [item.get("value")] if kind == "vector" else item.get("values")
     if not isinstance(raw, list) or len(raw) > MAX_POINTS:
         raise _WrongShape
-    return Series(labels, tuple(_point(p) for p in raw))
+    return PrometheusSeries(labels, tuple(_point(p) for p in raw))
 
 
 def _point(raw: Any) -> Point:

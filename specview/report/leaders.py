@@ -1,4 +1,4 @@
-"""The compare screen's summary: the leader of each column (the gauges it shows: core/gauges.py).
+"""The compare screen's summary: the leader of each column (the gauges it shows: kernel/gauges.py).
 
 A run leads a column only when its whole-run value beats every other run's beyond noise
 (kernel/verdict.py: value ± 2 standard errors, intervals apart). The standard error of each

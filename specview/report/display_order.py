@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from specview.kernel.events import Round, TokenEvent, TokenStatus
 from specview.kernel.lost_branches import with_branches
+
+if TYPE_CHECKING:
+    from specview.kernel.session import Drained
 
 
 def displayed(rounds: Iterable[Round], *, lost: bool = False) -> list[TokenEvent]:
@@ -26,3 +30,11 @@ def displayed(rounds: Iterable[Round], *, lost: bool = False) -> list[TokenEvent
                 if token.status is rejected:
                     out += rnd.discarded
     return out
+
+
+def drawable(history: Sequence[Round], drained: Drained) -> tuple[bool, list[TokenEvent]]:
+    """What a view shows for a drain: (replace everything?, the tokens to add).
+
+    After a reconcile the view redraws the whole (exact) `history`; otherwise it appends."""
+    rounds = history if drained.reconciled else drained.rounds
+    return drained.reconciled, displayed(rounds, lost=True)

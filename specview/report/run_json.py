@@ -1,4 +1,10 @@
-"""The stats object `bench --json` and `replay --json` print."""
+"""The stats object `bench --json` and `replay --json` print.
+
+Its numbers are the gauge table's (kernel/gauges.py): every gauge `bench --table` shows gives its
+whole-run value under its key (`gauge_numbers`), so a new bench gauge is a new JSON key with nothing
+written here. What no gauge shows (counts, the spreads, where each number comes from, notes) is
+laid out below.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from specview.kernel.context_acceptance import acceptance_json
 from specview.kernel.drafters import drafters_json
-from specview.kernel.overlay import Overlay, overlay, plain_run
+from specview.kernel.gauges import BENCH, GaugeSpec, Reading, gauges
+from specview.kernel.overlay import Overlay
 
 if TYPE_CHECKING:
     from specview.kernel.backend import BackendInfo
@@ -17,8 +24,37 @@ if TYPE_CHECKING:
 MEASURED_OUTPUTS = ("acceptance", "tau", "tokens_per_second", "draft_cost")
 
 
-def _round(value: float | None, digits: int = 4) -> float | None:
+# A gauge's JSON key where it is not the gauge's own: α keeps the name the JSON has always had; the
+# γ `--gamma auto` chose is `gamma_auto.chosen.gamma`, inside the object of its decisions.
+JSON_KEYS: dict[str, str | None] = {"alpha": "acceptance_rate", "gamma_auto": None}
+RATE_DIGITS = 2  # places a value the views write to one place keeps (tokens/s)
+FRACTION_DIGITS = 4  # places every other fraction keeps
+
+
+def _round(value: float | None, digits: int = FRACTION_DIGITS) -> float | None:
     return None if value is None else round(value, digits)
+
+
+def json_digits(spec: GaugeSpec) -> int | None:
+    """The places a gauge's value keeps in the JSON: None for one the views write as it is (a
+    count, a setting: format "" or "g"), RATE_DIGITS for one they write to one place, else
+    FRACTION_DIGITS."""
+    fmt = spec.run_fmt or spec.fmt
+    if not fmt.endswith("f"):
+        return None
+    return RATE_DIGITS if fmt.endswith(".1f") else FRACTION_DIGITS
+
+
+def gauge_numbers(reading: Reading) -> dict[str, Any]:
+    """Each `bench` gauge's whole-run value under its JSON key, in table order."""
+    out: dict[str, Any] = {}
+    for spec in gauges(BENCH):
+        key = JSON_KEYS.get(spec.key, spec.key)
+        if key is None:
+            continue
+        value, digits = spec.run(reading), json_digits(spec)
+        out[key] = value if digits is None else _round(value, digits)
+    return out
 
 
 def provenance(info: BackendInfo, speedup_basis: Basis | None, unmeasured: Collection[str] = ()) -> dict[str, Any]:
@@ -66,8 +102,8 @@ def spread_dict(snap: MetricsSnapshot, over: Overlay) -> dict[str, Any]:
     return {
         "kind": SPREAD_KIND,
         "speedup": _round(over.speedup_spread),
-        "tokens_per_second": _round(snap.tokens_per_second_spread, 2),
-        "plain_tokens_per_second": _round(over.plain_tokens_per_second_spread, 2),
+        "tokens_per_second": _round(snap.tokens_per_second_spread, RATE_DIGITS),
+        "plain_tokens_per_second": _round(over.plain_tokens_per_second_spread, RATE_DIGITS),
         "verify_cost": costs,
         "verify_ratio": _round(over.verify_ratio_spread),
         "calibrations": 0 if cal is None else cal.calibrations,
@@ -96,7 +132,7 @@ def gamma_auto_dict(snap: MetricsSnapshot) -> dict[str, Any] | None:
     oldest first, each with the expected speedup at every γ it weighed (kernel/gamma_choice.py)."""
     if snap.gamma_choice is None:
         return None
-    from specview.kernel.gamma_choice import choice_text
+    from specview.report.sentences import choice_text
 
     chosen = {**snap.gamma_choice.to_dict(), "text": choice_text(snap.gamma_choice, "en")}
     return {"chosen": chosen, "history": [c.to_dict() for c in snap.gamma_choices]}
@@ -107,7 +143,7 @@ def what_if_dict(snap: MetricsSnapshot, temperature: float) -> dict[str, Any] | 
     (null for any other run): the counts, their shares, the rounds counted, the English line."""
     if snap.what_if is None:
         return None
-    from specview.kernel.what_if import what_if_lines
+    from specview.report.sentences import what_if_lines
 
     return {**snap.what_if.to_dict(), "basis": "rounds counted", "greedy": temperature <= 0,
             "text": " ".join(what_if_lines(snap.what_if, temperature, "en"))}
@@ -121,7 +157,6 @@ def gamma_note_dict(info: BackendInfo) -> dict[str, Any] | None:
 
 
 REPACK_NOTE_PREFIX = "repack_"  # backends/local/cpu_features.py's notes
-TEXT_CUT_NOTE = "text_cut"  # backends/remote/text_budget.py's note: token text a request could not keep
 
 
 def repack_dict(info: BackendInfo) -> dict[str, Any] | None:
@@ -134,6 +169,8 @@ def repack_dict(info: BackendInfo) -> dict[str, Any] | None:
 def text_truncated_dict(info: BackendInfo) -> dict[str, Any] | None:
     """The token text the run could not keep (null: none was cut): `{"id", "values", "text"}`, the
     values counting the characters and chunks cut and the bounds they passed."""
+    from specview.kernel.unmeasured import TEXT_CUT_NOTE
+
     return _note_dict(info, lambda note_id: note_id == TEXT_CUT_NOTE)
 
 
@@ -154,14 +191,15 @@ def not_measured_dict(info: BackendInfo, snap: MetricsSnapshot, over: Overlay) -
 
 
 def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str, Any]:
-    """One JSON-ready object with the keys DESIGN.md lists, plus seed, model names, the
-    verify-cost curve, the measured speedup with its baseline, where every number comes from,
+    """One JSON-ready object: what the run is (seed, model names), every bench gauge's number
+    (`gauge_numbers`), the counts, the verify-cost curve, the speedup's baseline, where every number comes from,
     the spreads, the servers' totals and the /metrics cross-check's result. A plain run's
     speedup is 1 by definition (provenance.speedup_basis "definition"). A number the engine
     cannot give (c, v remotely) is null with its reason in `not_measured`; a speedup whose
     baseline was measured while the machine was busy is null with its reason in `speedup_withheld`;
     token text a request could not keep is counted in `text_truncated` (backends/remote/text_budget.py)."""
-    over = overlay(snap, plain=plain_run(info.gamma, snap))
+    reading = Reading.of(snap, info)
+    over = reading.over
     cal = snap.calibration
     not_measured = not_measured_dict(info, snap, over)
     return {
@@ -170,33 +208,24 @@ def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str,
         "model": info.model,
         "draft": info.draft,
         "seed": info.seed,
-        "gamma": info.gamma,
+        **gauge_numbers(reading),
         "gamma_asked": info.gamma_asked,  # null: γ as asked (or none asked)
         "gamma_note": gamma_note_dict(info),
-        "temperature": info.temperature,
         "prompt_format": prompt_format_dict(info),
         "repack": repack_dict(info),
-        "rounds": snap.rounds,
         "tokens": snap.tokens,
         "drafted": snap.drafted,
         "accepted": snap.accepted,
         "verified": snap.verified,
-        "acceptance_rate": _round(snap.acceptance_rate),
         "draft_yield": _round(snap.draft_yield),
-        "tau": _round(snap.tau),
-        "expected_tau": _round(snap.expected_tau),
-        "tokens_per_second": _round(snap.tokens_per_second, 2),
         "per_position_acceptance": [_round(a) for a in snap.per_position_acceptance],
         # per position: verified counts only rounds that drafted the position (early stops are no rejections)
         "per_position_verified": list(snap.per_position_verified),
         "gamma_counts": {str(g): n for g, n in snap.gamma_counts},
         "by_drafter": drafters_json(snap.drafters),
         "acceptance_by_context": acceptance_json(snap.context, info.prompt_tokens),
-        "draft_cost": _round(snap.draft_cost),
         "verify_cost": None if cal is None or not cal.verify_costs_s else [_round(c, 6) for c in cal.verify_costs_s],
-        "verify_ratio": _round(over.verify_ratio),
-        "plain_tokens_per_second": _round(over.plain_tokens_per_second, 2),
-        "speedup": _round(over.speedup_measured),
+        "plain_tokens_per_second": _round(over.plain_tokens_per_second, RATE_DIGITS),
         "speedup_withheld": withheld_dict(snap, over),
         "speedup_theory": _round(over.speedup_theory),
         # against plain's 1× by kernel/verdict.py's rule (null: nothing to judge, e.g. a plain run)
