@@ -80,7 +80,7 @@ def lesson(number: int) -> Lesson:
         if item.number == number:
             return item
     known = ", ".join(str(item.number) for item in lessons())
-    raise CliError("featerr.learn.no_screen", number=number, known=known)
+    raise CliError("learnerr.no_screen", number=number, known=known)
 
 
 def lesson_named(slug: str) -> Lesson:
