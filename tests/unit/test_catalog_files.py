@@ -15,7 +15,7 @@ The rule (specview/texts/<name>.<lang>.toml):
   and each owner files its own beside its other texts.
 - Every language has the same files.
 
-`preset_words` (`presetword.*`) is left to the preset files' own words (issue 36, point 1).
+`preset_words` (`presetword.*`) is not held to the rule yet: the preset files' own words are to replace it.
 """
 
 from __future__ import annotations
