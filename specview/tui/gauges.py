@@ -168,7 +168,7 @@ RISE_SIGMAS = 3.0  # ... and the rise must stand out of the sampling noise by th
 def legend_entries(lang: str, *, tree: bool = False) -> list[tuple[str, str]]:
     """The legend's entries: (kind, word in `lang`), every mark and style the stream uses (`tree`:
     a tree run's)."""
-    return [(kind, text(f"legend.{kind}", lang)) for kind in (TREE_LEGEND if tree else LEGEND)]
+    return [(kind, text(f"token.legend.{kind}", lang)) for kind in (TREE_LEGEND if tree else LEGEND)]
 
 
 def rises(values: Sequence[float | None], verified: Sequence[int]) -> bool:

@@ -109,9 +109,9 @@ def help_widgets(under: Screen[object] | None, nodes: list[DOMNode], lang: str) 
     if getattr(under, "HELP_GLOSSARY", False):
         terms = [(term.word, term.means) for term in glossary(lang)]
         left = max(cell_len(word) for word, _ in terms)
-        parts.append(HelpColumns("\n" + text("learn_help.glossary", lang), terms, left, id="help-glossary"))
+        parts.append(HelpColumns("\n" + text("help.glossary", lang), terms, left, id="help-glossary"))
         return parts
-    marks = text("help.marks", lang).strip("\n") + "\n" + text("tree2.help_lost", lang)
+    marks = text("help.marks", lang).strip("\n") + "\n" + text("tree.help_lost", lang)
     parts.append(Static("\n" + marks, markup=False, id="help-marks"))
     numbers = [(text(spec.short_id, lang), text(spec.help_id, lang)) for spec in GAUGES]
     parts.append(HelpColumns("\n" + text("help.numbers", lang), numbers, SYMBOL_WIDTH, id="help-numbers"))
@@ -139,7 +139,7 @@ class HelpScreen(ModalScreen[None]):
                 nodes.append(self.under.focused)
         nodes.append(self.app)
         with VerticalScroll(id="help-box", classes="modal-box") as box:
-            box.border_title = text("help_title", self.lang)
+            box.border_title = text("help.title", self.lang)
             yield from help_widgets(self.under, nodes, self.lang)
 
     async def action_dismiss(self, result: None = None) -> None:

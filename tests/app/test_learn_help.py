@@ -88,7 +88,7 @@ async def test_the_learn_helps_glossary_is_the_glossary_file_aligned(lang: str, 
     width = int(parts["width"][0])
     terms = glossary(lang)
     lines = parts["help-glossary"]
-    assert lines[1] == text("learn_help.glossary", lang)
+    assert lines[1] == text("help.glossary", lang)
     assert_aligned(lines, [term.word for term in terms], width)
     for term in terms:  # each term once, with its whole meaning
         assert term.means.split()[0] in first_lines(lines, [term.word])[term.word]

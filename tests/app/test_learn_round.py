@@ -55,7 +55,7 @@ async def test_each_n_reveals_one_step_and_only_what_has_happened(lang: str) -> 
         kept, fix = text("learn.round.verdict.accepted", lang), text("learn.round.corrected", lang)
         # 1 · drafts and their q only
         assert lit() == [0] and "0.410" in grid() and "0.580" not in grid() and "0.310" not in grid()
-        assert kept not in grid() and text("learn1.round.step.finish", lang) in step4.text
+        assert kept not in grid() and text("learn.round.step.finish", lang) in step4.text
         await pilot.press("n")
         # 2 · p and min(1, p/q) known; no draw, no verdict yet
         assert lit() == [1] and "0.580" in grid() and "0.750" in grid() and "0.239" in grid()
@@ -64,7 +64,7 @@ async def test_each_n_reveals_one_step_and_only_what_has_happened(lang: str) -> 
         # 3 · the draws and the verdicts; the target's own token not yet
         assert lit() == [2] and "0.310" in grid() and "0.680" in grid() and kept in grid()
         assert fix not in grid() and screen.query_one(TokenView).token_count == 0
-        assert text("learn1.round.step.finish", lang) in step4.text  # step 4 has not said how it ends
+        assert text("learn.round.step.finish", lang) in step4.text  # step 4 has not said how it ends
         await pilot.press("n")
         # 4 · the corrected token; the stream (two kept, one struck, the fix) and the totals
         assert lit() == [3] and fix in grid() and "0.440" in grid()

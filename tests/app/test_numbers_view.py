@@ -36,7 +36,7 @@ async def test_the_legend_fits_at_80x24_and_explains_every_mark(lang: str) -> No
                 assert (pre or post) in shown
         assert ROUND_SEPARATOR in shown
         for kind in LEGEND:
-            assert sample(kind, text(f"legend.{kind}", lang)) in shown.replace("\n", " ")
+            assert sample(kind, text(f"token.legend.{kind}", lang)) in shown.replace("\n", " ")
         # the side panel is folded into one line at 80 columns: it still says where the numbers come from
         strip = app.live.query_one(GaugeStrip).render().plain
         assert strip.endswith(" · ".join(text(f"origin.{w}", lang) for w in ("simulated", "assumed")))
@@ -114,13 +114,13 @@ async def test_gauges_say_where_numbers_come_from_and_which_span() -> None:
         # the run's last numbers are drawn: the run's τ beside the run's theory
         await wait_until(pilot, lambda: f"run {snap.tau:.2f} · theory" in gauge_note(app, "tau"))
         side = app.live.query_one("#side")
-        assert str(side.border_title) == fill("span", "en", n=64)  # values: the window; (run): the whole run
+        assert str(side.border_title) == fill("live.span", "en", n=64)  # values: the window; (run): the whole run
         assert "(run)" in app.live.query_one("#g-speedup", StatGauge).label
         # GLM's c and forward time are assumptions: tok/s, c and the speedup say so
         assert gauge_note(app, "tokens_per_second").startswith("simulated · assumed")
         assert gauge_note(app, "draft_cost").startswith("simulated · assumed")
         assert gauge_note(app, "speedup").startswith("assumed: verify ≈ 1 forward")
-        assert text("yield_line") in screen_text(app)
+        assert text("live.yield_line") in screen_text(app)
         assert "assumed: flat" in gauge_note(app, "verify_ratio")
 
 
@@ -136,4 +136,4 @@ async def test_medusa_bars_rise_and_the_screen_says_why() -> None:
     app = sim_app("medusa", max_rounds=4000)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_finished(pilot)
-        await wait_until(pilot, lambda: str(app.live.query_one("#rising").render()) == text("rising"))
+        await wait_until(pilot, lambda: str(app.live.query_one("#rising").render()) == text("live.rising"))

@@ -69,8 +69,8 @@ def test_a_full_slots_list_of_hostile_values_is_bounded_and_no_bad_value_is_show
     for lang in LANGS:
         shown = "\n".join(requests_lines(now, lang))
         assert "\x1b" not in shown and "red" not in shown and "1e+300" not in shown
-        assert fill("requests.more", lang, n=MAX_SLOTS - MAX_SHOWN_SLOTS) in shown
-        assert text("requests.llama_no_drafts", lang) in shown
+        assert fill("watch.requests.more", lang, n=MAX_SLOTS - MAX_SHOWN_SLOTS) in shown
+        assert text("watch.requests.llama_no_drafts", lang) in shown
 
 
 def test_more_slots_than_any_server_has_is_one_error_naming_slots(server: HostileServer) -> None:
@@ -88,8 +88,8 @@ def test_a_build_that_tells_drafts_per_slot_has_them_shown(server: HostileServer
               "next_token": [{"n_decoded": 40, "n_remain": 60}], "timings": {"draft_n": 30, "draft_n_accepted": 20}}]
     now = requests_of(server, llama(slots))
     assert now.note is None and (now.slots[0].drafted, now.slots[0].accepted) == (30, 20)
-    assert requests_lines(now, "en")[1] == (fill("requests.slot", id=0, decoded=40, remaining=60, prompt=12)
-                                            + fill("requests.drafts", drafted=30, accepted=20))
+    assert requests_lines(now, "en")[1] == (fill("watch.requests.slot", id=0, decoded=40, remaining=60, prompt=12)
+                                            + fill("watch.requests.drafts", drafted=30, accepted=20))
 
 
 def test_vllm_and_a_generic_server_say_plainly_they_tell_nothing_per_request(server: HostileServer) -> None:
@@ -100,7 +100,7 @@ def test_vllm_and_a_generic_server_say_plainly_they_tell_nothing_per_request(ser
     generic = Scenario(get={"/metrics": (200, "text/plain; version=0.0.4", b"up 1\n")})
     assert requests_of(server, generic).note == "none"
     for lang in LANGS:
-        assert requests_lines(requests_of(server, vllm), lang)[-1] == text("requests.vllm", lang)
+        assert requests_lines(requests_of(server, vllm), lang)[-1] == text("watch.requests.vllm", lang)
 
 
 # a build whose /props names no speculative type, with a slot that speculates: the method is

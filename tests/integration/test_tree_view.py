@@ -62,7 +62,7 @@ async def _toggle_and_inspect(app: SpecviewApp, pilot: object, expected: int) ->
     assert "⟨" not in view.visible_text()
     await pilot.press("d")  # type: ignore[attr-defined]
     assert TokenStatus.LOST not in view.hidden
-    assert list(app._notifications)[-1].message == text("tree2.lost_shown")
+    assert list(app._notifications)[-1].message == text("tree.lost_shown")
     index = next(i for i, t in enumerate(view.tokens) if t.status is TokenStatus.LOST and t.text.strip())
     view.select(index)
     await pilot.pause()  # type: ignore[attr-defined]

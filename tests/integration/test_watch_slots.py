@@ -94,7 +94,7 @@ async def test_the_watch_screen_lists_the_running_slot(server: RunningServer, la
                                                                  or RequestsNow()).slots), timeout=60)
             await pilot.pause(0.3)  # the pump draws what the thread found
             shown = screen_text(app)
-        assert text("requests.title", lang) in shown
-        slot_word = text("requests.slot", lang).split("{")[0].strip()  # "slot" / "槽位"
+        assert text("watch.requests.title", lang) in shown
+        slot_word = text("watch.requests.slot", lang).split("{")[0].strip()  # "slot" / "槽位"
         assert slot_word in shown
-        assert text("requests.llama_no_drafts", lang)[:20] in shown
+        assert text("watch.requests.llama_no_drafts", lang)[:20] in shown

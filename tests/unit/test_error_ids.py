@@ -169,10 +169,10 @@ def test_a_planted_plain_message_is_reported(tmp_path: Path) -> None:
         "    pass\n\n"
         "class Deeper(Mine):\n"
         "    pass\n\n"
-        "WHY = Phrase('featerr.record.empty')\n"
+        "WHY = Phrase('recorderr.empty')\n"
         "OK = [CliError('clierr.unknown_theme', theme='x', known=''), RecordingError('p', 1, WHY),\n"
-        "      RecordingError('p', None, Phrase('featerr.record.no_file')),\n"
-        "      SpecviewError('clierr.record_command' if WHY else 'featerr.diff.not_sim')]\n"
+        "      RecordingError('p', None, Phrase('recorderr.no_file')),\n"
+        "      SpecviewError('clierr.record_command' if WHY else 'differr.not_sim')]\n"
         "BAD = [Deeper(f'no {WHY}'), Mine('clierr.nope'), RecordingError('p', 1, 'plain words'),\n"
         "       SpecviewError('clierr.record_command' if WHY else 'plain'), Phrase('nope.nope')]\n",
         encoding="utf-8")

@@ -1,9 +1,10 @@
 """Error texts in both languages (issue 23 item 4): the catalog walker's part for errors.
 
-Each error area file (`texts/errors*.<lang>.toml`) has the same ids and the same fields in every
-language, and every text, filled, has no "?" hole and (zh) is Chinese. Then errors are raised for
-real, at least one per converted module and one per class: each names ids every catalog has,
-gives every field its text names, reads in English as `str(exc)` and in Chinese as Chinese.
+Each error table (`error.*`, and each owner's `<owner>err.*` in the owner's texts/<owner>.<lang>.toml)
+has the same ids and the same fields in every language, and every text, filled, has no "?" hole and
+(zh) is Chinese. Then errors are raised for real, at least one per converted module and one per
+class: each names ids every catalog has, gives every field its text names, reads in English as
+`str(exc)` and in Chinese as Chinese.
 """
 
 from __future__ import annotations
@@ -12,11 +13,9 @@ import argparse
 import pickle
 import re
 import string
-import tomllib
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -44,30 +43,26 @@ from specview.kernel.errors import (
 from specview.texts.catalog import Phrase, catalog, languages, text
 
 CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
-TEXTS = resources.files("specview") / "texts"
-
-
-def _flat(data: dict[str, Any], prefix: str = "") -> dict[str, str]:
-    out: dict[str, str] = {}
-    for key, value in data.items():
-        out |= _flat(value, f"{prefix}{key}.") if isinstance(value, dict) else {f"{prefix}{key}": str(value)}
-    return out
-
-
 def _fields(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
 def _area(name: str, lang: str) -> dict[str, str]:
-    return _flat(tomllib.loads((TEXTS / f"{name}.{lang}.toml").read_text(encoding="utf-8")))
+    """One error table's texts in one language (`error.*`, or an owner's `<owner>err.*`, filed with the
+    owner's other texts)."""
+    return {key: value for key, value in catalog(lang).items() if key.split(".")[0] == name}
 
 
-AREAS = sorted({entry.name.split(".")[0] for entry in TEXTS.iterdir() if entry.name.startswith("errors")
-                and entry.name.endswith(".toml")})
+def _is_error_table(table: str) -> bool:
+    """`error` (kernel/errors.py) and each owner's `<owner>err`; not `oserr` (an errno's reason, not an error)."""
+    return table == "error" or (table.endswith("err") and table != "oserr")
+
+
+AREAS = sorted({key.split(".")[0] for key in catalog("en") if _is_error_table(key.split(".")[0])})
 
 
 def test_the_error_areas_are_found() -> None:
-    assert {"errors", "errors_cli", "errors_catalog", "errors_features"} <= set(AREAS)
+    assert {"error", "clierr", "catalogerr", "backenderr", "watcherr", "recorderr", "learnerr"} <= set(AREAS)
 
 
 @pytest.mark.parametrize("area", AREAS)
@@ -239,8 +234,8 @@ def test_config_problems_are_said_in_the_ui_language(tmp_path: Path, monkeypatch
 
 def test_an_error_pickles_with_its_fields() -> None:
     """A run in a child process (backends/process.py) can send the error itself, still to be put into words."""
-    inner = RecordingError("/runs/a.jsonl", 3, Phrase("featerr.record.not_utf8"))
-    sent = pickle.loads(pickle.dumps(BackendError("featerr.record.cannot_record", path="/x", reason=inner)))
+    inner = RecordingError("/runs/a.jsonl", 3, Phrase("recorderr.not_utf8"))
+    sent = pickle.loads(pickle.dumps(BackendError("recorderr.cannot_record", path="/x", reason=inner)))
     assert type(sent) is BackendError and str(sent) == "cannot record to /x: /runs/a.jsonl line 3: not UTF-8 text"
     assert describe_error(sent, "zh") == "无法录制到 /x：/runs/a.jsonl 第 3 行：不是 UTF-8 文本"
     back = pickle.loads(pickle.dumps(inner))

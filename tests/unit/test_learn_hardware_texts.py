@@ -12,9 +12,9 @@ from specview.texts.catalog import catalog
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_each_shipped_shape_and_chip_has_a_text(lang: str) -> None:
     for shape in MODEL_SHAPES:
-        assert f"learn1.hardware.shape.{shape.id}" in catalog(lang), shape.id
+        assert f"learn.hardware.shape.{shape.id}" in catalog(lang), shape.id
     for chip in ACCELERATORS:
-        assert f"learn1.hardware.source.{chip.id}" in catalog(lang), chip.id
+        assert f"learn.hardware.source.{chip.id}" in catalog(lang), chip.id
 
 
 def test_chinese_words_replace_the_catalogues_english_and_an_unknown_entry_keeps_its_own() -> None:

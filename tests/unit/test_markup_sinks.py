@@ -144,7 +144,7 @@ def test_no_markup_sink_is_fed_untrusted_text() -> None:
         ("Option(f'{p.id} {p.label}', id=p.id)", True),
         ("box.border_title = f'run {preset.id}'", True),
         ("box.border_title = Text(sanitize(title))", False),
-        ("box.border_title = text('help_title', lang)", False),
+        ("box.border_title = text('help.title', lang)", False),
         ("Text.from_markup(label)", True),
         ("def line(p) -> Text: ...\nOption(line(p))", False),
         ("def line(p) -> str: ...\nOption(line(p))", True),

@@ -27,7 +27,7 @@ MAX_CPUINFO_BYTES = 1 << 20  # one core's flags line is ~1.5 kB; enough for the 
 CPU_AMX_FLAG = "amx_tile"
 BUILD_AMX_FEATURE = "AMX_INT8"
 
-# the notes (texts/engine_process.<lang>.toml: note.<id>) a run carries, one of them
+# the notes (texts/backend.<lang>.toml: note.<id>) a run carries, one of them
 REPACK_ASKED_ON = "repack_asked_on"
 REPACK_ASKED_OFF = "repack_asked_off"
 REPACK_OFF_AMX = "repack_off_amx"

@@ -1,5 +1,5 @@
 """What to tell a user whose engine process died: what died, of which signal, the lines that say
-where, the likely cause and what to try — one line, in their language (texts/engine_process.*.toml).
+where, the likely cause and what to try — one line, in their language (texts/backend.*.toml).
 
 The evidence is the child's exit status and the end of its stderr, where it wrote llama.cpp's log,
 ggml's own abort message (`GGML_ASSERT`) and, on a native crash, Python's faulthandler stack.

@@ -20,11 +20,11 @@ def logit_margin(reference: BatchedRun, index: int, ref_token: int, cand_token: 
     """The reference's logits for both diverging tokens on the row that decided token `index`."""
     target = reference.target
     if not (0 <= ref_token < target.n_vocab and 0 <= cand_token < target.n_vocab):
-        raise BackendError("featerr.diff.outside_vocab")
+        raise BackendError("differr.outside_vocab")
     replay = replay_greedy(target, reference.prompt_tokens, reference.verify_batches, until=index + 1,
                            watch=(index, ref_token, cand_token))
     if replay.watched is None:
-        raise BackendError("featerr.diff.not_reached")
+        raise BackendError("differr.not_reached")
     return _margin(replay.watched)
 
 

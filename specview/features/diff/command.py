@@ -43,14 +43,14 @@ def run(args: argparse.Namespace) -> int:
     chosen = getattr(args, "selectors", None) or []
     if chosen:
         if len(chosen) != 2:
-            raise CliError("featerr.diff.two_runs")
+            raise CliError("differr.two_runs")
         ref_spec, cand_spec = (reference_of(replace(parse_selector(s, base), temperature=0.0)) for s in chosen)
     elif base.kind == "llama":
         ref_spec, cand_spec = reference_of(replace(base, plain=True)), replace(base, plain=False)
     else:
-        raise CliError("featerr.diff.needs_local")
+        raise CliError("differr.needs_local")
     if "sim" in (ref_spec.kind, cand_spec.kind):
-        raise CliError("featerr.diff.not_sim")
+        raise CliError("differr.not_sim")
     lang = getattr(args, "lang", None) or DEFAULT_LANG
     warn_notice(specs_key_notice([ref_spec, cand_spec], lang))
     if "llama" in (ref_spec.kind, cand_spec.kind):  # both runs, the margin and the replay in llama.cpp's process

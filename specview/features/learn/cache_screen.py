@@ -93,7 +93,7 @@ class CacheScreen(LearnScreen):
         self.show_pairs("numbers", [
             (self.ts("cache_len"), str(step["cache_len"])),
             (self.ts("emitted"), f"{n['emitted']} = {accepted} + 1" if key == "commit"
-             else fill("learn1.cache.emitted_later", self.lang)),  # nothing is emitted before the commit
+             else fill("learn.cache.emitted_later", self.lang)),  # nothing is emitted before the commit
         ], notes=[text])
 
     def action_next_phase(self) -> None:

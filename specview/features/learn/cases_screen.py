@@ -84,7 +84,7 @@ class CasesScreen(LearnScreen):
                 agree=sum(1 for x in c["claims"] if x["reproduced"]), total=len(c["claims"]))),
         ]
         for key, show in numeric:
-            rows.append(self.t("learn2.cases.row.temperature") if key == "temperature" else self.ts(f"row.{key}"))
+            rows.append(self.t("learn.cases.row.temperature") if key == "temperature" else self.ts(f"row.{key}"))
             cells.append([Cell(show(c), "info") for c in cols])
         chosen = n["selected"]
         self.query_one(Grid).set(rows, [self.ts(f"name.{c['preset']}") for c in cols], cells,
@@ -93,9 +93,9 @@ class CasesScreen(LearnScreen):
         claims = [self.ts("claim_line", mark=_mark(x),
             text=sanitize(x["text_zh"] if self.lang == "zh" and x["text_zh"] else x["text"]),
             value=_value(x["preset"])) for x in cols[chosen]["claims"]]
-        c_line = fill(f"learn2.cases.c.{preset}", self.lang, c=cols[chosen]["c"], speedup=cols[chosen]["speedup"])
+        c_line = fill(f"learn.cases.c.{preset}", self.lang, c=cols[chosen]["c"], speedup=cols[chosen]["speedup"])
         self.query_one("#about", Prose).update("\n".join([self.ts(f"about.{preset}"), c_line, *claims,
-                                                          self.t("learn2.cases.legend"), self.ts("keys")]))
+                                                          self.t("learn.cases.legend"), self.ts("keys")]))
 
     def _preset(self) -> str:
         return str(COLUMNS[self.query_one(Slider).value])

@@ -33,7 +33,7 @@ def target_path(args: argparse.Namespace) -> str | None:
         return None
     path = Path(target)
     if not path.is_file():
-        raise CliError("featerr.learn.no_target", target=target)
+        raise CliError("learnerr.no_target", target=target)
     from specview.boundary.safe_files import open_regular
     from specview.kernel.errors import BackendError
     from specview.kernel.os_reason import os_reason
@@ -44,7 +44,7 @@ def target_path(args: argparse.Namespace) -> str | None:
     except OSError as exc:
         raise BackendError("backenderr.gguf.unreadable", path=target, reason=os_reason(exc)) from None
     if magic != b"GGUF":
-        raise CliError("featerr.learn.not_gguf", target=target)
+        raise CliError("learnerr.not_gguf", target=target)
     return str(path)
 
 
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     chosen = lesson(args.number) if args.number is not None else None
     if args.json:
         if chosen is None:
-            raise CliError("featerr.learn.json_needs_number")
+            raise CliError("learnerr.json_needs_number")
         from specview.boundary.jsonio import dumps
 
         lang = getattr(args, "lang", None) or "en"

@@ -55,7 +55,7 @@ class FusionScreen(LearnScreen):
         yield Prose(id="gguf_hint", classes="learn-note")
         yield Static(id="gguf", classes="learn-note")
         yield Prose(self.ts("note"), classes="learn-note")
-        yield Prose(self.t("learn2.fusion.sets"), classes="learn-note")
+        yield Prose(self.t("learn.fusion.sets"), classes="learn-note")
 
     def controls(self) -> dict[str, Any]:
         values = {s.id: s.value for s in self.query(Slider)}
@@ -73,7 +73,7 @@ class FusionScreen(LearnScreen):
         self.query_one("#ratio", Slider).display = narrower
         about = self.ts(f"about.{n['variant']}")
         if narrower:
-            about += "\n" + fill("learn2.fusion.ratio_note", self.lang, ratio=n["draft_ratio"])
+            about += "\n" + fill("learn.fusion.ratio_note", self.lang, ratio=n["draft_ratio"])
         self.query_one("#what", Prose).update(about)
         self.query_one("#shapes", Static).update(self._shapes(n))
         flags = [

@@ -91,22 +91,22 @@ class LoadScreen(LearnScreen):
                                         references=[Reference(1.0), Reference(slow["speedup"], "╌")],
                                         mark=batches.index(n["batch"]), unit="×")
         self.query_one("#measured", Prose).update(self._sweep_line(batches))
-        self.query_one("#axes", Prose).update(fill("learn2.load.axes", self.lang, gamma=n["gamma"],
+        self.query_one("#axes", Prose).update(fill("learn.load.axes", self.lang, gamma=n["gamma"],
                                                    slow=n["vllm_slowdown"]))
 
     def _sweep_line(self, batches: list[int]) -> str:
         sweep = self.sweep
         if sweep is None:
-            return self.t("learn2.load.sweep_none")
+            return self.t("learn.load.sweep_none")
         if isinstance(sweep, str):
-            return fill("learn2.load.sweep_bad", self.lang, reason=sanitize(sweep, 200, one_line=True))
+            return fill("learn.load.sweep_bad", self.lang, reason=sanitize(sweep, 200, one_line=True))
         points = ", ".join(f"{p.concurrency} → {p.gain:.2f}×" if p.gain is not None else f"{p.concurrency} → —"
                            for p in sorted(sweep.points, key=lambda p: p.concurrency)) or "—"
         verdict = load_verdict(sweep, self.lang)  # the sweep's own sentence: a tie from the start stops nothing
         off = sorted({p.concurrency for p in sweep.points} - set(batches))
         if off:
-            verdict += " · " + fill("learn2.load.sweep_off_axis", self.lang, levels=", ".join(map(str, off)))
-        return fill("learn2.load.sweep", self.lang, path=sanitize(str(sweep_path("load")), 120, one_line=True),
+            verdict += " · " + fill("learn.load.sweep_off_axis", self.lang, levels=", ".join(map(str, off)))
+        return fill("learn.load.sweep", self.lang, path=sanitize(str(sweep_path("load")), 120, one_line=True),
                     points=points, crossover=verdict)
 
 

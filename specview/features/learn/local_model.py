@@ -104,5 +104,5 @@ def model_hint(lang: str, number: int) -> str:
     """What to do when Learn screen `number` needs a local model and has none: the exact install
     command when llama-cpp-python is missing, else `--demo` (or --target) for this very screen."""
     if not llama_installed():
-        return fill("learn2.model.install", lang)
-    return fill("learn2.model.demo", lang, number=number)
+        return fill("learn.model.install", lang)
+    return fill("learn.model.demo", lang, number=number)

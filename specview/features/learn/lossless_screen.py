@@ -21,7 +21,6 @@ from specview.features.learn.explain.coupling import (
 from specview.features.learn.explain.rounds import keep_probability, label
 from specview.features.learn.registry import Lesson
 from specview.kernel.events import TokenStatus
-from specview.texts.catalog import fill
 from specview.widgets.bindings import bind
 from specview.widgets.dist_bars import COMPARE, SPLIT, DistributionBars
 from specview.widgets.prose import Prose
@@ -58,7 +57,7 @@ class LosslessScreen(LearnScreen):
             said = self._live_token()
             if said:
                 yield Prose(said, classes="learn-legend")
-            yield Prose(self.fill1("example"), classes="learn-legend")
+            yield Prose(self.ts("example"), classes="learn-legend")
             yield Slider(self.ts("closeness"), CLOSENESS, CLOSENESS.index(DEFAULT_CLOSENESS), lambda v: f"{v:.2f}",
                          id="closeness")
         else:
@@ -86,9 +85,6 @@ class LosslessScreen(LearnScreen):
         n = last.tokens if last.kind == "exact" else last.tokens + 1
         return self.ts(f"greedy_{last.kind}", model=last.model, n=n, width=last.batch_width, shift=shift)
 
-    def fill1(self, name: str, /, **values: object) -> str:
-        """A text of this screen's second edition (`learn1.lossless.<name>`)."""
-        return fill(f"learn1.lossless.{name}", self.lang, **values)
 
     def _live_token(self) -> str:
         """What the run gave this screen without its full rows: the token opened from the live view, else
@@ -107,9 +103,9 @@ class LosslessScreen(LearnScreen):
             return ""
         last = judged[-1]
         keep = keep_probability(last.p, last.q)
-        u = number(last.u, ".3f") if last.u is not None else self.fill1("no_draw")
-        return self.fill1("last_draft", token=label(last.text), p=number(last.p, ".3f"), q=number(last.q, ".3f"),
-                          keep=number(keep, ".3f"), u=u, verdict=self.fill1(f"verdict.{last.status.value}"))
+        u = number(last.u, ".3f") if last.u is not None else self.ts("no_draw")
+        return self.ts("last_draft", token=label(last.text), p=number(last.p, ".3f"), q=number(last.q, ".3f"),
+                       keep=number(keep, ".3f"), u=u, verdict=self.ts(f"verdict.{last.status.value}"))
 
     def _live_header(self) -> str:
         assert self.run is not None and self.rows is not None

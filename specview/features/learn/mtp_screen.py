@@ -92,7 +92,7 @@ class MtpScreen(LearnScreen):
         medusa = n["medusa_heads"]
         rate = chosen["match_rate"]
         how = "1 + Σ S_k" if rate is None else f"{rate:.2f}·{chosen['tau_chain']:.2f} + {1 - rate:.2f}"
-        notes = [] if rate is None else [fill("learn2.mtp.tau_mixture", self.lang, m=rate)]
+        notes = [] if rate is None else [fill("learn.mtp.tau_mixture", self.lang, m=rate)]
         self.show_pairs("numbers", [
             (self.ts("acceptance"), " ".join(f"{a:.2f}" for a in chosen["acceptance"][:SHOWN_K])
              + "  " + tag(chosen["acceptance_kind"], self.lang)),
@@ -105,12 +105,11 @@ class MtpScreen(LearnScreen):
              + "  " + tag("derived", self.lang)),
         ], notes)
         figures = {f["name"]: f"{f['value']} {tag(f['kind'], self.lang)}" for f in n["deepseek_v3"]}
-        self.query_one("#deepseek", Prose).update(fill("learn2.mtp.deepseek", self.lang, **figures))
+        self.query_one("#deepseek", Prose).update(fill("learn.mtp.deepseek", self.lang, **figures))
 
     def _school(self, school: str) -> str:
-        """The MTP schools are this screen's; the other drafter kinds are named in learn2."""
-        area = "learn2" if school in ("feature", "separate") else "learn"
-        return self.t(f"{area}.mtp.school.{school}")
+        """A drafter's school, in words (learn.mtp.school.<school>)."""
+        return self.t(f"learn.mtp.school.{school}")
 
     def _diagrams(self, step: int) -> Text:
         trunk, head = self.ts("trunk"), self.ts("head")

@@ -2,7 +2,7 @@
 
 Each screen's module declares its `Lesson` (number, catalog slug, screen class, default numbers)
 next to the screen; `lessons()` finds every one in this package, so adding a screen = one module
-here and its catalog lines (`learn.<slug>.title`, `learn.<slug>.idea`, …) in texts/learn.<lang>.toml.
+here and its catalog lines (`learn.<slug>.title`, `learn.<slug>.idea`, …) in texts/learn_<slug>.<lang>.toml.
 Finding them imports the screens, and with them Textual (`specview learn N --json` needs no
 terminal all the same: the numbers come from core functions).
 """
@@ -80,7 +80,7 @@ def lesson(number: int) -> Lesson:
         if item.number == number:
             return item
     known = ", ".join(str(item.number) for item in lessons())
-    raise CliError("featerr.learn.no_screen", number=number, known=known)
+    raise CliError("learnerr.no_screen", number=number, known=known)
 
 
 def lesson_named(slug: str) -> Lesson:

@@ -34,8 +34,6 @@ SEED = 7
 STEPS = ("draft", "score", "accept", "finish")  # one phase each: `n` moves to the next
 LIVE, CANNED = "@live", "@canned"  # the sources that are one round, before the presets
 MAX_SKIPPED = 1000  # rounds without drafts passed over before one is shown anyway
-# step texts kept from the first edition (learn.round.*); the others are learn1.round.*
-FIRST_EDITION = {"step.draft", "step.score", "step.accept", "step.finish_fix", "step.finish_bonus"}
 VERDICT = {"accepted": ("✓", "good"), "rejected": ("✗", "bad"), "discarded": ("…", "off")}
 
 
@@ -72,7 +70,7 @@ class RoundScreen(LearnScreen):
         self._rounds: Iterator[Round] | None = None
 
     def body(self) -> ComposeResult:
-        yield Slider(self.fill1("source"), self.sources, 0, self._source_name, id="preset")
+        yield Slider(self.ts("source"), self.sources, 0, self._source_name, id="preset")
         yield Prose(id="source", classes="learn-legend")
         for i in range(len(STEPS)):
             yield Prose(id=f"step-{i}", classes="round-step")
@@ -84,13 +82,10 @@ class RoundScreen(LearnScreen):
         yield view
         yield Prose(self.ts("note"), classes="learn-note")
 
-    def fill1(self, name: str, /, **values: object) -> str:
-        """A text of this screen's second edition (`learn1.round.<name>`)."""
-        return fill(f"learn1.round.{name}", self.lang, **values)
 
     def _source_name(self, source: str) -> str:
         if source in (LIVE, CANNED):
-            return self.fill1("source.live" if source == LIVE else "source.canned")
+            return self.ts("source.live" if source == LIVE else "source.canned")
         return preset_name(source)
 
     def on_mount(self) -> None:
@@ -113,7 +108,7 @@ class RoundScreen(LearnScreen):
             assert self.live_round is not None
             self._rounds = iter([self.live_round])
         elif source == CANNED:
-            self._rounds = iter([canned_round(self.fill1("canned_words").split("|"))])
+            self._rounds = iter([canned_round(self.ts("canned_words").split("|"))])
         else:
             backend = SimBackend(load_presets()[source], seed=SEED, lang=self.lang, speed=0.0)
             self._rounds = only_rounds(backend.rounds(self._stop))
@@ -158,7 +153,7 @@ class RoundScreen(LearnScreen):
         self.query_one(Grid).set(*self._grid(n))
         done = self.phase == len(STEPS) - 1
         pairs = [(self.ts("this_round"), self.ts("round_sum", a=n["accepted"], e=n["emitted"])
-                  if done else self.fill1(f"waiting.{STEPS[self.phase]}"))]
+                  if done else self.ts(f"waiting.{STEPS[self.phase]}"))]
         pairs.append((self.ts("so_far"), self.ts("totals",
             rounds=n["rounds"], tau=number(n["tau"], ".2f"), alpha=number(n["alpha"], ".2f"))))
         self.show_pairs("numbers", pairs)
@@ -167,13 +162,13 @@ class RoundScreen(LearnScreen):
         source = self.source
         if source == LIVE:
             assert self.run is not None
-            said = self.fill1("from.live", backend=preset_name(str(self.run.backend or "?")))
+            said = self.ts("from.live", backend=preset_name(str(self.run.backend or "?")))
         elif source == CANNED:
-            said = self.fill1("from.canned")
+            said = self.ts("from.canned")
         else:
             presets = load_presets()
             kind = "ngram" if presets[source].method == "ngram" else ("greedy" if self._greedy() else "sampled")
-            said = self.fill1(f"from.sim.{kind}", preset=preset_name(source))
+            said = self.ts(f"from.sim.{kind}", preset=preset_name(source))
         self.query_one("#source", Prose).update(said)
 
     def _show_steps(self, n: dict[str, Any]) -> None:
@@ -189,7 +184,7 @@ class RoundScreen(LearnScreen):
             elif step == "finish" and self.phase == i:
                 key = "step.finish_bonus" if n["final"]["status"] == "bonus" else "step.finish_fix"
             widget = self.query_one(f"#step-{i}", Prose)
-            said = (self.ts if key in FIRST_EDITION else self.fill1)(key, gamma=n["gamma"])
+            said = self.ts(key, gamma=n["gamma"])
             widget.update(("▶ " if self.phase == i else "  ") + f"{i + 1}. " + said)
             widget.set_class(self.phase == i, "-on")
 
@@ -235,7 +230,7 @@ class RoundScreen(LearnScreen):
             return Cell("?", "muted")
         if d["u"] is not None:
             return Cell(number(d["u"], ".3f"))
-        return Cell(self.fill1("no_draw") if d["keep"] == 1.0 else "—", "muted")
+        return Cell(self.ts("no_draw") if d["keep"] == 1.0 else "—", "muted")
 
     def action_next(self) -> None:
         if self.current is None or self._rounds is None:
@@ -264,7 +259,7 @@ class RoundScreen(LearnScreen):
 
 def default_numbers(lang: str) -> dict[str, Any]:
     """The canned round, as the screen opens without a live run."""
-    return round_numbers(canned_round(fill("learn1.round.canned_words", lang).split("|")))
+    return round_numbers(canned_round(fill("learn.round.canned_words", lang).split("|")))
 
 
 LESSON = Lesson(5, "round", RoundScreen, default_numbers)

@@ -49,8 +49,8 @@ class SpeedupScreen(LearnScreen):
         self.sweep = read_gamma_sweep()
 
     def body(self) -> ComposeResult:
-        yield Slider(self.t("learn2.speedup.preset"), ["", *self.preset_ids], 0,
-                     lambda v: preset_name(v) if v else self.t("learn2.speedup.manual"), id="preset")
+        yield Slider(self.t("learn.speedup.preset"), ["", *self.preset_ids], 0,
+                     lambda v: preset_name(v) if v else self.t("learn.speedup.manual"), id="preset")
         yield Slider("α", ALPHAS, ALPHAS.index(DEFAULT_ALPHA), lambda v: f"{v:.2f}", id="alpha")
         yield Slider("γ", GAMMAS, GAMMAS.index(DEFAULT_GAMMA), str, id="gamma")
         yield Slider("c", CS, CS.index(DEFAULT_C), lambda v: f"{v:.2f}", id="c")
@@ -127,19 +127,19 @@ class SpeedupScreen(LearnScreen):
         if preset_id:
             p = preset_controls(preset_id)
             tags = {f"{k}_tag": tag(p["kinds"][k], self.lang) for k in ("tau", "gamma", "c", "alpha")}
-            box.update(fill("learn2.speedup.preset_line", self.lang, preset=preset_name(preset_id),
+            box.update(fill("learn.speedup.preset_line", self.lang, preset=preset_name(preset_id),
                             tau=p["tau"], gamma=p["gamma"], c=p["c"], alpha=p["alpha"], **tags))
 
     def _sweep_line(self) -> str:
         sweep = self.sweep
         if sweep is None:
-            return self.t("learn2.speedup.sweep_none")
+            return self.t("learn.speedup.sweep_none")
         if isinstance(sweep, str):
-            return fill("learn2.speedup.sweep_bad", self.lang, reason=sanitize(sweep, 200, one_line=True))
+            return fill("learn.speedup.sweep_bad", self.lang, reason=sanitize(sweep, 200, one_line=True))
         timed = [p for p in sweep if p.speedup is not None]
         points = ", ".join(f"γ {p.gamma} {p.speedup:.2f}×" for p in timed) or "—"
         best = next((p.gamma for p in timed if p.best), "—")  # the sweep's ★: only beyond noise
-        return fill("learn2.speedup.sweep", self.lang, path=sanitize(str(sweep_path("gamma")), 120, one_line=True),
+        return fill("learn.speedup.sweep", self.lang, path=sanitize(str(sweep_path("gamma")), 120, one_line=True),
                     points=points, best=best)
 
     def _show_measured(self, taus: dict[str, float | None] | None) -> None:
@@ -148,7 +148,7 @@ class SpeedupScreen(LearnScreen):
         hint.display, pairs.display = self.measured is None, self.measured is not None
         if taus is None or self.measured is None:
             no_run = self.run is None or self.run.backend == "file"
-            hint.update(self.t("learn2.speedup.no_run") if no_run else self.ts("fill_hint"))
+            hint.update(self.t("learn.speedup.no_run") if no_run else self.ts("fill_hint"))
             bars.display = False
             return
         m = self.measured
@@ -164,10 +164,10 @@ class SpeedupScreen(LearnScreen):
     def action_fill(self) -> None:
         run = self.run
         if run is None or run.backend == "file":  # a model file alone has no rounds to measure
-            self.notify(plain(self.t("learn2.speedup.no_run")), severity="warning", markup=False)
+            self.notify(plain(self.t("learn.speedup.no_run")), severity="warning", markup=False)
             return
         if run.alpha is None:
-            self.notify(plain(self.t("learn2.speedup.no_alpha")), severity="warning", markup=False)
+            self.notify(plain(self.t("learn.speedup.no_alpha")), severity="warning", markup=False)
             return
         self.measured = Measured(run.alpha, run.gamma, run.c, run.tau, run.per_position, run.verify_ratio)
         sliders = {s.id: s for s in self.query(Slider)}

@@ -9,4 +9,4 @@ KINDS = ("cited", "derived", "assumed", "measured", "illustrative")
 
 def tag(kind: str, lang: str) -> str:
     """`[引用]` / `[cited]`: a provenance kind the catalog does not know reads as assumed (never guessed better)."""
-    return text(f"learn2.tag.{kind if kind in KINDS else 'assumed'}", lang)
+    return text(f"learn.tag.{kind if kind in KINDS else 'assumed'}", lang)

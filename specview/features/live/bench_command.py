@@ -115,13 +115,13 @@ def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
     from specview.kernel.events import Basis
 
     if spec.kind != "openai":
-        raise CliError("featerr.live.baseline_remote")
+        raise CliError("liveerr.baseline_remote")
     plain = bench_one(replace(spec, url=url, model=None, baseline_tps=None, gamma=None), None).stats
     if plain["drafted"]:
-        raise CliError("featerr.live.baseline_drafted", url=url, drafted=plain["drafted"])
+        raise CliError("liveerr.baseline_drafted", url=url, drafted=plain["drafted"])
     tps = plain["tokens_per_second"]
     if not tps:
-        raise CliError("featerr.live.baseline_short", url=url)
+        raise CliError("liveerr.baseline_short", url=url)
     return replace(spec, baseline_tps=float(tps), baseline_basis=Basis.PAIRED)
 
 
@@ -133,7 +133,7 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.record and len(specs) > 1:
         from specview.cli.errors import CliError
 
-        raise CliError("featerr.live.record_one")
+        raise CliError("liveerr.record_one")
     if args.record:
         from specview.features.record.recorder import check_record_path
 

@@ -17,7 +17,7 @@ def run_compare(args: argparse.Namespace) -> int:
     from specview.backends.factory import make_backend
 
     if not 2 <= len(args.selectors) <= 4:
-        raise CliError("featerr.live.compare_count", got=len(args.selectors))
+        raise CliError("liveerr.compare_count", got=len(args.selectors))
     ui = ui_settings(args)
     specs = specs_from_args(args, speed=ui.speed, max_rounds=None, config=ui.config)
     backends = []

@@ -100,7 +100,7 @@ class CompareScreen(PumpedScreen):
         yield StatusLine(id="status")
         with SettledContainer(id="panes"):
             yield from self._panes
-        yield TokenInfo(text("hint", self.lang), id="info")
+        yield TokenInfo(text("live.hint", self.lang), id="info")
         yield SummaryTable(id="summary")
         yield SettledFooter()
 

@@ -30,7 +30,7 @@ def export_session(screen: Screen[Any], session: Session, spec: RunSpec, export_
 
     rounds = list(session.history)
     if not rounds:
-        screen.notify(text("term_nothing_to_export", lang), severity="warning")
+        screen.notify(text("term.nothing_to_export", lang), severity="warning")
         return
     header = recording_header(session.backend.info, spec)
     folder = Path(export_dir).expanduser() if export_dir else Path.cwd()
@@ -49,10 +49,10 @@ def _export(screen: Screen[Any], lang: str, folder: Path, header: dict[str, Any]
                           calibrations=calibrations)
     except SpecviewError as exc:
         screen.app.call_from_thread(notify_safe, screen, describe_error(exc, lang),
-                                    title=text("term_export_failed", lang), severity="error")
+                                    title=text("term.export_failed", lang), severity="error")
         return
-    paths = fill("term_exported", lang, recording=done.recording, report=done.report)
+    paths = fill("term.exported", lang, recording=done.recording, report=done.report)
     if done.taken is not None:  # never overwritten: say which name was taken and what was written instead
         written = done.report if done.taken.suffix == done.report.suffix else done.recording
         paths += "\n" + fill("files.export_renamed", lang, taken=done.taken.name, written=written.name)
-    screen.app.call_from_thread(notify_safe, screen, paths, title=text("term_exported_title", lang), timeout=15)
+    screen.app.call_from_thread(notify_safe, screen, paths, title=text("term.exported_title", lang), timeout=15)

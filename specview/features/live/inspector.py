@@ -69,11 +69,11 @@ def _lost(token: TokenEvent, lang: str, greedy: bool) -> list[str]:
     (below a rejected node), and that token's p and q."""
     p, q = token.p, token.q
     if p is None:
-        out = [text("tree2.lost_unjudged", lang)]
+        out = [text("tree.lost_unjudged", lang)]
     elif greedy:
-        out = [text("tree2.lost_judged", lang), text("inspect.argmax_mismatch", lang)]
+        out = [text("tree.lost_judged", lang), text("inspect.argmax_mismatch", lang)]
     else:
-        out = [text("tree2.lost_judged", lang), fill("token.p", lang, p=f"{p:.3f}")]
+        out = [text("tree.lost_judged", lang), fill("token.p", lang, p=f"{p:.3f}")]
     return out + ([fill("token.q", lang, q=f"{q:.3f}")] if q is not None and not greedy else [])
 
 

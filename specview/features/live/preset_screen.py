@@ -41,7 +41,7 @@ def preset_line(preset: Preset) -> Text:
 
 def preset_detail(preset: Preset, lang: str) -> Text:
     """The preset's notes and its sources, each with its tag (vendor, authors…)."""
-    sources = "\n".join(f"[{text(f'source_tag.{s.tag}', lang)}] {s.title}" for s in preset.sources)
+    sources = "\n".join(f"[{text(f'preset.source_tag.{s.tag}', lang)}] {s.title}" for s in preset.sources)
     return Text(sanitize(f"{preset.notes}\n\n{sources}", MAX_SHOWN))
 
 

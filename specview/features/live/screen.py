@@ -117,23 +117,23 @@ class LiveScreen(PumpedScreen):
         yield StatusLine(id="status")
         with Horizontal(id="main"):
             with Vertical(id="left"):
-                self._view.border_title = text("stream", t)
+                self._view.border_title = text("live.stream", t)
                 yield self._view
                 yield Legend(legend_entries(t), id="legend")
-                yield TokenInfo(text("hint", t), id="info")
+                yield TokenInfo(text("live.hint", t), id="info")
             with Vertical(id="side") as side:
                 # which span each number covers: the window, or the whole run where a label says (run)
-                side.border_title = Text(fill("span", t, n=self.session.metrics.window_size))
+                side.border_title = Text(fill("live.span", t, n=self.session.metrics.window_size))
                 for spec in gauges(PANEL):
                     gauge = StatGauge(text(spec.label_id, t), show_bar=spec.bar, id=f"g-{spec.key}")
                     gauge.display = not spec.optional  # an optional row shows once it has a value
                     yield gauge
-                yield Label(text("yield_line", t), classes="span")
-                yield Label(text("by_position", t), classes="section", id="by-position")
+                yield Label(text("live.yield_line", t), classes="span")
+                yield Label(text("live.by_position", t), classes="section", id="by-position")
                 yield PositionBars(text("bars.empty", t), id="bars")
                 yield Label("", id="rising", classes="span")
                 yield Label("", id="drafters", classes="span")
-                yield Label(text("over_time", t), classes="section")
+                yield Label(text("live.over_time", t), classes="section")
                 yield HistoryChart([], id="history")
                 yield Label(text("depth.title", t), classes="section")
                 yield HistoryChart([], id="gammas")
@@ -141,7 +141,7 @@ class LiveScreen(PumpedScreen):
                 yield ContextChart(text("context.empty", t), id="context")
                 yield Static("", id="note", markup=False)
         yield GaugeStrip(id="strip")
-        yield Static(text("term_too_small", t), id="too-small", markup=False)
+        yield Static(text("term.too_small", t), id="too-small", markup=False)
         yield SettledFooter()
 
     def on_mount(self) -> None:
@@ -197,7 +197,7 @@ class LiveScreen(PumpedScreen):
                 rising = rises(positions, reading.snap.per_position_verified)
                 if rising != self._rising_shown:
                     self._rising_shown = rising
-                    self.query_one("#rising", Label).update(text("rising", self.lang) if rising else "")
+                    self.query_one("#rising", Label).update(text("live.rising", self.lang) if rising else "")
                 self._history.show(reading.snap.tau_history)
                 self._gammas.show([float(g) for g in reading.snap.gamma_history])
                 self.query_one("#drafters", Label).update(Text(drafter_lines(reading.snap, self.lang)))
@@ -245,7 +245,7 @@ class LiveScreen(PumpedScreen):
         hidden = self._view.hidden ^ {TokenStatus.DISCARDED, TokenStatus.LOST}
         self._view.set_display(hidden=hidden)
         if self._view.holds(TokenStatus.LOST):  # a tree run: the key is about its branches
-            key = "tree2.lost_hidden" if TokenStatus.LOST in hidden else "tree2.lost_shown"
+            key = "tree.lost_hidden" if TokenStatus.LOST in hidden else "tree.lost_shown"
         else:
             key = "toggle.discarded_hidden" if TokenStatus.DISCARDED in hidden else "toggle.discarded_shown"
         self.notify(text(key, self.lang), markup=False)
@@ -294,10 +294,10 @@ class LiveScreen(PumpedScreen):
         token = self._view.selected_token
         content = describe(token, self.lang) if token is not None else self._view.visible_text()
         if not content:
-            self.notify(text("term_nothing_to_copy", self.lang), severity="warning")
+            self.notify(text("term.nothing_to_copy", self.lang), severity="warning")
             return
         self.app.copy_to_clipboard(content)
-        done = fill("term_copied_token" if token is not None else "term_copied", self.lang, chars=len(content))
+        done = fill("term.copied_token" if token is not None else "term.copied", self.lang, chars=len(content))
         self.notify(done, markup=False)
 
     def action_export(self) -> None:

@@ -65,7 +65,7 @@ def print_stats(selector: str) -> int:
             done = session.metrics.rounds
             if done:
                 _print(stats_dict(backend.recorded_info, session.metrics.snapshot(), "".join(pieces)))
-                raise CliError("featerr.record.stopped_after", error=exc, rounds=done) from None
+                raise CliError("recorderr.stopped_after", error=exc, rounds=done) from None
             raise
         _print(stats_dict(backend.recorded_info, session.metrics.snapshot(), "".join(pieces)))
     return 0
@@ -95,9 +95,9 @@ def write_markdown(selector: str, out: str | None, lang: str | None, *, force: b
     try:
         write_new(target, report, replace=force)
     except FileExistsError:
-        raise CliError("featerr.record.exists", path=target) from None
+        raise CliError("recorderr.exists", path=target) from None
     except OSError as exc:
-        raise CliError("featerr.record.cannot_write_file", path=target, reason=os_reason(exc)) from None
+        raise CliError("recorderr.cannot_write_file", path=target, reason=os_reason(exc)) from None
     print(target)
     return 0
 

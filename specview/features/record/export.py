@@ -59,7 +59,7 @@ def _claim(folder: Path, stem: str, header: dict[str, Any]) -> tuple[str, Record
             out.close()
             os.unlink(report)  # ours, just made empty; its twin's name is taken
             taken = taken or recording
-    raise SpecviewError("featerr.record.names_taken", folder=folder, stem=stem, most=MAX_TRIES)
+    raise SpecviewError("recorderr.names_taken", folder=folder, stem=stem, most=MAX_TRIES)
 
 
 def export_run(folder: Path, header: dict[str, Any], info: BackendInfo, snap: MetricsSnapshot,
@@ -82,7 +82,7 @@ def export_run(folder: Path, header: dict[str, Any], info: BackendInfo, snap: Me
             out.write(markdown_report(header, info, snap, rounds, lang=lang, recording=recorder.path.name,
                                       dropped_rounds=dropped_rounds))
     except OSError as exc:
-        raise SpecviewError("featerr.record.cannot_export", folder=folder, reason=os_reason(exc)) from None
+        raise SpecviewError("recorderr.cannot_export", folder=folder, reason=os_reason(exc)) from None
     except RecordingError as exc:
-        raise SpecviewError("featerr.record.cannot_export", folder=folder, reason=exc.reason) from None
+        raise SpecviewError("recorderr.cannot_export", folder=folder, reason=exc.reason) from None
     return Exported(recorder.path, folder / f"{stem}.md", taken)

@@ -60,29 +60,29 @@ def markdown_report(header: Mapping[str, Any], info: BackendInfo, snap: MetricsS
                     *, lang: str = "en", recording: str | None = None, dropped_rounds: int = 0) -> str:
     """The whole report. `header` is the recording's header (provenance); `rounds` the text shown."""
     t = lang
-    lines = [f"# {text('report_title', t)}: {escape(info.label)}", ""]
+    lines = [f"# {text('report.title', t)}: {escape(info.label)}", ""]
 
-    lines += [f"## {text('report_settings', t)}", "", "| | |", "|---|---|"]
+    lines += [f"## {text('report.settings', t)}", "", "| | |", "|---|---|"]
     settings = header.get("settings") if isinstance(header.get("settings"), dict) else {}
     rows: list[tuple[str, object]] = [
         ("backend", info.backend), ("preset", info.preset), ("model", info.model), ("draft", info.draft),
         ("γ", info.gamma), ("T", f"{info.temperature:g}"), ("seed", info.seed),
-        (text("report_prompt", t), header.get("prompt")),
+        (text("report.prompt", t), header.get("prompt")),
     ]
     if isinstance(settings, dict) and settings.get("url"):
         rows.append(("url", settings["url"]))
     lines += [f"| {_cell(k)} | {_cell(v)} |" for k, v in rows]
 
-    lines += ["", f"## {text('report_provenance', t)}", ""]
-    made = fill("report_made_by", t, version=escape(header.get("specview", "?")),
+    lines += ["", f"## {text('report.provenance', t)}", ""]
+    made = fill("report.made_by", t, version=escape(header.get("specview", "?")),
                 created=escape(header.get("created", "?")))
     lines.append(f"- {made}")
     if recording:
-        lines.append(f"- {text('report_recording', t)}: `{sanitize(recording).replace('`', '')}` "
+        lines.append(f"- {text('report.recording', t)}: `{sanitize(recording).replace('`', '')}` "
                      f"({escape(header.get('format', '?'))} v{escape(header.get('version', '?'))})")
     reading = Reading.of(snap, info)
     tags = [(text(spec.short_id, t), spec.tag_id(info, snap)) for spec in gauges(PANEL)]
-    lines.append(f"- {text('report_signals', t)}: " + escape(", ".join(f"{name} {text(tag, t)}"
+    lines.append(f"- {text('report.signals', t)}: " + escape(", ".join(f"{name} {text(tag, t)}"
                                                                         for name, tag in tags if tag)))
     known = catalog("en")
     for about in info.notes:
@@ -91,11 +91,11 @@ def markdown_report(header: Mapping[str, Any], info: BackendInfo, snap: MetricsS
     if info.note:
         lines.append(f"- {escape(info.note).replace(chr(10), ' ')}")
     if dropped_rounds:
-        lines.append(f"- {fill('report_dropped', t, dropped=dropped_rounds, kept=len(rounds))}")
+        lines.append(f"- {fill('report.dropped', t, dropped=dropped_rounds, kept=len(rounds))}")
 
-    counts = fill("report_counts", t, rounds=snap.rounds, tokens=snap.tokens, drafted=snap.drafted,
+    counts = fill("report.counts", t, rounds=snap.rounds, tokens=snap.tokens, drafted=snap.drafted,
                   accepted=snap.accepted)
-    lines += ["", f"## {text('report_gauges', t)}", "", counts, "", "| | | |", "|---|---:|---|"]
+    lines += ["", f"## {text('report.gauges', t)}", "", counts, "", "| | | |", "|---|---:|---|"]
     for spec in gauges(PANEL):  # the side panel's gauges, over the whole run
         if spec.optional and spec.value(reading, windowed=False) is None:
             continue  # a row this kind of run does not have (the panel hides it too)
@@ -105,16 +105,16 @@ def markdown_report(header: Mapping[str, Any], info: BackendInfo, snap: MetricsS
         value = spec.formatted(reading, windowed=False)
         lines.append(f"| {_cell(text(spec.label_id, t))} | {value} | {escape(theory)} |")
 
-    lines += ["", f"## {text('report_by_position', t)}", ""]
+    lines += ["", f"## {text('report.by_position', t)}", ""]
     if snap.per_position_acceptance:
-        lines += [f"| {text('report_position', t)} | {text('report_verified', t)} | "
-                  f"{text('report_acceptance', t)} |", "|---:|---:|---:|"]
+        lines += [f"| {text('report.position', t)} | {text('report.verified', t)} | "
+                  f"{text('report.acceptance', t)} |", "|---:|---:|---:|"]
         for k, (rate, verified) in enumerate(zip(snap.per_position_acceptance, snap.per_position_verified,
                                                  strict=False), start=1):
             lines.append(f"| {k} | {verified} | {number(rate, '.3f')} |")
     else:
-        lines.append(text("report_no_drafts", t))
+        lines.append(text("report.no_drafts", t))
 
-    lines += ["", f"## {text('report_text', t)}", "", text("report_legend", t), "", "---", ""]
+    lines += ["", f"## {text('report.text', t)}", "", text("report.legend", t), "", "---", ""]
     lines.append(marked_text(displayed(rounds)))
     return "\n".join(lines).rstrip("\n") + "\n"

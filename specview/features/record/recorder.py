@@ -109,7 +109,7 @@ class Recorder:
             if self.durable:
                 os.fsync(self._file.fileno())
         except OSError as exc:
-            why = Phrase("featerr.record.cannot_write", reason=os_reason(exc))
+            why = Phrase("recorderr.cannot_write", reason=os_reason(exc))
             raise RecordingError(self.path, None, why) from None
 
     def close(self) -> None:
@@ -126,21 +126,21 @@ def check_record_path(path: str | os.PathLike[str], *, force: bool = False) -> P
     nothing has the name (a regular file may, with `force`: the first recording replaces it)."""
     file = Path(path).expanduser()
     if file.is_dir():
-        raise BackendError("featerr.record.to_folder", path=path)
+        raise BackendError("recorderr.to_folder", path=path)
     folder = file.parent if str(file.parent) else Path(".")
     if not folder.is_dir():
-        raise BackendError("featerr.record.no_folder", path=path, folder=folder)
+        raise BackendError("recorderr.no_folder", path=path, folder=folder)
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise BackendError("featerr.record.read_only", path=path, folder=folder)
+        raise BackendError("recorderr.read_only", path=path, folder=folder)
     key = _key(file)
     if key in _active:
         return file  # this program's own recording: the next run is appended
     try:
         check_new(file, replace=force or key in _may_replace)
     except FileExistsError:
-        raise BackendError("featerr.record.exists", path=path) from None
+        raise BackendError("recorderr.exists", path=path) from None
     except OSError as exc:
-        raise BackendError("featerr.record.cannot_record", path=path, reason=os_reason(exc)) from None
+        raise BackendError("recorderr.cannot_record", path=path, reason=os_reason(exc)) from None
     if force and os.path.lexists(file):
         _may_replace.add(key)
     return file
@@ -163,14 +163,14 @@ def start_recording(session: Session, path: str | os.PathLike[str], spec: RunSpe
                 stream = open_append(file)
                 if _identity(stream) != previous.identity:
                     stream.close()
-                    raise BackendError("featerr.record.replaced", path=path)
+                    raise BackendError("recorderr.replaced", path=path)
             recorder = Recorder(file, header, file=stream)
         except FileExistsError:
-            raise BackendError("featerr.record.exists", path=path) from None
+            raise BackendError("recorderr.exists", path=path) from None
         except OSError as exc:
-            raise BackendError("featerr.record.cannot_record", path=path, reason=os_reason(exc)) from None
+            raise BackendError("recorderr.cannot_record", path=path, reason=os_reason(exc)) from None
         except RecordingError as exc:
-            raise BackendError("featerr.record.cannot_record", path=path, reason=exc.reason) from None
+            raise BackendError("recorderr.cannot_record", path=path, reason=exc.reason) from None
         _active[key] = recorder
     session.add_sink(recorder)
     return recorder

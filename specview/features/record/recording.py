@@ -51,7 +51,7 @@ READABLE = (1, 2, 3, 4, 5)
 # the version that introduced each line type
 _SINCE = {"round": 1, "reconcile": 2, "calibration": 3, "totals": 4, "check": 4, "end": 5}
 _HEADER_PREFIX = b'{"type": "header"'
-_TOO_LONG = Phrase("featerr.record.too_long", mib=MAX_LINE_BYTES // 2**20)
+_TOO_LONG = Phrase("recorderr.too_long", mib=MAX_LINE_BYTES // 2**20)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,22 +77,22 @@ def _parse(path: Path, number: int, line: str) -> dict[str, Any]:
         record = loads(line)
     except JsonError as exc:
         if not line.endswith("\n"):  # only the last line can lack one: a write cut short
-            raise RecordingError(path, number, Phrase("featerr.record.incomplete")) from None
-        raise RecordingError(path, number, Phrase("featerr.record.not_json", detail=str(exc))) from None
+            raise RecordingError(path, number, Phrase("recorderr.incomplete")) from None
+        raise RecordingError(path, number, Phrase("recorderr.not_json", detail=str(exc))) from None
     if not isinstance(record, dict):
-        raise RecordingError(path, number, Phrase("featerr.record.not_object"))
+        raise RecordingError(path, number, Phrase("recorderr.not_object"))
     return record
 
 
 def _header(path: Path, number: int, record: dict[str, Any], offset: int = 0) -> Header:
     if record.get("format") != FORMAT:
-        raise RecordingError(path, number, Phrase("featerr.record.no_header"))
+        raise RecordingError(path, number, Phrase("recorderr.no_header"))
     version = record.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
-        raise RecordingError(path, number, Phrase("featerr.record.no_version", got=shown(version)))
+        raise RecordingError(path, number, Phrase("recorderr.no_version", got=shown(version)))
     if version not in READABLE:
-        made_by = shown(record["specview"]) if "specview" in record else Phrase("featerr.record.unknown_version")
-        raise RecordingError(path, number, Phrase("featerr.record.version", version=version, first=READABLE[0],
+        made_by = shown(record["specview"]) if "specview" in record else Phrase("recorderr.unknown_version")
+        raise RecordingError(path, number, Phrase("recorderr.version", version=version, first=READABLE[0],
                                                   last=READABLE[-1], made_by=made_by))
     return Header(record, number, offset)
 
@@ -110,7 +110,7 @@ def _item(path: Path, number: int, record: dict[str, Any]) -> StreamItem:
             return CrossChecked.from_dict(record)
         return Round.from_dict(record)
     except Invalid as exc:
-        raise RecordingError(path, number, Phrase("featerr.record.invalid", kind=kind, detail=str(exc))) from None
+        raise RecordingError(path, number, Phrase("recorderr.invalid", kind=kind, detail=str(exc))) from None
 
 
 def _add_totals(sums: TotalsSum, totals: Totals, path: Path, number: int) -> None:
@@ -140,13 +140,13 @@ def read_recording(path: str | os.PathLike[str], start: Header | None = None) ->
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError:
-            raise RecordingError(file, number, Phrase("featerr.record.not_utf8")) from None
+            raise RecordingError(file, number, Phrase("recorderr.not_utf8")) from None
         if not line.strip():
             continue
         record = _parse(file, number, line)
         kind = record.get("type")
         if not started and kind != "header":
-            raise RecordingError(file, number, Phrase("featerr.record.first_not_header"))
+            raise RecordingError(file, number, Phrase("recorderr.first_not_header"))
         if kind == "header":
             header = _header(file, number, record, offset)
             started = True
@@ -160,9 +160,9 @@ def read_recording(path: str | os.PathLike[str], start: Header | None = None) ->
                 _add_totals(sums, item, file, number)
             yield item
         else:
-            raise RecordingError(file, number, Phrase("featerr.record.line_type", kind=shown(kind)))
+            raise RecordingError(file, number, Phrase("recorderr.line_type", kind=shown(kind)))
     if not started:
-        raise RecordingError(file, None, Phrase("featerr.record.empty"))
+        raise RecordingError(file, None, Phrase("recorderr.empty"))
 
 
 def scan_headers(path: str | os.PathLike[str]) -> list[Header]:
@@ -183,7 +183,7 @@ def scan_headers(path: str | os.PathLike[str]) -> list[Header]:
                 continue
             record = _parse(file, number, line)
             if record.get("type") != "header":
-                raise RecordingError(file, number, Phrase("featerr.record.first_not_header"))
+                raise RecordingError(file, number, Phrase("recorderr.first_not_header"))
             headers.append(_header(file, number, record, offset))
         elif raw is not None and raw.startswith(_HEADER_PREFIX):
             try:
@@ -191,7 +191,7 @@ def scan_headers(path: str | os.PathLike[str]) -> list[Header]:
             except RecordingError:
                 break
     if not headers:
-        raise RecordingError(file, None, Phrase("featerr.record.empty"))
+        raise RecordingError(file, None, Phrase("recorderr.empty"))
     return headers
 
 
@@ -202,11 +202,11 @@ def _lines(file: Path, start: Header | None = None) -> Iterator[tuple[int, int, 
     try:
         stream = open_regular(file)
     except FileNotFoundError:
-        raise RecordingError(file, None, Phrase("featerr.record.no_file")) from None
+        raise RecordingError(file, None, Phrase("recorderr.no_file")) from None
     except Refused as exc:
-        raise RecordingError(file, None, Phrase("featerr.record.refused", reason=os_reason(exc))) from None
+        raise RecordingError(file, None, Phrase("recorderr.refused", reason=os_reason(exc))) from None
     except OSError as exc:
-        raise RecordingError(file, None, Phrase("featerr.record.cannot_open", reason=os_reason(exc))) from None
+        raise RecordingError(file, None, Phrase("recorderr.cannot_open", reason=os_reason(exc))) from None
     with stream:
         number, offset = (start.line - 1, start.offset) if start else (0, 0)
         stream.seek(offset)

@@ -89,7 +89,7 @@ def public_address(url: str) -> Address:
     host = url_host(parts.hostname or "")
     if (parts.scheme not in DEFAULT_PORTS or not _HOST_NAME.fullmatch(host) or port == -1 or parts.username
             or parts.password or parts.query or parts.fragment):
-        raise CliError("featerr.serve.public_url", url=shown(url))
+        raise CliError("serveerr.public_url", url=shown(url))
     return Address(parts.scheme, host, port or DEFAULT_PORTS[parts.scheme])
 
 
@@ -112,7 +112,7 @@ class Access:
             addresses.append(public_address(public_url))
         if is_wildcard(host):
             if public_url is None:
-                raise CliError("featerr.serve.needs_public_url", host=host or "*")
+                raise CliError("serveerr.needs_public_url", host=host or "*")
         else:
             addresses.append(Address("http", url_host(host), port))
         if is_loopback(host):

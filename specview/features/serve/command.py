@@ -30,7 +30,7 @@ def served_command(app_args: list[str]) -> str:
     if app_args[:1] == ["--"]:
         app_args = app_args[1:]
     if app_args[:1] == ["serve"]:
-        raise CliError("featerr.serve.itself")
+        raise CliError("serveerr.itself")
     build_parser().parse_args(app_args)  # a bad served command line fails now, with one line and exit 2
     return shlex.join([sys.executable, "-m", "specview", *app_args])
 
@@ -40,13 +40,13 @@ def run(args: argparse.Namespace) -> int:
 
     host: str = args.host
     if not is_loopback(host) and not args.public:
-        raise CliError("featerr.serve.not_public", host=host)
+        raise CliError("serveerr.not_public", host=host)
     access = Access.serving(host, args.port, args.public_url, max_sessions(args.max_sessions))
     command = served_command(list(args.app))
     try:
         from specview.features.serve.server import GuardedServer
     except ImportError:
-        raise CliError("featerr.serve.needs_package") from None
+        raise CliError("serveerr.needs_package") from None
     if not is_loopback(host):
         warn(f"serving on {host}:{args.port}; anyone who can reach this address and has the URL printed below "
              "can open the page and drive specview")

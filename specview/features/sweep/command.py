@@ -128,9 +128,9 @@ def _report_errors(name: str) -> Iterator[None]:
     try:
         yield
     except FileExistsError:
-        raise CliError("featerr.record.exists", path=name) from None
+        raise CliError("recorderr.exists", path=name) from None
     except OSError as exc:
-        raise CliError("featerr.sweep.cannot_write", path=name, reason=os_reason(exc)) from None
+        raise CliError("sweeperr.cannot_write", path=name, reason=os_reason(exc)) from None
 
 
 def _lang(args: argparse.Namespace) -> str:
@@ -152,7 +152,7 @@ def run_gamma(args: argparse.Namespace) -> int:
     if base.kind not in ("llama", "openai"):
         from specview.cli.errors import CliError
 
-        raise CliError("featerr.sweep.needs_engine")
+        raise CliError("sweeperr.needs_engine")
     warn_notice(specs_key_notice([base], lang))
     plain = args.with_plain and base.kind == "llama"
 

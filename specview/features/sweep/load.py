@@ -75,7 +75,7 @@ class LoadClient:
         try:
             served = self._conn.served_models()
             if model is None and not served:
-                raise BackendError("featerr.sweep.no_models", root=self._conn.root)
+                raise BackendError("sweeperr.no_models", root=self._conn.root)
             self.model = model or next(iter(served))
         except BaseException:
             self._conn.close()
@@ -96,9 +96,9 @@ class LoadClient:
             tokens = counter(usage.get("completion_tokens"), "usage.completion_tokens") if isinstance(usage, dict) \
                 else None
         if tokens is None:
-            raise BackendError("featerr.sweep.no_usage", root=self.root)
+            raise BackendError("sweeperr.no_usage", root=self.root)
         if tokens > max_tokens + MAX_ROUND_TOKENS:  # a last round may overshoot a little, never more
-            raise BackendError("featerr.sweep.too_many_tokens", root=self.root, tokens=tokens,
+            raise BackendError("sweeperr.too_many_tokens", root=self.root, tokens=tokens,
                                max_tokens=max_tokens)
         drafted, accepted = self._reported_drafts(reply)
         if drafted is None:  # from now on each run scrapes /metrics before and after (the warm-up sets this)
@@ -135,7 +135,7 @@ class LoadClient:
     def run(self, concurrency: int, requests: int, prompt: str, max_tokens: int) -> LoadResult:
         """`concurrency` clients, `requests` each."""
         if not 1 <= concurrency <= MAX_CONCURRENCY:
-            raise BackendError("featerr.sweep.concurrency", most=MAX_CONCURRENCY, got=concurrency)
+            raise BackendError("sweeperr.concurrency", most=MAX_CONCURRENCY, got=concurrency)
         results: list[Answer] = []
         errors: list[BaseException] = []
         lock = threading.Lock()
@@ -161,7 +161,7 @@ class LoadClient:
         wall = time.monotonic() - start
         if errors:
             error = errors[0]
-            raise error if isinstance(error, BackendError) else BackendError("featerr.sweep.failed", reason=str(error))
+            raise error if isinstance(error, BackendError) else BackendError("sweeperr.failed", reason=str(error))
         per_request = tuple(a.tokens / a.latency for a in results if a.latency > 0)
         drafted, accepted = self._drafts(results, before)
         return LoadResult(concurrency, len(results), sum(a.tokens for a in results), wall, per_request,

@@ -1,6 +1,6 @@
 """`specview sweep` output for people: fixed-width tables, a terminal bar chart, Markdown.
 
-Every word comes from the catalogs (texts/engines.<lang>.toml); numbers use one em-dash rule
+Every word comes from the catalogs (texts/sweep.<lang>.toml); numbers use one em-dash rule
 (`number`, boundary/text.py). The chart is plain text: one bar per row, scaled to the largest value,
 the best γ (or the crossover) marked with ★ / ✗ so it reads without colour.
 """

@@ -9,18 +9,18 @@ from specview.texts.catalog import fill, text
 
 def requests_lines(now: RequestsNow, lang: str) -> list[str]:
     """The pane's heading, one line per slot shown (busy first), how many more, and the note."""
-    lines = [text("requests.title", lang)]
+    lines = [text("watch.requests.title", lang)]
     for slot in now.slots:
         if not slot.busy:
-            lines.append(fill("requests.idle", lang, id=slot.id))
+            lines.append(fill("watch.requests.idle", lang, id=slot.id))
             continue
-        line = fill("requests.slot", lang, id=slot.id, decoded=number(slot.decoded, "d"),
+        line = fill("watch.requests.slot", lang, id=slot.id, decoded=number(slot.decoded, "d"),
                     remaining=number(slot.remaining, "d"), prompt=number(slot.prompt, "d"))
         if slot.drafted is not None:
-            line += fill("requests.drafts", lang, drafted=slot.drafted, accepted=number(slot.accepted, "d"))
+            line += fill("watch.requests.drafts", lang, drafted=slot.drafted, accepted=number(slot.accepted, "d"))
         lines.append(line)
     if now.more:
-        lines.append(fill("requests.more", lang, n=now.more))
+        lines.append(fill("watch.requests.more", lang, n=now.more))
     if now.note is not None:
-        lines.append(text(f"requests.{now.note}", lang))
+        lines.append(text(f"watch.requests.{now.note}", lang))
     return lines
