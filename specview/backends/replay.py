@@ -196,12 +196,9 @@ class ReplayBackend:
         return None if stop.is_set() else due
 
 
-NO_AUTO = "backenderr.factory.auto_replay"  # `specview record` says it too
-
-
 def _make(spec: RunSpec) -> Backend:
     return make_replay_backend(spec)
 
 
 BACKEND = BackendUnit(BackendKind.REPLAY, lambda spec: spec.kind is BackendKind.REPLAY, _make,
-                      no_tree="backenderr.factory.no_tree_replay", no_auto=NO_AUTO)
+                      no_tree="backenderr.factory.no_tree_replay", no_auto="backenderr.factory.auto_replay")
