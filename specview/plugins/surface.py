@@ -10,7 +10,7 @@ from importlib import import_module, util
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from types import ModuleType
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from specview.plugins.problems import report
 from specview.texts.catalog import Phrase, TextsLackLanguage, add_texts
@@ -42,7 +42,7 @@ class Group(Generic[T]):
     refuse: Callable[[T, list[Found[T]]], Phrase | None] = field(default=lambda unit, before: None)
 
 
-_LOADED: dict[str, list[Found[object]]] = {}
+_LOADED: dict[str, list[Any]] = {}  # a group's Found units, by group name
 
 
 def units(group: Group[T]) -> tuple[T, ...]:
@@ -54,8 +54,9 @@ def found_units(group: Group[T]) -> list[Found[T]]:
     """`units` with where each came from."""
     if group.name not in _LOADED:
         found = (unit for point in group_points(group.name) for unit in point_units(group, point))
-        _LOADED[group.name] = accepted(group, found)  # type: ignore[assignment]
-    return _LOADED[group.name]  # type: ignore[return-value]
+        _LOADED[group.name] = accepted(group, found)
+    loaded: list[Found[T]] = _LOADED[group.name]
+    return loaded
 
 
 def package_units(group: Group[T], *packages: str) -> list[Found[T]]:
