@@ -23,6 +23,7 @@ from typing import Any
 FALLBACK = "en"
 
 _ADDED: dict[str, dict[str, str]] = {}  # texts that units brought (add_texts), by language
+_ADDED_FROM: set[str] = set()  # the units' files already joined ("<folder>/<stem>")
 
 
 class TextsLackLanguage(ValueError):
@@ -88,6 +89,9 @@ def add_texts(folder: Path | Traversable, stem: str) -> str | None:
     files = unit_text_files(folder, stem)
     if not files:
         return None
+    owner = str(folder / stem)
+    if owner in _ADDED_FROM:  # a second look at the same unit (a registry read again): joined once
+        return next(iter(files.values())).name
     texts: dict[str, dict[str, str]] = {}
     for lang in languages():
         if lang not in files:
@@ -103,6 +107,7 @@ def add_texts(folder: Path | Traversable, stem: str) -> str | None:
                 raise KeyError(key)
     for lang, found in texts.items():
         _ADDED.setdefault(lang, {}).update(found)
+    _ADDED_FROM.add(owner)
     catalog.cache_clear()
     return next(iter(files.values())).name
 

@@ -40,12 +40,12 @@ LESSON_TEXTS = {"en": '[learn.SLUG]\ntitle = "Twelve"\nidea = "Twelve, from a pa
 DRAFTED = '''"""A gauge from a package: drafted tokens per round, shown by `bench` right after τ."""
 from specview.kernel.gauges import BENCH, GaugeSpec
 
-GAUGE = GaugeSpec("drafted_per_round", lambda r: r.snap.drafted / r.snap.rounds if r.snap.rounds else None, ".2f",
+GAUGE = GaugeSpec("planted_drafted", lambda r: r.snap.drafted / r.snap.rounds if r.snap.rounds else None, ".2f",
                   frozenset({BENCH}), after="tau")
 '''
-GAUGE_TEXTS = {"en": '[gauge.drafted_per_round]\nlabel = "drafted per round"\nshort = "drafted/rd"\n'
+GAUGE_TEXTS = {"en": '[gauge.planted_drafted]\nlabel = "drafted per round"\nshort = "planted/rd"\n'
                      'help = "draft tokens proposed per round"\n',
-               "zh": '[gauge.drafted_per_round]\nlabel = "每轮草稿数"\nshort = "草稿/轮"\n'
+               "zh": '[gauge.planted_drafted]\nlabel = "每轮草稿数"\nshort = "植入/轮"\n'
                      'help = "每轮提出的草稿 token 数"\n'}
 
 DUPLICATE_KIND = '''from specview.backends.remote.server_kind import ServerKind
@@ -92,7 +92,7 @@ def test_a_packages_learn_screen_and_gauge_join_specviews_own_with_their_texts(t
                                           "from specview.texts.catalog import text\n"
                                           "print(text(lessons()[-1].title_key, 'zh'), text(lessons()[-1].idea_key))")
     assert titled.stdout == "十二 Twelve, from a package.\n", titled.stderr
-    for lang, short in (("en", "drafted/rd"), ("zh", "草稿/轮")):
+    for lang, short in (("en", "planted/rd"), ("zh", "植入/轮")):
         table = specview(site, home, "bench", "--rounds", "20", "--table", "--lang", lang)
         assert table.returncode == 0 and table.stderr == "", table.stderr
         header, row = table.stdout.splitlines()[:2]
