@@ -9,7 +9,7 @@ and specview's own built-ins go through the very same path, declared in specview
     specview.backends      BackendUnit (backends/unit.py)                      .id; .selects(RunSpec) picks it
     specview.lessons       Lesson (features/learn/registry.py)                 .slug (and a .number of its own)
     specview.gauges        GaugeSpec (kernel/gauges.py)                        .key; .after places it
-    specview.methods       (preset methods: the group is theirs to define with a `Group` of their own)
+    specview.methods       a preset method (defined where the methods are read, as below)
 
 An entry point names either
 
@@ -29,6 +29,14 @@ whose texts lack a language or repeat an id: each is one line (`plugins.*` in th
 en) naming the unit and its file, said once (on stderr; in the app, as a notification: problems.py),
 and that unit is left out while everything else loads. specview's own units load first, so a
 plugin never displaces a built-in.
+
+A new kind of extension is one `Group` beside the code that reads it, and one table in pyproject.toml:
+
+    METHODS: Group[Method] = Group("specview.methods", Method, lambda method: method.id)
+    units(METHODS)  # every Method, specview's first: each module of the package pyproject names
+    # pyproject.toml:  [project.entry-points."specview.methods"]  specview = "specview.catalog.methods"
+
+with `refuse` for anything besides the id that two units may not share (surface.Group).
 
 An editable install made before a group existed has no entry points for it: then the built-ins
 are read from the `[project.entry-points]` of the pyproject.toml beside the package (surface.py).

@@ -78,11 +78,6 @@ def accepted(group: Group[T], found: Iterable[Found[T]]) -> list[Found[T]]:
     return taken
 
 
-def forget(group_name: str) -> None:
-    """Load the group again next time (tests that plant units)."""
-    _LOADED.pop(group_name, None)
-
-
 def refusal(group: Group[T], found: Found[T], taken: list[Found[T]]) -> Phrase | None:
     ident = group.ident(found.unit)
     for other in taken:
