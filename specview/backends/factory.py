@@ -17,7 +17,7 @@ from specview.texts.catalog import Phrase
 if TYPE_CHECKING:
     from specview.kernel.backend import Backend
 
-BACKENDS: Group[BackendUnit] = Group("specview.backends", BackendUnit, lambda unit: unit.id)
+BACKENDS: Group[BackendUnit] = Group("specview.backends", BackendUnit, lambda unit: str(unit.id))
 
 
 def backend_unit(spec: RunSpec) -> BackendUnit:
@@ -27,8 +27,8 @@ def backend_unit(spec: RunSpec) -> BackendUnit:
         raise BackendError("backenderr.factory.unavailable", kind=spec.kind)
     if len(chosen) > 1:
         first, second = chosen[:2]
-        raise BackendError("backenderr.factory.two_select", first=repr(first.unit.id), there=first.file,
-                           second=repr(second.unit.id), where=second.file)
+        raise BackendError("backenderr.factory.two_select", first=repr(str(first.unit.id)), there=first.file,
+                           second=repr(str(second.unit.id)), where=second.file)
     return chosen[0].unit
 
 
