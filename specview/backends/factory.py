@@ -1,64 +1,42 @@
-"""Build a backend from a RunSpec; heavy imports happen only for the backend asked for."""
+"""Build a backend from a RunSpec: the one backend unit that selects it (group `specview.backends`).
+
+The units are found through the plugin surface (specview/plugins/, backends/unit.py); heavy
+imports happen only in the `make` of the backend asked for.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from specview.backends.unit import BackendUnit
 from specview.kernel.errors import BackendError
 from specview.kernel.runspec import RunSpec
+from specview.plugins.surface import Group, found_units
 from specview.texts.catalog import Phrase
 
 if TYPE_CHECKING:
     from specview.kernel.backend import Backend
 
+BACKENDS: Group[BackendUnit] = Group("specview.backends", BackendUnit, lambda unit: str(unit.id))
 
-_NO_TREE = {"sim": "backenderr.factory.no_tree_sim", "openai": "backenderr.factory.no_tree_openai",
-            "replay": "backenderr.factory.no_tree_replay"}
 
-# `--gamma auto` chooses γ from costs the run measures itself: v(k), c and the acceptance by position.
-# Catalog ids (texts/errors_backends.*.toml): `specview record` raises the replay one too.
-AUTO_NEEDS = {"sim": "backenderr.factory.auto_sim", "openai": "backenderr.factory.auto_openai",
-              "replay": "backenderr.factory.auto_replay"}
+def backend_unit(spec: RunSpec) -> BackendUnit:
+    """The unit that selects `spec`; BackendError when none does, or when two do (both named)."""
+    chosen = [found for found in found_units(BACKENDS) if found.unit.selects(spec)]
+    if not chosen:
+        raise BackendError("backenderr.factory.unavailable", kind=spec.kind)
+    if len(chosen) > 1:
+        first, second = chosen[:2]
+        raise BackendError("backenderr.factory.two_select", first=repr(str(first.unit.id)), there=first.file,
+                           second=repr(str(second.unit.id)), where=second.file)
+    return chosen[0].unit
 
 
 def make_backend(spec: RunSpec) -> Backend:
     """The backend `spec` selects. Raises BackendError or PresetError with a clear message."""
-    if spec.tree is not None and spec.kind != "llama":
-        raise BackendError("backenderr.factory.tree_local", backend=Phrase(_NO_TREE[spec.kind]))
-    if spec.gamma_auto and spec.kind != "llama":
-        raise BackendError(AUTO_NEEDS[spec.kind])
-    if spec.kind == "sim":
-        from specview.backends.sim.backend import SimBackend
-        from specview.catalog.presets import DEFAULT_PRESET, get_preset
-
-        return SimBackend(
-            get_preset(spec.preset or DEFAULT_PRESET),
-            gamma=spec.gamma,
-            temperature=spec.temperature,
-            seed=spec.seed,
-            lang=spec.lang,
-            prompt=spec.prompt,
-            speed=spec.speed,
-            max_rounds=spec.max_rounds,
-        )
-    if spec.kind == "llama":
-        import os
-
-        from specview.backends.local.engine_host import ENGINE_CHILD_ENV
-
-        if not os.environ.get(ENGINE_CHILD_ENV):  # llama.cpp runs in a process of its own (engine_process.py)
-            from specview.backends.local.engine_process import EngineProcess
-
-            return EngineProcess(spec)
-        from specview.backends.local.backend import make_llama_backend
-
-        return make_llama_backend(spec)
-    if spec.kind == "openai":
-        from specview.backends.remote.backend import make_openai_backend
-
-        return make_openai_backend(spec)
-    if spec.kind == "replay":
-        from specview.backends.replay import make_replay_backend
-
-        return make_replay_backend(spec)
-    raise BackendError("backenderr.factory.unavailable", kind=spec.kind)
+    unit = backend_unit(spec)
+    if spec.tree is not None and unit.no_tree is not None:
+        raise BackendError("backenderr.factory.tree_local", backend=Phrase(unit.no_tree))
+    if spec.gamma_auto and unit.no_auto is not None:
+        raise BackendError(unit.no_auto)
+    return unit.make(spec)

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from specview.backends.reason import reason_of
+from specview.backends.unit import BackendUnit
 from specview.boundary.bounds import MAX_CONTEXT_TOKENS, MAX_ROUND_DRAFTS, Invalid, integer, mapping, real, string
 from specview.catalog.provenance import checked_provenance
 from specview.features.record.recording import Header, read_recording, scan_headers
-from specview.kernel.backend import BackendInfo, BackendKind, Note, Pace
+from specview.kernel.backend import Backend, BackendInfo, BackendKind, Note, Pace
 from specview.kernel.errors import BackendError, RecordingError
 from specview.kernel.events import Basis, Calibration, Round, StreamItem
 from specview.kernel.runspec import RunSpec
@@ -193,3 +194,11 @@ class ReplayBackend:
         if due > now and stop.wait(due - now):
             return None
         return None if stop.is_set() else due
+
+
+def _make(spec: RunSpec) -> Backend:
+    return make_replay_backend(spec)
+
+
+BACKEND = BackendUnit(BackendKind.REPLAY, lambda spec: spec.kind is BackendKind.REPLAY, _make,
+                      no_tree="backenderr.factory.no_tree_replay", no_auto="backenderr.factory.auto_replay")

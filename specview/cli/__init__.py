@@ -30,7 +30,10 @@ def _main(argv: Sequence[str] | None) -> int:
 
         from specview.cli.error_lang import error_lang
         from specview.cli.parser import build_parser
+        from specview.plugins.problems import set_language
 
+        # a plugin left out is one line on stderr, in the error line's language (found only if there is one)
+        set_language(partial(error_lang, None, sys.argv[1:] if argv is None else argv))
         # help is said in the error line's language, found only if help is shown (it may read the config)
         args = build_parser(partial(error_lang, None, sys.argv[1:] if argv is None else argv)).parse_args(argv)
         return _dispatch(args)

@@ -5,6 +5,8 @@ so each area keeps its own file; a key must be unique across the files of one la
 flatten to dotted ids: `[gauge] alpha = { label = "…" }` is the text `gauge.alpha.label`.
 An array is data beside the texts, not a text (the glossary's replaced variants: catalog/glossary.py).
 The languages are the ones that have files (kernel/langs.py lists the same; a test checks it).
+A plugin unit brings its own texts beside its module (specview/plugins/): `add_texts` joins them
+to every language's catalog, once each language has them all.
 """
 
 from __future__ import annotations
@@ -13,10 +15,24 @@ import tomllib
 from collections.abc import Mapping
 from functools import cache, lru_cache
 from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
 from string import Formatter
 from typing import Any
 
 FALLBACK = "en"
+
+_ADDED: dict[str, dict[str, str]] = {}  # texts that units brought (add_texts), by language
+_ADDED_FROM: set[str] = set()  # the units' files already joined ("<folder>/<stem>")
+
+
+class TextsLackLanguage(ValueError):
+    """A unit's texts have no file for a language, or a file that lacks an id the others have."""
+
+    def __init__(self, lang: str, key: str | None) -> None:
+        super().__init__(lang if key is None else f"{lang}: {key}")
+        self.lang = lang
+        self.key = key
 
 
 @cache
@@ -50,7 +66,50 @@ def catalog(lang: str) -> dict[str, str]:
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if entry.name.endswith(f".{lang}.toml"):
             _flatten(tomllib.loads(entry.read_text(encoding="utf-8")), "", merged, entry.name)
+    for key, value in _ADDED.get(lang, {}).items():
+        if key in merged:
+            raise KeyError(f"catalog key {key!r} is defined twice (a unit's texts)")
+        merged[key] = value
     return merged
+
+
+def unit_text_files(folder: Path | Traversable, stem: str) -> dict[str, Path | Traversable]:
+    """A unit's catalog files beside its module: `<stem>.<lang>.toml` in `folder`, by language."""
+    found = {lang: folder / f"{stem}.{lang}.toml" for lang in languages()}
+    return {lang: entry for lang, entry in found.items() if entry.is_file()}
+
+
+def add_texts(folder: Path | Traversable, stem: str) -> str | None:
+    """Join a unit's texts (`<stem>.<lang>.toml` in `folder`, see unit_text_files) to the catalog.
+
+    Returns the first file's name (None: the unit has no texts). Raises TextsLackLanguage when a
+    language has no file or lacks an id another has, KeyError when an id is already a text, and
+    tomllib's error for a file that does not parse; then nothing is added.
+    """
+    files = unit_text_files(folder, stem)
+    if not files:
+        return None
+    owner = str(folder / stem)
+    if owner in _ADDED_FROM:  # a second look at the same unit (a registry read again): joined once
+        return next(iter(files.values())).name
+    texts: dict[str, dict[str, str]] = {}
+    for lang in languages():
+        if lang not in files:
+            raise TextsLackLanguage(lang, None)
+        texts[lang] = {}
+        _flatten(tomllib.loads(files[lang].read_text(encoding="utf-8")), "", texts[lang], files[lang].name)
+    every = set().union(*texts.values())
+    for lang, found in texts.items():
+        for key in sorted(every - set(found)):
+            raise TextsLackLanguage(lang, key)
+        for key in found:
+            if key in catalog(lang) or key in _ADDED.get(lang, {}):
+                raise KeyError(key)
+    for lang, found in texts.items():
+        _ADDED.setdefault(lang, {}).update(found)
+    _ADDED_FROM.add(owner)
+    catalog.cache_clear()
+    return next(iter(files.values())).name
 
 
 @cache

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import signal
 import sys
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -20,7 +21,8 @@ from specview.boundary.crash_log import internal_error_line, write_crash_log
 from specview.compat.textual_compat import QuietFatalErrorApp
 from specview.features.learn.explain.context import RunContext
 from specview.kernel.runspec import RunSpec
-from specview.texts.catalog import catalog, fill, text
+from specview.plugins import problems as plugin_problems
+from specview.texts.catalog import Phrase, catalog, fill, text
 from specview.themes.loader import TOKEN_DEFAULTS, shipped_themes
 from specview.tui.notify import ERROR_SECONDS, notify_error, notify_safe, user_action
 from specview.tui.pump import Throttle
@@ -78,6 +80,7 @@ class BaseApp(QuietFatalErrorApp):
         self.notices: tuple[str, ...] = ()  # said once at start (the CLI's run_app sets them)
         self.lang = lang
         self.crash_line = ""
+        self.hears_plugin_problems = False
         self.throttle = throttle or Throttle.default()
         if keymap:
             self.set_keymap(dict(keymap))
@@ -101,6 +104,27 @@ class BaseApp(QuietFatalErrorApp):
             self.notify_config_problems()
         for notice in self.notices:
             notify_safe(self, notice, severity="warning", timeout=ERROR_SECONDS)
+        self._hear_plugin_problems()
+
+    def _hear_plugin_problems(self) -> None:
+        """A plugin unit left out (specview/plugins/) is a notification while the app owns the terminal:
+        those said on stderr before it started (now under the app's screen), then each one found later."""
+        if self.hears_plugin_problems:  # a subclass's on_mount that calls this one is dispatched to both
+            return
+        self.hears_plugin_problems = True
+        for problem in plugin_problems.said():
+            notify_error(self, problem)
+
+        def heard(problem: Phrase) -> None:
+            if threading.current_thread() is threading.main_thread():
+                notify_error(self, problem)
+            else:  # a unit loaded by a worker (a backend made for a run)
+                self.call_from_thread(notify_error, self, problem)
+
+        plugin_problems.listen(heard)
+
+    def on_unmount(self) -> None:
+        plugin_problems.listen(None)  # stderr again once the app is gone
 
     def notify_config_problems(self) -> None:
         """One short line: how many problems, and the command that lists each in full (a bad

@@ -16,6 +16,7 @@ from specview.features.learn.app import LearnApp
 from specview.features.learn.base import LearnScreen
 from specview.features.learn.index_screen import LearnIndex
 from specview.features.learn.registry import find_lessons, lessons
+from specview.plugins import problems
 from specview.texts.catalog import fill, text
 from tests.support.app_helpers import wait_until
 
@@ -50,16 +51,20 @@ def _lesson(number: int, slug: str) -> str:
     return f"class {cls}(LearnScreen):\n    pass\n\n\nLESSON = Lesson({number}, {slug!r}, {cls}, lambda lang: {{}})\n"
 
 
-def test_lessons_are_ordered_by_number_not_by_file_and_a_clash_is_named(tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lessons_are_ordered_by_number_not_by_file_and_a_clash_is_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(problems, "_seen", set())
     name = _plant(tmp_path, {"a_second": _lesson(2, "second"), "b_first": _lesson(1, "first"),
                              "c_again": "from planted_lessons.b_first import LESSON\n"})  # imported: still one
     assert [item.slug for item in find_lessons(name)] == ["first", "second"]
     (tmp_path / name / "d_clash.py").write_text((tmp_path / name / "a_second.py").read_text().replace("second",
                                                                                                        "other"))
-    with pytest.raises(ValueError, match=r"planted_lessons\.a_second and planted_lessons\.d_clash share a number"):
-        find_lessons(name)
+    capsys.readouterr()
+    assert [item.slug for item in find_lessons(name)] == ["first", "second"]  # the clash left out, the rest kept
+    package = tmp_path / name
+    assert capsys.readouterr().err == (f"specview: specview.lessons unit 'other' ({package}/d_clash.py) is left out: "
+                                       f"Learn screen 2 is taken by 'second' ({package}/a_second.py)\n")
     for module in [m for m in sys.modules if m.startswith(name)]:
         del sys.modules[module]
 

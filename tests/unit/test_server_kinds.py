@@ -1,7 +1,8 @@
 """The server-kind registry finds the kinds itself and orders detection by their priority.
 
 Kinds planted in a package of their own (tmp_path on sys.path) show that the registry reads
-priorities, not file order, and refuses an order it would have to guess.
+priorities, not file order, and leaves out, with one line naming it, a kind whose order it would
+have to guess.
 """
 
 from __future__ import annotations
@@ -12,12 +13,19 @@ from pathlib import Path
 
 import pytest
 
-from specview.backends.remote.registry import KINDS_PACKAGE, engines, ordered, package_kinds, server_kinds
+from specview.backends.remote.registry import SERVER_KINDS, engines, ordered, server_kinds
 from specview.backends.remote.server_kind import LAST, ServerKind
 from specview.catalog.presets import get_preset, load_presets
 from specview.features.live.real_run import real_runs
 from specview.features.live.real_run_screen import real_run_text
-from specview.kernel.errors import BackendError
+from specview.plugins import problems
+from specview.plugins.surface import package_units
+
+KINDS_PACKAGE = "specview.backends.remote.kinds"
+
+
+def kinds_of(*packages: str) -> tuple[ServerKind, ...]:
+    return ordered(tuple(found.unit for found in package_units(SERVER_KINDS, *packages)))
 
 
 def test_detection_goes_by_priority_and_generic_comes_last() -> None:
@@ -54,7 +62,7 @@ def test_planted_kinds_are_probed_by_their_priority_not_their_file(tmp_path: Pat
         "z_early": _kind("Early", "early", 5),
         "again": "from planted_kinds.z_early import EARLY\n",  # imported elsewhere: still one kind
     })
-    found = ordered([*package_kinds(KINDS_PACKAGE), *package_kinds(name)])
+    found = kinds_of(KINDS_PACKAGE, name)
     built_in = server_kinds()
     assert [k.id for k in found] == ["early", *(k.id for k in built_in if k.priority < 25), "late",
                                      *(k.id for k in built_in if k.priority > 25)]
@@ -64,22 +72,23 @@ def test_planted_kinds_are_probed_by_their_priority_not_their_file(tmp_path: Pat
 
 
 @pytest.mark.parametrize(("body", "reason"), [
-    (_kind("Twin", "vllm", 15),
-     "two server kinds are called 'vllm': specview.backends.remote.kinds.vllm and clash.bad"),
-    (_kind("Tie", "tie", 20), "server kinds 'vllm' (specview.backends.remote.kinds.vllm) and 'tie' (clash.bad) both "
-                              "have priority 20: give each its own, below 1000"),
+    (_kind("Twin", "vllm", 15), "its id 'vllm' is taken by {kinds}/vllm.py"),
+    (_kind("Tie", "tie", 20), "priority 20 is taken by 'vllm' ({kinds}/vllm.py): give each its own, below 1000"),
     ("class Lazy(ServerKind):\n    id = 'lazy'\n\n\nLAZY = Lazy()\n",  # priority left at generic's
-     "server kinds 'generic' (specview.backends.remote.kinds.generic) and 'lazy' (clash.bad) both have priority 1000"),
-    (_kind("Never", "never", 2000), "server kind 'never' (clash.bad) has priority 2000: above 1000 it would be "
-                                    "probed after generic"),
+     "priority 1000 is taken by 'generic' ({kinds}/generic.py)"),
+    (_kind("Never", "never", 2000), "priority 2000 is above 1000: it would be probed after generic"),
 ])
-def test_an_order_the_registry_would_have_to_guess_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                              body: str, reason: str) -> None:
+def test_an_order_the_registry_would_have_to_guess_is_one_line_and_the_rest_stays(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], body: str,
+        reason: str) -> None:
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(problems, "_seen", set())
     name = _plant(tmp_path, "clash", {"bad": body})
-    with pytest.raises(BackendError) as caught:
-        ordered([*package_kinds(KINDS_PACKAGE), *package_kinds(name)])
-    assert reason in str(caught.value)
+    assert kinds_of(KINDS_PACKAGE, name) == server_kinds()  # the bad one left out, every built-in kept
+    kinds = str(Path(sys.modules[KINDS_PACKAGE].__file__ or "").parent)
+    line = capsys.readouterr().err
+    assert line.count("\n") == 1 and line.startswith("specview: specview.server_kinds unit ")
+    assert f"({tmp_path}/clash/bad.py) is left out: " + reason.format(kinds=kinds) in line
     for module in [m for m in sys.modules if m.startswith(name)]:
         del sys.modules[module]
 

@@ -9,6 +9,14 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from specview.features.learn.base import LearnScreen
+from specview.features.learn.checks import (
+    Checks,
+    LessonChecks,
+    Probes,
+    grid_text,
+    shown,
+    slider_values,
+)
 from specview.features.learn.explain.cache import PHASES, rollback_numbers, round_rollback
 from specview.features.learn.explain.rounds import label, round_drafts
 from specview.features.learn.registry import Lesson
@@ -107,4 +115,29 @@ def default_numbers(lang: str) -> dict[str, Any]:
     return round_rollback([label(t) for t in before], rnd)
 
 
-LESSON = Lesson(4, "cache", CacheScreen, default_numbers)
+
+PHASE_NAMES = ("start", "draft", "write", "verdict", "rollback", "commit")
+
+
+def _independent(s: Any, n: dict[str, Any]) -> Checks:
+    choice = slider_values(s)["round"]
+    a = s.round.accepted if choice == "real" else choice
+    gamma, kept = s.round.drafted, len(s.before) - 1  # the last committed token is pending, not cached
+    lengths = (kept, kept, kept + gamma + 1, kept + gamma + 1, kept + a + 1, kept + a + 1)
+    rollback = n["steps"][PHASE_NAMES.index("rollback")]
+    return [("accepted", n["accepted"], a), ("emitted", n["emitted"], a + 1), ("removed", n["removed"], gamma - a),
+            ("phases", [step["phase"] for step in n["steps"]], list(PHASE_NAMES)),
+            ("cache_len", [step["cache_len"] for step in n["steps"]], list(lengths)),
+            # llama_memory_seq_rm(mem, 0, n + a + 1, −1): nothing to remove when every draft passed
+            ("seq_rm", rollback["seq_rm"], [kept + a + 1, -1] if a < gamma else None), ("phase", n["phase"], s.phase)]
+
+
+def _probes(s: Any, n: dict[str, Any]) -> Probes:
+    return [(shown(s, "numbers"), f"{n['emitted']} = {n['accepted']} + 1" if n["phase"] == 5 else "—"),
+            (grid_text(s), n["steps"][n["phase"]]["slots"][-2]["label"] or " ")]
+
+
+CHECKS = LessonChecks(_independent, _probes, keys=("n", "n", "n", "n"))
+
+
+LESSON = Lesson(4, "cache", CacheScreen, default_numbers, checks=CHECKS)

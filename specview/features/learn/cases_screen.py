@@ -9,6 +9,14 @@ from textual.app import ComposeResult
 
 from specview.boundary.text import sanitize
 from specview.features.learn.base import LearnScreen
+from specview.features.learn.checks import (
+    Checks,
+    LessonChecks,
+    grid_text,
+    near,
+    preset_tau,
+    slider_values,
+)
 from specview.features.learn.explain.cases import COLUMNS, ROWS, case_numbers
 from specview.features.learn.registry import Lesson
 from specview.features.learn.tags import tag
@@ -107,4 +115,19 @@ class CasesScreen(LearnScreen):
         self.post_message(self.RunPreset(self._preset(), real=True))
 
 
-LESSON = Lesson(9, "cases", CasesScreen, lambda lang: case_numbers())
+
+def _independent(s: Any, n: dict[str, Any]) -> Checks:
+    out: Checks = [("selected", n["selected"], slider_values(s)["column"])]
+    for column, preset_id in zip(n["columns"], COLUMNS, strict=True):
+        preset, tau = preset_tau(preset_id)
+        out.append((preset_id, column["speedup"], near(tau / (preset.gamma * preset.c + 1))))  # Theorem 3.8
+    return out
+
+
+CHECKS = LessonChecks(
+    _independent, lambda s, n: [(grid_text(s), f"{c['speedup']:.2f}×") for c in n["columns"]],
+    # qwen3.6-mtp: a = .83 at each of 3 positions, τ = 1 + .83 + .83² + .83³ = 3.0907, c .135: 3.0907 ÷ 1.405
+    lambda n: [("qwen", n["columns"][0]["speedup"], near(2.19978, 1e-5))])
+
+
+LESSON = Lesson(9, "cases", CasesScreen, lambda lang: case_numbers(), checks=CHECKS)

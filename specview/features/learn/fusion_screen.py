@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.cells import cell_len
@@ -14,6 +15,12 @@ from specview.boundary.crash_log import internal_error_line, write_crash_log
 from specview.boundary.text import sanitize
 from specview.features.learn import show
 from specview.features.learn.base import LearnScreen
+from specview.features.learn.checks import (
+    Checks,
+    LessonChecks,
+    shown,
+    slider_values,
+)
 from specview.features.learn.explain.fusion import (
     D_MODELS,
     DEFAULT_D_MODEL,
@@ -170,4 +177,29 @@ class FusionScreen(LearnScreen):
         self.notify(sanitize(said), timeout=8, markup=False)
 
 
-LESSON = Lesson(8, "fusion", FusionScreen, lambda lang: fusion_numbers())
+
+FUSION_MAPS: dict[str, Callable[[int, float], list[tuple[int, int]]]] = {
+    # (out, in) of each projection for d_model d, draft ratio r: concat the inputs, then project
+    "medusa": lambda d, r: [],  # the heads read h alone: nothing to fuse
+    "eagle": lambda d, r: [(d, 2 * d)],  # fc over [h; e]
+    "eagle3": lambda d, r: [(d, 3 * d), (d, 2 * d)],  # three layers folded to one, then joined with e
+    "in-trunk": lambda d, r: [(d, 2 * d)],  # eh_proj, (n_embd, 2·n_embd) in a GGUF
+    "gemma4": lambda d, r: [(int(d * r), 2 * d)],  # a narrower drafter of width r·d
+}
+
+
+def _independent(s: Any, n: dict[str, Any]) -> Checks:
+    values = slider_values(s)
+    maps = FUSION_MAPS[values["variant"]](values["d_model"], values["ratio"])
+    return [("shapes", [tuple(p["shape"]) for p in n["projections"]], maps),
+            ("params", n["params"], sum(rows * cols for rows, cols in maps))]
+
+
+CHECKS = LessonChecks(
+    _independent,
+    lambda s, n: [(shown(s, "shapes"), f"W ({p['shape'][0]} × {p['shape'][1]})") for p in n["projections"]]
+    or [(shown(s, "shapes"), str(n["d_model"]))],
+    lambda n: [("params", n["params"], 33_554_432)])  # eh_proj at d_model 4096: 4096 × 8192 weights
+
+
+LESSON = Lesson(8, "fusion", FusionScreen, lambda lang: fusion_numbers(), checks=CHECKS)

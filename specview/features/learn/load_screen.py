@@ -11,6 +11,15 @@ from specview.boundary.text import sanitize
 from specview.catalog.hardware import ACCELERATORS, MODEL_SHAPES, accelerator, model_shape
 from specview.catalog.presets import load_presets
 from specview.features.learn.base import LearnScreen, preset_name
+from specview.features.learn.checks import (
+    Checks,
+    LessonChecks,
+    forward_s,
+    near,
+    preset_tau,
+    shown,
+    slider_values,
+)
 from specview.features.learn.explain.load import (
     BATCHES,
     DEFAULT_ACCELERATOR,
@@ -110,4 +119,25 @@ class LoadScreen(LearnScreen):
                     points=points, crossover=verdict)
 
 
-LESSON = Lesson(11, "load", LoadScreen, lambda lang: load_numbers())
+
+def _independent(s: Any, n: dict[str, Any]) -> Checks:
+    values = slider_values(s)
+    chip, shape, batch = accelerator(values["chip"]), model_shape(values["model"]), values["batch"]
+    preset, tau = preset_tau(values["preset"])
+
+    def at(b: int) -> float:  # τ / (γc + v_B(γ+1)), v_B(k) = t(B·k) ÷ t(B)
+        v = forward_s(chip, shape, b * (preset.gamma + 1)) / forward_s(chip, shape, b)
+        return float(tau / (preset.gamma * preset.c + v))
+
+    crossover = next((b for b in range(1, 4097) if at(b) < 1), None)
+    return [("speedup", n["speedup"], near(at(batch))), ("crossover", n["crossover_batch"], crossover)]
+
+
+CHECKS = LessonChecks(
+    _independent, lambda s, n: [(shown(s, "numbers"), f"{n['speedup']:.3f}×")],
+    # eagle3 at T 0: a = .9222 × 7, τ = (1 − .9222⁸)/.0778 = 6.1296, c .2282: 6.1296 ÷ 2.5974 = 2.3599 at batch 1;
+    # v_B(8) = 8B × 16 GFLOP ÷ 989 TFLOP/s ÷ 4.776 ms = 0.0271·B passes τ − γc = 4.532 from B = 168
+    lambda n: [("speedup", n["speedup"], near(2.3599, 1e-4)), ("crossover", n["crossover_batch"], 168)])
+
+
+LESSON = Lesson(11, "load", LoadScreen, lambda lang: load_numbers(), checks=CHECKS)

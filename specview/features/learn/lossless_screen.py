@@ -11,10 +11,19 @@ from textual.widgets import Static
 
 from specview.boundary.text import number
 from specview.features.learn.base import LearnScreen
+from specview.features.learn.checks import (
+    Checks,
+    LessonChecks,
+    Probes,
+    near,
+    shown,
+    slider_values,
+)
 from specview.features.learn.explain.coupling import (
     CLOSENESS_STEP,
     DEFAULT_CLOSENESS,
     DEFAULT_DRAWS,
+    FAR_Q,
     TARGET_P,
     coupling_numbers,
 )
@@ -203,4 +212,33 @@ class LosslessScreen(LearnScreen):
         self.refresh_numbers()
 
 
-LESSON = Lesson(6, "lossless", LosslessScreen, lambda lang: coupling_numbers())
+
+def _independent(s: Any, n: dict[str, Any]) -> Checks:
+    t, x = slider_values(s)["closeness"], slider_values(s)["token"]
+    p = list(TARGET_P)
+    q = [(1 - t) * f + t * a for a, f in zip(p, FAR_Q, strict=True)]
+    alpha = sum(min(a, b) for a, b in zip(p, q, strict=True))
+    out = [("q", n["q"], [near(v) for v in q]), ("alpha", n["alpha"], near(alpha)),
+           ("tv", n["tv"], near(1 - alpha)),  # ½ Σ |p − q| = 1 − Σ min(p, q)
+           ("proof", n["proof"]["total"], near(p[x])),  # lossless: P(emit x) = p(x)
+           ("accept_term", n["proof"]["accept_term"], near(min(p[x], q[x]))),
+           ("explain", n["explain"], ("trust", "coupling", "proof")[s.mode]), ("sampled", "sampling" in n, s.sampled)]
+    if s.sampled:  # the right sampler draws p (a χ² test passes); resampling from p on a rejection does not
+        out.append(("passes", n["sampling"]["passes"], not s.wrong))
+    return out
+
+
+def _probes(s: Any, n: dict[str, Any]) -> Probes:
+    return ([(shown(s, "numbers"), f"{n['alpha']:.3f}"), (shown(s, "numbers"), f"{n['tv']:.3f}")]
+            + ([(s.query_one("#explain", Prose).text, f"= {n['proof']['total']:.3f}")] if n["explain"] == "proof"
+               else [])
+            + ([(shown(s, "sampling"), f"{n['sampling']['chi_square']:.4g}")] if "sampling" in n else []))
+
+
+CHECKS = LessonChecks(
+    _independent, _probes,
+    # q = (p + far)/2 = .18 .13 .105 .105 .105 .11 .125 .14; Σ min(p, q) = .18+.13+.105+.105+.08+.06+.03+.02
+    lambda n: [("alpha", n["alpha"], near(0.71)), ("tv", n["tv"], near(0.29))], keys=("t", "t", "s", "w"))
+
+
+LESSON = Lesson(6, "lossless", LosslessScreen, lambda lang: coupling_numbers(), checks=CHECKS)

@@ -9,6 +9,11 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from specview.features.learn.base import LearnScreen
+from specview.features.learn.checks import (
+    Checks,
+    LessonChecks,
+    shown,
+)
 from specview.features.learn.explain.mask import mask_numbers
 from specview.features.learn.explain.rounds import label, round_drafts
 from specview.features.learn.registry import Lesson
@@ -106,4 +111,18 @@ def default_numbers(lang: str) -> dict[str, Any]:
     return mask_numbers(context, pending, [d.text for d in round_drafts(rnd)])
 
 
-LESSON = Lesson(3, "mask", MaskScreen, default_numbers)
+
+def _independent(s: Any, n: dict[str, Any]) -> Checks:
+    labels, cached = [*s.context, s.pending, *s.drafts], len(s.context)
+    return [("mask", n["mask"], [[int(k <= i) for k in range(len(labels))] for i in range(len(labels))]),
+            ("attends", n["selected_attends"], labels[: s.row + 1]),  # causal: itself and everything before
+            # the pending row scores draft 1, draft j's row draft j + 1, the last row the bonus
+            ("scores", n["selected_scores"], s.row - cached + 1 if s.row >= cached else None),
+            ("scored_is_masked", n["scored_is_masked"], True)]  # a row never sees the draft it scores
+
+
+CHECKS = LessonChecks(_independent, lambda s, n: [(shown(s, "numbers"), " ".join(n["selected_attends"]))],
+                      keys=("up", "up"), before_keys=lambda s: s.query_one(Grid).focus())
+
+
+LESSON = Lesson(3, "mask", MaskScreen, default_numbers, checks=CHECKS)

@@ -18,9 +18,17 @@ from specview.catalog.hardware import (
     ModelShape,
     accelerator,
     measure_memory_bandwidth,
+    model_shape,
 )
 from specview.features.learn import show
 from specview.features.learn.base import LearnScreen
+from specview.features.learn.checks import (
+    Checks,
+    LessonChecks,
+    near,
+    shown,
+    slider_values,
+)
 from specview.features.learn.explain.roofline import DEFAULT_ACCELERATOR, DEFAULT_SHAPE, gpu_wait_numbers, local_shape
 from specview.features.learn.hardware_texts import chip_source, shape_label
 from specview.features.learn.local_model import memory_numbers, model_error, read_model_info
@@ -142,4 +150,21 @@ class MemoryScreen(LearnScreen):
         self.refresh_numbers()
 
 
-LESSON = Lesson(1, "memory", MemoryScreen, lambda lang: gpu_wait_numbers(), lambda lang, path: memory_numbers(path))
+
+def _independent(s: Any, n: dict[str, Any]) -> Checks:
+    chip, shape = accelerator(slider_values(s)["chip"]), model_shape(slider_values(s)["model"])
+    ridge = None if chip.bf16_flops is None else chip.bf16_flops / chip.bandwidth
+    intensity = 2 / (shape.bits / 8)  # 2 FLOPs per weight, each weight read once per token
+    return [("ceiling_tps", n["ceiling_tps"], near(chip.bandwidth / (shape.active_params * shape.bits / 8))),
+            ("intensity", n["intensity"], near(intensity)), ("ridge", n["ridge"], ridge),
+            ("compute_busy", n["compute_busy"], None if ridge is None else near(min(1, intensity / ridge)))]
+
+
+CHECKS = LessonChecks(
+    _independent, lambda s, n: [(shown(s, "numbers"), f"{n['ceiling_tps']:.4g} tok/s")],
+    # H100 SXM 3.35 TB/s ÷ (8e9 weights × 2 bytes) = 209.375 tok/s; ridge 989 TFLOP/s ÷ 3.35 TB/s = 295.2 FLOP/B
+    lambda n: [("ceiling_tps", n["ceiling_tps"], near(209.375)), ("ridge", n["ridge"], near(295.22, 0.01))])
+
+
+LESSON = Lesson(1, "memory", MemoryScreen, lambda lang: gpu_wait_numbers(), lambda lang, path: memory_numbers(path),
+                checks=CHECKS)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from rich.cells import cell_len
@@ -11,6 +12,14 @@ from textual.widgets import Static
 
 from specview.catalog.presets import load_presets
 from specview.features.learn.base import LearnScreen, preset_name
+from specview.features.learn.checks import (
+    Checks,
+    LessonChecks,
+    near,
+    preset_tau,
+    shown,
+    slider_values,
+)
 from specview.features.learn.explain.mtp import DIAGRAM_STEPS, mtp_numbers
 from specview.features.learn.registry import Lesson
 from specview.features.learn.tags import tag
@@ -128,4 +137,22 @@ class MtpScreen(LearnScreen):
         self.refresh_numbers()
 
 
-LESSON = Lesson(7, "mtp", MtpScreen, lambda lang: mtp_numbers())
+
+def _independent(s: Any, n: dict[str, Any]) -> Checks:
+    preset = list(load_presets().values())[slider_values(s)["preset"]]
+    a = preset.acceptance_at(preset.temperature)
+    row = n["presets"][n["selected"]]
+    return [("selected", (n["selected"], row["id"], n["step"]), (slider_values(s)["preset"], preset.id, s.step)),
+            ("survival", row["survival"], [near(math.prod(a[:k])) for k in range(1, len(a) + 1)]),
+            ("tau", row["tau"], near(preset_tau(preset.id)[1]))]
+
+
+CHECKS = LessonChecks(
+    _independent,
+    lambda s, n: [(shown(s, "numbers"), " ".join(f"{x:.2f}" for x in n["presets"][n["selected"]]["survival"][:8]))],
+    # Medusa heads' marginals .56 .32 .20 .15 .12 ÷ the head before: .56, .32/.56, .20/.32, .15/.20, .12/.15
+    lambda n: [("medusa", n["medusa_heads"]["conditional"], [near(x) for x in (0.56, 4 / 7, 0.625, 0.75, 0.8)])],
+    keys=("n", "n"))
+
+
+LESSON = Lesson(7, "mtp", MtpScreen, lambda lang: mtp_numbers(), checks=CHECKS)

@@ -1,31 +1,32 @@
 """Every Learn screen in order: read by the `l` key, the command palette and `specview learn N`.
 
-Each screen's module declares its `Lesson` (number, catalog slug, screen class, default numbers)
-next to the screen; `lessons()` finds every one in this package, so adding a screen = one module
-here and its catalog lines (`learn.<slug>.title`, `learn.<slug>.idea`, …) in texts/learn_<slug>.<lang>.toml.
-Finding them imports the screens, and with them Textual (`specview learn N --json` needs no
-terminal all the same: the numbers come from core functions).
+Each screen's module declares its `Lesson` (number, catalog slug, screen class, default numbers,
+and the checks its test runs) next to the screen; the Lessons are the units of the plugin
+surface's group `specview.lessons` (specview/plugins/), which for specview's own names this
+package: adding a screen = one module here and its catalog lines (`learn.<slug>.title`,
+`learn.<slug>.idea`, …), in texts/learn_<slug>.<lang>.toml or beside the module (`<module>.<lang>.toml`). A plugin's
+screen is a Lesson its package registers the same way. Finding them imports the screens, and
+with them Textual (`specview learn N --json` needs no terminal all the same: the numbers come
+from core functions).
 """
 
 from __future__ import annotations
 
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from specview.features.learn.explain.context import RunContext
 from specview.kernel.errors import CliError
+from specview.plugins.surface import Found, Group, package_units, units
+from specview.texts.catalog import Phrase
 
 if TYPE_CHECKING:
     from textual.screen import Screen
 
     from specview.features.learn.base import LearnScreen
-
-LESSONS_PACKAGE = "specview.features.learn"
-
+    from specview.features.learn.checks import LessonChecks
 
 @dataclass(frozen=True, slots=True)
 class Lesson:
@@ -37,6 +38,8 @@ class Lesson:
     numbers: Callable[[str], dict[str, Any]]  # the screen's numbers at its default controls, by language
     # the same with a model given (`learn N --json --target M`), for a screen whose defaults follow the model
     model_numbers: Callable[[str, str], dict[str, Any]] | None = None  # (language, GGUF path)
+    # what its test checks, worked out independently of the screen (features/learn/checks.py)
+    checks: LessonChecks | None = None
 
     @property
     def title_key(self) -> str:
@@ -51,25 +54,28 @@ class Lesson:
         return self.screen(self, lang, run)
 
 
+def _refuse(item: Lesson, before: list[Found[Lesson]]) -> Phrase | None:
+    """A number another screen took first."""
+    for other in before:
+        if other.unit.number == item.number:
+            return Phrase("plugins.lesson_number", number=item.number, other=repr(other.unit.slug), there=other.file)
+    return None
+
+
+LESSONS: Group[Lesson] = Group("specview.lessons", Lesson, lambda item: item.slug, _refuse)
+
+
 @cache
 def lessons() -> tuple[Lesson, ...]:
     """Every Learn screen, by number (found once: they cannot change while specview runs)."""
-    return find_lessons(LESSONS_PACKAGE)
+    return tuple(sorted(units(LESSONS), key=lambda item: item.number))
 
 
 def find_lessons(package: str) -> tuple[Lesson, ...]:
     """Every Lesson at the top level of a module of `package` (or of a package inside it), by
-    number; two with one number or one slug are a mistake named at once."""
-    found: dict[int, tuple[Lesson, str]] = {}
-    for info in pkgutil.walk_packages(import_module(package).__path__, f"{package}."):
-        for item in vars(import_module(info.name)).values():
-            if not isinstance(item, Lesson) or found.get(item.number, (None, ""))[0] is item:
-                continue
-            for other, where in found.values():
-                if item.number == other.number or item.slug == other.slug:
-                    raise ValueError(f"Learn screens {where} and {info.name} share a number or a slug")
-            found[item.number] = (item, info.name)
-    return tuple(item for _, (item, _) in sorted(found.items()))
+    number, as the surface finds them in a package an entry point names; one whose number or slug
+    another took first is left out with one line naming both."""
+    return tuple(sorted((found.unit for found in package_units(LESSONS, package)), key=lambda item: item.number))
 
 
 def lesson(number: int) -> Lesson:

@@ -18,6 +18,14 @@ from specview.backends.sim.backend import SimBackend
 from specview.boundary.text import number
 from specview.catalog.presets import load_presets
 from specview.features.learn.base import LearnScreen, preset_name
+from specview.features.learn.checks import (
+    Checks,
+    LessonChecks,
+    grid_text,
+    near,
+    shown,
+    slider_values,
+)
 from specview.features.learn.explain.canned import canned_round
 from specview.features.learn.explain.rounds import round_numbers
 from specview.features.learn.registry import Lesson
@@ -262,4 +270,23 @@ def default_numbers(lang: str) -> dict[str, Any]:
     return round_numbers(canned_round(fill("learn.round.canned_words", lang).split("|")))
 
 
-LESSON = Lesson(5, "round", RoundScreen, default_numbers)
+
+def _independent(s: Any, n: dict[str, Any]) -> Checks:
+    rnd, shown_tokens = s.current, s.query_one(TokenView).tokens
+    accepted = sum(t.status is TokenStatus.ACCEPTED for t in rnd.tokens)
+    verdicts = [d["verdict"] for d in n["drafts"]]
+    rounds = sum(t.status in (TokenStatus.CORRECTED, TokenStatus.BONUS, TokenStatus.PLAIN) for t in shown_tokens)
+    keep = [None if d["p"] is None or not d["q"] else near(min(1, d["p"] / d["q"])) for d in n["drafts"]]
+    return [("accepted", n["accepted"], accepted), ("emitted", n["emitted"], accepted + 1),
+            ("verdicts", verdicts, sorted(verdicts, key=["accepted", "rejected", "discarded"].index)),
+            ("keep", [d["keep"] for d in n["drafts"]], keep), ("gamma", n["gamma"], rnd.drafted),
+            # the totals of the rounds shown so far: each ends with one token of the target's own
+            ("rounds", n["rounds"], rounds), ("preset", n["preset"], slider_values(s)["preset"])] + (
+        [("tau", n["tau"], near(sum(t.emitted for t in shown_tokens) / rounds))] if rounds else [])
+
+
+CHECKS = LessonChecks(_independent, lambda s, n: [(grid_text(s), n["drafts"][0]["text"]),
+                                                  (shown(s, "numbers"), f"{n['rounds']}")], keys=("n", "n", "n"))
+
+
+LESSON = Lesson(5, "round", RoundScreen, default_numbers, checks=CHECKS)

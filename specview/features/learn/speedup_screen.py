@@ -10,6 +10,14 @@ from textual.widgets import Static
 from specview.boundary.text import number, sanitize
 from specview.catalog.presets import load_presets
 from specview.features.learn.base import LearnScreen, preset_name
+from specview.features.learn.checks import (
+    Checks,
+    LessonChecks,
+    Probes,
+    near,
+    shown,
+    slider_values,
+)
 from specview.features.learn.explain.speedup import (
     DEFAULT_ALPHA,
     DEFAULT_C,
@@ -24,6 +32,7 @@ from specview.features.learn.saved_sweeps import read_gamma_sweep
 from specview.features.learn.tags import tag
 from specview.features.sweep.saved import sweep_path
 from specview.kernel.gauges import position_texts
+from specview.kernel.theory import MAX_GAMMA
 from specview.texts.catalog import fill
 from specview.widgets.bindings import bind
 from specview.widgets.column_chart import ColumnChart, Reference, Series
@@ -181,4 +190,29 @@ class SpeedupScreen(LearnScreen):
         self.refresh_numbers()
 
 
-LESSON = Lesson(10, "speedup", SpeedupScreen, lambda lang: speedup_numbers())
+
+def _independent(s: Any, n: dict[str, Any]) -> Checks:
+    a, g, c, v = (slider_values(s)[k] for k in ("alpha", "gamma", "c", "verify"))
+
+    def at(gamma: int) -> float:
+        return float(sum(a**k for k in range(gamma + 1)) / (gamma * c + v))  # τ = 1 + α + … + α^γ (Eq. 1)
+
+    best = max(range(1, MAX_GAMMA + 1), key=lambda gamma: (round(at(gamma), 9), -gamma))
+    return [("tau", n["expected_tau"], near(sum(a**k for k in range(g + 1)))), ("speedup", n["speedup"], near(at(g))),
+            ("best", (n["best_gamma"], n["best_speedup"]), (best, near(at(best))) if at(best) > 1 else (0, 1.0)),
+            ("curve", n["curve_speedup"], [near(at(gamma)) for gamma in range(1, 17)])]
+
+
+def _probes(s: Any, n: dict[str, Any]) -> Probes:
+    return [(shown(s, "numbers"), f"{n['expected_tau']:.3f}"), (shown(s, "numbers"), f"{n['speedup']:.3f}×"),
+            (shown(s, "numbers"), f"γ {n['best_gamma']} → {n['best_speedup']:.3f}×")]
+
+
+CHECKS = LessonChecks(
+    _independent, _probes,
+    # α .8, γ 4: τ = (1 − .8⁵)/(1 − .8) = 3.3616, ÷ (4 × .05 + 1) = 2.8013; best γ 8: 4.3289 ÷ 1.4 = 3.0921
+    lambda n: [("tau", n["expected_tau"], near(3.3616)), ("speedup", n["speedup"], near(2.80133, 1e-5)),
+               ("best", (n["best_gamma"], round(n["best_speedup"], 4)), (8, 3.0921))])
+
+
+LESSON = Lesson(10, "speedup", SpeedupScreen, lambda lang: speedup_numbers(), checks=CHECKS)

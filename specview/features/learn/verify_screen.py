@@ -15,6 +15,14 @@ from specview.boundary.bounds import MAX_SHOWN
 from specview.boundary.text import sanitize
 from specview.catalog.hardware import ACCELERATORS, MODEL_SHAPES, accelerator, model_shape
 from specview.features.learn.base import LearnScreen
+from specview.features.learn.checks import (
+    Checks,
+    LessonChecks,
+    forward_s,
+    near,
+    shown,
+    slider_values,
+)
 from specview.features.learn.explain.roofline import (
     BATCHES,
     DEFAULT_ACCELERATOR,
@@ -136,4 +144,21 @@ class VerifyScreen(LearnScreen):
         self.refresh_numbers()
 
 
-LESSON = Lesson(2, "verify", VerifyScreen, lambda lang: verify_cost_numbers())
+
+def _independent(s: Any, n: dict[str, Any]) -> Checks:
+    values = slider_values(s)
+    chip, shape, batch = accelerator(values["chip"]), model_shape(values["model"]), values["batch"]
+    ratios = [forward_s(chip, shape, k * batch) / forward_s(chip, shape, batch) for k in range(1, 17)]
+    # the bend: 2·n ÷ (bits/8) FLOP per byte reaches the ridge FLOP/s ÷ B/s
+    bend = None if chip.bf16_flops is None else chip.bf16_flops / chip.bandwidth * shape.bits / 8 / 2
+    return [("verify_ratio", n["verify_ratio"], [near(r) for r in ratios]), ("bend_tokens", n["bend_tokens"],
+            None if bend is None else near(bend))]
+
+
+CHECKS = LessonChecks(
+    _independent, lambda s, n: [(shown(s, "numbers"), f"{n['verify_ratio'][-1]:.3f}×")],
+    # 16 tokens × 2 × 8e9 FLOP ÷ 989 TFLOP/s = 0.26 ms, under the 4.78 ms read: v(k) = 1 up to k = 16
+    lambda n: [("verify_ratio", n["verify_ratio"], [1.0] * 16)])
+
+
+LESSON = Lesson(2, "verify", VerifyScreen, lambda lang: verify_cost_numbers(), checks=CHECKS)

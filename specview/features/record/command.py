@@ -23,9 +23,7 @@ from specview.texts.catalog import Phrase
 
 def run_replay(args: argparse.Namespace) -> int:
     if getattr(args, "gamma", None) == "auto":  # a replay ignores the run options, but auto asks what it cannot do
-        from specview.backends.factory import AUTO_NEEDS
-
-        raise CliError(AUTO_NEEDS["replay"])
+        raise CliError("backenderr.factory.auto_replay")  # what the replay backend unit says of it
     from specview.backends.replay import make_replay_backend
 
     if args.json:

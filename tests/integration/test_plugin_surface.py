@@ -1,0 +1,157 @@
+"""The plugin surface end to end, with installed distributions (a dist-info and its modules in a folder
+on the child's PYTHONPATH, as pip leaves them): a Learn screen and a gauge a package registers, with their
+own zh and en texts, show up like specview's own; a module that fails to import, a unit with an id another
+took, a unit whose texts lack a language: each is one line naming the unit and its file, and the rest of
+specview starts and works. An install whose metadata predates the groups still loads every built-in."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.cells import cell_len
+
+from specview.backends.remote.registry import server_ids
+from specview.features.learn.registry import lessons
+from tests.support.limited_run import base_env
+from tests.support.planted_dist import plant_distribution
+
+ROOT = Path(__file__).resolve().parents[2]
+
+TWELVE = '''"""A Learn screen from a package: its Lesson, its checks, its texts beside it."""
+from specview.features.learn.base import LearnScreen
+from specview.features.learn.checks import LessonChecks
+from specview.features.learn.registry import Lesson
+
+
+class TwelveScreen(LearnScreen):
+    pass
+
+
+LESSON = Lesson(NUMBER, "SLUG", TwelveScreen, lambda lang: {"twelve": 12},
+                checks=LessonChecks(lambda s, n: [("twelve", n["twelve"], 12)], lambda s, n: []))
+'''
+LESSON_TEXTS = {"en": '[learn.SLUG]\ntitle = "Twelve"\nidea = "Twelve, from a package."\n',
+                "zh": '[learn.SLUG]\ntitle = "十二"\nidea = "十二，来自一个包。"\n'}
+
+DRAFTED = '''"""A gauge from a package: drafted tokens per round, shown by `bench` right after τ."""
+from specview.kernel.gauges import BENCH, GaugeSpec
+
+GAUGE = GaugeSpec("planted_drafted", lambda r: r.snap.drafted / r.snap.rounds if r.snap.rounds else None, ".2f",
+                  frozenset({BENCH}), after="tau")
+'''
+GAUGE_TEXTS = {"en": '[gauge.planted_drafted]\nlabel = "drafted per round"\nshort = "planted/rd"\n'
+                     'help = "draft tokens proposed per round"\n',
+               "zh": '[gauge.planted_drafted]\nlabel = "每轮草稿数"\nshort = "植入/轮"\n'
+                     'help = "每轮提出的草稿 token 数"\n'}
+
+DUPLICATE_KIND = '''from specview.backends.remote.server_kind import ServerKind
+
+
+class Twin(ServerKind):
+    id = "vllm"
+    priority = 15
+
+
+KIND = Twin()
+'''
+
+
+def specview(site: Path, home: Path, *args: str, program: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = base_env(home, {"PYTHONPATH": f"{site}:{ROOT}", "NO_COLOR": "1"})
+    command = ["-c", program] if program is not None else ["-m", "specview", *args]
+    return subprocess.run([sys.executable, *command], capture_output=True, text=True, timeout=120, env=env,
+                          stdin=subprocess.DEVNULL, cwd=home)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    (tmp_path / "home").mkdir()
+    return tmp_path / "home"
+
+
+def lesson_plugin(site: Path, module: str, number: int, slug: str, langs: tuple[str, ...] = ("en", "zh")) -> Path:
+    texts = {f"{module}/{module}.{lang}.toml": LESSON_TEXTS[lang].replace("SLUG", slug) for lang in langs}
+    source = TWELVE.replace("NUMBER", str(number)).replace("SLUG", slug)
+    return plant_distribution(site, module.replace("_", "-"), {"specview.lessons": {slug: module}},
+                              {f"{module}/__init__.py": source, **texts})
+
+
+def test_a_packages_learn_screen_and_gauge_join_specviews_own_with_their_texts(tmp_path: Path, home: Path) -> None:
+    site = lesson_plugin(tmp_path / "site", "specview_twelve", len(lessons()) + 1, "twelve")
+    plant_distribution(site, "specview-drafted", {"specview.gauges": {"drafted": "specview_drafted.gauge:GAUGE"}},
+                       {"specview_drafted/__init__.py": "", "specview_drafted/gauge.py": DRAFTED,
+                        **{f"specview_drafted/gauge.{lang}.toml": words for lang, words in GAUGE_TEXTS.items()}})
+    number = len(lessons()) + 1
+    shown = specview(site, home, "learn", str(number), "--json")
+    assert shown.returncode == 0 and json.loads(shown.stdout) == {"twelve": 12} and shown.stderr == ""
+    titled = specview(site, home, program="from specview.features.learn.registry import lessons\n"
+                                          "from specview.texts.catalog import text\n"
+                                          "print(text(lessons()[-1].title_key, 'zh'), text(lessons()[-1].idea_key))")
+    assert titled.stdout == "十二 Twelve, from a package.\n", titled.stderr
+    for lang, short in (("en", "planted/rd"), ("zh", "植入/轮")):
+        table = specview(site, home, "bench", "--rounds", "20", "--table", "--lang", lang)
+        assert table.returncode == 0 and table.stderr == "", table.stderr
+        header, row = table.stdout.splitlines()[:2]
+        assert header.split()[header.split().index("τ") + 1] == short  # right after τ, where its `after` puts it
+        column_end = cell_len(header[: header.index(short) + len(short)])  # right-aligned columns; an ASCII row
+        assert row[:column_end].split()[-1] == "3.00"  # the preset's γ: every round drafts 3
+
+
+@pytest.mark.parametrize(("points", "files", "line"), [
+    ({"specview.server_kinds": {"broken": "specview_broken:KIND"}},
+     {"specview_broken/__init__.py": 'raise ImportError("specview_broken needs tinylib, which is not installed")\n'},
+     "specview: plugin specview.server_kinds broken = specview_broken:KIND ({site}/specview_broken/__init__.py) "
+     "failed to load and is left out: ImportError: specview_broken needs tinylib, which is not installed"),
+    ({"specview.server_kinds": {"twin": "specview_twin:KIND"}}, {"specview_twin/__init__.py": DUPLICATE_KIND},
+     "specview: specview.server_kinds unit 'vllm' ({site}/specview_twin/__init__.py) is left out: its id 'vllm' is "
+     "taken by {root}/specview/backends/remote/kinds/vllm.py"),
+])
+def test_a_bad_server_kind_plugin_is_one_line_and_specview_still_starts(
+        tmp_path: Path, home: Path, points: dict[str, dict[str, str]], files: dict[str, str], line: str) -> None:
+    site = plant_distribution(tmp_path / "site", "specview-bad", points, files)
+    helped = specview(site, home, "--help")
+    assert helped.returncode == 0 and "usage: specview" in helped.stdout
+    assert helped.stderr.splitlines() == [line.format(site=site, root=ROOT)]  # once, however often kinds are read
+    assert ", ".join(["auto", *server_ids()]) in " ".join(helped.stdout.split())  # every built-in kind kept
+    simulated = specview(site, home, "bench", "--rounds", "20", "--json")
+    assert simulated.returncode == 0 and json.loads(simulated.stdout)["backend"] == "sim"
+
+
+def test_a_learn_screen_whose_texts_lack_a_language_is_one_line_and_left_out(tmp_path: Path, home: Path) -> None:
+    site = lesson_plugin(tmp_path / "site", "specview_half", len(lessons()) + 1, "half", langs=("en",))
+    out = specview(site, home, "learn", "1", "--json")
+    assert out.returncode == 0 and json.loads(out.stdout)
+    module = site / "specview_half"
+    assert out.stderr.splitlines() == [f"specview: specview.lessons unit 'half' ({module}/__init__.py) is left out: "
+                                       f"its texts lack the zh file {module}/specview_half.zh.toml"]
+    said_in_zh = specview(site, home, "learn", "1", "--json", "--lang", "zh")
+    assert said_in_zh.stderr.splitlines() == [f"specview: specview.lessons 单元 'half'（{module}/__init__.py）未加载："
+                                              f"它的文本缺少 zh 文件 {module}/specview_half.zh.toml"]
+    beyond = specview(site, home, "learn", str(len(lessons()) + 1), "--json")
+    assert beyond.returncode == 2 and "there is no Learn screen" in beyond.stderr  # not half a screen
+
+
+def test_an_install_whose_metadata_predates_the_groups_still_loads_every_built_in(tmp_path: Path,
+                                                                                   home: Path) -> None:
+    # a specview dist-info ahead of the real one on the path, as an editable install made before the groups left it
+    site = plant_distribution(tmp_path / "site", "specview", {"console_scripts": {"specview": "specview.cli:main"}},
+                              version="0.0.1")
+    program = ("from specview.backends.remote.registry import server_ids\n"
+               "from specview.backends.factory import BACKENDS\nfrom specview.plugins.surface import units\n"
+               "from specview.features.learn.registry import lessons\nfrom specview.kernel.gauges import GAUGES\n"
+               "import importlib.metadata as m\nprint(m.version('specview'))\n"
+               "print((server_ids(), sorted(u.id for u in units(BACKENDS)), len(lessons()), len(GAUGES)))")
+    out = specview(site, home, program=program)
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    version, found = out.stdout.splitlines()
+    assert version == "0.0.1"  # the planted metadata is the one read
+    from specview.backends.factory import BACKENDS
+    from specview.kernel.gauges import GAUGES
+    from specview.plugins.surface import units
+
+    assert found == str((server_ids(), sorted(u.id for u in units(BACKENDS)), len(lessons()), len(GAUGES)))
+    assert "generic" in found and "'replay'" in found
