@@ -27,7 +27,7 @@ def parse_selector(selector: str, base: RunSpec) -> RunSpec:
         raise BackendError("backenderr.selector.no_target", selector=selector, kind=kind)
     if kind == "llama":
         target, _, draft = rest.partition("+")
-        return replace(base, preset=None, target=target, draft=draft or None, plain=not draft)
+        return replace(base, preset=None, target=target, draft=draft or None, plain=not draft).plain_reference()
     if kind == "url":
         url, _, model = rest.partition("#")
         return replace(base, preset=None, url=url, model=model or base.model)

@@ -104,6 +104,12 @@ class RunSpec:
         """The same settings on another simulator preset (γ and T from the preset)."""
         return replace(self, preset=preset, gamma=None, temperature=None)
 
+    def plain_reference(self) -> RunSpec:
+        """A plain run (`--no-spec`, a `llama:T` selector) without what only drafting has — a tree's
+        shape, `--gamma auto` — which a plain run refuses; a drafting run as given. diff's reference
+        and compare's plain side are made so beside a tree or auto run sharing the same options."""
+        return replace(self, tree=None, gamma_auto=False) if self.plain else self
+
     def header_fields(self) -> dict[str, Any]:
         """The recorded fields as a header holds them, in declaration order:
         {"settings": {...}, "models": {...}, "prompt": ...} (see HEADER)."""

@@ -41,3 +41,14 @@ def test_lossless_is_identical_or_kernel_numerics() -> None:
     assert not _result(Cause(DEFECT, defect_at=0)).lossless
     assert not _result(None).lossless  # servers: no replay to tell numerics from a loss
     assert _result(Cause(NUMERICS)).to_dict()["lossless"] is True
+
+
+def test_compares_plain_selector_beside_a_tree_drops_the_tree_and_the_other_keeps_it() -> None:
+    """`compare llama:T llama:T+D --tree 2x3`: the plain side is plain greedy, not a refusal."""
+    from specview.backends.selector import parse_selector
+
+    base = RunSpec(tree="2x3", gamma_auto=False)
+    plain, tree = parse_selector("llama:t.gguf", base), parse_selector("llama:t.gguf+d.gguf", base)
+    assert plain.plain and plain.tree is None
+    check_tree(tree_of(plain.tree), "ngram", plain=True, adaptive=False)
+    assert not tree.plain and tree.tree == "2x3" and tree.draft == "d.gguf"

@@ -70,9 +70,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def reference_of(spec: RunSpec) -> RunSpec:
-    """A plain run as diff's reference: without what only drafting has (a tree's shape, `--gamma
-    auto`), which `--no-spec` refuses; the speculative run keeps them. Other runs as given."""
-    return replace(spec, tree=None, gamma_auto=False) if spec.plain else spec
+    """A plain run as diff's reference: without what only drafting has (RunSpec.plain_reference);
+    the speculative run keeps them. Other runs as given."""
+    return spec.plain_reference()
 
 
 def describe(result: DiffResult, lang: str) -> str:
