@@ -66,3 +66,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             slow_modules[name] = _starts_servers(module)
         if slow_modules[name]:
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def _plugin_problems_kept_to_their_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the plugin surface left out is said once per process, and an app shows what was said
+    before it started (specview/plugins/problems.py): a test that plants a broken unit must not
+    put its line into a later test's app (a Learn snapshot with a notification in it)."""
+    from specview.plugins import problems
+
+    monkeypatch.setattr(problems, "_said", [])
+    monkeypatch.setattr(problems, "_seen", set())
