@@ -57,12 +57,6 @@ _._split_lines
 # the Learn registry collects every Lesson at a module's top level (features/learn/registry.py)
 LESSON
 
-# the server-kind registry reads each kinds/ module's ServerKind instance (backends/remote/registry.py)
-GENERIC
-LLAMA_SERVER
-TABBYAPI
-VLLM
-
 # functions run in the engine process, named there by a string ("module:function")
 forward_costs_here  # specview.features.learn.local_model
 position_rows  # specview.backends.local.token_rows

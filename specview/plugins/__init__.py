@@ -21,7 +21,9 @@ An entry point names either
 A unit's texts travel with it: beside the module that defines it, `<module>.<lang>.toml` for every
 language specview speaks (`lessons.en.toml` and `lessons.zh.toml` beside `lessons.py`; for a
 package, inside its folder: `<package>/<name>.en.toml`), in the catalog's format (texts/catalog.py); they
-join the catalog when the unit loads, so `Phrase`/`fill`/`text` find them like any other text.
+join the catalog when the unit loads, and wherever one of their ids is first rendered before that
+(texts/catalog.py: join_unit_texts), so `Phrase`/`fill`/`text` find them like any other text. A
+module lists its units in `__all__` (a reader, and vulture, then see what the surface reads).
 
 Bad input never stops specview: a module that fails to import, an entry point that names something
 not of the group's type, a unit whose id (or number, or priority) another unit took first, a unit

@@ -112,6 +112,43 @@ def add_texts(folder: Path | Traversable, stem: str) -> str | None:
     return next(iter(files.values())).name
 
 
+_UNIT_GROUP = "specview."
+_OWN_LOADER = {"specview.methods"}  # a method's texts are read by its own registry (specview/methods/)
+_JOINED: list[bool] = []
+
+
+def join_unit_texts() -> bool:
+    """Join the texts of every unit an installed `specview.*` entry point names (beside its module,
+    or anywhere in its package), without importing the units: a text is found where it is rendered,
+    not only after its group was read. Once per process; True the first time. A unit whose texts
+    cannot join is left here in silence: its group says so, in one line, when it loads it."""
+    if _JOINED:
+        return False
+    _JOINED.append(True)
+    from importlib import metadata, util
+
+    points = {(point.group, point.value): point for dist in metadata.distributions() for point in dist.entry_points}
+    for point in points.values():
+        if not point.group.startswith(_UNIT_GROUP) or point.group in _OWN_LOADER:
+            continue
+        try:
+            spec = util.find_spec(point.module)
+        except Exception:  # noqa: BLE001 - a broken plugin: its group names it when it loads
+            continue
+        if spec is None or not spec.origin:
+            continue
+        origin = Path(spec.origin)
+        places = ([(origin.parent, origin.stem)] if not spec.submodule_search_locations else
+                  [(found.parent, found.name.removesuffix(f".{FALLBACK}.toml"))
+                   for found in origin.parent.rglob(f"*.{FALLBACK}.toml")])
+        for folder, stem in places:
+            try:
+                add_texts(folder, stem)
+            except (KeyError, TextsLackLanguage, OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                continue
+    return True
+
+
 @cache
 def area(name: str, lang: str) -> dict[str, str]:
     """One area file's texts alone (texts/<name>.<lang>.toml; none if it is missing), for a reader in a
@@ -124,8 +161,13 @@ def area(name: str, lang: str) -> dict[str, str]:
 
 
 def text(key: str, lang: str = FALLBACK) -> str:
-    """One text by id; a missing key falls back to English, then to the key itself."""
-    return catalog(lang).get(key) or catalog(FALLBACK).get(key, key)
+    """One text by id; a missing key falls back to English, then to the key itself. A key no file
+    has may be an installed unit's not loaded yet (a server kind's note in a replayed recording):
+    every unit's texts join once (join_unit_texts), then the key is looked up again."""
+    found = catalog(lang).get(key) or catalog(FALLBACK).get(key)
+    if found is None and join_unit_texts():
+        found = catalog(lang).get(key) or catalog(FALLBACK).get(key)
+    return found or key
 
 
 class _Blanks(dict[str, object]):

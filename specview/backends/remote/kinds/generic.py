@@ -8,6 +8,8 @@ from specview.backends.remote.dialect import Dialect, RequestSettings, RoundMake
 from specview.backends.remote.server_kind import ServerKind
 from specview.kernel.events import Round
 
+__all__ = ["GENERIC"]  # the unit the plugin surface registers (specview/plugins/)
+
 
 class GenericDialect(Dialect):
     """Every token a plain round: the only thing every server promises."""

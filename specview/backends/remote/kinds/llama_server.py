@@ -25,6 +25,8 @@ from specview.features.live.real_run import ServerProgram
 from specview.kernel.backend import Note
 from specview.kernel.events import Round
 
+__all__ = ["LLAMA_SERVER"]  # the unit the plugin surface registers (specview/plugins/)
+
 # llama-server's --spec-type names, and what people call them
 METHOD_NAMES = {
     "draft-mtp": "MTP",

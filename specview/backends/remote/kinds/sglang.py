@@ -46,6 +46,8 @@ from specview.kernel.backend import Note
 from specview.kernel.events import Round
 from specview.kernel.totals import Totals
 
+__all__ = ["SGLANG"]  # the unit the plugin surface registers (specview/plugins/)
+
 # current names first; older builds' names after (PR #13754 sample; the alias keys)
 _ACCEPTED_KEYS = ("spec_num_correct_drafts", "spec_accept_token_num", "spec_accepted_drafts")
 _PROPOSED_KEYS = ("spec_num_proposed_drafts", "spec_draft_token_num", "spec_proposed_drafts")

@@ -24,6 +24,8 @@ from specview.kernel.backend import Exact, Note
 from specview.kernel.events import Round
 from specview.kernel.totals import Totals
 
+__all__ = ["TABBYAPI"]  # the unit the plugin surface registers (specview/plugins/)
+
 SOURCE = "usage.completion_tokens_details"
 
 

@@ -39,6 +39,8 @@ from specview.kernel.events import Round
 from specview.kernel.totals import Totals
 from specview.texts.catalog import Phrase
 
+__all__ = ["VLLM"]  # the unit the plugin surface registers (specview/plugins/)
+
 MAX_STEPS = 1_000_000  # entries of per_step_accepted (one per verify step of one request)
 
 
