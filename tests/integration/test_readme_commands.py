@@ -116,6 +116,10 @@ def test_the_server_kinds_the_readme_lists_are_the_choices(capsys: pytest.Captur
     for kinds in listed:
         for kind in kinds.split("|"):
             assert parse_problem(["--server", kind, "presets"], capsys) is None, kind
+    from specview.backends.remote.registry import server_ids
+
+    shipped = set(server_ids())  # and the other way: a kind shipped is a kind the README names
+    assert all(shipped <= set(kinds.split("|")) for kinds in listed), (shipped, listed)
 
 
 def subcommands() -> list[list[str]]:
@@ -265,3 +269,11 @@ def test_the_usage_block_runs(line: str, tmp_path: Path, request: pytest.Fixture
     if "--record" in argv:  # "specview replay run.jsonl plays it back": its statistics, headless
         replayed = specview(tmp_path, "replay", "run.jsonl", "--json")
         assert replayed.returncode == 0 and json.loads(replayed.stdout.splitlines()[0])["preset"] == "qwen3.6-mtp"
+
+
+def test_the_readmes_learn_table_has_a_row_for_every_screen() -> None:
+    """A Learn screen is documented where users look: one row per lesson number, no more, no fewer."""
+    from specview.features.learn.registry import lessons
+
+    rows = [int(n) for n in re.findall(r"^\| (\d+) \| ", README, flags=re.M)]
+    assert rows == [item.number for item in lessons()]
