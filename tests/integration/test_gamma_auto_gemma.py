@@ -39,6 +39,22 @@ def _run(model: Path, prompt: str, max_tokens: int,
     return backend, ids, session.metrics.snapshot()
 
 
+ATTEMPTS = 3
+
+
+def _decided_run(model: Path, prompt: str, max_tokens: int,
+                 **options: object) -> tuple[LlamaBackend, list[int], MetricsSnapshot]:
+    """`_run` until `--gamma auto` decided on a calibration it kept: one taken while the other test
+    worker held the cores is set aside (BUSY), as it should be, and a short run may then end still
+    LEARNING. The decision is what these tests check, so a run that never had one is run again."""
+    for _ in range(ATTEMPTS - 1):
+        run, ids, snap = _run(model, prompt, max_tokens, **options)
+        choice = snap.gamma_choice
+        if choice is not None and choice.why not in (Why.LEARNING, Why.BUSY):
+            return run, ids, snap
+    return _run(model, prompt, max_tokens, **options)
+
+
 @contextmanager
 def _plain(model: Path, prompt: str, max_tokens: int, **options: object) -> Iterator[tuple[LlamaBackend, list[int]]]:
     """Plain greedy decoding, its backend open until the block ends (`diff`'s verdict replays on it)."""
@@ -61,7 +77,7 @@ def model() -> Path:
 def test_auto_turns_speculation_off_when_the_target_drafts_for_itself(model: Path) -> None:
     """The target as its own draft on this CPU: c ≈ 1 and verifying k tokens costs ≈ k forwards,
     so even drafts that are always accepted lose: γ 0 for good, greedy output unchanged."""
-    run, auto, snap = _run(model, STORY, 32, draft=str(model), gamma_auto=True)
+    run, auto, snap = _decided_run(model, STORY, 32, draft=str(model), gamma_auto=True)
     choice = snap.gamma_choice
     assert choice is not None and choice.gamma == 0 and choice.why is Why.NEVER, choice
     assert all(s < 1 for s in choice.speedups[1:]), choice.speedups
@@ -76,7 +92,7 @@ def test_auto_turns_speculation_off_when_the_target_drafts_for_itself(model: Pat
 def test_auto_drafts_where_prompt_lookup_pays_and_stays_lossless(model: Path) -> None:
     """The demo's copy task: prompt lookup is nearly free and nearly always right, so a γ > 0 pays."""
     prompt = demo_prompt()
-    run, auto, snap = _run(model, prompt, 48, draft="ngram", gamma_auto=True, chat_template="gemma")
+    run, auto, snap = _decided_run(model, prompt, 48, draft="ngram", gamma_auto=True, chat_template="gemma")
     choice = snap.gamma_choice
     assert choice is not None and choice.gamma > 0 and choice.why is Why.PAYS, choice
     assert choice.expected is not None and choice.expected > 1
