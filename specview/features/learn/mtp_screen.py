@@ -14,6 +14,7 @@ from specview.features.learn.base import LearnScreen, preset_name
 from specview.features.learn.explain.mtp import DIAGRAM_STEPS, mtp_numbers
 from specview.features.learn.registry import Lesson
 from specview.features.learn.tags import tag
+from specview.methods.registry import methods
 from specview.texts.catalog import fill
 from specview.widgets.bindings import bind
 from specview.widgets.grid import Cell, Grid
@@ -78,7 +79,7 @@ class MtpScreen(LearnScreen):
         self.query_one("#diagrams", Static).update(self._diagrams(n["step"]))
         rows, cells = [], []
         for row in n["presets"]:
-            rows.append(f"{preset_name(row['id'])} ({self._school(row['school'])})")
+            rows.append(f"{preset_name(row['id'])} ({self._school(row['method'])})")
             line = []
             for k in range(SHOWN_K):
                 if k < len(row["survival"]):
@@ -107,10 +108,9 @@ class MtpScreen(LearnScreen):
         figures = {f["name"]: f"{f['value']} {tag(f['kind'], self.lang)}" for f in n["deepseek_v3"]}
         self.query_one("#deepseek", Prose).update(fill("learn2.mtp.deepseek", self.lang, **figures))
 
-    def _school(self, school: str) -> str:
-        """The MTP schools are this screen's; the other drafter kinds are named in learn2."""
-        area = "learn2" if school in ("feature", "separate") else "learn"
-        return self.t(f"{area}.mtp.school.{school}")
+    def _school(self, method: str) -> str:
+        """The drafter's school, in the words its method unit gives (specview/methods/<id>/texts.*)."""
+        return methods()[method].school_in(self.lang)
 
     def _diagrams(self, step: int) -> Text:
         trunk, head = self.ts("trunk"), self.ts("head")

@@ -13,22 +13,13 @@ from typing import Any
 
 from specview.catalog.presets import load_presets
 from specview.kernel.theory import conditional_from_marginal, survival, tau_from_positions
+from specview.methods.registry import methods
 
 # Medusa-1 heads on Vicuna-7B, top-1 accuracy of head k at training time: marginal, not conditional.
 # Source: FasterDecoding/Medusa assets/medusa_acc.csv [authors].
 MEDUSA_HEAD_TOP1 = (0.56, 0.32, 0.20, 0.15, 0.12)
 MEDUSA_SOURCE = "FasterDecoding/Medusa assets/medusa_acc.csv (Vicuna-7B heads, authors)"
 
-# Only MTP methods belong to the two MTP schools; EAGLE (a feature-level drafter trained afterwards), a separate
-# draft LM and n-gram lookup are drafters of other kinds, named as such rather than folded into a camp.
-SCHOOL = {
-    "mtp-parallel": "parallel",
-    "medusa": "parallel",
-    "mtp-sequential": "sequential",
-    "eagle": "feature",
-    "draft-model": "separate",
-    "ngram": "lookup",
-}
 # DeepSeek-V3 technical report §5.4.3 and §2.2 (arXiv 2412.19437), as the source article quotes them:
 # (catalog name, figure, where it comes from). Tags are the screen's provenance words.
 DEEPSEEK_V3 = (
@@ -50,7 +41,7 @@ def mtp_numbers(step: int = 0, selected: int = 0) -> dict[str, Any]:
         rows.append({
             "id": preset.id,
             "method": preset.method,
-            "school": SCHOOL.get(preset.method, "other"),
+            "school": methods()[preset.method].school,  # each method unit declares its own (specview/methods/)
             "gamma": preset.gamma,
             "acceptance": acceptance,
             "acceptance_kind": preset.field_source("acceptance").kind,
