@@ -9,7 +9,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Static
 
-from specview.catalog.presets import load_presets
 from specview.features.learn.base import LearnScreen, preset_name
 from specview.features.learn.explain.mtp import DIAGRAM_STEPS, mtp_numbers
 from specview.features.learn.registry import Lesson
@@ -60,9 +59,10 @@ class MtpScreen(LearnScreen):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.step = 0
-        self.preset_ids = list(load_presets())
+        self.preset_ids: list[str] = []
 
     def body(self) -> ComposeResult:
+        self.preset_ids = self.listed_presets()
         yield Static(id="diagrams", classes="learn-numbers")
         yield Slider(self.ts("preset"), list(range(len(self.preset_ids))), 0, lambda i: preset_name(self.preset_ids[i]),
                      id="preset")
@@ -72,7 +72,7 @@ class MtpScreen(LearnScreen):
         yield Prose(self.ts("note"), classes="learn-note")
 
     def numbers(self) -> dict[str, Any]:
-        return mtp_numbers(self.step, self.query_one(Slider).value)
+        return mtp_numbers(self.step, self.query_one(Slider).value, self.preset_ids)
 
     def refresh_numbers(self) -> None:
         n = self.numbers()

@@ -9,6 +9,7 @@ S_k = Π_{i≤k} a_i, which is why acceptance "falls with distance" even at cons
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from specview.catalog.presets import load_presets
@@ -31,12 +32,14 @@ DEEPSEEK_V3 = (
 DIAGRAM_STEPS = 4  # each diagram is shown in four steps
 
 
-def mtp_numbers(step: int = 0, selected: int = 0) -> dict[str, Any]:
-    """Survival P(drafts 1…k pass) per preset, the selected preset, and Medusa's heads made conditional."""
+def mtp_numbers(step: int = 0, selected: int = 0, preset_ids: Sequence[str] | None = None) -> dict[str, Any]:
+    """Survival P(drafts 1…k pass) per preset (every one, or `preset_ids` in that order), the selected preset,
+    and Medusa's heads made conditional."""
     if not 0 <= step < DIAGRAM_STEPS:
         raise ValueError(f"step must be in [0, {DIAGRAM_STEPS}), got {step}")
     rows = []
-    for preset in load_presets().values():
+    presets = load_presets()
+    for preset in presets.values() if preset_ids is None else (presets[p] for p in preset_ids):
         acceptance = preset.acceptance_at(preset.temperature)
         rows.append({
             "id": preset.id,
