@@ -57,8 +57,8 @@ def test_an_installed_plugin_adds_a_method_and_a_broken_one_is_one_line(tmp_path
     _preset(tmp_path)
     out = _specview("presets", "--json", tmp_path=tmp_path, site=site)
     assert out.returncode == 0, out.stderr
-    methods = {p["id"]: p["method"] for p in json.loads(out.stdout)}
-    assert methods["mine"] == "suffix-tree" and methods["suffix"] == "suffix"
+    methods = {p["id"]: (p["method"], p["method_unit"]["acceptance_model"]) for p in json.loads(out.stdout)}
+    assert methods["mine"] == ("suffix-tree", "variable-depth") and methods["suffix"] == ("suffix", "variable-depth")
     (line,) = out.stderr.strip().splitlines()
     assert "broken (broken_plugin)" in line and "half installed" in line and "Traceback" not in out.stderr
     bench = _specview("bench", "--preset", "mine", "--rounds", "50", "--json", tmp_path=tmp_path, site=site)
