@@ -25,6 +25,7 @@ How it works:
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from specview.boundary.text import sanitize, shown
 from specview.catalog.claims import Claim, parse_claim, shared_claims
 from specview.kernel.errors import SpecviewError
 from specview.methods.acceptance import MODELS, AcceptanceModel
@@ -44,6 +46,7 @@ GROUP = "specview.methods"
 BUILT_IN = "specview.methods"  # the collection of specview's own units
 UNIT_FILE = "method.toml"
 MAX_UNIT_BYTES = 256 * 1024  # a unit's file is a few KiB
+ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,39}")  # a method's id: a preset names it, screens show it
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,8 +98,11 @@ def methods() -> dict[str, Method]:
 
 def load_registry(entry_points: Iterable[metadata.EntryPoint] | None = None) -> Registry:
     """Read the units the entry points name (default: the installed `specview.methods` group)."""
-    found = sorted(metadata.entry_points(group=GROUP) if entry_points is None else entry_points,
-                   key=lambda ep: (ep.value != BUILT_IN, ep.name))
+    found: list[metadata.EntryPoint] = []
+    for ep in sorted(metadata.entry_points(group=GROUP) if entry_points is None else entry_points,
+                     key=lambda ep: (ep.value != BUILT_IN, ep.name)):
+        if all(ep.value != seen.value for seen in found):  # a package found twice on the path: read once
+            found.append(ep)
     problems: list[Phrase] = []
     roots: list[Traversable] = []
     if not any(ep.value == BUILT_IN for ep in found):
@@ -105,8 +111,9 @@ def load_registry(entry_points: Iterable[metadata.EntryPoint] | None = None) -> 
         try:
             roots.append(_folder(ep.load()))
         except Exception as exc:  # noqa: BLE001 - a plugin's import may fail in any way: said, then left out
-            problems.append(Phrase("methoderr.import", entry=ep.name, module=ep.value,
-                                   reason=f"{type(exc).__name__}: {exc}"))
+            problems.append(Phrase("methoderr.import", entry=sanitize(ep.name, 80, one_line=True),
+                                   module=sanitize(ep.value, 200, one_line=True),
+                                   reason=sanitize(f"{type(exc).__name__}: {exc}", 300, one_line=True)))
     out: dict[str, Method] = {}
     claimed = dict.fromkeys(shared_claims(), "texts/claims.toml")
     for root in roots:
@@ -167,7 +174,9 @@ def _read_unit(folder: Traversable, problems: list[Phrase]) -> Method:
     """One unit, or UnitError; a language its texts lack is a line in `problems` (English shown)."""
     file = folder.joinpath(UNIT_FILE)
     data = _toml(file, folder.name)
-    unit = _string(data, "id", folder.name, file)
+    unit = _string(data, "id", sanitize(folder.name, 80, one_line=True), file)
+    if not ID.fullmatch(unit):
+        raise UnitError(Phrase("methoderr.key", unit=shown(unit), file=str(file), key="id"))
     acceptance = data.get("acceptance")
     if not isinstance(acceptance, dict):
         raise UnitError(Phrase("methoderr.key", unit=unit, file=str(file), key="acceptance"))

@@ -136,3 +136,13 @@ def test_a_preset_must_have_the_shape_its_methods_model_allows(tmp_path: Path, s
         load_preset_file(path)
     assert caught.value.phrase.key == "methoderr.preset_model" and str(path) in str(caught.value)
     assert caught.value.phrase.fields["how"].key.endswith(says)  # type: ignore[attr-defined]
+
+
+def test_an_entry_point_listed_twice_is_read_once_and_a_bad_id_is_one_line(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    twice = [EntryPoint("builtin", BUILT_IN, GROUP), EntryPoint("builtin", BUILT_IN, GROUP)]
+    assert load_registry(twice).problems == ()
+    bad = {**UNIT, "method.toml": UNIT["method.toml"].replace('id = "suffix-tree"', 'id = "Suffix Tree\\u001b[2J"')}
+    found = load_registry([_plugin(tmp_path, "suffix_tree", bad, monkeypatch)])
+    (line,) = found.problems
+    assert "\x1b" not in line.render("en") and "'id'" in line.render("en")
