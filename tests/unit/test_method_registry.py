@@ -52,9 +52,9 @@ def test_every_shipped_preset_names_its_school_and_every_claim_has_one_owner() -
 
 
 def test_a_plugin_unit_adds_a_method_its_claims_and_its_words(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    found = load_registry([_plugin(tmp_path, "suffix_tree", UNIT, monkeypatch)])
+    found = load_registry([_plugin(tmp_path, "planted_lookup", UNIT, monkeypatch)])
     assert found.problems == ()
-    method = found.methods["suffix-tree"]
+    method = found.methods["planted-lookup"]
     assert list(found.methods)[:-1] == list(methods())  # built-ins first, then the plugin
     assert method.school_in("zh") == "查找" and method.model.requires == ("depth",)
     (claim,) = method.claims
@@ -62,22 +62,22 @@ def test_a_plugin_unit_adds_a_method_its_claims_and_its_words(tmp_path: Path, mo
 
 
 @pytest.mark.parametrize(("files", "says"), [
-    ({**UNIT, "method.toml": UNIT["method.toml"].replace('id = "suffix-tree"', 'id = "ngram"')}, "repeats the id"),
+    ({**UNIT, "method.toml": UNIT["method.toml"].replace('id = "planted-lookup"', 'id = "ngram"')}, "repeats the id"),
     ({**UNIT, "method.toml": UNIT["method.toml"].replace("variable-depth", "telepathy")}, "telepathy"),
     ({**UNIT, "method.toml": UNIT["method.toml"].replace('school = "lookup"\n', "")}, "'school'"),
     ({**UNIT, "method.toml": UNIT["method.toml"].replace("mean_length", "vibes")}, "vibes"),
-    ({**UNIT, "method.toml": UNIT["method.toml"].replace("suffix-tree-length", "specbench-pld-length")}, "claim"),
+    ({**UNIT, "method.toml": UNIT["method.toml"].replace("planted-lookup-length", "specbench-pld-length")}, "claim"),
     ({**UNIT, "method.toml": "id = [\n"}, "cannot be read"),
     ({k: v for k, v in UNIT.items() if k != "texts.en.toml"}, "texts.en.toml"),
 ])
 def test_a_bad_unit_is_one_line_naming_it_and_the_rest_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                               files: dict[str, str], says: str) -> None:
-    found = load_registry([_plugin(tmp_path, "suffix_tree", files, monkeypatch)])
+    found = load_registry([_plugin(tmp_path, "planted_lookup", files, monkeypatch)])
     assert list(found.methods) == list(methods())
     (line,) = found.problems
     assert says in line.render("en") and "方法单元" in line.render("zh")
     for lang in ("en", "zh"):
-        assert str(tmp_path / "suffix_tree") in line.render(lang), line.render(lang)
+        assert str(tmp_path / "planted_lookup") in line.render(lang), line.render(lang)
 
 
 def test_a_module_that_does_not_import_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -98,10 +98,11 @@ def test_texts_lacking_a_language_are_one_line_and_english_is_shown(tmp_path: Pa
         files["texts.zh.toml"] = 'school = "查找"\n'
     else:
         del files["texts.zh.toml"]
-    found = load_registry([_plugin(tmp_path, "suffix_tree", files, monkeypatch)])
+    found = load_registry([_plugin(tmp_path, "planted_lookup", files, monkeypatch)])
     (line,) = found.problems
-    assert "suffix-tree" in line.render("zh") and str(tmp_path / "suffix_tree" / "texts.zh.toml") in line.render("en")
-    (claim,) = found.methods["suffix-tree"].claims
+    file = str(tmp_path / "planted_lookup" / "texts.zh.toml")
+    assert "planted-lookup" in line.render("zh") and file in line.render("en")
+    (claim,) = found.methods["planted-lookup"].claims
     assert claim.describe("zh") == "a test claim"
 
 
@@ -115,13 +116,13 @@ def _preset(tmp_path: Path, shipped: str, **changes: str) -> Path:
 
 
 def test_a_preset_naming_an_unknown_method_is_skipped_naming_its_file(tmp_path: Path) -> None:
-    _preset(tmp_path, "glm-5.2-mtp.toml", **{'"mtp-sequential"': '"suffix-tree"', '"glm-5.2-mtp"': '"mine"'})
+    _preset(tmp_path, "glm-5.2-mtp.toml", **{'"mtp-sequential"': '"planted-lookup"', '"glm-5.2-mtp"': '"mine"'})
     problems: list = []
     presets = load_presets(tmp_path, problems)
     assert "mine" not in presets and "glm-5.2-mtp" in presets
     (line,) = problems
     for lang in ("en", "zh"):
-        assert str(tmp_path / "mine.toml") in line.render(lang) and "suffix-tree" in line.render(lang)
+        assert str(tmp_path / "mine.toml") in line.render(lang) and "planted-lookup" in line.render(lang)
 
 
 @pytest.mark.parametrize(("shipped", "change", "says"), [
@@ -142,7 +143,7 @@ def test_an_entry_point_listed_twice_is_read_once_and_a_bad_id_is_one_line(tmp_p
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     twice = [EntryPoint("builtin", BUILT_IN, GROUP), EntryPoint("builtin", BUILT_IN, GROUP)]
     assert load_registry(twice).problems == ()
-    bad = {**UNIT, "method.toml": UNIT["method.toml"].replace('id = "suffix-tree"', 'id = "Suffix Tree\\u001b[2J"')}
-    found = load_registry([_plugin(tmp_path, "suffix_tree", bad, monkeypatch)])
+    bad = {**UNIT, "method.toml": UNIT["method.toml"].replace('"planted-lookup"', '"Planted Lookup\\u001b[2J"', 1)}
+    found = load_registry([_plugin(tmp_path, "planted_lookup", bad, monkeypatch)])
     (line,) = found.problems
     assert "\x1b" not in line.render("en") and "'id'" in line.render("en")
