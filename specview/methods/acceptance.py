@@ -1,10 +1,11 @@
 """How a method's drafts come to be accepted: the acceptance models the simulator knows.
 
 A method unit declares one (`[acceptance] model = …` in its method.toml, with the source that
-describes it); a preset of that method may use only the parts of a preset the model has
-(catalog/preset_shapes.py): a block drafter's `block`, a tree's `[tree]`, a varying verify length's
-`[depth]`, prompt lookup's `[acceptance.mixture]`. Decay with context (`[acceptance.context]`) is
-open to every model. A preset whose shape its method cannot have is refused, naming the file.
+describes it); a preset of that method may have only the parts of a preset its model has
+(catalog/preset_shapes.py): a block drafter's `block` (and a verify length chosen per round, `[depth]`),
+a tree's `[tree]`, a varying draft length's `[depth]`, prompt lookup's `[acceptance.mixture]`. One plain
+chain is every model's simplest case, and decay with context (`[acceptance.context]`) is open to every
+model. A preset with a part its method's model does not have is refused, naming the file.
 """
 
 from __future__ import annotations
@@ -13,27 +14,19 @@ from dataclasses import dataclass
 
 from specview.catalog.preset_shapes import Shape
 from specview.kernel.errors import PresetError
-from specview.texts.catalog import Phrase
 
-FEATURES = ("block", "depth", "tree", "mixture", "context")  # the preset parts a model may need or allow
+FEATURES = ("block", "depth", "tree", "mixture", "context")  # the preset parts beyond one plain chain
 
 
 @dataclass(frozen=True, slots=True)
 class AcceptanceModel:
-    """The preset parts this model needs (`requires`) and may have (`allows`) beyond a chain."""
+    """The preset parts beyond a plain chain that this model has (`[acceptance.context]` aside: every model may)."""
 
-    requires: tuple[str, ...] = ()
     allows: tuple[str, ...] = ()
 
-    def mismatch(self, features: tuple[str, ...]) -> tuple[str, str] | None:
-        """("needs" | "refuses", feature) for the first part a preset lacks or must not have, else None."""
-        for feature in self.requires:
-            if feature not in features:
-                return "needs", feature
-        for feature in features:
-            if feature not in self.requires and feature not in self.allows and feature != "context":
-                return "refuses", feature
-        return None
+    def refused(self, features: tuple[str, ...]) -> str | None:
+        """The first part a preset has that this model does not, else None."""
+        return next((f for f in features if f not in self.allows and f != "context"), None)
 
 
 MODELS = {
@@ -42,11 +35,11 @@ MODELS = {
     # candidates per depth, the first that matches kept (EAGLE-2/3, Medusa's tree); a chain is its 1-branch case
     "tree": AcceptanceModel(allows=("tree",)),
     # B tokens in one forward, acceptance falling along the block; the verify length may vary per round
-    "block": AcceptanceModel(requires=("block",), allows=("depth",)),
+    "block": AcceptanceModel(allows=("block", "depth")),
     # a draft whose length varies round by round (a match of varying length), none in some rounds
-    "variable-depth": AcceptanceModel(requires=("depth",)),
+    "variable-depth": AcceptanceModel(allows=("depth",)),
     # a round finds a match and drafts γ tokens, or drafts nothing (prompt lookup)
-    "mixture": AcceptanceModel(requires=("mixture",)),
+    "mixture": AcceptanceModel(allows=("mixture",)),
 }
 
 
@@ -58,10 +51,7 @@ def preset_features(shape: Shape, mixture: bool) -> tuple[str, ...]:
 
 
 def check_model(method: str, model: str, shape: Shape, mixture: bool, where: str) -> None:
-    """PresetError, naming the file, when the preset has a part its method's model cannot have, or lacks
-    one it needs."""
-    found = MODELS[model].mismatch(preset_features(shape, mixture))
-    if found is not None:
-        how, feature = found
-        raise PresetError("methoderr.preset_model", where=where, method=method, model=model,
-                          how=Phrase(f"methoderr.preset_{how}"), feature=feature)
+    """PresetError, naming the file, when the preset has a part its method's model does not have."""
+    feature = MODELS[model].refused(preset_features(shape, mixture))
+    if feature is not None:
+        raise PresetError("methoderr.preset_model", where=where, method=method, model=model, feature=feature)

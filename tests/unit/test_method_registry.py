@@ -56,7 +56,7 @@ def test_a_plugin_unit_adds_a_method_its_claims_and_its_words(tmp_path: Path, mo
     assert found.problems == ()
     method = found.methods["planted-lookup"]
     assert list(found.methods)[:-1] == list(methods())  # built-ins first, then the plugin
-    assert method.school_in("zh") == "查找" and method.model.requires == ("depth",)
+    assert method.school_in("zh") == "查找" and method.model.allows == ("depth",)
     (claim,) = method.claims
     assert claim.describe("zh") == "测试论断" and claim.describe("en") == "a test claim"
 
@@ -125,18 +125,19 @@ def test_a_preset_naming_an_unknown_method_is_skipped_naming_its_file(tmp_path: 
         assert str(tmp_path / "mine.toml") in line.render(lang) and "planted-lookup" in line.render(lang)
 
 
-@pytest.mark.parametrize(("shipped", "change", "says"), [
-    ("ngram.toml", ("method = \"ngram\"", "method = \"draft-model\""), "refuses"),  # a mixture under a chain model
-    ("suffix.toml", ("method = \"suffix\"", "method = \"dflash\""), "needs"),  # a block model without a block
-    ("glm-5.2-mtp.toml", ("method = \"mtp-sequential\"", "method = \"ngram\""), "needs"),  # lookup without a mixture
+@pytest.mark.parametrize(("shipped", "change", "part"), [
+    ("ngram.toml", ("method = \"ngram\"", "method = \"draft-model\""), "mixture"),  # a mixture under a chain model
+    ("suffix.toml", ("method = \"suffix\"", "method = \"eagle\""), "depth"),  # a varying depth under a tree model
+    ("eagle3-tree.toml", ("method = \"eagle\"", "method = \"mtp-sequential\""), "tree"),  # a tree under a chain
 ])
-def test_a_preset_must_have_the_shape_its_methods_model_allows(tmp_path: Path, shipped: str,
-                                                                change: tuple[str, str], says: str) -> None:
+def test_a_preset_may_have_only_the_parts_its_methods_model_has(tmp_path: Path, shipped: str,
+                                                                 change: tuple[str, str], part: str) -> None:
     path = _preset(tmp_path, shipped, **{change[0]: change[1]})
     with pytest.raises(PresetError) as caught:
         load_preset_file(path)
     assert caught.value.phrase.key == "methoderr.preset_model" and str(path) in str(caught.value)
-    assert caught.value.phrase.fields["how"].key.endswith(says)  # type: ignore[attr-defined]
+    assert caught.value.phrase.fields["feature"] == part
+    assert load_preset_file(_preset(tmp_path, "glm-5.2-mtp.toml", **{"mtp-sequential": "ngram"})).method == "ngram"
 
 
 def test_an_entry_point_listed_twice_is_read_once_and_a_bad_id_is_one_line(tmp_path: Path,
