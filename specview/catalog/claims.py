@@ -1,4 +1,5 @@
-"""Published figures as data (`texts/claims.toml`), and whether a preset agrees with them.
+"""Published figures as data (each method unit's, specview/methods/*, and the shared `texts/claims.toml`),
+and whether a preset agrees with them.
 
 A claim is one number (or range, or bound) a source states: the source article's own
 figures and the papers and measurements in the research notes. Presets cite claims in their
@@ -129,8 +130,8 @@ def parse_claim(entry: dict[str, Any], where: str) -> Claim:
 
 
 @cache
-def load_claims() -> dict[str, Claim]:
-    """Every shipped claim by id (read once)."""
+def shared_claims() -> dict[str, Claim]:
+    """The claims that belong to no one method (texts/claims.toml), by id (read once)."""
     path = resources.files("specview") / "texts" / "claims.toml"
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     claims: dict[str, Claim] = {}
@@ -140,6 +141,14 @@ def load_claims() -> dict[str, Claim]:
             raise PresetError("catalogerr.claims.twice", claim=claim.id)
         claims[claim.id] = claim
     return claims
+
+
+@cache
+def load_claims() -> dict[str, Claim]:
+    """Every claim by id: the shared ones, then each method unit's (the registry keeps ids unique)."""
+    from specview.methods.registry import methods  # the units parse their claims here: imported when needed
+
+    return shared_claims() | {claim.id: claim for method in methods().values() for claim in method.claims}
 
 
 def preset_value(preset: Preset, claim: Claim) -> float | tuple[float, ...] | None:

@@ -5,7 +5,9 @@ interpolated linearly in T between rows), or as a mean accepted length (`mean_le
 constant α through Leviathan's Eq. 1), or as a mixture (`[acceptance.mixture]`, prompt lookup:
 a round either finds a match and drafts γ tokens accepted with the `matched` per-position rate,
 or drafts nothing; the match rate follows from `mean_length`). Every number carries its
-provenance (catalog/provenance.py); the figures presets cite are in texts/claims.toml.
+provenance (catalog/provenance.py); the figures presets cite are their methods' claims
+(specview/methods/, catalog/claims.py). A preset's method is a unit found by methods/registry.py, and the
+preset must have the shape that method's acceptance model allows (methods/acceptance.py).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from specview.boundary.safe_files import open_regular
 from specview.boundary.text import shown
 from specview.catalog.claims import load_claims
 from specview.catalog.preset_shapes import Shape, parse_shape
+from specview.catalog.preset_words import parse_words
 from specview.catalog.provenance import (
     UNTAGGED,
     VERIFY_ASSUMPTION,
@@ -35,13 +38,13 @@ from specview.catalog.provenance import (
 from specview.kernel.errors import PresetError, SpecviewError
 from specview.kernel.os_reason import os_reason
 from specview.kernel.theory import MAX_GAMMA, alpha_for_tau, expected_tau, tau_from_positions
+from specview.methods.acceptance import check_model
+from specview.methods.registry import methods
 from specview.texts.catalog import Phrase
 
 MAX_PRESET_BYTES = 1 * 2**20  # a preset file is a few hundred bytes; a bigger one is not read
 
 MAX_ACCEPTANCE_ROWS = 16  # temperatures a preset may give acceptance for
-METHODS = ("mtp-sequential", "mtp-parallel", "eagle", "draft-model", "ngram", "medusa", "dflash", "dspark",
-           "suffix")
 SOURCE_TAGS = ("vendor", "authors", "independent", "derived")
 
 
@@ -76,6 +79,7 @@ class Preset:
     findings: tuple[Finding, ...] = ()
     position_note: str = ""  # why per-position acceptance rises with distance, when it does
     shape: Shape = field(default_factory=Shape)  # block, variable depth, tree, decay with context
+    words: dict[str, dict[str, str]] = field(default_factory=dict)  # language → label, hardware (preset_words.py)
 
     def acceptance_at(self, temperature: float, gamma: int | None = None, context: float = 0.0) -> list[float]:
         """Conditional per-position acceptance at this temperature, one value per draft: a tree's
@@ -199,8 +203,9 @@ def parse_preset(data: dict[str, Any], where: str) -> Preset:
     """Validate one parsed TOML table; `where` names the file in every error."""
     pid = _require(data, "id", str, where)
     method = _require(data, "method", str, where)
-    if method not in METHODS:
-        raise PresetError("catalogerr.preset.unknown_method", where=where, method=method, known=METHODS)
+    known = methods()  # the method units (specview/methods/), plugins' included
+    if method not in known:
+        raise PresetError("catalogerr.preset.unknown_method", where=where, method=method, known=", ".join(known))
     gamma = _require(data, "gamma", int, where)
     if not 1 <= gamma <= MAX_GAMMA:
         raise PresetError("catalogerr.preset.gamma", where=where, gamma=shown(gamma), most=MAX_GAMMA)
@@ -220,6 +225,7 @@ def parse_preset(data: dict[str, Any], where: str) -> Preset:
     shape = parse_shape(data, acc, gamma, where)
     if not rows and mean_length is None:
         raise PresetError("catalogerr.preset.acceptance_needs", where=where)
+    check_model(method, known[method].acceptance, shape, matched is not None, where)
     listed = data.get("sources", [])
     if not isinstance(listed, list):
         raise PresetError("catalogerr.preset.sources", where=where, value=shown(listed))
@@ -261,6 +267,7 @@ def parse_preset(data: dict[str, Any], where: str) -> Preset:
         findings=findings,
         position_note=" ".join(_text(data, "position_note", "", where).split()),
         shape=shape,
+        words=parse_words(data, where),
     )
 
 
@@ -338,25 +345,32 @@ def user_preset_dir() -> Path:
 
 
 @cache
-def _shipped_presets() -> tuple[Preset, ...]:
-    """The presets in the package (read once: they cannot change while specview runs)."""
+def _shipped_presets() -> tuple[tuple[Preset, ...], tuple[Phrase, ...]]:
+    """The presets in the package (read once: they cannot change while specview runs), and why any is
+    left out: one that names a method no installed unit provides is skipped, as a user's file would be."""
     shipped = resources.files("specview") / "presets"
-    return tuple(
-        parse_preset(tomllib.loads(entry.read_text(encoding="utf-8")), f"shipped preset {entry.name}")
-        for entry in sorted(shipped.iterdir(), key=lambda e: e.name)
-        if entry.name.endswith(".toml")
-    )
+    presets, problems = [], []
+    for entry in sorted(shipped.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".toml"):
+            try:
+                presets.append(parse_preset(tomllib.loads(entry.read_text(encoding="utf-8")),
+                                            f"shipped preset {entry.name}"))
+            except PresetError as exc:
+                problems.append(Phrase("catalogerr.preset.skipped", error=exc))
+    return tuple(presets), tuple(problems)
 
 
 def load_presets(user_dir: Path | None = None,
                  problems: list[Phrase] | list[Phrase | str] | None = None) -> dict[str, Preset]:
     """Shipped presets, then user presets (which override by id; read afresh, they may change).
 
-    A user file that cannot be used is skipped, not fatal: its reason (file, key, why) is
-    appended to `problems` (a Phrase: the caller shows it in the user's language), and every
-    other preset still works.
+    A file that cannot be used is skipped, not fatal: its reason (file, key, why) is appended to
+    `problems` (a Phrase: the caller shows it in the user's language), and every other preset still works.
     """
-    presets = {preset.id: preset for preset in _shipped_presets()}
+    shipped, skipped = _shipped_presets()
+    presets = {preset.id: preset for preset in shipped}
+    if problems is not None:
+        problems.extend(skipped)
     folder = user_preset_dir() if user_dir is None else user_dir
     if folder.is_dir():
         for path in sorted(folder.glob("*.toml"))[:1000]:

@@ -1,7 +1,7 @@
 """Every config problem in one place, and reported by every command.
 
-The config file, the SPECVIEW_* variables, the `[keymap]` ids, the user preset files and the
-config's theme each can be wrong; a bad value never stops a command (the default is used, as
+The config file, the SPECVIEW_* variables, the `[keymap]` ids, the user preset files, the method units
+(plugins') and the config's theme each can be wrong; a bad value never stops a command (the default is used, as
 the README says), but it is always said: a terminal UI shows it in a notification (tui/app.py),
 a headless command as one `specview: warning: …` line per problem on stderr before its output,
 and `specview config check` lists them all (cli/config_cmd.py).
@@ -39,11 +39,13 @@ def gather(config: Config | None = None) -> ConfigProblems:
     from specview.boundary.text import shown
     from specview.catalog.config import config_path, load_config
     from specview.catalog.presets import load_presets
+    from specview.methods.registry import registry
     from specview.texts.catalog import Phrase
 
     config = config or load_config()
     problems: list[Phrase | str] = list(config.problems)
     load_presets(problems=problems)  # user preset files that are skipped, and why
+    problems += registry().problems  # method units left out, or missing a language
     keymap: dict[str, str] = {}
     if config.keymap:
         from specview.tui.keymap import check_keymap

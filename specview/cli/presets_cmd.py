@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from specview.cli.argtypes import Parser, SubParsers
+
+if TYPE_CHECKING:
+    from specview.methods.registry import Method
 
 
 def run_presets(as_json: bool) -> int:
@@ -12,6 +16,7 @@ def run_presets(as_json: bool) -> int:
     from specview.boundary.jsonio import dumps
     from specview.boundary.text import sanitize
     from specview.catalog.presets import load_presets
+    from specview.methods.registry import methods
 
     presets = load_presets()  # skipped user preset files: reported with the config's problems (cli/config_report.py)
     if as_json:
@@ -20,6 +25,7 @@ def run_presets(as_json: bool) -> int:
                 "id": p.id,
                 "label": p.label,
                 "method": p.method,
+                "method_unit": _method_json(methods()[p.method]),
                 "gamma": p.gamma,
                 "temperature": p.temperature,
                 "c": p.c,
@@ -51,6 +57,12 @@ def run_presets(as_json: bool) -> int:
             print(f"{'':<16} [{s.tag}] {sanitize(s.title, 300, one_line=True)}  {sanitize(s.url, 300, one_line=True)}")
         print()
     return 0
+
+
+def _method_json(method: Method) -> dict[str, str]:
+    """What a preset's method unit declares: its Learn school, its acceptance model and the model's source."""
+    title, url = method.acceptance_source
+    return {"school": method.school, "acceptance_model": method.acceptance, "source": title, "url": url}
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:

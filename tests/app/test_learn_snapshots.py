@@ -8,6 +8,7 @@ import pytest
 
 from specview.features.learn.app import LearnApp
 from specview.features.learn.registry import lesson
+from tests.support.learn_presets import SNAPSHOT_PRESETS
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
@@ -16,5 +17,6 @@ from specview.features.learn.registry import lesson
 def test_learn_screen_snapshot(snap_compare: object, number: int, lang: str, size: tuple[int, int],
                                tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))  # screen 10 draws a saved γ sweep: none here
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))  # no user presets: the fixed set alone
     assert callable(snap_compare)
-    assert snap_compare(LearnApp(lesson(number), lang=lang), terminal_size=size)
+    assert snap_compare(LearnApp(lesson(number), lang=lang, presets=SNAPSHOT_PRESETS), terminal_size=size)

@@ -13,7 +13,9 @@ from textual.geometry import Region
 from textual.screen import ModalScreen
 
 from specview.catalog.claims import load_claims
+from specview.catalog.preset_words import preset_words
 from specview.catalog.presets import load_presets
+from specview.methods.registry import methods
 from specview.texts.catalog import catalog
 
 WORD = re.compile(r"[A-Za-z]+")
@@ -61,7 +63,9 @@ def data_words(lang: str) -> set[str]:
     passage = (resources.files("specview") / "texts" / f"passage.{lang}.txt").read_text(encoding="utf-8")
     names = {"sim", "replay", "llama", "openai", "cpp", "server", "vLLM", "SGLang"}  # backends, engines
     cited = " ".join(claim.describe(lang) for claim in load_claims().values())  # published figures, in their words
-    return words(passage) | names | words(cited) | set().union(*(words(p.id) for p in load_presets().values()))
+    schools = " ".join(method.school_in(lang) for method in methods().values())  # each method unit's own words
+    presets = " ".join(" ".join((p.id, *preset_words(p, lang))) for p in load_presets().values())
+    return words(passage) | names | words(cited) | words(schools) | words(presets)
 
 
 def strays(app: App[None], lang: str, extra: set[str] | None = None) -> set[str]:

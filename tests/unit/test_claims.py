@@ -1,4 +1,4 @@
-"""Presets against the figures they cite (texts/claims.toml), and where every preset number comes from."""
+"""Presets against the figures they cite (their methods' claims), and where every preset number comes from."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from textual.screen import Screen
 
@@ -16,10 +16,11 @@ class LearnApp(BaseApp):
 
     def __init__(self, lesson: Lesson | None, theme_name: str | None = None, lang: str = "en",
                  problems: tuple[str, ...] = (), keymap: Mapping[str, str] | None = None,
-                 run: RunContext | None = None) -> None:
+                 run: RunContext | None = None, presets: Sequence[str] = ()) -> None:
         super().__init__(theme_name, lang, problems, keymap)
         self.first = lesson
         self.run_context = run
+        self.learn_presets = tuple(presets)  # the presets the screens list: these alone (none given: every one)
 
     def get_default_screen(self) -> Screen[None]:
         from specview.features.learn.home_screen import LearnHome

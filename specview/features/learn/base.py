@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from specview.boundary.text import sanitize
+from specview.catalog.presets import load_presets
 from specview.features.learn.explain.context import RunContext
 from specview.features.learn.footer import LearnFooter
 from specview.texts.catalog import fill, text
@@ -62,6 +63,13 @@ class LearnScreen(Screen[None]):
     def t(self, key: str) -> str:
         """A catalog text by its full key."""
         return text(key, self.lang)
+
+    def listed_presets(self) -> list[str]:
+        """The presets this screen's controls list: every one (shipped, then the user's), or the fixed set the
+        app was opened with (`LearnApp(presets=…)`: the snapshot tests, which a new preset must not change)."""
+        known = load_presets()
+        fixed = getattr(self.app, "learn_presets", None)
+        return [p for p in fixed if p in known] if fixed else list(known)
 
     def ts(self, name: str, /, **values: object) -> str:
         """A text of this lesson: `learn.<slug>.<name>`, its fields filled from `values` (catalog.fill)."""

@@ -9,7 +9,6 @@ from textual.widgets import Static
 
 from specview.boundary.text import sanitize
 from specview.catalog.hardware import ACCELERATORS, MODEL_SHAPES, accelerator, model_shape
-from specview.catalog.presets import load_presets
 from specview.features.learn.base import LearnScreen, preset_name
 from specview.features.learn.checks import (
     Checks,
@@ -53,7 +52,7 @@ class LoadScreen(LearnScreen):
     def body(self) -> ComposeResult:
         chips = [a.id for a in ACCELERATORS if a.bf16_flops is not None]  # a bend needs a compute figure
         shapes = [m.id for m in MODEL_SHAPES]
-        presets = list(load_presets())
+        presets = self.listed_presets()
         yield Slider(self.ts("chip"), chips, chips.index(DEFAULT_ACCELERATOR), lambda v: accelerator(v).label,
                      id="chip")
         yield Slider(self.ts("model"), shapes, shapes.index(DEFAULT_SHAPE), lambda v: model_shape(v).label,

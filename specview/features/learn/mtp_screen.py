@@ -23,6 +23,7 @@ from specview.features.learn.checks import (
 from specview.features.learn.explain.mtp import DIAGRAM_STEPS, mtp_numbers
 from specview.features.learn.registry import Lesson
 from specview.features.learn.tags import tag
+from specview.methods.registry import methods
 from specview.texts.catalog import fill
 from specview.widgets.bindings import bind
 from specview.widgets.grid import Cell, Grid
@@ -68,9 +69,10 @@ class MtpScreen(LearnScreen):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.step = 0
-        self.preset_ids = list(load_presets())
+        self.preset_ids: list[str] = []
 
     def body(self) -> ComposeResult:
+        self.preset_ids = self.listed_presets()
         yield Static(id="diagrams", classes="learn-numbers")
         yield Slider(self.ts("preset"), list(range(len(self.preset_ids))), 0, lambda i: preset_name(self.preset_ids[i]),
                      id="preset")
@@ -80,14 +82,14 @@ class MtpScreen(LearnScreen):
         yield Prose(self.ts("note"), classes="learn-note")
 
     def numbers(self) -> dict[str, Any]:
-        return mtp_numbers(self.step, self.query_one(Slider).value)
+        return mtp_numbers(self.step, self.query_one(Slider).value, self.preset_ids)
 
     def refresh_numbers(self) -> None:
         n = self.numbers()
         self.query_one("#diagrams", Static).update(self._diagrams(n["step"]))
         rows, cells = [], []
         for row in n["presets"]:
-            rows.append(f"{preset_name(row['id'])} ({self._school(row['school'])})")
+            rows.append(f"{preset_name(row['id'])} ({self._school(row['method'])})")
             line = []
             for k in range(SHOWN_K):
                 if k < len(row["survival"]):
@@ -116,9 +118,9 @@ class MtpScreen(LearnScreen):
         figures = {f["name"]: f"{f['value']} {tag(f['kind'], self.lang)}" for f in n["deepseek_v3"]}
         self.query_one("#deepseek", Prose).update(fill("learn.mtp.deepseek", self.lang, **figures))
 
-    def _school(self, school: str) -> str:
-        """A drafter's school, in words (learn.mtp.school.<school>)."""
-        return self.t(f"learn.mtp.school.{school}")
+    def _school(self, method: str) -> str:
+        """The drafter's school, in the words its method unit gives (specview/methods/<id>/texts.*)."""
+        return methods()[method].school_in(self.lang)
 
     def _diagrams(self, step: int) -> Text:
         trunk, head = self.ts("trunk"), self.ts("head")
@@ -139,7 +141,7 @@ class MtpScreen(LearnScreen):
 
 
 def _independent(s: Any, n: dict[str, Any]) -> Checks:
-    preset = list(load_presets().values())[slider_values(s)["preset"]]
+    preset = load_presets()[s.preset_ids[slider_values(s)["preset"]]]
     a = preset.acceptance_at(preset.temperature)
     row = n["presets"][n["selected"]]
     return [("selected", (n["selected"], row["id"], n["step"]), (slider_values(s)["preset"], preset.id, s.step)),

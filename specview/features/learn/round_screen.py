@@ -67,10 +67,9 @@ class RoundScreen(LearnScreen):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.presets = list(load_presets())
         live = self.run.last_round if self.run is not None else None
         self.live_round = live if has_own_pq(live) else None
-        self.sources = ([LIVE] if self.live_round is not None else []) + [CANNED] + self.presets
+        self.sources = ([LIVE] if self.live_round is not None else []) + [CANNED]
         self.phase = 0
         self.current: Round | None = None
         self.metrics = Metrics()
@@ -78,6 +77,7 @@ class RoundScreen(LearnScreen):
         self._rounds: Iterator[Round] | None = None
 
     def body(self) -> ComposeResult:
+        self.sources += self.listed_presets()
         yield Slider(self.ts("source"), self.sources, 0, self._source_name, id="preset")
         yield Prose(id="source", classes="learn-legend")
         for i in range(len(STEPS)):

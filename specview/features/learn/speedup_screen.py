@@ -8,7 +8,6 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from specview.boundary.text import number, sanitize
-from specview.catalog.presets import load_presets
 from specview.features.learn.base import LearnScreen, preset_name
 from specview.features.learn.checks import (
     Checks,
@@ -54,11 +53,10 @@ class SpeedupScreen(LearnScreen):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.measured: Measured | None = None
-        self.preset_ids = list(load_presets())
         self.sweep = read_gamma_sweep()
 
     def body(self) -> ComposeResult:
-        yield Slider(self.t("learn.speedup.preset"), ["", *self.preset_ids], 0,
+        yield Slider(self.t("learn.speedup.preset"), ["", *self.listed_presets()], 0,
                      lambda v: preset_name(v) if v else self.t("learn.speedup.manual"), id="preset")
         yield Slider("α", ALPHAS, ALPHAS.index(DEFAULT_ALPHA), lambda v: f"{v:.2f}", id="alpha")
         yield Slider("γ", GAMMAS, GAMMAS.index(DEFAULT_GAMMA), str, id="gamma")

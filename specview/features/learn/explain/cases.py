@@ -55,7 +55,7 @@ def case_numbers(selected: int = 0) -> dict[str, Any]:
 
 
 def cited_claims(p: Preset) -> list[dict[str, Any]]:
-    """The published figures (texts/claims.toml) a preset's numbers rest on, each with the preset's
+    """The published figures (its method's claims, catalog/claims.py) a preset's numbers rest on, each with the preset's
     own value under the claim's conditions, whether they agree (a finding says why not) and its role:
     "input" (the preset was built from it), "bound" (a one-sided limit) or "check" (reproduced or not)."""
     claims = load_claims()

@@ -9,26 +9,18 @@ S_k = Π_{i≤k} a_i, which is why acceptance "falls with distance" even at cons
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from specview.catalog.presets import load_presets
 from specview.kernel.theory import conditional_from_marginal, survival, tau_from_positions
+from specview.methods.registry import methods
 
 # Medusa-1 heads on Vicuna-7B, top-1 accuracy of head k at training time: marginal, not conditional.
 # Source: FasterDecoding/Medusa assets/medusa_acc.csv [authors].
 MEDUSA_HEAD_TOP1 = (0.56, 0.32, 0.20, 0.15, 0.12)
 MEDUSA_SOURCE = "FasterDecoding/Medusa assets/medusa_acc.csv (Vicuna-7B heads, authors)"
 
-# Only MTP methods belong to the two MTP schools; EAGLE (a feature-level drafter trained afterwards), a separate
-# draft LM and n-gram lookup are drafters of other kinds, named as such rather than folded into a camp.
-SCHOOL = {
-    "mtp-parallel": "parallel",
-    "medusa": "parallel",
-    "mtp-sequential": "sequential",
-    "eagle": "feature",
-    "draft-model": "separate",
-    "ngram": "lookup",
-}
 # DeepSeek-V3 technical report §5.4.3 and §2.2 (arXiv 2412.19437), as the source article quotes them:
 # (catalog name, figure, where it comes from). Tags are the screen's provenance words.
 DEEPSEEK_V3 = (
@@ -40,17 +32,19 @@ DEEPSEEK_V3 = (
 DIAGRAM_STEPS = 4  # each diagram is shown in four steps
 
 
-def mtp_numbers(step: int = 0, selected: int = 0) -> dict[str, Any]:
-    """Survival P(drafts 1…k pass) per preset, the selected preset, and Medusa's heads made conditional."""
+def mtp_numbers(step: int = 0, selected: int = 0, preset_ids: Sequence[str] | None = None) -> dict[str, Any]:
+    """Survival P(drafts 1…k pass) per preset (every one, or `preset_ids` in that order), the selected preset,
+    and Medusa's heads made conditional."""
     if not 0 <= step < DIAGRAM_STEPS:
         raise ValueError(f"step must be in [0, {DIAGRAM_STEPS}), got {step}")
     rows = []
-    for preset in load_presets().values():
+    presets = load_presets()
+    for preset in presets.values() if preset_ids is None else (presets[p] for p in preset_ids):
         acceptance = preset.acceptance_at(preset.temperature)
         rows.append({
             "id": preset.id,
             "method": preset.method,
-            "school": SCHOOL.get(preset.method, "other"),
+            "school": methods()[preset.method].school,  # each method unit declares its own (specview/methods/)
             "gamma": preset.gamma,
             "acceptance": acceptance,
             "acceptance_kind": preset.field_source("acceptance").kind,
