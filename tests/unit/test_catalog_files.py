@@ -14,8 +14,6 @@ The rule (specview/texts/<name>.<lang>.toml):
   (a gauge) and `palette.<name>` (a command) are named by the thing that raises, binds or defines them,
   and each owner files its own beside its other texts.
 - Every language has the same files.
-
-`preset_words` (`presetword.*`) is not held to the rule yet: the preset files' own words are to replace it.
 """
 
 from __future__ import annotations
@@ -29,7 +27,6 @@ from specview.texts.catalog import languages
 
 TEXTS = Path(__file__).resolve().parents[2] / "specview" / "texts"
 MECHANISMS = ("note", "keys", "gauge", "palette")
-NOT_YET = frozenset({"preset_words"})
 EDITION = re.compile(r"(\d|_(first|second|third|new|old|next|final|more|extra|rev|v\d+))$|^(new|old)_")
 
 
@@ -73,8 +70,6 @@ def misfiled(folder: Path) -> list[str]:
     out = [f"{name}: named for an edition" for name in names if EDITION.search(name)]
     out += [f"{name}: no {lang} file" for name in names for lang in languages() if lang not in files[name]]
     for name in names:
-        if name in NOT_YET:
-            continue
         for id_ in files[name].get("en", []):
             table = id_.split(".")[0]
             if EDITION.search(table):
