@@ -34,7 +34,7 @@ def test_every_shipped_preset_reads_in_chinese() -> None:
 
 
 def test_a_user_preset_is_shown_as_its_author_wrote_it(tmp_path: Path) -> None:
-    shipped = (Path(__file__).resolve().parents[2] / "specview" / "presets" / "ngram.toml").read_text(encoding="utf-8")
+    shipped = (Path(__file__).resolve().parents[3] / "specview" / "presets" / "ngram.toml").read_text(encoding="utf-8")
     (tmp_path / "mine.toml").write_text(shipped.replace('label = "', 'label = "my own ', 1), encoding="utf-8")
     mine = load_presets(tmp_path)["ngram"]  # a user file that replaces a shipped id
     assert preset_words(mine, "zh") == (mine.label, mine.hardware) and mine.label.startswith("my own ")
