@@ -55,12 +55,13 @@ lint: install-test
 deps-debian:
 	@bash scripts/deps-debian.sh
 
-# The suite runs in pytest-xdist workers, one test module to a worker (their servers are module-scoped):
-# a native crash (llama.cpp in a test's own process) ends one worker, fails that test with the signal in
-# its output, and a new worker carries on with the rest. Two workers on this 2-core machine: 12:51
-# against 24:54 for one.
+# The suite runs in pytest-xdist workers, test by test; the tests that share a module-scoped fixture (a
+# llama-server, vLLM, Prometheus, sshd: tests/conftest.py groups them) run in one worker, which starts it
+# once. A native crash (llama.cpp in a test's own process) ends one worker, fails that test with the signal
+# in its output, and a new worker carries on with the rest. Two workers on this 2-core machine: 12:51
+# against 24:54 for one (a module to a worker).
 PYTEST_WORKERS ?= 2
-XDIST := -n $(PYTEST_WORKERS) --dist loadfile --max-worker-restart 16
+XDIST := -n $(PYTEST_WORKERS) --dist loadgroup --max-worker-restart 16
 # every worker must collect the same test ids: one hash seed for all (a set's order can name a test)
 export PYTHONHASHSEED := 0
 
