@@ -6,7 +6,7 @@ PIP    := $(BIN)/python -m pip
 SERVER := build/bin/llama-server
 VLLM   := build/vllm-python
 
-.PHONY: run test test-fast install install-test lint llama-server vllm bench clean deps-debian test-models
+.PHONY: run test test-fast install install-fast install-test lint llama-server vllm bench clean deps-debian test-models
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,14 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(PIP) install --quiet -e '.[dev,llama,demo,serve]'
 	touch $@ $(VENV)/.installed
 
+# The quick loop's tools, without the llama extra: nothing to compile (pure-Python wheels only).
+$(VENV)/.installed-fast: pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet -e '.[dev,serve]'
+	touch $@ $(VENV)/.installed
+
 install: $(VENV)/.installed
+
+install-fast: $(VENV)/.installed-fast
 
 install-test: $(VENV)/.installed-test
 
@@ -46,10 +53,10 @@ $(VLLM): scripts/install-vllm.sh
 test-models: install-test
 	$(BIN)/python -m tests.support.draft_pair
 
+LINT = $(BIN)/ruff check specview tests bench && $(BIN)/mypy && $(BIN)/lint-imports
+
 lint: install-test
-	$(BIN)/ruff check specview tests bench
-	$(BIN)/mypy
-	$(BIN)/lint-imports
+	$(LINT)
 
 # Debian packages the tests use (sshd, ssh, tmux, headless Chromium): only what is missing.
 deps-debian:
@@ -68,11 +75,13 @@ export PYTHONHASHSEED := 0
 test: deps-debian install-test llama-server vllm test-models lint
 	SPECVIEW_LLAMA_SERVER=$(abspath $(SERVER)) SPECVIEW_VLLM_PYTHON=$$(cat $(VLLM)) $(BIN)/python -m pytest -q $(XDIST)
 
-# The quick loop: lint and the unit tests (no llama.cpp build, no vLLM, no terminal). Widen it with
-# PYTEST_MARK, e.g. `make test-fast PYTEST_MARK="not slow and not integration"` (app and hostile too).
+# The quick loop: lint and the unit tests, with nothing compiled (no llama-cpp-python, no llama.cpp build,
+# no vLLM, no terminal). Widen it with PYTEST_MARK, e.g. `make test-fast PYTEST_MARK="not slow and not
+# integration"` (app and hostile too); the tests marked `llama` stay out (`make test` runs them all).
 PYTEST_MARK ?= unit and not slow
-test-fast: install-test lint
-	$(BIN)/python -m pytest -q $(XDIST) -m "$(PYTEST_MARK)"
+test-fast: install-fast
+	$(LINT)
+	$(BIN)/python -m pytest -q $(XDIST) -m "($(PYTEST_MARK)) and not llama"
 
 bench: install-test llama-server
 	$(BIN)/python bench/ui_throughput.py

@@ -3,7 +3,8 @@
 Every test is marked by the folder it lives in (`unit`, `app`, `integration`, `hostile`), and
 `slow` when its module starts a real llama-server or vLLM (it imports their helpers), so
 `make test-fast` can run the quick ones (`pytest -m "unit and not slow"`; any other marker expression
-with `PYTEST_MARK=…`). `make test` runs everything.
+with `PYTEST_MARK=…`) without compiling anything: it leaves out the tests marked `llama` by hand, those
+that need llama-cpp-python. `make test` runs everything.
 
 `make test` spreads the tests one by one over pytest-xdist workers (`--dist loadgroup`); the tests that
 share something wider than a test (a module-scoped fixture: a llama-server, a vLLM, Prometheus, sshd, a
