@@ -6,7 +6,7 @@ PIP    := $(BIN)/python -m pip
 SERVER := build/bin/llama-server
 VLLM   := build/vllm-python
 
-.PHONY: run test test-fast install install-test lint llama-server vllm bench clean deps-debian test-models
+.PHONY: run test test-fast install install-fast install-test lint llama-server vllm bench clean deps-debian test-models
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,14 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(PIP) install --quiet -e '.[dev,llama,demo,serve]'
 	touch $@ $(VENV)/.installed
 
+# The quick loop's tools, without the llama extra: nothing to compile (pure-Python wheels only).
+$(VENV)/.installed-fast: pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet -e '.[dev,serve]'
+	touch $@ $(VENV)/.installed
+
 install: $(VENV)/.installed
+
+install-fast: $(VENV)/.installed-fast
 
 install-test: $(VENV)/.installed-test
 
@@ -46,33 +53,35 @@ $(VLLM): scripts/install-vllm.sh
 test-models: install-test
 	$(BIN)/python -m tests.support.draft_pair
 
+LINT = $(BIN)/ruff check specview tests bench && $(BIN)/mypy && $(BIN)/lint-imports && $(BIN)/vulture
+
 lint: install-test
-	$(BIN)/ruff check specview tests bench
-	$(BIN)/mypy
-	$(BIN)/lint-imports
-	$(BIN)/vulture
+	$(LINT)
 
 # Debian packages the tests use (sshd, ssh, tmux, headless Chromium): only what is missing.
 deps-debian:
 	@bash scripts/deps-debian.sh
 
-# The suite runs in pytest-xdist workers, one test module to a worker (their servers are module-scoped):
-# a native crash (llama.cpp in a test's own process) ends one worker, fails that test with the signal in
-# its output, and a new worker carries on with the rest. Two workers on this 2-core machine: 12:51
-# against 24:54 for one.
+# The suite runs in pytest-xdist workers, test by test; the tests that share a module-scoped fixture (a
+# llama-server, vLLM, Prometheus, sshd: tests/conftest.py groups them) run in one worker, which starts it
+# once. A native crash (llama.cpp in a test's own process) ends one worker, fails that test with the signal
+# in its output, and a new worker carries on with the rest. Two workers on this 2-core machine: 12:51
+# against 24:54 for one (a module to a worker).
 PYTEST_WORKERS ?= 2
-XDIST := -n $(PYTEST_WORKERS) --dist loadfile --max-worker-restart 16
+XDIST := -n $(PYTEST_WORKERS) --dist loadgroup --max-worker-restart 16
 # every worker must collect the same test ids: one hash seed for all (a set's order can name a test)
 export PYTHONHASHSEED := 0
 
 test: deps-debian install-test llama-server vllm test-models lint
 	SPECVIEW_LLAMA_SERVER=$(abspath $(SERVER)) SPECVIEW_VLLM_PYTHON=$$(cat $(VLLM)) $(BIN)/python -m pytest -q $(XDIST)
 
-# The quick loop: lint and the unit tests (no llama.cpp build, no vLLM, no terminal). Widen it with
-# PYTEST_MARK, e.g. `make test-fast PYTEST_MARK="not slow and not integration"` (app and hostile too).
+# The quick loop: lint and the unit tests, with nothing compiled (no llama-cpp-python, no llama.cpp build,
+# no vLLM, no terminal). Widen it with PYTEST_MARK, e.g. `make test-fast PYTEST_MARK="not slow and not
+# integration"` (app and hostile too); the tests marked `llama` stay out (`make test` runs them all).
 PYTEST_MARK ?= unit and not slow
-test-fast: install-test lint
-	$(BIN)/python -m pytest -q $(XDIST) -m "$(PYTEST_MARK)"
+test-fast: install-fast
+	$(LINT)
+	$(BIN)/python -m pytest -q $(XDIST) -m "($(PYTEST_MARK)) and not llama"
 
 bench: install-test llama-server
 	$(BIN)/python bench/ui_throughput.py

@@ -3,7 +3,12 @@
 Every test is marked by the folder it lives in (`unit`, `app`, `integration`, `hostile`), and
 `slow` when its module starts a real llama-server or vLLM (it imports their helpers), so
 `make test-fast` can run the quick ones (`pytest -m "unit and not slow"`; any other marker expression
-with `PYTEST_MARK=…`). `make test` runs everything.
+with `PYTEST_MARK=…`) without compiling anything: it leaves out the tests marked `llama` by hand, those
+that need llama-cpp-python. `make test` runs everything.
+
+`make test` spreads the tests one by one over pytest-xdist workers (`--dist loadgroup`); the tests that
+share something wider than a test (a module-scoped fixture: a llama-server, a vLLM, Prometheus, sshd, a
+served app) form one `xdist_group`, so one worker starts it once and runs them all.
 """
 
 from __future__ import annotations
@@ -51,6 +56,27 @@ def _starts_servers(module: object) -> bool:
     return False
 
 
+def _shared_scope(item: pytest.Item) -> str | None:
+    """The group of the tests sharing this one's widest fixture: its module's path for a module-scoped
+    (or class-scoped) fixture, the fixture's own name for a session- or package-scoped one; None for a
+    test whose fixtures are all its own."""
+    fixture_info = getattr(item, "_fixtureinfo", None)  # what pytest resolved the test's fixtures to
+    if fixture_info is None:
+        return None
+    widest = None
+    for name, definitions in fixture_info.name2fixturedefs.items():
+        definition = definitions[-1]  # the one this test gets (the nearest overrides the others)
+        if not definition.baseid:  # a plugin's (pytest-asyncio's loop policy, syrupy's, tmp_path_factory)
+            continue
+        scope = definition.scope
+        if scope in ("session", "package"):
+            return f"fixture-{name}"
+        if scope in ("module", "class"):
+            widest = item.nodeid.split("::", 1)[0]
+    return widest
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups off the markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     root = Path(__file__).resolve().parent
     slow_modules: dict[str, bool] = {}
@@ -58,6 +84,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         parts = Path(str(item.path)).resolve().relative_to(root).parts
         if parts and parts[0] in KINDS:
             item.add_marker(getattr(pytest.mark, parts[0]))
+        group = _shared_scope(item)
+        if group is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(group))
         module = getattr(item, "module", None)
         if module is None:
             continue

@@ -203,7 +203,7 @@ def _round_by_builder(r: Round) -> tuple[object, tuple[object, ...]]:
 # Tokens and rounds cross the pipe as their fields, rebuilt by kernel/event_build.py: the UI
 # thread decodes every token the children make, and the builders take half the frozen __init__'s time.
 # The fields are written out above (in TOKEN_FIELDS' and ROUND_FIELDS' order): an attrgetter over
-# those names takes twice as long a token on the child (tests/unit/test_event_build.py round-trips
+# those names takes twice as long a token on the child (tests/unit/kernel/test_event_build.py round-trips
 # a token and a round with every field set). Elsewhere they pickle as dataclasses do (their slots).
 _WIRE: dict[type, Any] = {**copyreg.dispatch_table, TokenEvent: _token_by_builder, Round: _round_by_builder}
 

@@ -3,7 +3,7 @@ uses, what it means (a Learn screen's help lists it), the drifting variants it r
 phrases that quote a replaced variant on purpose.
 
 The words and meanings are catalog texts (`glossary.<term>.word`, `.means`); the variants are arrays,
-which the catalog leaves out, so they are read here. tests/unit/test_glossary.py holds every text to it.
+which the catalog leaves out, so they are read here. tests/unit/catalog/test_glossary.py holds every text to it.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 `textual_compat` holds Textual's, `stdlib_compat` the standard library's (argparse, re, atexit),
 `serve_compat` textual-serve's and `llama_compat` llama-cpp-python's. Each lists the names it relies
-on in `PRIVATE`: tests/unit/test_textual_compat.py and test_library_compat.py fail, naming the name,
+on in `PRIVATE`: tests/unit/compat/test_textual_compat.py and test_library_compat.py fail, naming the name,
 when an installed release moves one; tests/unit/test_private_names.py fails when a module outside
 this package touches a library's private name, or a compat module one it does not list.
 This package imports nothing of specview, so every layer may use it (import-linter checks it).

@@ -1,5 +1,5 @@
 """The standard library's private names specview relies on (argparse, re, atexit), all of them,
-listed in `PRIVATE` (tests/unit/test_textual_compat.py checks each and fails naming it).
+listed in `PRIVATE` (tests/unit/compat/test_textual_compat.py checks each and fails naming it).
 
 argparse has no public read of a parser's options, positionals or subcommands, no hook for an
 abbreviated option or a help section's heading, no public names for its group and subcommand

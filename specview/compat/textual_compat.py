@@ -1,5 +1,5 @@
 """Textual's private names, all of them: every one specview reads, calls or overrides is here and
-listed in `PRIVATE` (tests/unit/test_textual_compat.py checks each against the installed Textual
+listed in `PRIVATE` (tests/unit/compat/test_textual_compat.py checks each against the installed Textual
 and fails naming it). Callers use the functions and base classes below, which say in public terms
 what they do; where Textual has a public way, specview uses it instead and it is not here.
 

@@ -5,7 +5,7 @@ and a call per field); writing the slots through their descriptors makes the sam
 about half the time. The simulator flat out builds every token with these, and the UI decodes
 the child process's rounds with them (backends/process.py's pipe): there a token's decoding is
 most of the UI thread's cost per token that is not drawing. The objects are equal to, and behave as,
-those the classes' own constructors make (tests/unit/test_event_build.py); neither class has a
+those the classes' own constructors make (tests/unit/kernel/test_event_build.py); neither class has a
 `__post_init__` to skip.
 """
 

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from textual.widgets import Static
 
-import specview.features.learn.local_model as local_model
 from specview.catalog.claims import load_claims
 from specview.catalog.presets import load_presets
 from specview.features.learn.app import LearnApp
@@ -255,22 +254,19 @@ def test_a_sweep_command_keeps_its_last_result_for_the_learn_screens() -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-async def test_a_screen_that_needs_a_model_gives_the_install_command_and_demo(
-        lang: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert local_model.llama_installed()  # this venv has the llama extra: the hint offers --demo
-    app = LearnApp(lesson_named("fusion"), lang=lang)
+async def test_a_screen_that_needs_a_model_gives_the_install_command_and_demo(lang: str) -> None:
+    app = LearnApp(lesson_named("fusion"), lang=lang, llama_installed=True)  # the llama extra: --demo
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert "specview learn 8 --demo" in shown(app.screen, "gguf_hint")
         assert "pip install" not in shown(app.screen, "gguf_hint")
-    app = LearnApp(lesson_named("verify"), lang=lang)
+    app = LearnApp(lesson_named("verify"), lang=lang, llama_installed=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         await pilot.press("m")
         await pilot.pause()
         assert any("specview learn 2 --demo" in str(n.message) for n in app._notifications)
-    monkeypatch.setattr(local_model, "llama_installed", lambda: False)  # as on a machine without the extra
-    app = LearnApp(lesson_named("fusion"), lang=lang)
+    app = LearnApp(lesson_named("fusion"), lang=lang, llama_installed=False)  # a machine without the extra
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         said = shown(app.screen, "gguf_hint")
@@ -278,6 +274,7 @@ async def test_a_screen_that_needs_a_model_gives_the_install_command_and_demo(
         assert ("llama-cpp-python" in said) and (("这需要" in said) if lang == "zh" else ("This needs" in said))
 
 
+@pytest.mark.llama
 def test_learn_takes_demo_as_its_model() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-m", "specview", "learn", "8", "--demo", "--json"], capture_output=True,

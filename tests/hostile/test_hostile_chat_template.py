@@ -13,6 +13,8 @@ from tests.support.gguf_factory import write_tiny_llama
 from tests.support.hostile_checks import HOSTILE, assert_terminal_clean, json_lines, one_error_line
 from tests.support.limited_run import base_env, run_cli
 
+pytestmark = pytest.mark.llama
+
 MAX_LINE = 1000  # characters of the one error line: the template's own words are cut short
 # HOSTILE as a Jinja string literal's body: the template's text is plain ASCII, what it renders is not
 ESCAPED = HOSTILE.encode("unicode_escape").decode("ascii").replace("'", "\\'")

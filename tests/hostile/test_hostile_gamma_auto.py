@@ -19,7 +19,8 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("case", CASES, ids=list(CASES))
+@pytest.mark.parametrize("case", [pytest.param(case, id=case, marks=[pytest.mark.llama] if "--demo" in args else [])
+                                  for case, (args, _) in CASES.items()])
 def test_gamma_auto_where_it_cannot_work_is_one_line_and_exit_2(tmp_path: Path, case: str) -> None:
     args, says = CASES[case]
     run = run_cli(args, base_env(tmp_path), timeout=60)

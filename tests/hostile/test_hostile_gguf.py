@@ -37,6 +37,7 @@ from tests.support.hostile_checks import (
 from tests.support.limited_run import base_env, run_cli
 
 
+@pytest.mark.llama
 def test_hostile_gguf_metadata_is_one_clean_line(tmp_path: Path) -> None:
     """An architecture name carrying escapes: llama.cpp refuses it and quotes it; so do we, visibly."""
     path = tmp_path / f"model{OSC52}.gguf"

@@ -8,7 +8,7 @@ floats instead of (γ + 1) rows of the whole vocabulary. It does the same float 
 the same order as kernel/sampling.py does on the dense rows, and draws the same uniforms from
 the same generator, so a seed gives exactly the rounds it gave before (bit for bit: the sum of
 a residual row follows numpy's pairwise summation, `_numpy_sum`), which
-tests/unit/test_sim_sparse.py checks against kernel/sampling.py over thousands of rounds. Flat
+tests/unit/backends/sim/test_sparse_verifier.py checks against kernel/sampling.py over thousands of rounds. Flat
 out, the four-pane compare screen runs four of these in child processes on the UI's machine:
 their CPU per token is what its throughput is made of.
 """

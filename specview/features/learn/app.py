@@ -12,15 +12,21 @@ from specview.tui.app import BaseApp
 
 
 class LearnApp(BaseApp):
-    """Opens screen N, or the index; leaving the last screen quits."""
+    """Opens screen N, or the index; leaving the last screen quits.
+
+    `llama_installed` is what the screens take to be installed when they say how to get a local model
+    (the install command, or `--demo`); None looks (local_model.llama_installed). A snapshot pins it, so
+    it draws the same whichever extras the machine has."""
 
     def __init__(self, lesson: Lesson | None, theme_name: str | None = None, lang: str = "en",
                  problems: tuple[str, ...] = (), keymap: Mapping[str, str] | None = None,
-                 run: RunContext | None = None, presets: Sequence[str] = ()) -> None:
+                 run: RunContext | None = None, presets: Sequence[str] = (),
+                 llama_installed: bool | None = None) -> None:
         super().__init__(theme_name, lang, problems, keymap)
         self.first = lesson
         self.run_context = run
         self.learn_presets = tuple(presets)  # the presets the screens list: these alone (none given: every one)
+        self.llama_installed = llama_installed
 
     def get_default_screen(self) -> Screen[None]:
         from specview.features.learn.home_screen import LearnHome

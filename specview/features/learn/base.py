@@ -77,9 +77,11 @@ class LearnScreen(Screen[None]):
 
     def no_model_text(self, said: str) -> str:
         """A screen's "needs a local model" line `said`, with what to install or pass (`--demo`) to get one."""
+        from specview.features.learn.app import LearnApp
         from specview.features.learn.local_model import model_hint
 
-        return said + " " + model_hint(self.lang, self.lesson.number)
+        llama = self.app.llama_installed if isinstance(self.app, LearnApp) else None
+        return said + " " + model_hint(self.lang, self.lesson.number, llama)
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")

@@ -100,9 +100,10 @@ def llama_installed() -> bool:
     return find_spec("llama_cpp") is not None
 
 
-def model_hint(lang: str, number: int) -> str:
+def model_hint(lang: str, number: int, llama: bool | None = None) -> str:
     """What to do when Learn screen `number` needs a local model and has none: the exact install
-    command when llama-cpp-python is missing, else `--demo` (or --target) for this very screen."""
-    if not llama_installed():
+    command when llama-cpp-python is missing, else `--demo` (or --target) for this very screen.
+    `llama` says whether it is installed (None: look, `llama_installed()`)."""
+    if not (llama_installed() if llama is None else llama):
         return fill("learn.model.install", lang)
     return fill("learn.model.demo", lang, number=number)

@@ -63,7 +63,7 @@ def test_a_failed_replacement_leaves_the_old_file_and_no_temporary(tmp_path: Pat
               "except OSError as exc:\n"
               "    sys.exit(exc.strerror)\n")
     done = subprocess.run([sys.executable, "-c", script, str(file)], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])})
     assert done.returncode == 1 and done.stderr.strip() == "File too large"
     assert file.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["r.md"]
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from specview.texts.catalog import languages
 
-TEXTS = Path(__file__).resolve().parents[2] / "specview" / "texts"
+TEXTS = Path(__file__).resolve().parents[3] / "specview" / "texts"
 MECHANISMS = ("note", "keys", "gauge", "palette")
 EDITION = re.compile(r"(\d|_(first|second|third|new|old|next|final|more|extra|rev|v\d+))$|^(new|old)_")
 

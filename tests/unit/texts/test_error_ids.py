@@ -18,7 +18,7 @@ from pathlib import Path
 
 from specview.texts.catalog import catalog, languages
 
-PACKAGE = Path(__file__).resolve().parents[2] / "specview"
+PACKAGE = Path(__file__).resolve().parents[3] / "specview"
 BASE = "SpecviewError"
 REASON_IN_THIRD = {"RecordingError": (2, "reason")}  # classes whose message is not their first argument
 

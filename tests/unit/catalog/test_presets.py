@@ -16,7 +16,7 @@ from specview.kernel.metrics import Metrics
 ROUNDS = 20_000
 SHIPPED = sorted(load_presets(user_dir=Path("/nonexistent")))
 # a preset whose acceptance decays with context has no one declared value to reproduce:
-# tests/unit/test_preset_shapes.py checks it bucket by bucket
+# tests/unit/catalog/test_preset_shapes.py checks it bucket by bucket
 FLAT = [p for p in SHIPPED if get_preset(p, user_dir=Path("/nonexistent")).shape.half_life is None]
 
 

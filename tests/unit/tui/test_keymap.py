@@ -20,7 +20,7 @@ from textual.dom import DOMNode
 from specview.tui.keymap import bound_ids
 from specview.widgets.bindings import bind
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 UI_PACKAGES = ("specview.tui", "specview.widgets", "specview.features")  # the layers that may import Textual
 
 

@@ -38,7 +38,7 @@ def test_sanitize_makes_every_control_visible() -> None:
     clean = sanitize(text)
     assert clean == "a␛]52;c;QQ==␇b�31m�evil�����␡    z\nnext"
     assert sanitize("line\nbreak", one_line=True) == "line␊break"
-    # joiners too: Rich counts the emoji they join as one, terminals disagree (tests/unit/test_widths.py)
+    # joiners too: Rich counts the emoji they join as one, terminals disagree (tests/unit/boundary/test_widths.py)
     assert sanitize("emoji 👨\u200d👩\u200d👧 shows its joiners") == "emoji 👨�👩�👧 shows its joiners"
 
 

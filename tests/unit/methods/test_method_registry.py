@@ -16,7 +16,7 @@ from specview.kernel.errors import PresetError
 from specview.methods.registry import BUILT_IN, GROUP, load_registry, methods
 from tests.support.method_unit import UNIT
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _plugin(root: Path, name: str, files: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> EntryPoint:

@@ -15,7 +15,7 @@ from specview.catalog.glossary import Term, glossary
 from specview.kernel.langs import LANGS
 from specview.texts.catalog import catalog
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TEXTS = ROOT / "specview" / "texts"
 LEARN = ROOT / "specview" / "features" / "learn"
 

@@ -20,7 +20,7 @@ from specview.cli.help_format import ARGPARSE_TITLES, Help, help_text
 from specview.cli.parser import build_parser
 from specview.texts.catalog import catalog, languages
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PACKAGE = ROOT / "specview"
 TEXT_KEYWORDS = ("help", "description", "epilog")
 HELPERS_TAKING_A_TEXT = {"lang_option", "speed_option", "server_option"}  # (parser, text id, …)

@@ -20,7 +20,7 @@ import pytest
 from specview.features.learn.registry import lessons
 from specview.texts.catalog import catalog, join_unit_texts, languages
 
-PACKAGE = Path(__file__).resolve().parents[2] / "specview"
+PACKAGE = Path(__file__).resolve().parents[3] / "specview"
 
 
 @dataclass(frozen=True, slots=True)

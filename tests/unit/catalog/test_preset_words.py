@@ -14,7 +14,7 @@ from specview.kernel.errors import PresetError
 from specview.texts.catalog import catalog, languages
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-SHIPPED = Path(__file__).resolve().parents[2] / "specview" / "presets"
+SHIPPED = Path(__file__).resolve().parents[3] / "specview" / "presets"
 
 
 def _chinese_problems(path: Path) -> list[str]:

@@ -14,6 +14,8 @@ from specview.backends.local import exp_sum as module
 from specview.backends.local.exp_sum import exp_sum, reference_exp_sum
 from specview.backends.local.verify import row_probabilities
 
+pytestmark = pytest.mark.llama
+
 VOCAB = 262_144
 REL = 1e-6
 
