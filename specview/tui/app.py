@@ -80,7 +80,6 @@ class BaseApp(QuietFatalErrorApp):
         self.notices: tuple[str, ...] = ()  # said once at start (the CLI's run_app sets them)
         self.lang = lang
         self.crash_line = ""
-        self.hears_plugin_problems = False
         self.throttle = throttle or Throttle.default()
         if keymap:
             self.set_keymap(dict(keymap))
@@ -105,13 +104,15 @@ class BaseApp(QuietFatalErrorApp):
         for notice in self.notices:
             notify_safe(self, notice, severity="warning", timeout=ERROR_SECONDS)
         self._hear_plugin_problems()
+        self.started()
+
+    def started(self) -> None:
+        """What a subclass does once the app is mounted. Textual calls `on_mount` on every class of
+        the MRO, so a subclass's own `on_mount` beside this one (or calling it) runs start-up twice."""
 
     def _hear_plugin_problems(self) -> None:
         """A plugin unit left out (specview/plugins/) is a notification while the app owns the terminal:
         those said on stderr before it started (now under the app's screen), then each one found later."""
-        if self.hears_plugin_problems:  # a subclass's on_mount that calls this one is dispatched to both
-            return
-        self.hears_plugin_problems = True
         for problem in plugin_problems.said():
             notify_error(self, problem)
 

@@ -43,8 +43,7 @@ class LearnApp(BaseApp):
         live = [screen for screen in self.screen_stack if isinstance(screen, LiveScreen)]
         return live[-1].learn_context() if live else None
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def started(self) -> None:
         if self.first is not None:
             self.open_lesson(self.first)
         else:
