@@ -40,6 +40,7 @@ from specview.boundary.text import sanitize, shown
 from specview.catalog.claims import Claim, parse_claim, shared_claims
 from specview.kernel.errors import SpecviewError
 from specview.methods.acceptance import MODELS, AcceptanceModel
+from specview.plugins.surface import group_points
 from specview.texts.catalog import FALLBACK, Phrase, languages
 
 GROUP = "specview.methods"
@@ -97,10 +98,11 @@ def methods() -> dict[str, Method]:
 
 
 def load_registry(entry_points: Iterable[metadata.EntryPoint] | None = None) -> Registry:
-    """Read the units the entry points name (default: the installed `specview.methods` group)."""
+    """Read the units the entry points name (default: the `specview.methods` group as the plugin surface
+    finds every group's: specview's own first, from pyproject.toml where the metadata predates it)."""
     found: list[metadata.EntryPoint] = []
-    for ep in sorted(metadata.entry_points(group=GROUP) if entry_points is None else entry_points,
-                     key=lambda ep: (ep.value != BUILT_IN, ep.name)):
+    points = group_points(GROUP) if entry_points is None else entry_points
+    for ep in sorted(points, key=lambda ep: (ep.value != BUILT_IN, ep.name)):
         if all(ep.value != seen.value for seen in found):  # a package found twice on the path: read once
             found.append(ep)
     problems: list[Phrase] = []

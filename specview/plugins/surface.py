@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import Any, Generic, TypeVar
 
 from specview.plugins.problems import report
-from specview.texts.catalog import Phrase, TextsLackLanguage, add_texts
+from specview.texts.catalog import Phrase, TextsLackLanguage, add_texts, texts_beside
 
 T = TypeVar("T")
 OWN = "specview"  # the distribution whose entry points are the built-ins
@@ -166,8 +166,7 @@ def with_texts(group: Group[T], module: ModuleType, held: list[T]) -> bool:
     origin = getattr(module, "__file__", None)
     if origin is None:
         return True
-    path = Path(origin)
-    folder, stem = path.parent, (path.parent.name if path.stem == "__init__" else path.stem)
+    folder, stem = texts_beside(Path(origin))
     try:
         add_texts(folder, stem)
     except TextsLackLanguage as exc:

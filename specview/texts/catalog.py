@@ -112,6 +112,13 @@ def add_texts(folder: Path | Traversable, stem: str) -> str | None:
     return next(iter(files.values())).name
 
 
+def texts_beside(module_file: Path) -> tuple[Path, str]:
+    """Where a unit module's texts are: (folder, stem) of `<stem>.<lang>.toml` beside `module_file`; a
+    package's (`__init__.py`) inside its folder, named after it."""
+    folder = module_file.parent
+    return folder, folder.name if module_file.stem == "__init__" else module_file.stem
+
+
 _UNIT_GROUP = "specview."
 _OWN_LOADER = {"specview.methods"}  # a method's texts are read by its own registry (specview/methods/)
 _JOINED: list[bool] = []
@@ -138,7 +145,7 @@ def join_unit_texts() -> bool:
         if spec is None or not spec.origin:
             continue
         origin = Path(spec.origin)
-        places = ([(origin.parent, origin.stem)] if not spec.submodule_search_locations else
+        places = ([texts_beside(origin)] if not spec.submodule_search_locations else
                   [(found.parent, found.name.removesuffix(f".{FALLBACK}.toml"))
                    for found in origin.parent.rglob(f"*.{FALLBACK}.toml")])
         for folder, stem in places:

@@ -21,7 +21,6 @@ from specview.cli.argtypes import Parser, SubParsers
 
 if TYPE_CHECKING:
     from specview.features.diff.model import Cause, DiffResult
-    from specview.kernel.runspec import RunSpec
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
@@ -44,9 +43,9 @@ def run(args: argparse.Namespace) -> int:
     if chosen:
         if len(chosen) != 2:
             raise CliError("differr.two_runs")
-        ref_spec, cand_spec = (reference_of(replace(parse_selector(s, base), temperature=0.0)) for s in chosen)
+        ref_spec, cand_spec = (replace(parse_selector(s, base), temperature=0.0).plain_reference() for s in chosen)
     elif base.kind == "llama":
-        ref_spec, cand_spec = reference_of(replace(base, plain=True)), replace(base, plain=False)
+        ref_spec, cand_spec = replace(base, plain=True).plain_reference(), replace(base, plain=False)
     else:
         raise CliError("differr.needs_local")
     if "sim" in (ref_spec.kind, cand_spec.kind):
@@ -67,12 +66,6 @@ def run(args: argparse.Namespace) -> int:
         save(result, model)
     print(dumps(result.to_dict()) if args.json else describe(result, lang))
     return 0 if result.lossless else 1
-
-
-def reference_of(spec: RunSpec) -> RunSpec:
-    """A plain run as diff's reference: without what only drafting has (RunSpec.plain_reference);
-    the speculative run keeps them. Other runs as given."""
-    return spec.plain_reference()
 
 
 def describe(result: DiffResult, lang: str) -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from specview.backends.local.tree import check_tree, tree_of
-from specview.features.diff.command import reference_of
 from specview.features.diff.model import DEFECT, EXACT, NUMERICS, Cause, DiffResult, Divergence, Emitted
 from specview.kernel.errors import BackendError
 from specview.kernel.runspec import RunSpec
@@ -19,14 +18,14 @@ def test_the_plain_reference_drops_the_tree_that_no_spec_refuses() -> None:
     plain = RunSpec(target="t.gguf", draft="d.gguf", tree="2x3", plain=True)
     with pytest.raises(BackendError, match="--no-spec drafts nothing"):  # a plain run with a tree, as before
         check_tree(tree_of(plain.tree), "d.gguf", plain=True, adaptive=False)
-    reference = reference_of(plain)
+    reference = plain.plain_reference()
     assert reference.plain and reference.tree is None and reference.target == "t.gguf"
     check_tree(tree_of(reference.tree), "d.gguf", plain=True, adaptive=False)  # nothing left to refuse
-    assert reference_of(RunSpec(target="t.gguf", gamma_auto=True, plain=True)).gamma_auto is False
+    assert RunSpec(target="t.gguf", gamma_auto=True, plain=True).plain_reference().gamma_auto is False
 
 
 def test_the_speculative_run_keeps_its_tree() -> None:
-    assert reference_of(TREE) == TREE
+    assert TREE.plain_reference() == TREE
 
 
 def _result(cause: Cause | None) -> DiffResult:
