@@ -13,6 +13,7 @@ from specview.kernel.events import TokenStatus
 from specview.texts.catalog import text
 from specview.widgets.grid import Grid
 from specview.widgets.prose import Prose
+from specview.widgets.slider import Slider
 from specview.widgets.token_view import TokenView
 
 
@@ -72,3 +73,18 @@ async def test_each_n_reveals_one_step_and_only_what_has_happened(lang: str) -> 
         assert screen.query_one(TokenView).token_count == 4 and screen.numbers()["rounds"] == 1
         await pilot.press("n")  # one round only: it starts again
         assert lit() == [0] and screen.query_one(TokenView).token_count == 0
+
+
+@pytest.mark.parametrize("preset", ["ngram", "suffix"])
+async def test_a_lookup_drafter_is_said_to_copy_not_to_sample(preset: str) -> None:
+    """Every method of the lookup school (n-gram, suffix: their method units say so) is a drafter that
+    copies from the context; suffix was told as a sampled draft when only the id "ngram" was checked."""
+    app = LearnApp(lesson_named("round"), lang="en")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RoundScreen)
+        screen.query_one("#preset", Slider).select(preset, notify=True)
+        await pilot.pause()
+        source = screen.query_one("#source", Prose).text
+        assert "copies tokens from the context" in source and "q mixes p" not in source

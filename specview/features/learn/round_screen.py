@@ -31,6 +31,7 @@ from specview.features.learn.explain.rounds import round_numbers
 from specview.features.learn.registry import Lesson
 from specview.kernel.events import Round, TokenStatus, only_rounds
 from specview.kernel.metrics import Metrics
+from specview.methods.registry import methods
 from specview.texts.catalog import fill
 from specview.widgets.bindings import bind
 from specview.widgets.grid import Cell, Grid
@@ -43,6 +44,12 @@ STEPS = ("draft", "score", "accept", "finish")  # one phase each: `n` moves to t
 LIVE, CANNED = "@live", "@canned"  # the sources that are one round, before the presets
 MAX_SKIPPED = 1000  # rounds without drafts passed over before one is shown anyway
 VERDICT = {"accepted": ("✓", "good"), "rejected": ("✗", "bad"), "discarded": ("…", "off")}
+
+
+def _looks_up(source: str) -> bool:
+    """Whether a preset's drafter copies from the context (its method's Learn school is "lookup")."""
+    preset = load_presets().get(source)
+    return preset is not None and preset.method in methods() and methods()[preset.method].school == "lookup"
 
 
 def has_own_pq(rnd: Round | None) -> bool:
@@ -174,15 +181,14 @@ class RoundScreen(LearnScreen):
         elif source == CANNED:
             said = self.ts("from.canned")
         else:
-            presets = load_presets()
-            kind = "ngram" if presets[source].method == "ngram" else ("greedy" if self._greedy() else "sampled")
+            kind = "lookup" if _looks_up(source) else ("greedy" if self._greedy() else "sampled")
             said = self.ts(f"from.sim.{kind}", preset=preset_name(source))
         self.query_one("#source", Prose).update(said)
 
     def _show_steps(self, n: dict[str, Any]) -> None:
         """Each step's text; step 4 names its outcome only once it has happened."""
         greedy = self._greedy()
-        lookup = self.source in load_presets() and load_presets()[self.source].method == "ngram"
+        lookup = _looks_up(self.source)
         for i, step in enumerate(STEPS):
             key = f"step.{step}"
             if step == "draft" and (lookup or greedy):
