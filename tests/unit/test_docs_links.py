@@ -117,6 +117,16 @@ def test_the_readme_and_every_page_are_read() -> None:
     assert on_site <= set(checked) and len(on_site) >= 17
 
 
+def test_the_readme_is_a_front_door_to_every_page() -> None:
+    """README.md stays short (the site holds the rest) and links to every page of the site."""
+    readme = pages()[0]
+    assert readme.name == "README.md" and len(readme.lines()) <= 200
+    linked = {(ROOT / target.partition("#")[0]).resolve() for _, target in links(readme)}
+    unlinked = [path.relative_to(ROOT).as_posix() for path in sorted(DOCS.glob("*.md"))
+                if path.resolve() not in linked]
+    assert unlinked == []
+
+
 @pytest.mark.parametrize(("text", "broken"), [
     ("See [the engines](engines.md) and [Dialects](engines.md#dialects).\n", []),
     ("See [nothing](nowhere.md).\n", ["docs/planted.md:1: nowhere.md (no such file)"]),
