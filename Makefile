@@ -6,7 +6,7 @@ PIP    := $(BIN)/python -m pip
 SERVER := build/bin/llama-server
 VLLM   := build/vllm-python
 
-.PHONY: run test test-fast install install-fast install-test lint llama-server vllm bench clean deps-debian test-models
+.PHONY: run test test-fast install install-fast install-test lint llama-server vllm bench clean deps-debian test-models docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,13 +18,18 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	@echo "installing the test extras (llama-cpp-python compiles once, then comes from pip's wheel cache)"
-	$(PIP) install --quiet -e '.[dev,llama,demo,serve]'
-	touch $@ $(VENV)/.installed
+	$(PIP) install --quiet -e '.[dev,llama,demo,serve,docs]'
+	touch $@ $(VENV)/.installed $(VENV)/.installed-docs
 
 # The quick loop's tools, without the llama extra: nothing to compile (pure-Python wheels only).
 $(VENV)/.installed-fast: pyproject.toml | $(BIN)/python
 	$(PIP) install --quiet -e '.[dev,serve]'
 	touch $@ $(VENV)/.installed
+
+# The documentation site's tools alone (mkdocs-material), for `make docs` without the test extras.
+$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet -e '.[docs]'
+	touch $@
 
 install: $(VENV)/.installed
 
@@ -72,7 +77,12 @@ XDIST := -n $(PYTEST_WORKERS) --dist loadgroup --max-worker-restart 16
 # every worker must collect the same test ids: one hash seed for all (a set's order can name a test)
 export PYTHONHASHSEED := 0
 
-test: deps-debian install-test llama-server vllm test-models lint
+# The docs site (mkdocs.yml, docs/) into site/: --strict fails on a broken link or anchor, a page left out of
+# the nav; README.md's links are checked by tests/unit/test_docs_links.py.
+docs: $(VENV)/.installed-docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+test: deps-debian install-test llama-server vllm test-models lint docs
 	SPECVIEW_LLAMA_SERVER=$(abspath $(SERVER)) SPECVIEW_VLLM_PYTHON=$$(cat $(VLLM)) $(BIN)/python -m pytest -q $(XDIST)
 
 # The quick loop: lint and the unit tests, with nothing compiled (no llama-cpp-python, no llama.cpp build,
@@ -87,4 +97,4 @@ bench: install-test llama-server
 	$(BIN)/python bench/ui_throughput.py
 
 clean:
-	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) build site .mypy_cache .ruff_cache .pytest_cache

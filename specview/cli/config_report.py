@@ -2,7 +2,7 @@
 
 The config file, the SPECVIEW_* variables, the `[keymap]` ids, the user preset files, the method units
 (plugins') and the config's theme each can be wrong; a bad value never stops a command (the default is used, as
-the README says), but it is always said: a terminal UI shows it in a notification (tui/app.py),
+docs/configuration.md says), but it is always said: a terminal UI shows it in a notification (tui/app.py),
 a headless command as one `specview: warning: …` line per problem on stderr before its output,
 and `specview config check` lists them all (cli/config_cmd.py).
 """

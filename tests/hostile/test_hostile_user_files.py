@@ -55,7 +55,7 @@ def test_a_fifo_preset_is_one_line_not_a_hang(tmp_path: Path) -> None:
     env = base_env(tmp_path)
     listed = run_cli(["presets"], env, timeout=LIMIT)
     assert not listed.timed_out, "specview presets blocked on the FIFO"
-    assert listed.returncode == 0, listed.err  # a bad preset file is skipped, as the README says
+    assert listed.returncode == 0, listed.err  # a bad preset file is skipped, as docs/engines.md says
     (line,) = listed.err.strip("\n").splitlines()
     assert line.startswith(WARNING) and str(fifo) in line and "FIFO" in line, line
     assert "qwen3.6-mtp" in listed.out, "the other presets are still listed"

@@ -16,7 +16,7 @@ import pytest
 
 from specview.cli.cell_wrap import cells
 from specview.cli.parser import build_parser
-from tests.integration.test_readme_commands import subcommands
+from tests.integration.test_docs_commands import subcommands
 
 ROOT = Path(__file__).resolve().parents[2]
 LATIN_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9_]*")  # a word, not the x of 3x4

@@ -1,5 +1,6 @@
 """One glossary (texts/glossary.<lang>.toml) for every text: no catalog text, Learn screen source or
-README.md line uses a variant the glossary replaces (except inside a phrase it names as quoted)."""
+line of the documentation (README.md, docs/**/*.md) uses a variant the glossary replaces (except inside a
+phrase it names as quoted)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 from specview.catalog.glossary import Term, glossary
 from specview.kernel.langs import LANGS
 from specview.texts.catalog import catalog
+from tests.support.docs_pages import pages
 
 ROOT = Path(__file__).resolve().parents[3]
 TEXTS = ROOT / "specview" / "texts"
@@ -71,9 +73,11 @@ def test_the_learn_screen_sources_use_the_glossarys_words() -> None:
     assert found == []
 
 
-def test_the_readme_uses_the_glossarys_words() -> None:
-    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
-    assert [line for n, text in enumerate(lines, 1) for line in drifts(every_term(), f"README.md line {n}", text)] == []
+def test_the_docs_use_the_glossarys_words() -> None:
+    every = pages()
+    assert len(every) >= 18  # README.md and the site's pages
+    assert [line for doc in every for n, text in enumerate(doc.lines(), 1)
+            for line in drifts(every_term(), doc.where(n), text)] == []
 
 
 def test_the_glossary_has_each_term_once_in_every_language() -> None:

@@ -1,10 +1,11 @@
-"""The README's commands, as users type them.
+"""The documentation's commands, as users type them.
 
-Every `specview …` line of the README's code blocks and every inline `specview …` is parsed by
-the real parser (a wrong flag or value fails here, named by its README line); the `--server`
-choices the README lists are the parser's; every subcommand's `--help` runs as a process; and
-each line of the "Using it" block runs against the simulator: headless ones to their end, the
-live views in a real terminal (tmux) until they draw what the line asks for, then `q`.
+Every `specview …` line of a code block (bare, or after a `$ ` prompt) and every inline `specview …` in
+README.md and docs/**/*.md is parsed by the real parser: a wrong flag or value fails here, named by its
+file and line (`docs/engines.md:42`). The `--server` choices docs/engines.md lists are the parser's;
+every subcommand's `--help` runs as a process; and each line of the "Using it" block of
+docs/getting-started.md runs against the simulator: headless ones to their end, the live views in a real
+terminal (tmux) until they draw what the line asks for, then `q`.
 """
 
 from __future__ import annotations
@@ -24,40 +25,41 @@ import pytest
 
 from specview.cli.parser import build_parser
 from specview.kernel.errors import SpecviewError
+from tests.support.docs_pages import DOCS, Page, page, pages
 from tests.support.exporter import exporters
 from tests.support.processes import stop
 from tests.support.serve_run import free_port, listening, wait_until
 from tests.support.tmux_pane import tmux_pane
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
 INLINE = re.compile(r"`(specview(?: [^`]*)?)`")
 OPTIONAL = re.compile(r" \[([^\]]+)\]")
-# placeholders the README writes for what a user fills in, and a value of the right shape for each
+# placeholders the docs write for what a user fills in, and a value of the right shape for each
 PLACEHOLDERS = {"N": "1", "FILE": "run.jsonl", "…": "x"}
 
 
-def block_lines() -> list[tuple[int, str]]:
-    """(line number, text) of every command line in the README's code blocks: a line that starts
-    with `specview ` (the screenshot's header is indented, the architecture's `specview/` is a path)."""
-    found, inside = [], False
-    for number, line in enumerate(README.splitlines(), 1):
-        if line.startswith("```"):
-            inside = not inside
-        elif inside and (line == "specview" or line.startswith("specview ")):
+def block_lines(doc: Page) -> list[tuple[int, str]]:
+    """(line number, command) of every command line in a page's code blocks: a line that starts with
+    `specview ` or `$ specview ` (the screenshot's header is indented, the architecture's `specview/` is
+    a path, an error line `specview: …` is output)."""
+    found = []
+    for number, line in doc.code_lines():
+        line = line.removeprefix("$ ")
+        if line == "specview" or line.startswith("specview "):
             found.append((number, line))
     return found
 
 
-def inline_commands() -> list[tuple[int, str]]:
-    return [(number, found) for number, line in enumerate(README.splitlines(), 1) for found in INLINE.findall(line)]
+def inline_commands(doc: Page) -> list[tuple[int, str]]:
+    return [(number, found) for number, line in enumerate(doc.lines(), 1) for found in INLINE.findall(line)]
 
 
 def usage_block() -> list[str]:
-    """The commands of the "## Using it" block, without their comments."""
-    after = README.split("\n## Using it\n", 1)[1]
+    """The commands of the "## Using it" block of docs/getting-started.md, without their comments."""
+    after = page("docs/getting-started.md").text.split("\n## Using it\n", 1)[1]
     body = after.split("```\n", 2)[1]
-    return [command(line) for line in body.splitlines() if line.startswith("specview")]
+    lines = [line.removeprefix("$ ") for line in body.splitlines()]
+    return [command(line) for line in lines if line.startswith("specview")]
 
 
 def command(line: str) -> str:
@@ -87,38 +89,60 @@ def parse_problem(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str | 
     return None
 
 
-def test_the_readme_has_the_commands_this_test_reads() -> None:
-    assert len(block_lines()) >= 40 and len(inline_commands()) >= 20
+def wrong_commands(doc: Page, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """`file:line: command: what the parser says` for each command of a page the parser refuses."""
+    wrong = [f"{doc.where(number)}: {line!r}: {problem}"
+             for number, line in block_lines(doc) for argv in variants(line)
+             if (problem := parse_problem(argv, capsys)) is not None]
+    # prose names a command without what it needs (`specview replay`): only its options and values count
+    wrong += [f"{doc.where(number)}: {line!r}: {problem}"
+              for number, line in inline_commands(doc) for argv in variants(line)
+              if (problem := parse_problem(argv, capsys)) is not None and "arguments are required" not in problem]
+    return wrong
+
+
+def test_the_docs_have_the_commands_this_test_reads() -> None:
+    every = pages()
+    assert every[0].name == "README.md" and {"docs/engines.md", "docs/watch.md", "docs/learn.md"} <= {
+        doc.name for doc in every}
+    assert sum(len(block_lines(doc)) for doc in every) >= 40
+    assert sum(len(inline_commands(doc)) for doc in every) >= 20
+    assert len(block_lines(every[0])) >= 10, "the README's first commands"
     assert len(usage_block()) >= 15
 
 
-def test_every_readme_command_parses(capsys: pytest.CaptureFixture[str]) -> None:
-    wrong = [f"README line {number}: {line!r}: {problem}"
-             for number, line in block_lines() for argv in variants(line)
-             if (problem := parse_problem(argv, capsys)) is not None]
-    # prose names a command without what it needs (`specview replay`): only its options and values count
-    wrong += [f"README line {number}: {line!r}: {problem}"
-              for number, line in inline_commands() for argv in variants(line)
-              if (problem := parse_problem(argv, capsys)) is not None and "arguments are required" not in problem]
+def test_every_command_in_the_docs_parses(capsys: pytest.CaptureFixture[str]) -> None:
+    wrong = [line for doc in pages() for line in wrong_commands(doc, capsys)]
     assert not wrong, "\n".join(wrong)
 
 
+def test_a_command_that_no_longer_parses_is_named_by_its_file_and_line(capsys: pytest.CaptureFixture[str]) -> None:
+    planted = Page(DOCS / "planted.md", "# A page\n\n```console\n$ specview bench --roundz 5\n```\n"
+                                        "Or inline: `specview --gama 5`.\n")  # read as if it were there
+    wrong = wrong_commands(planted, capsys)
+    assert [line.split(": ", 1)[0] for line in wrong] == ["docs/planted.md:4", "docs/planted.md:6"], wrong
+    assert "--roundz" in wrong[0] and "--gama" in wrong[1]
+
+
 def test_a_wrong_flag_or_value_would_fail(capsys: pytest.CaptureFixture[str]) -> None:
-    """What the parse above catches: the README once said `--server llama` (the choice is llama-server)."""
+    """What the parse above catches: the docs once said `--server llama` (the choice is llama-server)."""
     assert parse_problem(["--url", "http://127.0.0.1:8080/v1", "--server", "llama"], capsys) is not None
     assert parse_problem(["bench", "--roundz", "5"], capsys) is not None  # no such option (--rounds)
     assert parse_problem(["--url", "http://127.0.0.1:8080/v1", "--server", "llama-server"], capsys) is None
 
 
-def test_the_server_kinds_the_readme_lists_are_the_choices(capsys: pytest.CaptureFixture[str]) -> None:
-    listed = re.findall(r"`--server ([a-z-]+(?:\|[a-z-]+)+)`", README)
-    assert listed, "the README lists the server kinds"
+def test_the_server_kinds_the_docs_list_are_the_choices(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/engines.md ("Dialects") lists every `--server` kind; any other page that lists them agrees."""
+    listed = re.findall(r"`--server ([a-z-]+(?:\|[a-z-]+)+)`", page("docs/engines.md").text)
+    assert listed, "docs/engines.md lists the server kinds"
+    listed += [kinds for doc in pages() if doc.name != "docs/engines.md"
+               for kinds in re.findall(r"`--server ([a-z-]+(?:\|[a-z-]+)+)`", doc.text)]
     for kinds in listed:
         for kind in kinds.split("|"):
             assert parse_problem(["--server", kind, "presets"], capsys) is None, kind
     from specview.backends.remote.registry import server_ids
 
-    shipped = set(server_ids())  # and the other way: a kind shipped is a kind the README names
+    shipped = set(server_ids())  # and the other way: a kind shipped is a kind the docs name
     assert all(shipped <= set(kinds.split("|")) for kinds in listed), (shipped, listed)
 
 
@@ -155,7 +179,7 @@ def test_every_subcommands_help(words: list[str], tmp_path: Path) -> None:
     assert out.stdout.startswith(f"usage: {' '.join(['specview', *words])}") and out.stderr == ""
 
 
-# ---- the "Using it" block, line by line, against the simulator ----
+# ---- the "Using it" block of docs/getting-started.md, line by line, against the simulator ----
 
 
 @dataclass(frozen=True)
@@ -248,14 +272,14 @@ def watched_server() -> Iterator[str]:
 
 @pytest.mark.parametrize("line", [line for line, how in USAGE.items() if not isinstance(how, str)])
 def test_the_usage_block_runs(line: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
-    assert line in {usage_key(usage) for usage in usage_block()}, "the README no longer has this line"
+    assert line in {usage_key(usage) for usage in usage_block()}, "docs/getting-started.md no longer has this line"
     how = USAGE[line]
     assert not isinstance(how, str)  # the lines that need a model or servers are parsed above, not run
     if not isinstance(how, Live):
         how(tmp_path)
         return
     argv = shlex.split(line)[1:]
-    if "watch" in argv:  # the README's server is a user's; here one that serves /metrics
+    if "watch" in argv:  # the docs' server is a user's; here one that serves /metrics
         argv[argv.index("--url") + 1] = request.getfixturevalue("watched_server")
     program = shlex.join([sys.executable, "-m", "specview", *argv])
     in_tmp = ["sh", "-c", f"cd {shlex.quote(str(tmp_path))} && exec {program}"]  # run.jsonl lands in tmp
@@ -271,9 +295,10 @@ def test_the_usage_block_runs(line: str, tmp_path: Path, request: pytest.Fixture
         assert replayed.returncode == 0 and json.loads(replayed.stdout.splitlines()[0])["preset"] == "qwen3.6-mtp"
 
 
-def test_the_readmes_learn_table_has_a_row_for_every_screen() -> None:
-    """A Learn screen is documented where users look: one row per lesson number, no more, no fewer."""
+def test_the_learn_pages_table_has_a_row_for_every_screen() -> None:
+    """A Learn screen is documented where users look, docs/learn.md: one row per lesson number, no more,
+    no fewer."""
     from specview.features.learn.registry import lessons
 
-    rows = [int(n) for n in re.findall(r"^\| (\d+) \| ", README, flags=re.M)]
+    rows = [int(n) for n in re.findall(r"^\| (\d+) \| ", page("docs/learn.md").text, flags=re.M)]
     assert rows == [item.number for item in lessons()]
