@@ -29,8 +29,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(autouse=True)
 def any_machine(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    """What could differ between machines is pinned: the time zone (the fleet shows times of day) and
-    the config folder (no user presets or themes)."""
+    """What could differ between machines is pinned: the time zone (the fleet shows times of day), the
+    config folder (no user presets or themes) and colour (a NO_COLOR in the shell would draw none)."""
+    monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.setenv("TZ", "UTC")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     time.tzset()
