@@ -39,8 +39,7 @@ HOW_TO_UPDATE = f"make screenshots (or {UPDATE_ENV}=1 pytest tests/app/test_doc_
 _EXPORT_ID = re.compile(r"\bterminal-\d+-([\w-]+)")
 # Rich sizes each run of text as one cell a character (textLength = cell width × len), so a browser squeezes
 # Chinese, two cells a character, into half its width (Textualize/rich#2742): the zh picture would be
-# unreadable. Each run is given the width its cells take on the terminal (again and again the same width: a
-# committed file is normalised too).
+# unreadable. Each run is given the width its cells take on the terminal.
 CELL_WIDTH = 20 * 0.61  # Rich's export: a 20px font, a cell 0.61 of it wide
 _RUN_AT = re.compile(r'<text [^>]*?x="([\d.]+)"[^>]*?url\(#terminal-line-(\d+)\)">([^<]*)</text>')
 _TEXT_RUN = re.compile(r'(<text [^>]*?textLength=")([\d.]+)("[^>]*>)([^<]*)(</text>)')
@@ -133,5 +132,5 @@ async def render(picture: Picture) -> str:
         await picture.settle(pilot)
         await pilot.wait_for_scheduled_animations()
         await pilot.pause()
-        svg = app.export_screenshot(title=TITLE)
+        svg = app.export_screenshot(title=TITLE, simplify=True)  # runs of one style as one text: smaller
     return normalise(svg)
