@@ -24,7 +24,8 @@ from textual.pilot import Pilot
 from specview.features.learn.app import LearnApp
 from specview.features.learn.registry import lesson_named
 from specview.features.watch.fleet_app import FleetApp
-from tests.support.app_helpers import sim_app, wait_finished
+from specview.features.watch.screen.fleet import FleetScreen
+from tests.support.app_helpers import sim_app, wait_finished, wait_until
 from tests.support.compare_run import compare_app, compare_finished
 from tests.support.fleet_snapshots import Snapshots, five
 from tests.support.learn_presets import SNAPSHOT_PRESETS
@@ -68,9 +69,7 @@ async def _round_stepped(pilot: Pilot[None]) -> None:
 
 
 async def _fleet_drawn(pilot: Pilot[None]) -> None:
-    from specview.features.watch.screen.fleet import FleetScreen
-    from tests.support.app_helpers import wait_until
-
+    """The fleet screen: its one poll shown."""
     screen = pilot.app.screen
     assert isinstance(screen, FleetScreen)
     await wait_until(pilot, lambda: screen.snapshots_shown >= 1)
@@ -87,9 +86,11 @@ def _learn() -> LearnApp:
 
 
 PICTURES = (
+    # 48 rounds fill the stream without scrolling it
     Picture("live.svg", lambda: sim_app(max_rounds=48, seed=7), (110, 30), wait_finished),
     Picture("live-zh.svg", lambda: sim_app(max_rounds=48, seed=7, lang="zh"), (110, 30), wait_finished),
-    Picture("compare.svg", lambda: compare_app("qwen3.6-mtp", "glm-5.2-mtp", max_rounds=30), (110, 30),
+    # as many rounds as keep each pane's text in its view (unscrolled): γ 7 writes twice the text of γ 3
+    Picture("compare.svg", lambda: compare_app("qwen3.6-mtp", "glm-5.2-mtp", max_rounds=20), (110, 36),
             compare_finished),
     Picture("fleet.svg", _fleet, (130, 22), _fleet_drawn),
     Picture("learn.svg", _learn, (110, 30), _round_stepped),
