@@ -93,6 +93,12 @@ test-fast: install-fast
 	$(LINT)
 	$(BIN)/python -m pytest -q $(XDIST) -m "($(PYTEST_MARK)) and not llama"
 
+# The docs' pictures (docs/images/*.svg), drawn again by the test that checks them (simulator, fixed seeds):
+# look at them before committing. `make test` fails while a committed picture differs from what the app draws.
+.PHONY: screenshots
+screenshots: install-fast
+	SPECVIEW_UPDATE_PICTURES=1 $(BIN)/python -m pytest -q tests/app/test_doc_pictures.py
+
 bench: install-test llama-server
 	$(BIN)/python bench/ui_throughput.py
 

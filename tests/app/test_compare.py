@@ -3,52 +3,20 @@
 from __future__ import annotations
 
 import pytest
-from textual.pilot import Pilot
 
 from specview.backends.factory import make_backend
 from specview.features.live.app import SpecviewApp
-from specview.features.live.compare_screen import CompareScreen
 from specview.kernel.gauges import SUMMARY, Reading, gauges
 from specview.kernel.overlay import overlay
 from specview.kernel.runspec import RunSpec
 from specview.kernel.theory import best_gamma, expected_tau, speedup
 from specview.report.leaders import leaders
-from specview.texts.catalog import text
 from specview.widgets.run_pane import RunPane
-from specview.widgets.status_line import StatusLine
 from specview.widgets.summary_table import SummaryTable
 from tests.support.app_helpers import wait_until
-
-
-def compare_app(*presets: str, max_rounds: int | None = None, speed: float = 0.0) -> SpecviewApp:
-    specs = [RunSpec(preset=p, seed=5, speed=speed, max_rounds=max_rounds) for p in presets]
-    backends = [make_backend(s) for s in specs]
-    return SpecviewApp(specs[0], backends[0], compare=backends)
-
-
-def screen(app: SpecviewApp) -> CompareScreen:
-    s = app.screen_stack[0]
-    assert isinstance(s, CompareScreen)
-    return s
-
-
-async def finished(pilot: Pilot[None]) -> None:
-    app = pilot.app
-    assert isinstance(app, SpecviewApp)
-
-    def done() -> bool:
-        cmp = screen(app)
-        return all(s.drain(limit=0).finished for s in cmp.sessions) and all(
-            d == s.produced for d, s in zip(cmp.drawn_rounds, cmp.sessions, strict=True)
-        )
-
-    await wait_until(pilot, done)
-    # a run's end is drawn at once: the status says finished when every number is on screen
-    await wait_until(pilot, lambda: screen(app).query_one(StatusLine).state == text("state.finished", "en"))
-    # every pane follows its stream to the end (the last scroll settles after a refresh)
-    views = [pane.view for pane in screen(app).query(RunPane)]
-    await wait_until(pilot, lambda: all(v.scroll_y >= v.max_scroll_y for v in views))
-    await pilot.wait_for_scheduled_animations()  # and drawn there
+from tests.support.compare_run import compare_app
+from tests.support.compare_run import compare_finished as finished
+from tests.support.compare_run import compare_screen as screen
 
 
 async def test_both_panes_stream_and_pause_step_apply_to_both() -> None:
