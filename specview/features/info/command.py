@@ -1,0 +1,34 @@
+"""`specview info [run options] [--json]`: versions, the llama.cpp build, every path specview reads or
+writes and each effective option with its origin. It reports: exit 0 whatever it finds (a config
+problem is also said on stderr, as every headless command says it: cli/config_report.py)."""
+
+from __future__ import annotations
+
+import argparse
+
+from specview.cli.argtypes import Parser, SubParsers
+
+
+def register(sub: SubParsers, selectors: Parser) -> None:
+    info = sub.add_parser("info", parents=[selectors], help="cli_help.info.help",
+                          description="cli_help.info.description")
+    info.add_argument("--json", action="store_true", help="cli_help.info.json")
+    info.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from specview.boundary.jsonio import dumps
+    from specview.boundary.secrets import add_url_secrets
+    from specview.catalog.config import load_config
+    from specview.features.info.render import lines
+    from specview.features.info.report import gather
+    from specview.kernel.langs import DEFAULT_LANG
+
+    add_url_secrets(getattr(args, "url", None))  # before anything could quote it
+    config = load_config()
+    report = gather(args, config)
+    if args.json:
+        print(dumps(report, indent=1))
+        return 0
+    print("\n".join(lines(report, getattr(args, "lang", None) or config.lang or DEFAULT_LANG)))
+    return 0
