@@ -42,7 +42,7 @@ DEFAULT_SERVE_SESSIONS = 2  # browser tabs `specview serve` serves at once
 MAX_SERVE_SESSIONS = 64  # each is a specview process of its own (~100 MB): far more is a mistake
 
 
-class Origin(StrEnum):
+class SettingOrigin(StrEnum):
     """Where a setting's value came from, weakest first: each later one overrides the earlier."""
 
     DEFAULT = "default"
@@ -55,7 +55,7 @@ class Origin(StrEnum):
 class SettingSource:
     """One setting's origin and where exactly: the file's path, the variable's or the option's name."""
 
-    origin: Origin = Origin.DEFAULT
+    origin: SettingOrigin = SettingOrigin.DEFAULT
     where: str = ""
 
 
@@ -208,7 +208,7 @@ def load_config(path: Path | None = None) -> Config:
     known = {f for f in Config.__dataclass_fields__ if f not in ("problems", "watch_alerts", "sources")} | {"watch"}
     values: dict[str, Any] = {}
     sources: dict[str, SettingSource] = {}
-    from_file = SettingSource(Origin.FILE, str(path))
+    from_file = SettingSource(SettingOrigin.FILE, str(path))
     for key, value in data.items():
         if key == "watch":
             values["watch_alerts"] = _watch(value, str(path), problems) or None
@@ -231,7 +231,7 @@ def load_config(path: Path | None = None) -> Config:
                 except ValueError:
                     raw = env
             values[key] = _check(key, raw, name, problems)  # a bad one: the default, not the file's
-            sources[key] = SettingSource(Origin.ENV, name)
+            sources[key] = SettingSource(SettingOrigin.ENV, name)
     add_secret(values.get("api_key"))
     kept = {k: v for k, v in values.items() if v is not None}
     # a key whose value was refused has its default, and so no source (alert thresholds: only good ones have one)

@@ -6,13 +6,21 @@ from __future__ import annotations
 
 import argparse
 
-from specview.cli.argtypes import Parser, SubParsers
+from specview.cli.argtypes import Parser, SubParsers, float_in, fps_option
+from specview.cli.help_format import Help
+from specview.kernel.runspec import default_of
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
     info = sub.add_parser("info", parents=[selectors], help="cli_help.info.help",
                           description="cli_help.info.description")
     info.add_argument("--json", action="store_true", help="cli_help.info.json")
+    # the live view's own options (cli/parser.py has them before a command too): no default here, so
+    # one given before `info` stays
+    info.add_argument("--theme", metavar="NAME", default=argparse.SUPPRESS, help="cli_help.main.theme")
+    info.add_argument("--speed", type=float_in(0.0, 1000.0, "--speed"), metavar="X", default=argparse.SUPPRESS,
+                      help=Help("cli_help.main.speed", default=f"{default_of('speed'):g}"))
+    fps_option(info)
     info.set_defaults(run=run)
 
 

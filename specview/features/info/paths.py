@@ -47,7 +47,7 @@ def places(config: Config) -> list[PlaceInfo]:
 
     from specview.backends.local.log import default_log_path
     from specview.boundary.crash_log import crash_log_path
-    from specview.catalog.config import Origin, config_path
+    from specview.catalog.config import SettingOrigin, config_path
     from specview.catalog.presets import user_preset_dir
     from specview.features.diff.last import default_path as last_diff_path
     from specview.features.sweep.saved import sweep_path
@@ -56,7 +56,7 @@ def places(config: Config) -> list[PlaceInfo]:
     themes = Path(str(resources.files("specview") / "themes"))
     export = config.export_dir
     source = config.source("export_dir")  # the variable's name, or the config file's key
-    export_named_by = "" if not export else source.where if source.origin is Origin.ENV else "export_dir"
+    export_named_by = "" if not export else source.where if source.origin is SettingOrigin.ENV else "export_dir"
     return [
         _place("config", config_file, FILE, _named("SPECVIEW_CONFIG")),
         _place("keymap", config_file, FILE, _named("SPECVIEW_CONFIG")),

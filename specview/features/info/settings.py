@@ -13,7 +13,7 @@ import argparse
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from specview.catalog.config import WATCH_ALERTS, Origin, SettingSource
+from specview.catalog.config import WATCH_ALERTS, SettingOrigin, SettingSource
 
 if TYPE_CHECKING:
     from specview.catalog.config import Config
@@ -87,7 +87,7 @@ def effective(args: argparse.Namespace, config: Config) -> list[Setting]:
         option = option_for(key)
         given = getattr(args, key, None) if option else None
         if given is not None:
-            found.append(Setting(key, given, SettingSource(Origin.OPTION, option or ""), option))
+            found.append(Setting(key, given, SettingSource(SettingOrigin.OPTION, option or ""), option))
         elif (value := _configured(config, key)) is not None:
             found.append(Setting(key, value, config.source(key), option))
         else:
@@ -104,5 +104,5 @@ def _other_options(args: argparse.Namespace, keys: set[str]) -> list[Setting]:
         value = getattr(args, name, None)
         if name in keys or value is None or value is False or value == default_of(name):
             continue
-        found.append(Setting(name, value, SettingSource(Origin.OPTION, option), option))
+        found.append(Setting(name, value, SettingSource(SettingOrigin.OPTION, option), option))
     return found

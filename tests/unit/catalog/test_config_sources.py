@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from specview.catalog.config import ENV_KEYS, Origin, SettingSource, load_config
+from specview.catalog.config import ENV_KEYS, SettingOrigin, SettingSource, load_config
 
 
 @pytest.fixture(autouse=True)
@@ -20,11 +20,11 @@ def test_a_file_value_is_from_the_file_and_a_key_left_out_is_the_default(tmp_pat
     path = tmp_path / "config.toml"
     path.write_text('speed = 2\nchat_template = "chatml"\n[watch.alerts]\nwindow_s = 10\n')
     config = load_config(path)
-    file = SettingSource(Origin.FILE, str(path))
+    file = SettingSource(SettingOrigin.FILE, str(path))
     assert config.source("speed") == file and config.source("chat_template") == file
     assert config.source("watch.alerts.window_s") == file
-    assert config.source("theme") == SettingSource(Origin.DEFAULT, "")
-    assert config.source("watch.alerts.alpha_drop").origin is Origin.DEFAULT
+    assert config.source("theme") == SettingSource(SettingOrigin.DEFAULT, "")
+    assert config.source("watch.alerts.alpha_drop").origin is SettingOrigin.DEFAULT
 
 
 def test_a_variable_overrides_the_file_and_says_its_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -33,8 +33,8 @@ def test_a_variable_overrides_the_file_and_says_its_name(tmp_path: Path, monkeyp
     monkeypatch.setenv("SPECVIEW_PRESET", "eagle3")
     config = load_config(path)
     assert config.preset == "eagle3"
-    assert config.source("preset") == SettingSource(Origin.ENV, "SPECVIEW_PRESET")
-    assert config.source("lang") == SettingSource(Origin.FILE, str(path))
+    assert config.source("preset") == SettingSource(SettingOrigin.ENV, "SPECVIEW_PRESET")
+    assert config.source("lang") == SettingSource(SettingOrigin.FILE, str(path))
 
 
 def test_a_refused_value_has_no_origin_and_the_default_applies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -44,7 +44,7 @@ def test_a_refused_value_has_no_origin_and_the_default_applies(tmp_path: Path, m
     config = load_config(path)
     assert config.speed is None and config.fps is None and not config.watch_alerts
     assert {key: config.source(key).origin for key in ("speed", "fps", "watch.alerts.window_s")} == {
-        "speed": Origin.DEFAULT, "fps": Origin.DEFAULT, "watch.alerts.window_s": Origin.DEFAULT}
+        "speed": SettingOrigin.DEFAULT, "fps": SettingOrigin.DEFAULT, "watch.alerts.window_s": SettingOrigin.DEFAULT}
     assert len(config.problems) == 3
 
 
