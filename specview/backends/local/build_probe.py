@@ -78,10 +78,10 @@ def probe_build(timeout: float = TIMEOUT_S) -> BuildFeatures:
         return BuildFeatures(failed="timeout")
     except OSError as exc:
         return BuildFeatures(failed=type(exc).__name__)
-    return _answer(done.stdout[:MAX_ANSWER_BYTES], done.returncode)
+    return read_answer(done.stdout[:MAX_ANSWER_BYTES], done.returncode)
 
 
-def _answer(raw: bytes, code: int) -> BuildFeatures:
+def read_answer(raw: bytes, code: int) -> BuildFeatures:
     """The child's line as BuildFeatures: every field checked, since a broken library can print anything."""
     try:
         data: Any = json.loads(raw.decode("utf-8", "replace").strip().splitlines()[-1])

@@ -92,15 +92,20 @@ def llama_json(build: BuildFeatures | None) -> dict[str, Any]:
     return out
 
 
-def gather(args: argparse.Namespace, config: Config, *, probe: bool = True) -> dict[str, Any]:
-    """The whole report; `probe`: ask the llama.cpp build (a child process) when it is installed."""
+def gather(args: argparse.Namespace, config: Config) -> dict[str, Any]:
+    """The whole report, the llama.cpp build asked in a child process when it is installed."""
     from specview.backends.local.build_probe import installed, probe_build
+
+    return assemble(args, config, probe_build() if installed() else None)
+
+
+def assemble(args: argparse.Namespace, config: Config, build: BuildFeatures | None) -> dict[str, Any]:
+    """The whole report around what the build said (None: llama-cpp-python is not installed)."""
     from specview.features.info.llama_server import find_llama_server
     from specview.features.info.paths import places
     from specview.features.info.settings import effective
     from specview.features.info.versions import versions
 
-    build = probe_build() if probe and installed() else None
     server = find_llama_server()
     return {
         "versions": {k: None if v is None else clean(v, PATH_CHARS) for k, v in versions().items()},

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from specview.backends.local.build_probe import BuildFeatures, _answer, installed, parse_system_info, probe_build
+from specview.backends.local.build_probe import BuildFeatures, installed, parse_system_info, probe_build, read_answer
 
 CUDA_INFO = ("CUDA : ARCHS = 890 | USE_GRAPHS = 1 | PEER_MAX_BATCH_SIZE = 128 | "
              "CPU : SSE3 = 1 | AVX2 = 1 | AMX_INT8 = 1 | LLAMAFILE = 0 | REPACK = 1 | ")
@@ -22,13 +22,13 @@ def test_system_info_is_read_by_backend() -> None:
 
 
 @pytest.mark.parametrize("raw", [b"", b"not json", b"[1, 2]", b'{"backends": "CPU", "system_info": 7}'])
-def test_a_garbled_answer_is_a_failure_or_empty(raw: bytes) -> None:
-    build = _answer(raw, 1)
+def test_a_garbledread_answer_is_a_failure_or_empty(raw: bytes) -> None:
+    build = read_answer(raw, 1)
     assert build.backends == () and build.sections == {} and build.gpu_offload is False
 
 
 def test_the_childs_error_is_said() -> None:
-    assert _answer(b'{"error": "OSError"}', 0).failed == "OSError"
+    assert read_answer(b'{"error": "OSError"}', 0).failed == "OSError"
 
 
 @pytest.mark.skipif(not installed(), reason="llama-cpp-python is not installed")
