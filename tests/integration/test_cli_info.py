@@ -118,6 +118,7 @@ def test_names_pointed_at_a_fifo_a_folder_or_a_dangling_link(tmp_path: Path) -> 
     text = info(env, "info").stdout
     assert "a FIFO: never opened" in text and "a dangling link to" in text
     assert "a folder, where specview wants a file" in text
+    assert "specview writes no file through a link" in text  # the crash log's link
     assert not (tmp_path / "gone").exists()  # nothing was written through the link
 
 

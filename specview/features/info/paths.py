@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from specview.catalog.config import Config
 
 FOLDER, FILE = "folder", "file"
+# the files specview itself writes (boundary/safe_files.py: never through a link, so a link there stops the write)
+WRITTEN = frozenset({"sweep_gamma", "sweep_load", "last_diff", "crash_log", "llama_log"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +32,10 @@ class PlaceInfo:
     named_by: str
     kind: PathKind
     toml_files: int | None = None
+
+    @property
+    def written(self) -> bool:
+        return self.id in WRITTEN
 
 
 def _named(variable: str) -> str:

@@ -88,6 +88,9 @@ def _paths(report: dict[str, Any], lang: str) -> list[str]:
         said = path_words(place["what"], place["wants"], lang)
         if place["toml_files"] is not None:
             said = fill("info.toml_files", lang, said=said, n=place["toml_files"])
+        what = place["what"]
+        if place["written"] and what is not None and what["link"] is not None and not what["dangling"]:
+            said = fill("info.kind.not_written", lang, said=said)
         named = f" ({place['named_by']})" if place["named_by"] else ""
         rows.append((text(f"info.path.{place['id']}", lang), f"{place['path']}{named} · {said}"))
     return [text("info.heading.paths", lang), *_rows(rows)]

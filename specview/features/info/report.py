@@ -19,6 +19,7 @@ from specview.features.info.settings import SECRET_KEYS, Setting
 if TYPE_CHECKING:
     from specview.backends.local.build_probe import BuildFeatures
     from specview.catalog.config import Config
+    from specview.features.info.paths import PlaceInfo
 
 PATH_CHARS = 400
 VALUE_CHARS = 200
@@ -38,6 +39,12 @@ def kind_json(kind: PathKind | None) -> dict[str, Any] | None:
         return None
     return {"kind": kind.kind, "size": kind.size, "link": None if kind.link is None else clean(kind.link, PATH_CHARS),
             "dangling": kind.dangling, "errno": kind.error}
+
+
+def place_json(place: PlaceInfo) -> dict[str, Any]:
+    return {"id": place.id, "path": clean(place.path, PATH_CHARS), "wants": place.wants,
+            "named_by": clean(place.named_by, 80), "what": kind_json(place.kind), "toml_files": place.toml_files,
+            "written": place.written}
 
 
 def _setting_value(setting: Setting) -> Any:
@@ -113,8 +120,7 @@ def assemble(args: argparse.Namespace, config: Config, build: BuildFeatures | No
         "llama_server": {"path": None if server.path is None else clean(server.path, PATH_CHARS),
                          "named_by": server.named_by, "what": kind_json(server.kind),
                          "version": None if server.version is None else clean(server.version)},
-        "paths": [{"id": p.id, "path": clean(p.path, PATH_CHARS), "wants": p.wants, "named_by": clean(p.named_by, 80),
-                   "what": kind_json(p.kind), "toml_files": p.toml_files} for p in places(config)],
+        "paths": [place_json(p) for p in places(config)],
         "settings": settings_json(effective(args, config)),
         "environment": environment(),
     }
