@@ -71,6 +71,7 @@ def _llama(report: dict[str, Any], lang: str) -> list[str]:
             ("CUDA · Metal · BLAS · Vulkan", " · ".join(_yes(llama[k], lang) for k in GPU_KEYS)),
             (text("info.label.build_cpu", lang), " ".join(llama["cpu_features"]) or text("info.unknown", lang)),
             (text("info.label.build_amx", lang), _yes(llama["amx"], lang)),
+            (text("info.label.repack", lang), text(f"note.{llama['repack']['note']}", lang)),
         ]
     if server["path"] is None:
         said = text("info.server_none", lang)

@@ -77,9 +77,18 @@ def environment() -> dict[str, str | None]:
     return found
 
 
-def llama_json(build: BuildFeatures | None) -> dict[str, Any]:
-    """The llama.cpp build (None: llama-cpp-python is not installed) and this CPU."""
-    from specview.backends.local.cpu_features import CPU_AMX_FLAG, FEATURES_ENV, HostFeatures, cpu_flags, host_features
+def llama_json(build: BuildFeatures | None, repack: bool | None = None) -> dict[str, Any]:
+    """The llama.cpp build (None: llama-cpp-python is not installed), this CPU, and whether a local run
+    loads repacked weights (`repack`: what the options and the config ask, None: nothing)."""
+    from specview.backends.local.cpu_features import (
+        BUILD_AMX_FEATURE,
+        CPU_AMX_FLAG,
+        FEATURES_ENV,
+        HostFeatures,
+        choose_repack,
+        cpu_flags,
+        host_features,
+    )
 
     build_words = frozenset(build.cpu_features()) if build else frozenset()
     host = (host_features(lambda: "") if os.environ.get(FEATURES_ENV) is not None
@@ -92,10 +101,12 @@ def llama_json(build: BuildFeatures | None) -> dict[str, Any]:
     if build.failed is None:
         out.update(backends=[clean(b, 40) for b in build.backends], gpu_offload=build.gpu_offload,
                    cuda=build.has("CUDA"), metal=build.has("Metal"), blas=build.has("BLAS"),
-                   vulkan=build.has("Vulkan"), amx=host.amx or "AMX_INT8" in build_words,
+                   vulkan=build.has("Vulkan"), amx=BUILD_AMX_FEATURE in host.build,
                    cpu_features=[clean(f, 40) for f in build.cpu_features()],
                    sections={clean(k, 40): {clean(n, 40): clean(v, 80) for n, v in section.items()}
                              for k, section in build.sections.items()})
+        choice = choose_repack(repack, host)  # as a local run decides it (backends/local/pool.py)
+        out["repack"] = {"on": choice.repack, "note": choice.note.id}
     return out
 
 
@@ -114,13 +125,15 @@ def assemble(args: argparse.Namespace, config: Config, build: BuildFeatures | No
     from specview.features.info.versions import versions
 
     server = find_llama_server()
+    settings = effective(args, config)
+    repack = next((s.value for s in settings if s.key == "repack"), None)
     return {
         "versions": {k: None if v is None else clean(v, PATH_CHARS) for k, v in versions().items()},
-        "llama_cpp": llama_json(build),
+        "llama_cpp": llama_json(build, repack),
         "llama_server": {"path": None if server.path is None else clean(server.path, PATH_CHARS),
                          "named_by": server.named_by, "what": kind_json(server.kind),
                          "version": None if server.version is None else clean(server.version)},
         "paths": [place_json(p) for p in places(config)],
-        "settings": settings_json(effective(args, config)),
+        "settings": settings_json(settings),
         "environment": environment(),
     }

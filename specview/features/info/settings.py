@@ -76,7 +76,7 @@ def _configured(config: Config, key: str) -> Any:
     if key.startswith(ALERT_PREFIX):
         return config.watch_alerts.get(key.removeprefix(ALERT_PREFIX))
     value = getattr(config, key)
-    return value or None if isinstance(value, dict) else value
+    return (value or None) if isinstance(value, dict) else value  # an empty keymap is none
 
 
 def effective(args: argparse.Namespace, config: Config) -> list[Setting]:

@@ -55,10 +55,12 @@ def test_the_build_in_words_and_without_llama_cpp_python(monkeypatch: pytest.Mon
     monkeypatch.delenv("SPECVIEW_CPU_FEATURES", raising=False)
     cuda = BuildFeatures(("CUDA", "CPU"), parse_system_info("CUDA : ARCHS = 890 | CPU : AVX2 = 1 | AMX_INT8 = 1 |"),
                          gpu_offload=True)
-    report = assemble(argparse.Namespace(), load_config(), cuda)
+    report = assemble(argparse.Namespace(repack=False), load_config(), cuda)
+    assert report["llama_cpp"]["repack"] == {"on": False, "note": "repack_asked_off"}  # as a local run decides
     assert {k: report["llama_cpp"][k] for k in ("cuda", "metal", "blas", "gpu_offload", "amx")} == {
         "cuda": True, "metal": False, "blas": False, "gpu_offload": True, "amx": True}
     said = lines(report, "en")
+    assert any(line.split()[:3] == ["a", "local", "run"] and "--no-repack" in line for line in said)
     assert "  CUDA · Metal · BLAS · Vulkan  yes · no · no · no" in said
     assert any(line.split()[:3] == ["build's", "CPU", "features"] and "AVX2 AMX_INT8" in line for line in said)
     bare = assemble(argparse.Namespace(), load_config(), None)
