@@ -75,7 +75,8 @@ def test_each_origin_in_json(tmp_path: Path) -> None:
 
 def test_text_says_the_origins_and_never_a_key(tmp_path: Path) -> None:
     write_config(tmp_path, f'speed = 2\napi_key = "{CONFIG_KEY}"\n')
-    env = home_env(tmp_path, SPECVIEW_LANG="en", SPECVIEW_PRESET="eagle3", OPENAI_API_KEY=KEY)
+    env = home_env(tmp_path, SPECVIEW_LANG="en", SPECVIEW_PRESET="eagle3", OPENAI_API_KEY=KEY,
+                   SPECVIEW_EXPORT_DIR=f"/tmp/{KEY}")  # a value that repeats the key: masked there too
     out = info(env, "info", "--preset", "medusa")
     assert out.returncode == 0 and out.stderr == "", out.stderr
     rows = {line.split()[0]: line for line in out.stdout.splitlines() if line.startswith("  ") and line.split()}

@@ -28,12 +28,14 @@ def run(args: argparse.Namespace) -> int:
     from specview.boundary.jsonio import dumps
     from specview.boundary.secrets import add_url_secrets
     from specview.catalog.config import load_config
+    from specview.cli.runspec_args import api_key_of
     from specview.features.info.render import lines
     from specview.features.info.report import gather
     from specview.kernel.langs import DEFAULT_LANG
 
     add_url_secrets(getattr(args, "url", None))  # before anything could quote it
     config = load_config()
+    api_key_of(args, config)  # registers every key there is as a secret: masked wherever a value repeats it
     report = gather(args, config)
     if args.json:
         print(dumps(report, indent=1))
