@@ -104,6 +104,8 @@ def test_names_pointed_at_a_fifo_a_folder_or_a_dangling_link(tmp_path: Path) -> 
     (tmp_path / "folder").mkdir()
     (tmp_path / "dangling").symlink_to(tmp_path / "gone")
     (tmp_path / "state" / "specview" / "log").mkdir(parents=True)
+    (tmp_path / "config" / "specview" / "presets").mkdir(parents=True)
+    os.mkfifo(tmp_path / "config" / "specview" / "presets" / "fifo.toml")  # a user preset nobody writes
     (tmp_path / "state" / "specview" / "log" / "crash.log").symlink_to(tmp_path / "fifo")
     env = home_env(tmp_path, SPECVIEW_CONFIG=str(tmp_path / "fifo"), SPECVIEW_LLAMA_LOG=str(tmp_path / "folder"),
                    SPECVIEW_DIFF_LAST=str(tmp_path / "dangling"), SPECVIEW_EXPORT_DIR=str(tmp_path / "fifo"),
@@ -112,6 +114,7 @@ def test_names_pointed_at_a_fifo_a_folder_or_a_dangling_link(tmp_path: Path) -> 
     what = {p["id"]: p["what"] for p in report["paths"]}
     assert what["config"]["kind"] == "fifo" and what["exports"]["kind"] == "fifo"
     assert what["llama_log"]["kind"] == "folder"
+    assert {p["id"]: p["toml_files"] for p in report["paths"]}["presets"] == 1
     assert what["last_diff"] == {"kind": "link", "size": None, "link": str(tmp_path / "gone"), "dangling": True,
                                  "errno": None}
     assert what["crash_log"]["kind"] == "fifo" and what["crash_log"]["link"] == str(tmp_path / "fifo")
