@@ -127,6 +127,15 @@ def mask(text: str) -> str:
     return pattern.sub(MASK, text)
 
 
+# words in a variable's name that say its value is a credential (the recorder's last guard, `specview info`)
+SECRET_NAME_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH")
+
+
+def secret_name(name: str) -> bool:
+    """Whether an environment variable's name says it holds a credential (its value is never shown)."""
+    return any(word in name.upper() for word in SECRET_NAME_WORDS)
+
+
 _SECRET_PARAM = re.compile(r"key|token|secret|sig|auth|pass|cred|session|code", re.IGNORECASE)
 
 

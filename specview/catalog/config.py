@@ -12,6 +12,7 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,26 @@ DEFAULT_SERVE_SESSIONS = 2  # browser tabs `specview serve` serves at once
 MAX_SERVE_SESSIONS = 64  # each is a specview process of its own (~100 MB): far more is a mistake
 
 
+class SettingOrigin(StrEnum):
+    """Where a setting's value came from, weakest first: each later one overrides the earlier."""
+
+    DEFAULT = "default"
+    FILE = "file"  # the config file
+    ENV = "env"  # a SPECVIEW_* variable
+    OPTION = "option"  # the command line (cli/ says, the loader never sees it)
+
+
+@dataclass(frozen=True, slots=True)
+class SettingSource:
+    """One setting's origin and where exactly: the file's path, the variable's or the option's name."""
+
+    origin: SettingOrigin = SettingOrigin.DEFAULT
+    where: str = ""
+
+
+DEFAULT_SOURCE = SettingSource()
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """Settings with their defaults; `problems` lists what was ignored and why (each a Phrase, said in
@@ -65,6 +86,13 @@ class Config:
     chat_template: str | None = None  # a local run's chat template: a llama.cpp built-in name, or "none"
     repack: bool | None = None  # llama.cpp's repacked weights (None: as the host needs; off on AMX hosts)
     problems: tuple[Phrase, ...] = ()
+    # where each value that is set came from, by key (`watch.alerts.<key>` for a threshold); a key
+    # left out has its default
+    sources: dict[str, SettingSource] = field(default_factory=dict, repr=False)
+
+    def source(self, key: str) -> SettingSource:
+        """Where the value of `key` came from (DEFAULT_SOURCE when it is not set)."""
+        return self.sources.get(key, DEFAULT_SOURCE)
 
 
 def config_path() -> Path:
@@ -177,19 +205,24 @@ def load_config(path: Path | None = None) -> Config:
             data = read_toml(path, MAX_CONFIG_BYTES, ConfigError)
         except ConfigError as exc:
             problems.append(Phrase("catalogerr.config.unreadable", error=exc))
-    known = {f for f in Config.__dataclass_fields__ if f not in ("problems", "watch_alerts")} | {"watch"}
+    known = {f for f in Config.__dataclass_fields__ if f not in ("problems", "watch_alerts", "sources")} | {"watch"}
     values: dict[str, Any] = {}
+    sources: dict[str, SettingSource] = {}
+    from_file = SettingSource(SettingOrigin.FILE, str(path))
     for key, value in data.items():
         if key == "watch":
             values["watch_alerts"] = _watch(value, str(path), problems) or None
+            sources.update((f"watch.alerts.{name}", from_file) for name in values["watch_alerts"] or ())
             continue
         if key not in known:
             problems.append(Phrase("catalogerr.config.unknown_key", where=path, key=shown(key),
                                    known=", ".join(sorted(known))))
             continue
         values[key] = _check(key, value, str(path), problems)
+        sources[key] = from_file
     for key in ENV_KEYS:
-        env = os.environ.get(f"SPECVIEW_{key.upper()}")
+        name = f"SPECVIEW_{key.upper()}"
+        env = os.environ.get(name)
         if env:
             raw: Any = env
             if key in ("speed", "fps"):
@@ -197,6 +230,10 @@ def load_config(path: Path | None = None) -> Config:
                     raw = float(env)
                 except ValueError:
                     raw = env
-            values[key] = _check(key, raw, f"SPECVIEW_{key.upper()}", problems)
+            values[key] = _check(key, raw, name, problems)  # a bad one: the default, not the file's
+            sources[key] = SettingSource(SettingOrigin.ENV, name)
     add_secret(values.get("api_key"))
-    return Config(**{k: v for k, v in values.items() if v is not None}, problems=tuple(problems))
+    kept = {k: v for k, v in values.items() if v is not None}
+    # a key whose value was refused has its default, and so no source (alert thresholds: only good ones have one)
+    kept_sources = {k: s for k, s in sources.items() if k in kept or k.startswith("watch.alerts.")}
+    return Config(**kept, problems=tuple(problems), sources=kept_sources)

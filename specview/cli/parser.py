@@ -34,6 +34,7 @@ from specview.kernel.theory import MAX_GAMMA
 COMMANDS = (
     "specview.cli.presets_cmd",
     "specview.cli.config_cmd",
+    "specview.features.info.command",
     "specview.features.live.bench_command",
     "specview.features.live.compare_command",
     "specview.features.record.command",

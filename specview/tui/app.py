@@ -23,6 +23,7 @@ from specview.features.learn.explain.context import RunContext
 from specview.kernel.runspec import RunSpec
 from specview.plugins import problems as plugin_problems
 from specview.texts.catalog import Phrase, catalog, fill, text
+from specview.themes import DEFAULT_THEME, SIXTEEN_COLOUR_THEME
 from specview.themes.loader import TOKEN_DEFAULTS, shipped_themes
 from specview.tui.notify import ERROR_SECONDS, notify_error, notify_safe, user_action
 from specview.tui.pump import Throttle
@@ -35,11 +36,7 @@ if TYPE_CHECKING:
     from specview.features.learn.base import LearnScreen
     from specview.features.learn.registry import Lesson
 
-DEFAULT_THEME = "specview"
 MERGE_RUNS = MergeRuns()
-# Where the terminal has only 16 colours, its own palette reads better than our colours mapped
-# onto it (the nearest of 16 can swap hues: a dimmed red became yellow, orange became red).
-SIXTEEN_COLOUR_THEME = "ansi"
 
 
 def default_theme(color_system: str | None) -> str:

@@ -19,7 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from specview.boundary.jsonio import Masked, dumps, masked
 from specview.boundary.safe_files import check_new, open_append, open_new
-from specview.boundary.secrets import public_url
+from specview.boundary.secrets import public_url, secret_name
 from specview.features.record.recording import FORMAT, VERSION
 from specview.kernel.backend import BackendInfo
 from specview.kernel.errors import BackendError, RecordingError
@@ -33,7 +33,6 @@ from specview.texts.catalog import Phrase
 if TYPE_CHECKING:
     from specview.kernel.session import Session
 
-_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH")
 _active: dict[Path, Recorder] = {}
 _may_replace: set[Path] = set()  # paths whose file the user let the first recording replace (--force)
 _active_lock = threading.Lock()
@@ -233,7 +232,7 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> Masked:
 def _unregistered_secrets(spec: RunSpec) -> set[str]:
     # the header's last guard, beside every registered secret: the key itself, and the value of any
     # secret-looking environment variable (not registered: masking those everywhere would garble text)
-    names = {name for name in os.environ if any(word in name.upper() for word in _SECRET_WORDS)}
+    names = {name for name in os.environ if secret_name(name)}
     names.add(spec.api_key_env or DEFAULT_KEY_ENV)
     from_env = {value for name in names if len(value := os.environ.get(name, "")) >= 8}
     return from_env | ({spec.api_key.value} if spec.api_key else set())
