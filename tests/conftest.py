@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.pytest_compat import fixture_definitions
+
 # Deterministic, quiet UI in tests: no animations, no cursor blink surprises.
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 # pytest-xdist's workers carry COLUMNS=80 and LINES=24 (the runner's terminal); Textual obeys them over
@@ -60,11 +62,11 @@ def _shared_scope(item: pytest.Item) -> str | None:
     """The group of the tests sharing this one's widest fixture: its module's path for a module-scoped
     (or class-scoped) fixture, the fixture's own name for a session- or package-scoped one; None for a
     test whose fixtures are all its own."""
-    fixture_info = getattr(item, "_fixtureinfo", None)  # what pytest resolved the test's fixtures to
-    if fixture_info is None:
+    resolved = fixture_definitions(item)
+    if resolved is None:
         return None
     widest = None
-    for name, definitions in fixture_info.name2fixturedefs.items():
+    for name, definitions in resolved.items():
         definition = definitions[-1]  # the one this test gets (the nearest overrides the others)
         if not definition.baseid:  # a plugin's (pytest-asyncio's loop policy, syrupy's, tmp_path_factory)
             continue

@@ -24,6 +24,7 @@ from specview.kernel.backend import Backend, BackendInfo, BackendKind, Note, Pac
 from specview.kernel.errors import BackendError, RecordingError
 from specview.kernel.events import Basis, Calibration, Round, StreamItem
 from specview.kernel.runspec import RunSpec
+from specview.kernel.stream_kinds import kind_of
 from specview.kernel.unmeasured import server_gamma
 from specview.texts.catalog import Phrase
 
@@ -141,24 +142,22 @@ class ReplayBackend:
                         self._drafted_as_recorded()
                         return
                     continue
-                if not isinstance(item, Round):  # no time of its own
+                rnd = kind_of(item).paced_by(item)  # kernel/stream_kinds.py: a round is paced by itself
+                if rnd is None:  # no time of its own
                     yield item
                     continue
                 if not calibrated:
                     calibrated = True
-                    assumed = self._assumed_calibration(item)
+                    assumed = self._assumed_calibration(rnd)
                     if assumed is not None:
                         yield assumed
-                if last_wall is None:
-                    gap = (item.t_draft_s or 0.0) + (item.t_verify_s or 0.0)
-                else:
-                    gap = item.t_wall - last_wall
-                last_wall = item.t_wall
+                gap = (rnd.t_draft_s or 0.0) + (rnd.t_verify_s or 0.0) if last_wall is None else rnd.t_wall - last_wall
+                last_wall = rnd.t_wall
                 paced = self._pace(max(0.0, gap), due, stop)
                 if paced is None:
                     return
                 due = paced
-                self._drafted = max(self._drafted, item.drafted)
+                self._drafted = max(self._drafted, rnd.drafted)
                 yield item
         except RecordingError as exc:
             raise BackendError("backenderr.as_is", error=exc) from None

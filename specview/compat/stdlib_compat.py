@@ -1,7 +1,8 @@
 """The standard library's private names specview relies on (argparse, re, atexit), all of them,
 listed in `PRIVATE` (tests/unit/compat/test_textual_compat.py checks each and fails naming it).
 
-argparse has no public read of a parser's options, positionals or subcommands, no hook for an
+argparse has no public read of a parser's arguments, options, positionals, groups or subcommands (nor
+of the help line each subcommand lists), no hook for an
 abbreviated option or a help section's heading, no public names for its group and subcommand
 types, and says its own messages through its module's `_` and `ngettext`. `re` has no public
 parser (the fleet filter bounds a pattern's matching time by its shape). `atexit` has no public
@@ -26,6 +27,10 @@ PRIVATE = (
     Private("argparse:ArgumentParser", "_option_string_actions", "a parser's options: option_actions",
             instance=True),
     Private("argparse:ArgumentParser", "_get_positional_actions", "a parser's positionals: positional_actions"),
+    Private("argparse:ArgumentParser", "_actions", "a parser's arguments in order: parser_actions", instance=True),
+    Private("argparse:ArgumentParser", "_action_groups", "a parser's groups: action_groups", instance=True),
+    Private("argparse:_SubParsersAction", "_choices_actions", "the help line of each subcommand: subcommand_helps",
+            instance=True),
     Private("argparse:_ArgumentGroup", "_group_actions", "a group's actions: subcommand_parsers", instance=True),
     Private("argparse", "_SubParsersAction", "what add_subparsers returns: SubParsersAction"),
     Private("argparse", "_ArgumentGroup", "what add_argument_group returns: ArgumentGroup"),
@@ -42,8 +47,9 @@ PRIVATE = (
 )
 
 __all__ = ["PRIVATE", "AbbreviationHookParser", "ArgumentGroup", "HookedHelpFormatter", "MutuallyExclusiveGroup",
-           "SubParsersAction", "argparse_translators", "option_actions", "parse_regex", "positional_actions",
-           "regex_opcodes", "run_exit_handlers", "set_argparse_translators", "subcommand_parsers"]
+           "SubParsersAction", "action_groups", "argparse_translators", "option_actions", "parse_regex",
+           "parser_actions", "positional_actions", "regex_opcodes", "run_exit_handlers", "set_argparse_translators",
+           "subcommand_helps", "subcommand_parsers"]
 
 SubParsersAction = argparse._SubParsersAction
 ArgumentGroup = argparse._ArgumentGroup
@@ -78,6 +84,22 @@ class AbbreviationHookParser(argparse.ArgumentParser):
 def option_actions(parser: argparse.ArgumentParser) -> Mapping[str, argparse.Action]:
     """Every option string of `parser` (`--rounds`, `-h`) and the action it names."""
     return parser._option_string_actions
+
+
+def parser_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    """Every argument of `parser` (options, positionals, its subcommands' action), in the order added."""
+    return list(parser._actions)
+
+
+def action_groups(parser: argparse.ArgumentParser) -> list[ArgumentGroup]:
+    """`parser`'s argument groups (the sections of its help), in order."""
+    return list(parser._action_groups)
+
+
+def subcommand_helps(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """The help line `parser`'s help lists for each subcommand given one, by name."""
+    return {choice.dest: choice.help for action in parser._actions if isinstance(action, SubParsersAction)
+            for choice in action._choices_actions if choice.help}
 
 
 def positional_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:

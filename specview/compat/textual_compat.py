@@ -5,9 +5,9 @@ what they do; where Textual has a public way, specview uses it instead and it is
 
 Textual offers no public hook for "the screen drew" (`Screen._compositor_refresh`), "a widget needs
 a repaint" (`Widget._set_dirty`) or "a bug ended the app" (`App._fatal_error`), no public read of a
-node's bindings or the app's keymap, no one-shot timer that never skips, no public name for the
-footer's key widget or for the key names a terminal sends, and no public way to wrap the Linux
-driver's output file. Each fallback below keeps specview running, less well, if one goes.
+node's bindings, the app's keymap or the notifications it shows, no one-shot timer that never skips,
+no public name for the footer's key widget or for the key names a terminal sends, and no public way
+to wrap the Linux driver's output file. Each fallback below keeps specview running, less well, if one goes.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from textual.dom import DOMNode
 from textual.driver import Driver
 from textual.geometry import Region
 from textual.message_pump import MessagePump
+from textual.notifications import Notification
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
@@ -47,6 +48,8 @@ PRIVATE = (
     Private("textual.timer:Timer", "_start", "starts a timer made by hand: one_shot_timer"),
     Private("textual.dom:DOMNode", "_bindings", "a node's own bindings map: node_bindings", instance=True),
     Private("textual.app:App", "_keymap", "the app's keymap, normalised: app_keymap", instance=True),
+    Private("textual.app:App", "_notifications", "the notifications an app shows: shown_notifications",
+            instance=True),
     Private("textual.drivers.linux_driver:LinuxDriver", "_file", "the terminal output: driver_output",
             instance=True),
     Private("textual.widgets._footer", "FooterKey", "the footer's key widget: FooterKey"),
@@ -54,7 +57,8 @@ PRIVATE = (
 )
 
 __all__ = ["PRIVATE", "DirtyWidget", "DrawnScreen", "FooterKey", "QuietFatalErrorApp", "app_keymap",
-           "driver_output", "functional_key_names", "node_bindings", "one_shot_timer", "set_driver_output"]
+           "driver_output", "functional_key_names", "node_bindings", "one_shot_timer", "set_driver_output",
+           "shown_notifications"]
 
 
 class DrawnScreen(Screen[None]):
@@ -123,6 +127,12 @@ def app_keymap(app: App[Any]) -> Keymap:
     Textual keeps it elsewhere: the help then shows the default keys)."""
     keymap: Keymap = getattr(app, "_keymap", {})
     return keymap
+
+
+def shown_notifications(app: App[Any]) -> list[Notification]:
+    """The notifications `app` shows now, oldest first (those whose time is up are gone); none where
+    Textual keeps them elsewhere (what reads them, the tests, then fail saying what is missing)."""
+    return list(getattr(app, "_notifications", ()))
 
 
 def driver_output(driver: Driver) -> TextIO | None:

@@ -57,16 +57,6 @@ def calibration_contended(cal: Calibration) -> Phrase | None:
     return contended(verify_costs=costs, plain_repeats=plain, load=cal.load)
 
 
-def short_note(reason: Phrase) -> Phrase:
-    """The same reason in the side panel's few columns (`busy.note.<signal>`, the load's short words),
-    in parts the panel puts on lines of their own."""
-    fields = dict(reason.fields)
-    load = fields.get("load")
-    if isinstance(load, Phrase):
-        fields["load"] = Phrase(load.key.replace("busy.load.", "busy.load.short.", 1), **load.fields)
-    return Phrase(f"busy.note.{signal_of(reason)}", **fields)
-
-
 def signal_of(reason: Phrase) -> str:
     """The signal a reason names (`above_tau`, `verify_below_one`, `plain_disagrees`): `bench --json`'s word."""
     return reason.key.removeprefix("busy.")

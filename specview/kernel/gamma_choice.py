@@ -86,7 +86,7 @@ class GammaChoice:
             "speedups": [round(s, 4) for s in self.speedups],
             "c": None if self.c is None else round(self.c, 4),
             "acceptance": [round(a, 4) for a in self.acceptance],
-            "busy": None if self.busy is None else {"id": self.busy.key, "text": self.busy.render("en")},
+            "busy": None if self.busy is None else {"id": self.busy.key},  # its words: report/run_json.py
         }
 
 

@@ -25,7 +25,6 @@ from functools import cache
 
 from specview.boundary.text import number
 from specview.kernel.backend import BackendInfo, Exact, Origin
-from specview.kernel.contended import short_note
 from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.overlay import Overlay, overlay, plain_run
 from specview.kernel.unmeasured import why_missing
@@ -168,11 +167,13 @@ class GaugeSpec:
             return "tag.exact_totals"
         return "tag.not_reported" if reported is None else "tag.inferred"
 
-    def tags(self, reading: Reading) -> list[tuple[str, Mapping[str, object]]]:
+    def tags(self, reading: Reading, *, withheld_as: Callable[[Phrase], Phrase] = lambda reason: reason
+             ) -> list[tuple[str, Mapping[str, object]]]:
         """Everything the note says about where the number comes from, as (catalog id, values):
         exact / exact totals / inferred / simulated / recorded, then "assumed" or "derived" when a simulator
         preset's fields behind it are, then the value's own source (a baseline, a verify curve),
-        then why a measured value is withheld (a baseline taken on a busy machine), then why the
+        then why a measured value is withheld (a baseline taken on a busy machine: kernel/contended.py's
+        reason, in the form `withheld_as` gives it for the view's room), then why the
         engine cannot give it or the theory beside it (a remote server times no cost).
         The one place that decides a gauge's provenance: every view writes these in the same place.
         """
@@ -188,7 +189,7 @@ class GaugeSpec:
             out.append(self.source(reading))
         withheld = self.withheld(reading) if self.withheld is not None else None
         if withheld is not None:
-            note = short_note(withheld)
+            note = withheld_as(withheld)
             out.append((note.key, note.fields))
         judged = self.judged(reading) if self.judged is not None else None
         if judged is not None:

@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from specview.kernel.spread import Moments
+from specview.texts.catalog import Phrase
 
 Z = 2.0  # an interval is the value ± Z standard errors (why 2: judge's docstring)
+RULE = Phrase("verdict.json.rule", z=f"{Z:g}")  # the rule, as `--json` states it beside each verdict
 
 
 class Outcome(StrEnum):
@@ -65,16 +67,16 @@ class Verdict:
     def beyond_noise(self) -> bool:
         return self.outcome is not Outcome.WITHIN
 
-    def to_dict(self) -> dict[str, object]:
-        """For --json: the outcome and the interval of each side (None: unknown spread)."""
+    def to_dict(self, *, rule: str) -> dict[str, object]:
+        """For --json: the outcome, the rule in the words the caller chose (RULE in the JSON's
+        language: `--json` is English) and the interval of each side (None: unknown spread)."""
 
         def side(e: Estimate) -> dict[str, object]:
             interval = e.interval
             return {"mean": e.value, "spread": e.spread, "samples": e.samples,
                     "interval": None if interval is None else list(interval)}
 
-        return {"outcome": self.outcome.value, "rule": f"mean ± {Z:g} standard errors, intervals apart",
-                "a": side(self.a), "b": side(self.b)}
+        return {"outcome": self.outcome.value, "rule": rule, "a": side(self.a), "b": side(self.b)}
 
 
 def judge(a: Estimate, b: Estimate) -> Verdict:

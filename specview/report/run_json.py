@@ -15,10 +15,12 @@ from specview.kernel.context_acceptance import acceptance_json
 from specview.kernel.drafters import drafters_json
 from specview.kernel.gauges import BENCH, GaugeSpec, Reading, gauges
 from specview.kernel.overlay import Overlay
+from specview.kernel.verdict import RULE
 
 if TYPE_CHECKING:
     from specview.kernel.backend import BackendInfo
     from specview.kernel.events import Basis
+    from specview.kernel.gamma_choice import GammaChoice
     from specview.kernel.metrics_snapshot import MetricsSnapshot
 
 MEASURED_OUTPUTS = ("acceptance", "tau", "tokens_per_second", "draft_cost")
@@ -134,8 +136,16 @@ def gamma_auto_dict(snap: MetricsSnapshot) -> dict[str, Any] | None:
         return None
     from specview.report.sentences import choice_text
 
-    chosen = {**snap.gamma_choice.to_dict(), "text": choice_text(snap.gamma_choice, "en")}
-    return {"chosen": chosen, "history": [c.to_dict() for c in snap.gamma_choices]}
+    chosen = {**_choice_dict(snap.gamma_choice), "text": choice_text(snap.gamma_choice, "en")}
+    return {"chosen": chosen, "history": [_choice_dict(c) for c in snap.gamma_choices]}
+
+
+def _choice_dict(choice: GammaChoice) -> dict[str, Any]:
+    """One decision's numbers (kernel/gamma_choice.py), and the English words of its busy reason."""
+    out = choice.to_dict()
+    if choice.busy is not None:
+        out["busy"] = {**out["busy"], "text": choice.busy.render("en")}
+    return out
 
 
 def what_if_dict(snap: MetricsSnapshot, temperature: float) -> dict[str, Any] | None:
@@ -229,7 +239,7 @@ def stats_dict(info: BackendInfo, snap: MetricsSnapshot, text: str) -> dict[str,
         "speedup_withheld": withheld_dict(snap, over),
         "speedup_theory": _round(over.speedup_theory),
         # against plain's 1× by kernel/verdict.py's rule (null: nothing to judge, e.g. a plain run)
-        "speedup_verdict": None if (verdict := over.speedup_verdict) is None else verdict.to_dict(),
+        "speedup_verdict": None if (verdict := over.speedup_verdict) is None else verdict.to_dict(rule=str(RULE)),
         "best_gamma": over.best_gamma,
         "not_measured": not_measured,
         "provenance": provenance(info, over.speedup_basis, not_measured),

@@ -13,6 +13,7 @@ from specview.features.watch.model import Violation, WatchSample
 from specview.kernel.backend import Origin
 from specview.kernel.events import Basis
 from specview.kernel.gauges import PANE, PANEL, SUMMARY, WATCH, GaugeSpec, Reading, gauges
+from specview.report.busy_note import short_note
 from specview.report.leaders import leaders
 from specview.report.run_names import distinct_names
 from specview.texts.catalog import FALLBACK, catalog, fill, text
@@ -34,7 +35,7 @@ class GaugeText:
 def note_text(spec: GaugeSpec, reading: Reading, lang: str) -> str:
     """Where the number comes from (exact, simulated, assumed, its baseline…), then its note
     (the whole run's value beside its theory, the yield…): the same place in every view."""
-    parts = [fill(tag, lang, **values) for tag, values in spec.tags(reading)]
+    parts = [fill(tag, lang, **values) for tag, values in spec.tags(reading, withheld_as=short_note)]
     values = spec.note(reading) if spec.note is not None else None
     if values is not None:
         parts.append(fill(spec.note_id, lang, **values))

@@ -12,6 +12,7 @@ from specview.features.live.inspector import describe
 from specview.features.record.recording import Header, read_recording
 from specview.kernel.runspec import RunSpec
 from tests.support.app_helpers import token_view, wait_finished, wait_until
+from tests.support.notices import notices
 
 STRUCK = "\u0336"
 
@@ -55,7 +56,7 @@ async def test_e_exports_the_recording_and_the_report_side_by_side(tmp_path: Pat
         await wait_finished(pilot)
         await pilot.press("e")
         await app.workers.wait_for_complete()
-        await wait_until(pilot, lambda: any(n.title == "exported" for n in app._notifications))
+        await wait_until(pilot, lambda: any(n.title == "exported" for n in notices(app)))
         session = app.live.session
         snap = session.metrics.snapshot()
     recordings, reports = sorted(tmp_path.glob("*.jsonl")), sorted(tmp_path.glob("*.md"))
@@ -82,8 +83,8 @@ async def test_an_export_that_cannot_be_written_is_one_notification(tmp_path: Pa
         await wait_finished(pilot)
         await pilot.press("e")
         await app.workers.wait_for_complete()
-        await wait_until(pilot, lambda: any(n.title == "export failed" for n in app._notifications))
-        failed = next(n for n in app._notifications if n.title == "export failed")
+        await wait_until(pilot, lambda: any(n.title == "export failed" for n in notices(app)))
+        failed = next(n for n in notices(app) if n.title == "export failed")
         assert "missing-folder" in failed.message and "Traceback" not in failed.message
 
 

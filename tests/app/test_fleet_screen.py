@@ -30,6 +30,7 @@ from tests.support.app_helpers import wait_until
 from tests.support.catalog_walk import screen_text, strays, words
 from tests.support.fleet_snapshots import T0, Snapshots, five, fleet, row, window
 from tests.support.hostile_server import HostileServer, Scenario, hostile_server
+from tests.support.notices import notices
 
 # what the snapshots name (data, not interface): engines, methods, hosts
 DATA = words("llama-server vllm draft-mtp ngram-simple eagle3 http connection refused") | {"mtp"}
@@ -106,18 +107,18 @@ async def test_the_filter_narrows_by_regex_and_a_bad_one_is_one_notice() -> None
         await pilot.press("slash", *"(eagle|NGRAM)", "enter")  # engine and method too, any case
         await pilot.pause()
         assert order(screen) == ["8002", "8003"]
-        before = len(app._notifications)
+        before = len(notices(app))
         await pilot.press("slash", *"800(", "enter")
         await pilot.pause()
-        notes = list(app._notifications)[before:]
+        notes = notices(app)[before:]
         assert [n.message for n in notes] == [fill("fleetscreen.filter.invalid", at=3)]
         assert order(screen) == ["8002", "8003"]  # the filter in force stays
         await pilot.press("slash", *"(a|aa)*b", "enter")  # exponential in `re`: refused, not run
         await pilot.pause()
-        assert [n.message for n in list(app._notifications)[before + 1:]] == [fill("fleetscreen.filter.nested")]
+        assert [n.message for n in notices(app)[before + 1:]] == [fill("fleetscreen.filter.nested")]
         await pilot.press("slash", *("a*" * (MAX_REPEATS + 1)), "enter")
         await pilot.pause()
-        assert list(app._notifications)[-1].message == fill("fleetscreen.filter.repeats")
+        assert notices(app)[-1].message == fill("fleetscreen.filter.repeats")
         await pilot.press("escape")  # esc clears the filter
         await pilot.pause()
         assert len(screen.shown) == 5 and "filter" not in lines(app)[1]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from specview.features.learn.app import LearnApp
 from specview.features.learn.index_screen import LearnIndex
 from tests.support.app_helpers import wait_until
+from tests.support.notices import notices
 
 
 async def test_a_config_problem_is_said_once_in_learn() -> None:
@@ -14,5 +15,5 @@ async def test_a_config_problem_is_said_once_in_learn() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, LearnIndex))
         await pilot.pause()
-        said = [n.message for n in app._notifications if "config" in n.message]
+        said = [n.message for n in notices(app) if "config" in n.message]
         assert len(said) == 1, said

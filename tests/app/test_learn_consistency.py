@@ -32,6 +32,7 @@ from specview.widgets.column_chart import ColumnChart
 from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
 from tests.support.mtp_gguf import N_EMBD, write_tiny_mtp
+from tests.support.notices import notices
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -164,7 +165,7 @@ async def test_f_without_a_live_run_says_what_it_needs(lang: str) -> None:
         assert "specview --demo" in shown(app.screen, "hint")
         await pilot.press("f")
         await pilot.pause()
-        said = [str(n.message) for n in app._notifications]
+        said = [str(n.message) for n in notices(app)]
         assert any("specview --demo" in m and ("live run" in m if lang == "en" else "实时运行" in m) for m in said)
 
 
@@ -265,7 +266,7 @@ async def test_a_screen_that_needs_a_model_gives_the_install_command_and_demo(la
         await pilot.pause()
         await pilot.press("m")
         await pilot.pause()
-        assert any("specview learn 2 --demo" in str(n.message) for n in app._notifications)
+        assert any("specview learn 2 --demo" in str(n.message) for n in notices(app))
     app = LearnApp(lesson_named("fusion"), lang=lang, llama_installed=False)  # a machine without the extra
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()

@@ -28,6 +28,7 @@ from specview.widgets.prose import Prose
 from specview.widgets.slider import Slider
 from tests.support.app_helpers import sim_app, wait_finished
 from tests.support.gguf_factory import write_fusion_gguf
+from tests.support.notices import notices
 
 
 async def test_f_fills_the_calculator_with_the_live_runs_numbers() -> None:
@@ -61,7 +62,7 @@ async def test_f_without_a_run_says_so() -> None:
         await pilot.press("f")
         await pilot.pause()
         assert isinstance(app.screen, SpeedupScreen) and app.screen.measured is None
-        assert any("f needs a live run" in str(n.message) and "--demo" in str(n.message) for n in app._notifications)
+        assert any("f needs a live run" in str(n.message) and "--demo" in str(n.message) for n in notices(app))
 
 
 async def test_enter_runs_a_case_study_and_x_shows_the_engines() -> None:

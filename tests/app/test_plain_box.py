@@ -63,7 +63,7 @@ async def test_finished_lines_are_the_lines_textual_would_make(css: str, extra: 
         view = app.query_one(TokenView)
         view.set_styles(css)
         if extra is not None:
-            app._filters.append(extra())
+            app.added_filters.append(extra())
         view.append(mixed(120))
         await pilot.pause()
         assert view.finished_count > 0  # the screen was drawn by the fast path

@@ -9,6 +9,7 @@ from specview.features.learn.app import LearnApp
 from specview.plugins import problems
 from specview.texts.catalog import Phrase, fill
 from tests.support.app_helpers import wait_until
+from tests.support.notices import notices
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -26,7 +27,7 @@ async def test_a_plugin_problem_is_a_notification_in_the_apps_language(
                                 error="ImportError: late")
         problems.report(later)
         wanted = [fill(p.key, lang, **p.fields) for p in (before, later)]
-        await wait_until(pilot, lambda: [n.message for n in app._notifications] == wanted)
+        await wait_until(pilot, lambda: [n.message for n in notices(app)] == wanted)
     assert capsys.readouterr().err == ""  # said in the app only
     problems.report(Phrase("plugins.same_id", id="'x'", other="/x/x.py"))  # the app gone: stderr again
     assert capsys.readouterr().err.startswith("specview: ")

@@ -16,6 +16,7 @@ from specview.texts.catalog import Phrase, fill, text
 from specview.tui.pump import RunState
 from specview.widgets.status_line import StatusLine
 from tests.support.app_helpers import token_view, wait_finished, wait_until
+from tests.support.notices import notices
 from tests.support.recordings import record_sim, recorded_rounds
 
 
@@ -52,7 +53,7 @@ async def test_a_damaged_replay_shows_the_prefix_and_reports_the_line(tmp_path: 
         await wait_until(pilot, lambda: app.live.query_one(StatusLine).state == RunState("stopped", error).text("en"))
         assert app.live.query_one(StatusLine).state.startswith(fill("state.stopped", reason=""))
         # the first error is shown once, as a notification and as the reason the run stopped
-        assert [(n.title, n.message) for n in app._notifications] == [(text("notice.run_stopped"), error)]
+        assert [(n.title, n.message) for n in notices(app)] == [(text("notice.run_stopped"), error)]
 
 
 async def test_a_run_that_cannot_record_stops_in_the_screens_language(tmp_path: Path) -> None:
@@ -64,8 +65,8 @@ async def test_a_run_that_cannot_record_stops_in_the_screens_language(tmp_path: 
         async with app.run_test(size=(120, 36)) as pilot:
             status = app.live.query_one(StatusLine)
             await wait_until(pilot, lambda: status.state == RunState("stopped", said).text(lang))  # noqa: B023
-            await wait_until(pilot, lambda: len(app._notifications) > 0)  # noqa: B023
-            assert [(n.title, n.message) for n in app._notifications] == [(text("notice.run_stopped", lang), said)]
+            await wait_until(pilot, lambda: len(notices(app)) > 0)  # noqa: B023
+            assert [(n.title, n.message) for n in notices(app)] == [(text("notice.run_stopped", lang), said)]
 
 
 async def test_restarting_the_live_view_appends_a_run_to_the_recording(tmp_path: Path) -> None:
@@ -86,6 +87,6 @@ async def test_app_notifies_config_problems() -> None:
     spec = RunSpec(max_rounds=5, speed=0)
     app = SpecviewApp(spec, make_backend(spec), problems=("config.toml: key 'lang' must be …",))
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: len(app._notifications) > 0)
-        assert [(n.title, n.message) for n in app._notifications] == [
+        await wait_until(pilot, lambda: len(notices(app)) > 0)
+        assert [(n.title, n.message) for n in notices(app)] == [
             ("", "config: 1 problem · specview config check shows it")]

@@ -3,7 +3,7 @@ that shapes them changes: an update, a new size, a new theme, a style, a line fi
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.filter import Monochrome
 from textual.geometry import Region
 from textual.strip import Strip
@@ -13,9 +13,10 @@ from specview.themes.loader import TOKEN_DEFAULTS
 from specview.widgets.position_bars import PositionBars
 from specview.widgets.settled import SettledFooter
 from specview.widgets.text_line import TextLine
+from tests.support.line_filters import AddedLineFilters
 
 
-class LinesApp(App[None]):
+class LinesApp(AddedLineFilters):
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(TOKEN_DEFAULTS)
 
@@ -52,7 +53,7 @@ async def test_anything_that_shapes_the_lines_draws_them_again() -> None:
         assert [s.text.split("▕")[0].strip() for s in lines(bars)] == ["1", "2"] and lines(bars) is not drawn
         for change in (lambda: setattr(app, "theme", "textual-light"),  # the colours behind them
                        lambda: setattr(line.styles, "color", "red"),  # a style of their own
-                       lambda: app._filters.append(Monochrome())):  # the app's line filters
+                       lambda: app.added_filters.append(Monochrome())):  # the app's line filters
             before = lines(line)
             change()
             await pilot.pause()

@@ -24,6 +24,7 @@ from specview.widgets.position_bars import PositionBars
 from specview.widgets.run_pane import BAR_ROWS
 from tests.support.app_helpers import sim_app, wait_until
 from tests.support.fake_openai import running_fake
+from tests.support.notices import notices
 
 
 @contextmanager
@@ -105,8 +106,8 @@ async def test_a_bad_keymap_id_is_one_short_line_naming_config_check(
     spec = RunSpec(max_rounds=5, speed=0, lang=lang)
     app = SpecviewApp(spec, make_backend(spec), lang=lang, problems=ui.problems)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: len(app._notifications) > 0)
-        [shown] = [(n.title, n.message) for n in app._notifications]
+        await wait_until(pilot, lambda: len(notices(app)) > 0)
+        [shown] = [(n.title, n.message) for n in notices(app)]
         assert shown[0] == "" and "\n" not in shown[1] and len(shown[1]) <= 60, shown
         assert "specview config check" in shown[1]
 

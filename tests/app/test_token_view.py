@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 
 from specview.kernel.events import TokenEvent, TokenStatus
 from specview.themes.loader import TOKEN_DEFAULTS
 from specview.widgets.token_view import TokenView
+from tests.support.line_filters import AddedLineFilters
 
 
-class ViewApp(App[None]):
+class ViewApp(AddedLineFilters):
     def __init__(self, max_tokens: int = 20_000) -> None:
         super().__init__()
         self.max_tokens = max_tokens
@@ -71,32 +72,22 @@ async def test_pruning_keeps_the_newest_tokens_and_the_selection() -> None:
         assert view.plain_text().endswith(" w1198 w1199")
 
 
-async def test_a_view_without_a_scrollbar_follows_the_end_without_laying_the_screen_out(monkeypatch: object) -> None:
-    from textual.screen import Screen
-
-    layouts = []
-    original = Screen._refresh_layout
-
-    def counted(self: Screen, *args: object, **kwargs: object) -> None:
-        layouts.append(kwargs.get("scroll", False))
-        original(self, *args, **kwargs)  # type: ignore[arg-type]
-
+async def test_a_view_without_a_scrollbar_follows_the_end_without_laying_the_screen_out() -> None:
     app = ViewApp(max_tokens=1000)  # and pruned about once every 200 tokens
     async with app.run_test(size=(40, 12)) as pilot:
         view = app.query_one(TokenView)
         view.set_styles("scrollbar-size-vertical: 0;")  # the compare pane's
         view.append(words(0, 200))  # scrollable from here on
         await pilot.pause()
-        Screen._refresh_layout = counted  # type: ignore[method-assign]
-        try:
-            for start in range(200, 2200, 40):  # about fifty jumps to the end
-                view.append(words(start, 40))
-                await pilot.pause()
-                assert view.scroll_y == view.max_scroll_y > 0
-                assert view.line_count - 1 in range(int(view.scroll_y), int(view.scroll_y) + view.size.height)
-                assert view.plain_text().endswith(f" w{start + 39}")
-        finally:
-            Screen._refresh_layout = original  # type: ignore[method-assign]
+        layouts: list[object] = []  # each time the screen lays itself out (Textual's public signal)
+        app.screen.screen_layout_refresh_signal.subscribe(view, layouts.append, immediate=True)
+        for start in range(200, 2200, 40):  # about fifty jumps to the end
+            view.append(words(start, 40))
+            await pilot.pause()
+            assert view.scroll_y == view.max_scroll_y > 0
+            assert view.line_count - 1 in range(int(view.scroll_y), int(view.scroll_y) + view.size.height)
+            assert view.plain_text().endswith(f" w{start + 39}")
+        app.screen.screen_layout_refresh_signal.unsubscribe(view)
         assert view.token_count <= 1000 and view.tokens[0].token_id > 1000  # it did prune
         assert not layouts  # neither a new height, nor a prune, nor a new scroll offset laid the screen out
         for _ in range(3):

@@ -18,6 +18,7 @@ from specview.texts.catalog import text
 from specview.tui.help_screen import HelpScreen
 from specview.widgets.status_line import StatusLine
 from tests.support.app_helpers import sim_app, token_view, wait_until
+from tests.support.notices import notices
 
 HOT = """
 id = "too-hot"
@@ -68,17 +69,17 @@ async def pick(pilot: Pilot[None], picker: PresetScreen, preset: str) -> None:
 
 
 def last_severity(app: SpecviewApp) -> str | None:
-    shown = list(app._notifications)
+    shown = notices(app)
     return shown[-1].severity if shown else None
 
 
 def messages(app: SpecviewApp) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n.message for n in notices(app)]
 
 
 def check_skipped(app: SpecviewApp, picker: PresetScreen, folder: Path) -> None:
     """The bad user preset file was reported once, as a warning naming it, and left out."""
-    assert [(n.title, n.severity) for n in app._notifications] == [(text("notice.presets"), "warning")]
+    assert [(n.title, n.severity) for n in notices(app)] == [(text("notice.presets"), "warning")]
     assert messages(app)[0].startswith(f"{folder / 'too-hot.toml'}: key 'temperature'")
     assert "too-hot" not in picker.presets and "gone" in picker.presets and "ngram" in picker.presets
 
@@ -92,7 +93,7 @@ async def test_a_bad_user_preset_in_the_live_view_is_a_notification(user_presets
         (user_presets / "gone.toml").unlink()  # the file goes away while the picker is open
         await pick(pilot, picker, "gone")
         await wait_until(pilot, lambda: last_severity(app) == "error")  # the choice was refused
-        last = list(app._notifications)[-1]  # (the warning may have timed out by now)
+        last = notices(app)[-1]  # (the warning may have timed out by now)
         assert last.severity == "error" and last.message.startswith("unknown preset 'gone'; known presets: ")
         assert app.is_running and app.live.backend.info.preset == "qwen3.6-mtp"
         shown = token_view(app).token_count
@@ -112,7 +113,7 @@ async def test_a_bad_user_preset_in_compare_is_a_notification(user_presets: Path
         (user_presets / "gone.toml").unlink()
         await pick(pilot, picker, "gone")
         await wait_until(pilot, lambda: last_severity(app) == "error")  # the choice was refused
-        last = list(app._notifications)[-1]
+        last = notices(app)[-1]
         assert last.severity == "error" and last.message.startswith("unknown preset 'gone'; known presets: ")
         assert app.is_running and [b.info.preset for b in cmp.backends] == ["qwen3.6-mtp", "glm-5.2-mtp"]
         # a good preset for the focused pane restarts that pane only
@@ -159,7 +160,7 @@ async def test_a_bad_user_preset_on_a_zh_live_screen_is_said_in_chinese(user_pre
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until(pilot, lambda: token_view(app).token_count > 5)
         picker = await open_picker(pilot)
-        assert [(n.title, n.severity) for n in app._notifications] == [(text("notice.presets", "zh"), "warning")]
+        assert [(n.title, n.severity) for n in notices(app)] == [(text("notice.presets", "zh"), "warning")]
         assert messages(app) == [f"{user_presets / 'too-hot.toml'}：键 'temperature' 的值为 6.0，应为 [0, 5] 内的数"
                                  "（已跳过该预设文件）"]
         (user_presets / "gone.toml").unlink()

@@ -35,6 +35,7 @@ from tests.support.hostile_checks import (
     one_error_line,
 )
 from tests.support.limited_run import base_env, run_cli
+from tests.support.notices import notices
 
 
 @pytest.mark.llama
@@ -161,11 +162,11 @@ async def pressed_g(app: LearnApp, pilot: Pilot[None]) -> list[tuple[str, str, s
     """Press g on Learn 8 and wait for what it says: (severity, title, message) of each notification."""
     await pilot.press("g")
     for _ in range(500):
-        if app._notifications:
+        if notices(app):
             break
         await pilot.pause(0.02)
     await pilot.pause()
-    return [(n.severity, n.title, n.message) for n in app._notifications]
+    return [(n.severity, n.title, n.message) for n in notices(app)]
 
 
 @pytest.mark.parametrize("name", ["arrays nested 5000 deep", "NaN embedding_length"])
@@ -207,10 +208,10 @@ async def test_learn_1_says_why_its_model_is_missing(tmp_path: Path) -> None:
     app = LearnApp(lesson_named("memory"), run=RunContext(backend="file", target_path=str(path)))
     async with app.run_test(size=(120, 60)) as pilot:
         for _ in range(200):
-            if app._notifications:
+            if notices(app):
                 break
             await pilot.pause(0.02)
-        notes = [(n.title, n.message) for n in app._notifications]
+        notes = [(n.title, n.message) for n in notices(app)]
         assert app.is_running
     assert len(notes) == 1 and notes[0][0] == text("inputs.gguf.failed")
     assert "qwen35.embedding_length is 18446744073709551615" in notes[0][1]

@@ -27,6 +27,7 @@ from specview.texts.catalog import fill
 from tests.support.hostile_checks import assert_no_secret, assert_terminal_clean, json_lines
 from tests.support.hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
 from tests.support.limited_run import Run, base_env, run_cli
+from tests.support.notices import notices
 
 ESCAPED = '\\"'  # one escaped quote
 MIB = 2**20
@@ -192,7 +193,7 @@ async def test_the_monitor_notifies_the_skipped_lines_once(server: HostileServer
             await pilot.pause(0.02)
         assert screen.samples_shown >= 5  # type: ignore[attr-defined]
         await pilot.pause(0.3)  # the pump draws what the thread found
-        assert [n.message for n in app._notifications].count(said) == 1
+        assert [n.message for n in notices(app)].count(said) == 1
         assert said in str(screen.query_one("#watch-checks").render())
 
 

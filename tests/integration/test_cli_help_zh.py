@@ -16,6 +16,7 @@ import pytest
 
 from specview.cli.cell_wrap import cells
 from specview.cli.parser import build_parser
+from specview.compat.stdlib_compat import SubParsersAction, parser_actions
 from tests.integration.test_docs_commands import subcommands
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,12 +40,12 @@ def parser_words() -> frozenset[str]:
 
     def walk(parser: argparse.ArgumentParser) -> None:
         found.update(LATIN_WORD.findall(parser.prog))
-        for action in parser._actions:
+        for action in parser_actions(parser):
             for text in [*action.option_strings, *(action.metavar if isinstance(action.metavar, tuple) else
                                                    [action.metavar or ""]), action.dest or "",
                          (action.dest or "").upper()]:
                 found.update(LATIN_WORD.findall(text.replace("-", "_").replace("_", " ")))
-            if isinstance(action, argparse._SubParsersAction):
+            if isinstance(action, SubParsersAction):
                 found.update(action.choices)
                 for sub in action.choices.values():
                     walk(sub)

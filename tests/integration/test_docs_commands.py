@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from specview.cli.parser import build_parser
+from specview.compat.stdlib_compat import SubParsersAction, parser_actions
 from specview.kernel.errors import SpecviewError
 from tests.support.docs_pages import DOCS, Page, page, pages
 from tests.support.exporter import exporters
@@ -151,8 +152,8 @@ def subcommands() -> list[list[str]]:
     found: list[list[str]] = [[]]
 
     def walk(parser: argparse.ArgumentParser, words: list[str]) -> None:
-        for action in parser._actions:
-            if isinstance(action, argparse._SubParsersAction):
+        for action in parser_actions(parser):
+            if isinstance(action, SubParsersAction):
                 for name, sub in action.choices.items():
                     found.append([*words, name])
                     walk(sub, [*words, name])

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.notices import notices
+
 pytest.importorskip("llama_cpp")
 
 from specview.backends.factory import make_backend
@@ -62,7 +64,7 @@ async def _toggle_and_inspect(app: SpecviewApp, pilot: object, expected: int) ->
     assert "⟨" not in view.visible_text()
     await pilot.press("d")  # type: ignore[attr-defined]
     assert TokenStatus.LOST not in view.hidden
-    assert list(app._notifications)[-1].message == text("tree.lost_shown")
+    assert notices(app)[-1].message == text("tree.lost_shown")
     index = next(i for i, t in enumerate(view.tokens) if t.status is TokenStatus.LOST and t.text.strip())
     view.select(index)
     await pilot.pause()  # type: ignore[attr-defined]

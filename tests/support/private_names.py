@@ -43,6 +43,7 @@ INSTANCES: dict[str, Callable[[], Any]] = {
     "textual.drivers.linux_driver:LinuxDriver": _linux_driver,
     "argparse:ArgumentParser": argparse.ArgumentParser,
     "argparse:_ArgumentGroup": lambda: argparse.ArgumentParser().add_argument_group("group"),
+    "argparse:_SubParsersAction": lambda: argparse.ArgumentParser().add_subparsers(),
     "argparse:HelpFormatter": lambda: argparse.HelpFormatter("prog"),
     "ctypes:CDLL": lambda: ctypes.CDLL(None),
 }

@@ -9,11 +9,12 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import locale
+from collections.abc import Callable
 from functools import cache
 
 
 @cache
-def _wcwidth() -> ctypes._CFuncPtr:
+def _wcwidth() -> Callable[[str], int]:
     locale.setlocale(locale.LC_CTYPE, "C.UTF-8")  # wcwidth answers -1 for every non-ASCII character in "C"
     libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
     libc.wcwidth.argtypes = [ctypes.c_wchar]

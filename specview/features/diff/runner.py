@@ -20,20 +20,48 @@ from specview.features.diff.model import (
     first_divergence,
 )
 from specview.kernel.backend import Backend, BackendKind
+from specview.kernel.calibration import Calibration
 from specview.kernel.errors import BackendError
 from specview.kernel.events import Reconcile, Round
+from specview.kernel.gamma_choice import GammaChoice
 from specview.kernel.runspec import RunSpec
+from specview.kernel.stream_kinds import fold_item
+from specview.kernel.totals import CrossChecked, Totals
+
+
+class _Emitted:
+    """A StreamFold (kernel/stream_kinds.py) that keeps what a run emitted: its rounds, reconciled
+    when it says so; what it says besides (what decoding costs, a server's counts, γ auto's
+    decisions) is not what was emitted."""
+
+    def __init__(self) -> None:
+        self.rounds: list[Round] = []
+
+    def add_round(self, rnd: Round) -> None:
+        self.rounds.append(rnd)
+
+    def reconcile(self, item: Reconcile) -> None:
+        self.rounds = [r for r in self.rounds if r.index < item.first_index] + list(item.rounds)
+
+    def calibrate(self, cal: Calibration) -> None:
+        pass
+
+    def close_request(self, totals: Totals) -> None:
+        pass
+
+    def cross_checked(self, item: CrossChecked) -> None:
+        pass
+
+    def gamma_chosen(self, item: GammaChoice) -> None:
+        pass
 
 
 def collect(backend: Backend) -> list[Round]:
     """Every round the backend produces (reconciled when it says so)."""
-    rounds: list[Round] = []
+    emitted = _Emitted()
     for item in backend.rounds(threading.Event()):
-        if isinstance(item, Reconcile):
-            rounds = [r for r in rounds if r.index < item.first_index] + list(item.rounds)
-        elif isinstance(item, Round):  # a Calibration says what decoding costs, not what was emitted
-            rounds.append(item)
-    return rounds
+        fold_item(emitted, item)
+    return emitted.rounds
 
 
 def compare_specs(reference: RunSpec, candidate: RunSpec) -> tuple[DiffResult, str]:

@@ -23,11 +23,10 @@ from specview.boundary.secrets import public_url, secret_name
 from specview.features.record.recording import FORMAT, VERSION
 from specview.kernel.backend import BackendInfo
 from specview.kernel.errors import BackendError, RecordingError
-from specview.kernel.events import Calibration, Reconcile, StreamItem
-from specview.kernel.gamma_choice import GammaChoice
+from specview.kernel.events import Round, StreamItem
 from specview.kernel.os_reason import os_reason
 from specview.kernel.runspec import DEFAULT_KEY_ENV, RunSpec
-from specview.kernel.totals import CrossChecked, Totals
+from specview.kernel.stream_kinds import kind_of
 from specview.texts.catalog import Phrase
 
 if TYPE_CHECKING:
@@ -68,27 +67,17 @@ class Recorder:
         self._write(header)
 
     def __call__(self, item: StreamItem) -> None:
-        """Record one round, reconcile, calibration, request's totals or cross-check (called on the
-        producer thread)."""
+        """Record one item as its kind's line (kernel/stream_kinds.py; a kind that is not recorded is
+        skipped), called on the producer thread."""
+        recorded = kind_of(item).recorded
+        if recorded is None:
+            return
         with self._lock:
             if self._file is None:
                 return  # closed: a late round from a stopped session must not interleave
-            if isinstance(item, Reconcile):
-                self._write({"type": "reconcile", **item.to_dict()})
-                return
-            if isinstance(item, Calibration):
-                self._write({"type": "calibration", **item.to_dict()})
-                return
-            if isinstance(item, Totals):
-                self._write({"type": "totals", **item.to_dict()})
-                return
-            if isinstance(item, CrossChecked):
-                self._write({"type": "check", **item.to_dict()})
-                return
-            if isinstance(item, GammaChoice):
-                return  # `--gamma auto`'s live decision: its rounds record the γ it ran, a replay decides nothing
-            self._write({"type": "round", **item.to_dict()})
-            self.rounds_written += 1
+            self._write({"type": recorded.word, **item.to_dict()})
+            if type(item) is Round:
+                self.rounds_written += 1
 
     def ended(self, reason: Phrase | str) -> None:
         """The run ended early (its engine crashed, a server failed): an end record says why, so a

@@ -40,16 +40,16 @@ from specview.boundary.jsonio import JsonError, loads
 from specview.boundary.safe_files import Refused, open_regular
 from specview.boundary.text import shown
 from specview.kernel.errors import RecordingError
-from specview.kernel.events import Calibration, Reconcile, Round, StreamItem
+from specview.kernel.events import StreamItem
 from specview.kernel.os_reason import os_reason
-from specview.kernel.totals import CrossChecked, Totals, TotalsSum
+from specview.kernel.stream_kinds import RECORDED
+from specview.kernel.totals import Totals, TotalsSum
 from specview.texts.catalog import Phrase
 
 FORMAT = "specview-recording"
 VERSION = 5
 READABLE = (1, 2, 3, 4, 5)
-# the version that introduced each line type
-_SINCE = {"round": 1, "reconcile": 2, "calibration": 3, "totals": 4, "check": 4, "end": 5}
+_END_SINCE = 5  # the version that introduced the end line (a stream item's own: kernel/stream_kinds.py)
 _HEADER_PREFIX = b'{"type": "header"'
 _TOO_LONG = Phrase("recorderr.too_long", mib=MAX_LINE_BYTES // 2**20)
 
@@ -97,20 +97,21 @@ def _header(path: Path, number: int, record: dict[str, Any], offset: int = 0) ->
     return Header(record, number, offset)
 
 
-def _item(path: Path, number: int, record: dict[str, Any]) -> StreamItem:
-    kind = record.get("type")
+def _item(path: Path, number: int, record: dict[str, Any], kind: str) -> StreamItem:
+    """The stream item a line of type `kind` (a key of RECORDED) holds."""
     try:
-        if kind == "reconcile":
-            return Reconcile.from_dict(record)
-        if kind == "calibration":
-            return Calibration.from_dict(record)
-        if kind == "totals":
-            return Totals.from_dict(record)
-        if kind == "check":
-            return CrossChecked.from_dict(record)
-        return Round.from_dict(record)
+        item: StreamItem = RECORDED[kind].decode(record)
     except Invalid as exc:
         raise RecordingError(path, number, Phrase("recorderr.invalid", kind=kind, detail=str(exc))) from None
+    return item
+
+
+def _readable(kind: object, version: int) -> str | None:
+    """`kind` when a file of `version` may hold a stream item's line of that type, else None."""
+    if not isinstance(kind, str):
+        return None
+    recorded = RECORDED.get(kind)
+    return kind if recorded is not None and version >= recorded.since else None
 
 
 def _add_totals(sums: TotalsSum, totals: Totals, path: Path, number: int) -> None:
@@ -152,11 +153,11 @@ def read_recording(path: str | os.PathLike[str], start: Header | None = None) ->
             started = True
             sums = TotalsSum()
             yield header
-        elif kind == "end" and header.version >= _SINCE["end"]:
+        elif kind == "end" and header.version >= _END_SINCE:
             continue  # why the run ended early: said when it was recorded, nothing to replay
-        elif isinstance(kind, str) and header.version >= _SINCE.get(kind, VERSION + 1):
-            item = _item(file, number, record)
-            if isinstance(item, Totals):
+        elif readable := _readable(kind, header.version):
+            item = _item(file, number, record, readable)
+            if isinstance(item, Totals):  # not a dispatch: the bound on the segment's sum is this reader's own
                 _add_totals(sums, item, file, number)
             yield item
         else:

@@ -46,7 +46,7 @@ from specview.kernel.machine_load import Load
 from specview.kernel.spread import combined
 from specview.kernel.theory import speedup, tau_from_positions, verify_ratio
 from specview.kernel.unmeasured import REMOTE_C, REMOTE_THEORY, REMOTE_V
-from specview.kernel.verdict import Estimate, Outcome, Verdict, judge, leader
+from specview.kernel.verdict import RULE, Estimate, Outcome, Verdict, judge, leader
 from specview.texts.catalog import Phrase, text
 
 SCHEMA = "specview.sweep/1"
@@ -244,7 +244,7 @@ class LoadPoint:
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "on_samples": list(self.on_samples), "off_samples": list(self.off_samples),
-                "gain": self.gain, "verdict": self.verdict.to_dict()}
+                "gain": self.gain, "verdict": self.verdict.to_dict(rule=str(RULE))}
 
 
 def _estimate(samples: tuple[float, ...], mean: float) -> Estimate:

@@ -10,11 +10,13 @@ import gettext
 import inspect
 import pickle
 import re
+from typing import Any
 
 import pytest
 
 from specview.cli.argparse_words import WORDS, Said, in_language, kept_words
 from specview.cli.argtypes import float_in, int_in, template_name, tree_option
+from specview.compat.stdlib_compat import argparse_translators
 from specview.texts.catalog import area
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -33,6 +35,20 @@ NOT_THE_USERS = frozenset({
     "usage: ", "positional arguments", "options", "show this help message and exit",
     "show program's version number and exit",
 })
+
+
+def translators() -> tuple[object, object]:
+    """argparse's `_` and `ngettext` as they are now (specview/compat: argparse keeps them private)."""
+    found = argparse_translators()
+    assert found is not None, "argparse no longer says its messages through `_` and `ngettext`"
+    return found
+
+
+def argparse_says(template: str | None) -> Any:
+    """What argparse's `_` makes of `template` now (a Said while kept_words() reads argparse's words)."""
+    translate, _ = translators()
+    assert callable(translate)
+    return translate(template)
 
 
 def argparse_templates() -> set[str]:
@@ -68,7 +84,7 @@ def test_each_template_has_zh_and_en_and_the_english_is_argparses(template: str)
     assert set(re.findall(r"{(\w+)}", zh[key])) == set(re.findall(r"{(\w+)}", en[key]))
     values = _sample(template)
     with kept_words():
-        made = argparse._(template) % values if values else argparse._(template)  # type: ignore[attr-defined]
+        made = argparse_says(template) % values if values else argparse_says(template)
     assert made.render("en") == template % values  # English byte for byte as argparse writes it
     said = made.render("zh")
     assert CJK.search(said) and all(value in said for value in (values.values() if isinstance(values, dict)
@@ -111,9 +127,9 @@ def test_a_count_of_values_says_the_count() -> None:
 def test_what_is_no_template_is_shown_as_is_and_never_fails() -> None:
     assert in_language("a line argparse did not make", "zh") == "a line argparse did not make"
     with kept_words():
-        unknown = argparse._("a template argparse may add one day: %s") % "x"  # type: ignore[attr-defined]
-        misfit = argparse._("unrecognized arguments: %s") % {"a": 1}  # type: ignore[attr-defined]  # a dict for a %s
-        title = argparse._(None)  # type: ignore[attr-defined]  # a group without a description
+        unknown = argparse_says("a template argparse may add one day: %s") % "x"
+        misfit = argparse_says("unrecognized arguments: %s") % {"a": 1}  # a dict for a %s
+        title = argparse_says(None)  # a group without a description
     assert in_language(unknown, "zh") == "a template argparse may add one day: x"
     assert in_language(misfit, "zh") == "unrecognized arguments: {'a': 1}"
     assert title is None
@@ -122,23 +138,23 @@ def test_what_is_no_template_is_shown_as_is_and_never_fails() -> None:
 def test_a_message_reformatted_as_plain_text_is_still_found() -> None:
     """argparse writes an ArgumentError with no argument name as '%(message)s' % …: a plain str."""
     with kept_words():
-        made = argparse._("expected one argument")  # type: ignore[attr-defined]
+        made = argparse_says("expected one argument")
         plain = "".join(["%(message)s" % {"message": made}, ""])  # noqa: UP031 - argparse's own formatting
     assert type(plain) is str and in_language(plain, "zh") == "需要一个值"
 
 
 def test_words_sent_elsewhere_are_their_english() -> None:
     with kept_words():
-        made = argparse._("unrecognized arguments: %s") % "x y"  # type: ignore[attr-defined]
+        made = argparse_says("unrecognized arguments: %s") % "x y"
     copied = pickle.loads(pickle.dumps(made))
     assert type(copied) is str and copied == "unrecognized arguments: x y"
 
 
 def test_argparse_is_left_as_it_was_after_reading_even_nested() -> None:
     with kept_words():
-        inside = argparse._  # type: ignore[attr-defined]
+        inside = translators()
         with kept_words():
-            assert argparse._ is inside  # type: ignore[attr-defined]
-        assert argparse._ is inside  # type: ignore[attr-defined]
-    assert argparse._ is gettext.gettext and argparse.ngettext is gettext.ngettext  # type: ignore[attr-defined]
-    assert not isinstance(argparse._("options"), Said)  # type: ignore[attr-defined]
+            assert translators() == inside
+        assert translators() == inside
+    assert translators() == (gettext.gettext, gettext.ngettext)
+    assert not isinstance(argparse_says("options"), Said)

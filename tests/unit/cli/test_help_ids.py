@@ -18,6 +18,7 @@ from string import Formatter
 
 from specview.cli.help_format import ARGPARSE_TITLES, Help, help_text
 from specview.cli.parser import build_parser
+from specview.compat.stdlib_compat import SubParsersAction, action_groups, parser_actions, subcommand_helps
 from specview.texts.catalog import catalog, languages
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -93,23 +94,22 @@ def test_the_source_walk_finds_a_plain_text(tmp_path: Path, monkeypatch: object)
 
 def parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
     yield parser
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
+    for action in parser_actions(parser):
+        if isinstance(action, SubParsersAction):
             for sub in dict.fromkeys(action.choices.values()):
                 yield from parsers(sub)
 
 
 def _texts_of(parser: argparse.ArgumentParser) -> Iterator[tuple[str, str]]:
     """(where, text) for each help text of one parser."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            yield from ((f"{parser.prog} {a.dest}", a.help) for a in action._choices_actions if a.help)
+    yield from ((f"{parser.prog} {name}", help_line) for name, help_line in subcommand_helps(parser).items())
+    for action in parser_actions(parser):
         if action.help is not argparse.SUPPRESS and action.help is not None:
             yield f"{parser.prog} {'/'.join(action.option_strings) or action.dest}", action.help
     for name in ("description", "epilog"):
         if getattr(parser, name):
             yield f"{parser.prog} {name}", getattr(parser, name)
-    for group in parser._action_groups:
+    for group in action_groups(parser):
         if group.title:
             yield f"{parser.prog} group", ARGPARSE_TITLES.get(group.title, group.title)
         if group.description:

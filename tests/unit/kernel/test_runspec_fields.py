@@ -14,6 +14,7 @@ from specview.boundary.secrets import public_url
 from specview.catalog.config import Config
 from specview.cli.parser import build_parser
 from specview.cli.runspec_args import spec_from_args
+from specview.compat.stdlib_compat import parser_actions
 from specview.features.record.recorder import recording_header
 from specview.kernel.runspec import CONFIG, HEADER, OPTION, RunSpec, declared
 
@@ -36,7 +37,7 @@ SHAPED = {"tree": "3x4"}  # string options whose text has a shape
 
 
 def _actions() -> dict[str, argparse.Action]:
-    return {option: action for action in build_parser()._actions for option in action.option_strings}
+    return {option: action for action in parser_actions(build_parser()) for option in action.option_strings}
 
 
 def _given(name: str, action: argparse.Action) -> tuple[list[str], Any]:

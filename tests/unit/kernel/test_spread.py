@@ -22,6 +22,7 @@ from specview.kernel.overlay import overlay, plain_run
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Session
 from specview.kernel.spread import BATCH_ROUNDS, CalibrationSpreads, Moments, RateBatches, combined, reciprocal_spread
+from specview.kernel.verdict import RULE
 from specview.report.run_json import stats_dict
 from specview.texts.catalog import fill
 from specview.tui.gauges import note_text, origin_text, pane_texts, panel_texts, summary_texts
@@ -215,7 +216,7 @@ def test_the_gauge_table_shows_the_speedup_with_its_spread_in_every_whole_run_vi
     assert stats["speedup"] == pytest.approx(over.speedup_measured, abs=1e-4)  # still a number
     # the verdict the gauge shows is in the JSON too, with the interval it used
     verdict = over.speedup_verdict
-    assert verdict is not None and stats["speedup_verdict"] == verdict.to_dict()
+    assert verdict is not None and stats["speedup_verdict"] == verdict.to_dict(rule=str(RULE))
     lo, hi = stats["speedup_verdict"]["a"]["interval"]
     assert lo == pytest.approx(over.speedup_measured - 2 * over.speedup_spread)
     assert (stats["speedup_verdict"]["outcome"] == "within_noise") == (lo <= 1.0 <= hi)

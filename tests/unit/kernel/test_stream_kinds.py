@@ -1,8 +1,10 @@
-"""Stream items are told apart in one place (kernel/stream_kinds.py): every kind has an entry, each
-goes to the fold method, buffer count, step rule and mask rule of its kind."""
+"""Stream items are told apart in one place (kernel/stream_kinds.py): every kind has an entry with
+every column, each goes to the fold method, buffer count, step rule, mask rule, recording line and
+replay pace of its kind."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from typing import get_args
 
@@ -22,7 +24,7 @@ from specview.kernel.gamma_choice import GammaChoice, Why
 from specview.kernel.masked_items import masked
 from specview.kernel.metrics import Metrics
 from specview.kernel.session import Session
-from specview.kernel.stream_kinds import KINDS, fold_item, item_tokens, kind_of
+from specview.kernel.stream_kinds import KINDS, RECORDED, ItemKind, fold_item, item_tokens, kind_of
 from specview.kernel.totals import CrossChecked, Totals
 
 SECRET = "sk-THISISASECRETKEY123"
@@ -47,6 +49,9 @@ ITEMS: dict[type, StreamItem] = {
 METHOD = {Round: "add_round", Reconcile: "reconcile", Calibration: "calibrate", Totals: "close_request",
           CrossChecked: "cross_checked", GammaChoice: "gamma_chosen"}
 STEPPED = {Round, Reconcile}  # a single step lets one through; the rest pass between steps
+# a recording's line type for each kind (GammaChoice: a live decision, not recorded), and the version it came in
+RECORD_WORD = {Round: ("round", 1), Reconcile: ("reconcile", 2), Calibration: ("calibration", 3),
+               Totals: ("totals", 4), CrossChecked: ("check", 4), GammaChoice: None}
 
 
 class _Recorded:
@@ -75,7 +80,35 @@ class _Recorded:
 
 
 def test_every_stream_item_type_has_one_entry() -> None:
-    assert set(KINDS) == set(get_args(StreamItem)) == set(ITEMS) == set(METHOD)
+    assert set(KINDS) == set(get_args(StreamItem)) == set(ITEMS) == set(METHOD) == set(RECORD_WORD)
+
+
+@pytest.mark.parametrize("kind", get_args(StreamItem), ids=lambda k: k.__name__)
+def test_every_stream_item_type_fills_every_column(kind: type) -> None:
+    """Every column of the table is filled for every kind in the stream union (only `recorded` may
+    say None, for a kind that is never recorded): a new kind, or a new column, is one entry each."""
+    entry = KINDS.get(kind)
+    assert isinstance(entry, ItemKind), f"{kind.__name__} has no entry in stream_kinds.KINDS"
+    for column in dataclasses.fields(ItemKind):
+        value = getattr(entry, column.name)
+        assert value is not None or column.name == "recorded", f"{kind.__name__} lacks {column.name}"
+    for column in ("fold", "tokens", "mask", "paced_by"):  # each callable takes the kind's item
+        assert callable(getattr(entry, column)), f"{kind.__name__}.{column} is not callable"
+
+
+@pytest.mark.parametrize("kind", list(ITEMS), ids=lambda k: k.__name__)
+def test_each_recorded_kind_has_its_line_and_reads_back_as_it_was(kind: type) -> None:
+    item, recorded = ITEMS[kind], kind_of(ITEMS[kind]).recorded
+    assert (None if recorded is None else (recorded.word, recorded.since)) == RECORD_WORD[kind]
+    if recorded is not None:
+        assert RECORDED[recorded.word] is recorded
+        assert recorded.decode({"type": recorded.word, **item.to_dict()}) == item
+
+
+@pytest.mark.parametrize("kind", list(ITEMS), ids=lambda k: k.__name__)
+def test_a_replay_paces_a_round_by_itself_and_passes_the_rest_at_once(kind: type) -> None:
+    item = ITEMS[kind]
+    assert kind_of(item).paced_by(item) is (item if kind is Round else None)
 
 
 @pytest.mark.parametrize("kind", list(ITEMS), ids=lambda k: k.__name__)

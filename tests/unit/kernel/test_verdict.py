@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from specview.kernel.verdict import Estimate, Outcome, Z, compare, judge, leader
+from specview.kernel.verdict import RULE, Estimate, Outcome, Z, compare, judge, leader
 
 
 def test_separated_samples_are_faster_and_slower() -> None:
@@ -24,8 +24,9 @@ def test_overlapping_intervals_are_no_difference_beyond_noise() -> None:
     # the case: 78.1 against 77.1 tok/s from a jittery server
     verdict = compare([78.1, 74.0, 81.5], [77.1, 80.2, 73.9])
     assert verdict.outcome is Outcome.WITHIN and not verdict.beyond_noise
-    data = verdict.to_dict()
-    assert data["outcome"] == "within_noise" and "2 standard errors" in str(data["rule"])
+    data = verdict.to_dict(rule=str(RULE))
+    assert data["outcome"] == "within_noise" and data["rule"] == "mean ± 2 standard errors, intervals apart"
+    assert RULE.render("zh") == "均值 ± 2 个标准误，区间不重叠"
 
 
 def test_means_apart_but_intervals_touching_are_no_difference() -> None:

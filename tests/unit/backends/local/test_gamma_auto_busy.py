@@ -13,6 +13,8 @@ from specview.backends.local.gamma_auto import START_GAMMA, AutoGamma
 from specview.kernel.calibration import Calibration
 from specview.kernel.gamma_choice import Why
 from specview.kernel.machine_load import Load
+from specview.kernel.metrics import Metrics
+from specview.report.run_json import gamma_auto_dict
 from specview.report.sentences import choice_text
 
 # a GPU-ish curve, three repeats each: v(k) a little above 1 (k = 1 … 9)
@@ -42,7 +44,13 @@ def test_a_calibration_taken_on_a_busy_machine_changes_neither_gamma_nor_the_cos
     assert (auto.value, auto.choice.why, auto.draft_cost()) == (gamma, why, c)
     said = auto.take()
     assert [choice.why for choice in said] == [Why.BUSY] and said[0].gamma == gamma and said[0].busy is not None
-    assert said[0].to_dict()["why"] == "busy" and said[0].to_dict()["busy"]["id"] == "busy.verify_below_one"
+    assert said[0].to_dict()["why"] == "busy" and said[0].to_dict()["busy"] == {"id": "busy.verify_below_one"}
+    # the kernel's decision holds the reason's id; `--json` adds its English words (report/run_json.py)
+    metrics = Metrics()
+    metrics.gamma_chosen(said[0])
+    shown = gamma_auto_dict(metrics.snapshot())
+    assert shown is not None and shown["chosen"]["busy"]["id"] == "busy.verify_below_one"
+    assert shown["chosen"]["busy"]["text"].startswith("the machine was busy while the baseline was measured")
     assert f"kept γ {gamma}: the last calibration was taken while the machine was busy" in choice_text(said[0], "en")
     assert f"保持 γ {gamma}：上一次校准时机器正忙" in choice_text(said[0], "zh")
     # the next decision is said even though it did not change, so the note does not stay on "busy"

@@ -18,12 +18,21 @@ from specview.backends.replay import ReplayBackend, make_replay_backend
 from specview.boundary.secrets import add_secret, forget_secrets, public_url
 from specview.features.live.bench_command import bench_one
 from specview.features.live.run_text import notes_text
-from specview.features.record.recorder import Recorder, check_record_path, recording_header, start_recording
-from specview.features.record.recording import Header, read_recording, scan_headers
+from specview.features.record.recorder import (
+    Recorder,
+    check_record_path,
+    header_record,
+    recording_header,
+    start_recording,
+)
+from specview.features.record.recording import VERSION, Header, read_recording, scan_headers
 from specview.kernel.errors import BackendError, RecordingError
-from specview.kernel.events import Round
+from specview.kernel.events import Basis, Calibration, Reconcile, Round, StreamItem, TokenEvent, TokenStatus
+from specview.kernel.gamma_choice import GammaChoice, Why
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Session
+from specview.kernel.stream_kinds import RECORDED
+from specview.kernel.totals import CrossChecked, Totals
 from tests.support.recordings import record_sim, recorded_rounds
 
 ENV = {**os.environ, "NO_COLOR": "1"}
@@ -284,3 +293,28 @@ def test_a_stopped_recorder_ignores_late_rounds(tmp_path: Path) -> None:
     recorder.close()
     recorder(rounds[0])
     assert recorder.rounds_written == 3 and len(recorded_rounds(file)) == 3
+
+
+def test_every_kind_of_stream_item_is_written_as_its_line_and_read_back(tmp_path: Path) -> None:
+    """The recorder and the reader both go by kernel/stream_kinds.py: each recorded kind is one line of
+    its type and reads back equal; `--gamma auto`'s decisions are not recorded; every line type is
+    one this version of the format may hold, and a file older than a line type refuses that line."""
+    tokens = (TokenEvent(1, "b", TokenStatus.ACCEPTED, 0), TokenEvent(2, "c", TokenStatus.BONUS, 1))
+    first, second = Round(0, 1, tokens, 0.001, 0.002, 0.0), Round(1, 1, tokens, 0.001, 0.002, 1.0)
+    items: list[StreamItem] = [Calibration(Basis.MEASURED, 0.01, (0.01, 0.011)), first,
+                               GammaChoice(round=1, gamma=3, why=Why.PAYS), Reconcile(0, (first, second)),
+                               Totals(drafted=4, accepted=2, tokens=6), CrossChecked("/metrics", 4, 2)]
+    file = tmp_path / "kinds.jsonl"
+    recorder = Recorder(file, header_record(backend={"name": "sim"}))
+    for item in items:
+        recorder(item)
+    recorder.close()
+    kept = [item for item in items if not isinstance(item, GammaChoice)]
+    assert [item for item in read_recording(file) if not isinstance(item, Header)] == kept
+    lines = [json.loads(line)["type"] for line in file.read_text().splitlines()]
+    assert lines == ["header", "calibration", "round", "reconcile", "totals", "check"]
+    assert all(recorded.since <= VERSION for recorded in RECORDED.values())
+    old = tmp_path / "old.jsonl"
+    old.write_text(file.read_text().replace('"version": 5', '"version": 3', 1))
+    with pytest.raises(RecordingError, match="line 5"):
+        list(read_recording(old))  # totals came in version 4
