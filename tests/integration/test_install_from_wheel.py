@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -25,6 +26,9 @@ from tests.support.tmux_pane import tmux_pane
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+# what a checkout holds that is not the project's: its history, environments, builds, caches, models
+LOCAL = (".git", ".venv*", "build", "dist", "site", "*.egg-info", "__pycache__", ".*_cache", "*.gguf",
+         "snapshot_report.html")
 DRAWN = re.compile(r"tokens / s +\d+\.\d")  # the live view's side panel, measuring
 
 
@@ -55,11 +59,14 @@ def timed(seconds: dict[str, float], what: str, command: list[str], cwd: Path, t
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     tmp = tmp_path_factory.mktemp("wheel")
-    out, venv, home = tmp / "dist", tmp / "venv", tmp / "home"
+    tree, out, venv, home = tmp / "tree", tmp / "dist", tmp / "venv", tmp / "home"
     home.mkdir()
+    # built from a copy: setuptools rewrites the tree's egg-info, which a test running `python -m specview`
+    # in the checkout meanwhile would read as specview's metadata
+    shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(*LOCAL))
     seconds: dict[str, float] = {}
     # the sdist first, then the wheel built from it (build's default): a file the sdist lacks fails the wheel
-    timed(seconds, "build", [sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)], tmp, 600)
+    timed(seconds, "build", [sys.executable, "-m", "build", "--outdir", str(out), str(tree)], tmp, 600)
     (wheel,), (sdist,) = out.glob("*.whl"), out.glob("*.tar.gz")
     # a bare venv (ensurepip would take longer than the rest), filled by this pip through --python
     timed(seconds, "venv", [sys.executable, "-m", "venv", "--without-pip", str(venv)], tmp, 120)
