@@ -7,6 +7,7 @@ on both (the README renders as the project's description)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -51,7 +52,9 @@ class Installed:
 
 def timed(seconds: dict[str, float], what: str, command: list[str], cwd: Path, timeout: float) -> None:
     started = time.monotonic()
-    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=cwd)
+    # not the checkout's PYTHONPATH: its egg-info would tell pip that specview-tui is already installed
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env)
     seconds[what] = round(time.monotonic() - started, 1)
     assert done.returncode == 0, f"{what}: {' '.join(command)}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
 
