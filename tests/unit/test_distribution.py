@@ -38,8 +38,10 @@ def test_names_compare_as_installers_compare_them() -> None:
 def test_every_install_hint_names_the_distribution() -> None:
     """`pip install 'specview[llama]'` would fetch another project's package or none: hints say NAME."""
     shipped = [p for p in (ROOT / "specview").rglob("*") if p.suffix in {".py", ".toml", ".txt", ".tcss"}]
+    shipped += [ROOT / "README.md", *(ROOT / "docs").rglob("*.md")]  # what users read, too
     wrong = [f"{p.relative_to(ROOT)}:{n}" for p in shipped
-             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if BARE_EXTRA.search(line)]
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if BARE_EXTRA.search(line)]
     assert wrong == [], f"say {NAME}[…] in these install hints: {wrong}"
 
 
