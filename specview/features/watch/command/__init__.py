@@ -143,13 +143,15 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
 def line(sample: WatchSample, lang: str) -> str:
     """One human line per poll: the monitor's gauges (the gauge table's WATCH view), then the
     per-position acceptance."""
+    from specview.features.watch.model.position_reading import position_reading
     from specview.kernel.gauges import WATCH, gauges, position_texts
     from specview.texts.catalog import text
 
     parts = [f"{text(spec.short_id, lang)} {spec.formatted_watched(sample)}" for spec in gauges(WATCH)]
-    bars = position_texts(sample.per_position_acceptance, bound=sample.per_position_bound)  # the bars' words
-    pos = " ".join(said for _, said in bars) or "—"
-    parts.insert(4, f"{text('watch.by_position', lang)} {pos}")
+    reading, values = position_reading(sample)  # the bars' reading and words
+    pos = " ".join(said for _, said in position_texts(values)) or "—"
+    said = text(f"watch.reading.short_{reading}", lang)
+    parts.insert(4, f"{text('watch.by_position', lang)} ({said}) {pos}")
     if sample.reset:
         parts.append(text("watch.reset", lang))
     return " · ".join(parts)

@@ -27,7 +27,9 @@ from textual.widgets import Footer, Label, Static
 from specview.boundary.text import number, sanitize
 from specview.features.live.run_text import note_texts
 from specview.features.watch.model import WatchModel, WatchSample
+from specview.features.watch.model.position_reading import position_reading
 from specview.features.watch.model.requests import RequestsNow
+from specview.features.watch.screen.reading_text import reading_heading
 from specview.features.watch.screen.requests_text import requests_lines
 from specview.features.watch.source import ServerWatch
 from specview.kernel.errors import SpecviewError, describe_error
@@ -38,6 +40,7 @@ from specview.tui.gauges import violation_text, watch_texts
 from specview.tui.notify import notify_error, notify_safe
 from specview.tui.pump import RunState, Throttle
 from specview.widgets.bindings import bind, key_hint, localize
+from specview.widgets.chart_scale import RATE
 from specview.widgets.history_chart import HistoryChart
 from specview.widgets.position_bars import PositionBars
 from specview.widgets.stat_gauge import StatGauge
@@ -80,13 +83,13 @@ class WatchScreen(Screen[None]):
             with Vertical(id="watch-now"):
                 for spec in gauges(WATCH):
                     yield StatGauge(text(spec.label_id, t), show_bar=spec.bar, id=f"g-{spec.key}")
-                yield Label(text("watch.by_position", t), classes="watch-heading")
+                yield Label(text("watch.by_position", t), classes="watch-heading", id="by-position")
                 yield PositionBars(text("bars.empty", t), id="g-positions")
             with Vertical(id="watch-time"):
                 yield Label(text("gauge.alpha.label", t), classes="watch-heading")
-                yield HistoryChart([], id="h-alpha")
+                yield HistoryChart(RATE, rate=True, id="h-alpha")
                 yield Label(text("gauge.tokens_per_second.label", t), classes="watch-heading")
-                yield HistoryChart([], id="h-tps")
+                yield HistoryChart(id="h-tps")
                 yield Static("", id="watch-totals", markup=False)
                 yield Static("", id="watch-checks", markup=False)
                 yield Static("", id="watch-requests", markup=False)
@@ -186,7 +189,9 @@ class WatchScreen(Screen[None]):
         t = self.lang
         for gauge in watch_texts(s, t):
             self._gauges[gauge.key].set(gauge.value, gauge.fraction, gauge.note)
-        self.query_one(PositionBars).set(position_texts(s.per_position_acceptance, bound=s.per_position_bound))
+        reading, values = position_reading(s)  # marginal where drafts vary in length: said in the heading
+        self.query_one("#by-position", Label).update(reading_heading(reading, t))
+        self.query_one(PositionBars).set(position_texts(values))
         self.query_one("#h-alpha", HistoryChart).show(list(self._alpha))
         self.query_one("#h-tps", HistoryChart).show(list(self._tps))
         total = self.model.totals()
