@@ -95,12 +95,15 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
     from specview.boundary.text import sanitize
     from specview.features.live.run_text import note_texts
     from specview.features.watch.model import WatchModel
+    from specview.features.watch.model.by_load import LoadTable
+    from specview.features.watch.screen.load_text import load_lines
     from specview.kernel.errors import SpecviewError
     from specview.kernel.poller import Poller
     from specview.texts.catalog import text
     from specview.tui.gauges import violation_text
 
     model = WatchModel()
+    by_load = LoadTable(source.kind.active_gauge)  # α, yield, τ, tokens/s per running requests: `by_load`
     if not as_json:
         print(sanitize(source.describe(), 200, one_line=True), flush=True)
     printed = 0
@@ -114,9 +117,11 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
         if sample is None:
             return
         printed += 1
+        by_load.add(sample)
         if as_json:  # each note with its text, e.g. "/metrics: 2 lines skipped (over 4096 bytes)"
             record = sample.to_dict()
             record["notes"] = [{**n.to_dict(), "text": t} for n in sample.notes for t in note_texts((n,), lang)]
+            record["by_load"] = by_load.to_dict()
             print(dumps(record), flush=True)
         else:
             print(line(sample, lang), flush=True)
@@ -137,6 +142,9 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
         raise failed[0]
     if not model.has_drafts and not as_json:
         print(text("watch.no_counters", lang), flush=True)
+    elif not as_json:  # what the polls add up to, per running requests
+        for said in load_lines(by_load, lang):
+            print(said, flush=True)
     return 0
 
 

@@ -27,8 +27,10 @@ from textual.widgets import Footer, Label, Static
 from specview.boundary.text import number, sanitize
 from specview.features.live.run_text import note_texts
 from specview.features.watch.model import WatchModel, WatchSample
+from specview.features.watch.model.by_load import LoadTable
 from specview.features.watch.model.position_reading import position_reading
 from specview.features.watch.model.requests import RequestsNow
+from specview.features.watch.screen.load_text import load_lines
 from specview.features.watch.screen.reading_text import reading_heading
 from specview.features.watch.screen.requests_text import requests_lines
 from specview.features.watch.source import ServerWatch
@@ -69,6 +71,7 @@ class WatchScreen(Screen[None]):
                                                          interrupt=source.interrupt, name="specview-watch")
         self._alpha: deque[float] = deque(maxlen=HISTORY)
         self._tps: deque[float] = deque(maxlen=HISTORY)
+        self.by_load = LoadTable(source.kind.active_gauge)  # α, yield, τ, tokens/s per running requests
         self._described = source.describe(learn=False)  # the polling thread learns the method
         self._failing = False  # the last poll failed (its error was notified)
         self.samples_shown = 0
@@ -93,6 +96,7 @@ class WatchScreen(Screen[None]):
                 yield Static("", id="watch-totals", markup=False)
                 yield Static("", id="watch-checks", markup=False)
                 yield Static("", id="watch-requests", markup=False)
+                yield Static("", id="watch-load", markup=False)
                 yield Static(text("watch.alpha_note", t), classes="watch-heading", markup=False)
         yield Footer()
 
@@ -170,6 +174,7 @@ class WatchScreen(Screen[None]):
 
     def _took(self, sample: WatchSample) -> None:
         self.samples_shown += 1
+        self.by_load.add(sample)
         if sample.alpha is not None:
             self._alpha.append(sample.alpha)
         if sample.tokens_per_s is not None:
@@ -208,6 +213,7 @@ class WatchScreen(Screen[None]):
         self.query_one("#watch-checks", Static).update(Text("\n".join((checks, *note_texts(s.notes, t)))))
         if self.requests_now is not None:
             self.query_one("#watch-requests", Static).update(Text("\n".join(requests_lines(self.requests_now, t))))
+        self.query_one("#watch-load", Static).update(Text("\n".join(load_lines(self.by_load, t))))
         self._status.set(what=self._title(), extra=time.strftime("%H:%M:%S"))
 
     def _set_state(self, kind: str) -> None:

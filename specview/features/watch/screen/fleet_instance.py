@@ -23,6 +23,7 @@ from specview.features.live.run_text import note_texts
 from specview.features.watch.model.fleet import InstanceRow, said_in
 from specview.features.watch.model.position_reading import position_reading
 from specview.features.watch.screen.fleet_cells import FIELD_CHARS, alert_line, engine_text, marks, state_text
+from specview.features.watch.screen.load_text import load_lines
 from specview.features.watch.screen.reading_text import reading_heading
 from specview.kernel.gauges import WATCH, gauges, position_texts
 from specview.texts.catalog import fill, text
@@ -68,6 +69,7 @@ class InstanceScreen(Screen[None]):
                 yield Label(text("gauge.alpha.label", t), classes="instance-heading")
                 yield HistoryChart(RATE, rate=True, id="h-alpha")
                 yield Static("", id="instance-facts", markup=False)
+                yield Static("", id="instance-load", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -96,6 +98,8 @@ class InstanceScreen(Screen[None]):
         self.query_one(PositionBars).set(position_texts(values))
         self.query_one("#h-alpha", HistoryChart).show(row.alpha_history)  # a window without α: a gap
         self.query_one("#instance-facts", Static).update(Text("\n".join(self.facts(row))))
+        if row.by_load is not None:  # α, yield, τ, tokens/s per running requests
+            self.query_one("#instance-load", Static).update(Text("\n".join(load_lines(row.by_load, t))))
 
     def facts(self, row: InstanceRow) -> list[str]:
         """γ, yield, the marks, alerts, missing series, the error and what its samples said, in words."""
