@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from specview.boundary.text import number, sanitize
+from specview.boundary.text import number
 from specview.features.watch.model.by_load import LoadTable
 from specview.texts.catalog import fill, text
 from specview.widgets.bars import bar
@@ -13,8 +13,7 @@ BAR = 10  # cells of α's bar (0 … 1)
 
 def load_lines(table: LoadTable, lang: str) -> list[str]:
     """The heading, a line per level (fewest requests first), the windows not placed, the crossover."""
-    gauge = sanitize(table.gauge, 80, one_line=True) if table.gauge else None
-    lines = [fill("watch.load.title", lang, gauge=gauge) if gauge else text("watch.load.title_plain", lang)]
+    lines = [text("watch.load.title", lang)]  # the gauge's name is in --json (`gauge`), not in a heading
     rows = table.rows()
     width = max((len(str(r.level)) for r in rows), default=1)
     for row in rows:

@@ -17,7 +17,7 @@ def table() -> LoadTable:
 
 def test_a_line_per_level_with_its_intervals_and_the_missing_baseline_said() -> None:
     lines = load_lines(table(), "en")
-    assert lines[0] == "by running requests (vllm:num_requests_running) · 95 % intervals"
+    assert lines[0] == "by running requests · 95 % intervals"
     one, four = lines[1], lines[2]
     assert one.startswith("1 ▕") and "yield" in one and "per request" in one and "2 windows" in one
     assert four.startswith("4 ▕") and "α 0.52 (0.38–0.67)" in four and "tok/s, 11.0 per request" in four  # 44 ÷ 4
