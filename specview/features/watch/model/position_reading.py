@@ -20,9 +20,13 @@ MARGINAL = "marginal"
 CONDITIONAL = "conditional"
 
 
-def reading_of(sample: WatchSample | None) -> str:
-    """MARGINAL where the sample's drafts vary in length, else CONDITIONAL."""
-    return MARGINAL if sample is not None and sample.per_position_bound else CONDITIONAL
+def reading_of(sample: WatchSample | None, otherwise: str = CONDITIONAL) -> str:
+    """MARGINAL where the sample's drafts vary in length, else CONDITIONAL; `otherwise` for a
+    sample without drafts (a monitor keeps the reading it showed: the heading does not flip
+    while the server is idle)."""
+    if sample is None or sample.drafts <= 0:
+        return otherwise
+    return MARGINAL if sample.per_position_bound else CONDITIONAL
 
 
 def marginal_acceptance(per_position: tuple[int, ...], drafts: int) -> tuple[float | None, ...]:
@@ -30,11 +34,13 @@ def marginal_acceptance(per_position: tuple[int, ...], drafts: int) -> tuple[flo
     return tuple(n / drafts if drafts > 0 else None for n in per_position)
 
 
-def position_reading(sample: WatchSample | None) -> tuple[str, tuple[float | None, ...]]:
-    """The reading the bars show for this sample and its values, position 0 first."""
+def position_reading(sample: WatchSample | None,
+                     otherwise: str = CONDITIONAL) -> tuple[str, tuple[float | None, ...]]:
+    """The reading the bars show for this sample and its values, position 0 first (`otherwise`:
+    the reading of a sample without drafts)."""
     if sample is None:
-        return CONDITIONAL, ()
-    reading = reading_of(sample)
+        return otherwise, ()
+    reading = reading_of(sample, otherwise)
     if reading == MARGINAL:
         return reading, marginal_acceptance(sample.per_position, sample.drafts)
     return reading, sample.per_position_acceptance

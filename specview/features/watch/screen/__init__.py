@@ -28,7 +28,7 @@ from specview.boundary.text import number, sanitize
 from specview.features.live.run_text import note_texts
 from specview.features.watch.model import WatchModel, WatchSample
 from specview.features.watch.model.by_load import LoadTable
-from specview.features.watch.model.position_reading import position_reading
+from specview.features.watch.model.position_reading import CONDITIONAL, position_reading
 from specview.features.watch.model.requests import RequestsNow
 from specview.features.watch.screen.load_text import load_lines
 from specview.features.watch.screen.reading_text import reading_heading
@@ -71,6 +71,7 @@ class WatchScreen(Screen[None]):
                                                          interrupt=source.interrupt, name="specview-watch")
         self._alpha: deque[float] = deque(maxlen=HISTORY)
         self._tps: deque[float] = deque(maxlen=HISTORY)
+        self._reading = CONDITIONAL  # the per-position bars' reading (model/position_reading.py)
         self.by_load = LoadTable(source.kind.active_gauge)  # α, yield, τ, tokens/s per running requests
         self._described = source.describe(learn=False)  # the polling thread learns the method
         self._failing = False  # the last poll failed (its error was notified)
@@ -194,8 +195,9 @@ class WatchScreen(Screen[None]):
         t = self.lang
         for gauge in watch_texts(s, t):
             self._gauges[gauge.key].set(gauge.value, gauge.fraction, gauge.note)
-        reading, values = position_reading(s)  # marginal where drafts vary in length: said in the heading
-        self.query_one("#by-position", Label).update(reading_heading(reading, t))
+        # marginal where drafts vary in length, said in the heading (kept through idle polls)
+        self._reading, values = position_reading(s, self._reading)
+        self.query_one("#by-position", Label).update(reading_heading(self._reading, t))
         self.query_one(PositionBars).set(position_texts(values))
         self.query_one("#h-alpha", HistoryChart).show(list(self._alpha))
         self.query_one("#h-tps", HistoryChart).show(list(self._tps))

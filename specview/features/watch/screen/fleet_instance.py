@@ -21,7 +21,7 @@ from textual.widgets import Footer, Label, Static
 from specview.boundary.text import number, sanitize
 from specview.features.live.run_text import note_texts
 from specview.features.watch.model.fleet import InstanceRow, said_in
-from specview.features.watch.model.position_reading import position_reading
+from specview.features.watch.model.position_reading import CONDITIONAL, position_reading
 from specview.features.watch.screen.fleet_cells import FIELD_CHARS, alert_line, engine_text, marks, state_text
 from specview.features.watch.screen.load_text import load_lines
 from specview.features.watch.screen.reading_text import reading_heading
@@ -54,6 +54,7 @@ class InstanceScreen(Screen[None]):
         self.instance, self.key, self.lang = row.instance, row.key, lang
         self.row, self.window_s = row, window_s
         self._ready = False  # composed and mounted: until then a new row is only kept
+        self._reading = CONDITIONAL  # the per-position bars' reading (model/position_reading.py)
 
     def compose(self) -> ComposeResult:
         t = self.lang
@@ -93,8 +94,9 @@ class InstanceScreen(Screen[None]):
         self.query_one("#instance-window", Static).update(fill("fleetscreen.window", t, seconds=number(window_s, "g")))
         for gauge in watch_texts(row.window, t):
             self.query_one(f"#g-{gauge.key}", StatGauge).set(gauge.value, gauge.fraction, gauge.note)
-        reading, values = position_reading(row.window)  # marginal where drafts vary in length
-        self.query_one("#by-position", Label).update(reading_heading(reading, t))
+        # marginal where drafts vary in length, said in the heading (kept through idle windows)
+        self._reading, values = position_reading(row.window, self._reading)
+        self.query_one("#by-position", Label).update(reading_heading(self._reading, t))
         self.query_one(PositionBars).set(position_texts(values))
         self.query_one("#h-alpha", HistoryChart).show(row.alpha_history)  # a window without α: a gap
         self.query_one("#instance-facts", Static).update(Text("\n".join(self.facts(row))))

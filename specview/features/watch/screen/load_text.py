@@ -16,19 +16,24 @@ def load_lines(table: LoadTable, lang: str) -> list[str]:
     lines = [text("watch.load.title", lang)]  # the gauge's name is in --json (`gauge`), not in a heading
     rows = table.rows()
     width = max((len(str(r.level)) for r in rows), default=1)
-    for row in rows:
-        alpha, tau = row.alpha_interval, row.tau_interval
+    for row in rows:  # two lines a level: what was accepted, then the rates
+        alpha, tau, tps = row.alpha_interval, row.tau_interval, row.tokens_per_s_interval
         lines.append(fill("watch.load.row", lang, running=f"{row.level:>{width}}", bar=bar(row.alpha or 0.0, BAR),
-                          alpha=number(row.alpha, ".2f"), alpha_low=number(alpha[0] if alpha else None, ".2f"),
-                          alpha_high=number(alpha[1] if alpha else None, ".2f"),
-                          yield_=number(row.draft_yield, ".2f"), tau=number(row.tau, ".2f"),
-                          tau_low=number(tau[0] if tau else None, ".2f"),
-                          tau_high=number(tau[1] if tau else None, ".2f"),
-                          tps=number(row.tokens_per_s, ".1f"), per_request=number(row.tokens_per_s_per_request, ".1f"),
+                          alpha=number(row.alpha, ".2f"), alpha_low=_end(alpha, 0, ".2f"),
+                          alpha_high=_end(alpha, 1, ".2f"), yield_=number(row.draft_yield, ".2f"),
                           windows=row.windows))
+        lines.append(fill("watch.load.row_rates", lang, indent=" " * width, tau=number(row.tau, ".2f"),
+                          tau_low=_end(tau, 0, ".2f"), tau_high=_end(tau, 1, ".2f"),
+                          tps=number(row.tokens_per_s, ".1f"), tps_low=_end(tps, 0, ".1f"),
+                          tps_high=_end(tps, 1, ".1f"), per_request=number(row.tokens_per_s_per_request, ".1f")))
     if not rows:
         lines.append(text("watch.load.none", lang))
     if table.unplaced:
         lines.append(fill("watch.load.unplaced", lang, n=table.unplaced))
     lines.append(text("watch.load.crossover", lang))
     return lines
+
+
+def _end(interval: tuple[float, float] | None, k: int, fmt: str) -> str:
+    """One end of an interval ("—" without one)."""
+    return number(interval[k] if interval else None, fmt)

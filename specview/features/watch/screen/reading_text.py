@@ -7,5 +7,5 @@ from specview.texts.catalog import text
 
 
 def reading_heading(reading: str, lang: str) -> str:
-    """"accepted by position (last interval) · marginal: accepted at k ÷ drafts …"."""
-    return f"{text('watch.by_position', lang)} · {text(f'watch.reading.{reading}', lang)}"
+    """"accepted by position (last interval)", and under it "marginal: ÷ drafts …"."""
+    return f"{text('watch.by_position', lang)}\n{text(f'watch.reading.{reading}', lang)}"

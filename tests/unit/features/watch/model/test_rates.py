@@ -15,6 +15,7 @@ from specview.features.watch.model import (
     POSITIONS_SUM,
     Scrape,
     WatchModel,
+    WatchSample,
     check_invariants,
     verified_drafts,
 )
@@ -178,3 +179,9 @@ def test_alpha_is_never_below_the_yield(drafts: int) -> None:
             assert found is not None
             verified, _ = found
             assert verified <= drafted and (verified == 0 or accepted / verified >= accepted / drafted)
+
+
+def test_a_window_without_drafts_keeps_the_reading_shown_before() -> None:
+    idle = WatchSample(0.0, 1.0, 0, 0, 0, (), 0, 0.0)
+    assert position_reading(idle, MARGINAL) == (MARGINAL, ())
+    assert position_reading(idle)[0] == CONDITIONAL and position_reading(None, MARGINAL)[0] == MARGINAL
