@@ -157,11 +157,17 @@ class RateBatches:
         if self._rounds and self._mark is not None and t_last is not None and t_last > self._mark:
             x, y = t_last - self._mark, float(self._tokens)
             n, sx, sy, sxx, sxy, syy = n + 1, sx + x, sy + y, sxx + x * x, sxy + x * y, syy + y * y
-        if n < MIN_BATCHES or sx <= 0:
-            return None
-        rate = sy / sx
-        residual = max(0.0, syy - 2 * rate * sxy + rate * rate * sxx)  # Σ (y − R·x)²
-        return math.sqrt(residual / (n * (n - 1))) / (sx / n)
+        return ratio_standard_error(n, sx, sy, sxx, sxy, syy)
+
+
+def ratio_standard_error(n: int, sx: float, sy: float, sxx: float, sxy: float, syy: float) -> float | None:
+    """se of the ratio estimator R = Σy / Σx over n batches, from their sums Σx, Σy, Σx², Σxy, Σy²:
+    √(Σ(y − R·x)² / (n(n − 1))) / x̄ (None below MIN_BATCHES batches or without x)."""
+    if n < MIN_BATCHES or sx <= 0:
+        return None
+    rate = sy / sx
+    residual = max(0.0, syy - 2 * rate * sxy + rate * rate * sxx)  # Σ (y − R·x)²
+    return math.sqrt(residual / (n * (n - 1))) / (sx / n)
 
 
 def relative(value: float | None, spread: float | None) -> float | None:

@@ -1,22 +1,65 @@
-"""A sparkline of a windowed quantity (τ or α) over time."""
+"""A windowed quantity (α, τ, γ, tokens/s) over time, drawn on a scale it states.
+
+The top and the bottom of the scale are written left of the rows (chart_scale.py says which
+scale: a rate's own 0–1, else 0 … the largest value), one column per point, the latest at the
+right edge; a point without a value is a gap.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from textual.widgets import Sparkline
+from rich.segment import Segment
+from rich.style import Style
+from textual.strip import Strip
+from textual.widget import Widget
+
+from specview.widgets.chart_scale import Scale, column_rows, scale_label, scale_of
+from specview.widgets.row_fit import fit_row
 
 
-class HistoryChart(Sparkline):
-    """Textual's Sparkline, fed at a low rate (it redraws whole on change)."""
+class HistoryChart(Widget):
+    """Rows of columns with the scale's ends beside them; `show` replaces the series."""
 
     DEFAULT_CSS = """
     HistoryChart { height: 3; }
-    HistoryChart > .sparkline--max-color { color: $token-accepted; }
-    HistoryChart > .sparkline--min-color { color: $token-rejected 70%; }
+    HistoryChart > .history--bar { color: $token-accepted; }
+    HistoryChart > .history--scale { color: $text-muted; }
     """
+    COMPONENT_CLASSES = {"history--bar", "history--scale"}
 
-    def show(self, values: Sequence[float]) -> None:
-        data = list(values[-max(8, self.size.width) :]) if values else []
+    def __init__(self, fixed: tuple[float, float] | None = None, *, rate: bool = False, **kwargs: object) -> None:
+        """`fixed`: the quantity's own range (chart_scale.RATE for α); `rate`: its ends to two places."""
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.fixed, self.rate = fixed, rate
+        self.data: tuple[float | None, ...] = ()
+
+    @property
+    def scale(self) -> Scale:
+        return scale_of(self.data, self.fixed)
+
+    def show(self, values: Sequence[float | None]) -> None:
+        """Show the latest points of `values` (as many as the width holds); redraws on a change."""
+        data = tuple(values[-max(8, self.size.width) :]) if values else ()
         if data != self.data:
             self.data = data
+            self.refresh()
+
+    def labels(self) -> tuple[str, str]:
+        """The scale's top and bottom as written beside the rows."""
+        scale = self.scale
+        return scale_label(scale.high, rate=self.rate), scale_label(scale.low, rate=self.rate)
+
+    def render_line(self, y: int) -> Strip:
+        width, rows = self.size.width, self.size.height
+        base = self.rich_style
+        label_style: Style = self.get_component_rich_style("history--scale")
+        top, bottom = self.labels()
+        gutter = max(len(top), len(bottom))
+        room = max(0, width - gutter - 1)
+        points = self.data[-room:] if room else ()
+        cells = column_rows(points, self.scale, rows)[y] if rows > 0 and y < rows else ""
+        said = top if y == 0 else bottom if y == rows - 1 else ""
+        segments = [Segment(f"{said:>{gutter}}▕", label_style),
+                    Segment(cells.rjust(room), self.get_component_rich_style("history--bar"))]
+        return fit_row(segments, width, base)

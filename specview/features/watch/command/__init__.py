@@ -95,12 +95,15 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
     from specview.boundary.text import sanitize
     from specview.features.live.run_text import note_texts
     from specview.features.watch.model import WatchModel
+    from specview.features.watch.model.by_load import LoadTable
+    from specview.features.watch.screen.load_text import load_lines
     from specview.kernel.errors import SpecviewError
     from specview.kernel.poller import Poller
     from specview.texts.catalog import text
     from specview.tui.gauges import violation_text
 
     model = WatchModel()
+    by_load = LoadTable(source.kind.active_gauge)  # α, yield, τ, tokens/s per running requests: `by_load`
     if not as_json:
         print(sanitize(source.describe(), 200, one_line=True), flush=True)
     printed = 0
@@ -114,9 +117,11 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
         if sample is None:
             return
         printed += 1
+        by_load.add(sample)
         if as_json:  # each note with its text, e.g. "/metrics: 2 lines skipped (over 4096 bytes)"
             record = sample.to_dict()
             record["notes"] = [{**n.to_dict(), "text": t} for n in sample.notes for t in note_texts((n,), lang)]
+            record["by_load"] = by_load.to_dict()
             print(dumps(record), flush=True)
         else:
             print(line(sample, lang), flush=True)
@@ -137,19 +142,24 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
         raise failed[0]
     if not model.has_drafts and not as_json:
         print(text("watch.no_counters", lang), flush=True)
+    elif not as_json:  # what the polls add up to, per running requests
+        for said in load_lines(by_load, lang):
+            print(said, flush=True)
     return 0
 
 
 def line(sample: WatchSample, lang: str) -> str:
     """One human line per poll: the monitor's gauges (the gauge table's WATCH view), then the
     per-position acceptance."""
+    from specview.features.watch.model.position_reading import position_reading
     from specview.kernel.gauges import WATCH, gauges, position_texts
     from specview.texts.catalog import text
 
     parts = [f"{text(spec.short_id, lang)} {spec.formatted_watched(sample)}" for spec in gauges(WATCH)]
-    bars = position_texts(sample.per_position_acceptance, bound=sample.per_position_bound)  # the bars' words
-    pos = " ".join(said for _, said in bars) or "—"
-    parts.insert(4, f"{text('watch.by_position', lang)} {pos}")
+    reading, values = position_reading(sample)  # the bars' reading and words
+    pos = " ".join(said for _, said in position_texts(values)) or "—"
+    said = text(f"watch.reading.short_{reading}", lang)
+    parts.insert(4, f"{text('watch.by_position', lang)} ({said}) {pos}")
     if sample.reset:
         parts.append(text("watch.reset", lang))
     return " · ".join(parts)

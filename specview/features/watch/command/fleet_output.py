@@ -20,6 +20,7 @@ from typing import Any
 from specview.boundary.csv_cell import csv_cell
 from specview.boundary.text import number, sanitize
 from specview.features.live.run_text import note_texts
+from specview.features.watch.command.load_output import LOAD_COLUMNS, load_csv_rows, load_record
 from specview.features.watch.model import WatchSample
 from specview.features.watch.model.alert_rules import accept_length
 from specview.features.watch.model.fleet import Alert, FleetSnapshot, InstanceRow, State, said_in
@@ -29,7 +30,8 @@ from specview.texts.catalog import Phrase, fill, text
 MAX_FIELD = 300  # characters of one untrusted string in any output
 
 CSV_COLUMNS = ("time", "row", "instance", "engine", "method", "state", "acceptance_rate", "draft_yield",
-               "accept_length", "drafted_per_s", "tokens_per_s", "running", "window_s", "outlier", "alerts")
+               "accept_length", "drafted_per_s", "tokens_per_s", "running", "window_s", "outlier", "alerts",
+               *LOAD_COLUMNS)
 
 
 def clean(value: str | None) -> str | None:
@@ -85,7 +87,7 @@ def row_record(row: InstanceRow, lang: str) -> dict[str, Any]:
             "state": row.state.value, "since": iso(row.since), **numbers(row.window), "outlier": row.outlier,
             "alerts": [alert_record(a, lang) for a in row.alerts], "error": clean(said_in(row.error, lang)),
             "missing": [clean(m) for m in row.missing], "labels": {clean(k): clean(v) for k, v in row.key},
-            "notes": [_note_record(n, lang) for n in row.new_notes]}
+            "notes": [_note_record(n, lang) for n in row.new_notes], "by_load": load_record(row)}
 
 
 def _note_record(note: Note, lang: str) -> dict[str, Any]:
@@ -125,11 +127,13 @@ def csv_rows(snap: FleetSnapshot) -> str:
     lines.append(_csv_line((when, "fleet", "", "", "", "", t["acceptance_rate"], t["draft_yield"], t["accept_length"],
                             t["drafted_per_s"], t["tokens_per_s"], t["running"], round(snap.window_s, 3), "",
                             ";".join(sorted({a.kind.value for a in snap.alerts})))))
+    lines += [_csv_line(values) for values in load_csv_rows(snap, when, CSV_COLUMNS)]
     return "".join(lines)
 
 
 def _csv_line(values: tuple[object, ...]) -> str:
     out = io.StringIO()
+    values = values + ("",) * (len(CSV_COLUMNS) - len(values))  # the load columns, on rows of other kinds
     csv.writer(out, lineterminator="\n").writerow([csv_cell(v) for v in values])
     return out.getvalue()
 

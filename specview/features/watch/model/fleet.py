@@ -25,6 +25,7 @@ from typing import Protocol
 
 from specview.features.watch.model import WatchSample
 from specview.features.watch.model.alert_queue import HookCounts
+from specview.features.watch.model.by_load import LoadTable
 from specview.kernel.backend import Note
 from specview.texts.catalog import Phrase
 
@@ -116,6 +117,7 @@ class InstanceRow:
     labels: InstanceKey = ()  # its identifying labels; (): `instance` alone (the name shown, unique in a snapshot)
     notes: tuple[Note, ...] = ()  # what its samples said so far, the latest of each (the instance screen)
     new_notes: tuple[Note, ...] = ()  # what arrived with this poll (said once: --json, the lines)
+    by_load: LoadTable | None = None  # α, yield, τ, tokens/s per running requests since watching began
 
     @property
     def key(self) -> InstanceKey:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from specview.features.watch.model import COUNTS, WatchSample, verified_drafts
 from specview.features.watch.model.alert_rules import AlertRules, firing, over_time
+from specview.features.watch.model.by_load import LoadTable
 from specview.features.watch.model.fleet import (
     Alert,
     AlertKind,
@@ -67,6 +68,7 @@ class _InstanceMemory:
     alerts: dict[AlertKind, Alert] = field(default_factory=dict)
     notes: dict[str, Note] = field(default_factory=dict)  # the latest note of each id its samples said
     new_notes: tuple[Note, ...] = ()  # those that arrived with the last poll
+    by_load: LoadTable = field(default_factory=LoadTable)  # its windows per running requests (model/by_load.py)
 
 
 class FleetModel:
@@ -129,6 +131,8 @@ class FleetModel:
             inst = self._instances[reading.key] = _InstanceMemory(reading)
             inst.samples.extend(reading.history)  # Prometheus: windows from before we watched
             inst.alphas.extend(s.alpha for s in reading.history)
+            for earlier in reading.history:
+                inst.by_load.add(earlier)
             _heard(inst, [n for s in reading.history for n in s.notes])
         inst.reading, inst.seen = reading, now
         sample = reading.sample
@@ -141,6 +145,7 @@ class FleetModel:
         if sample is not None:
             inst.samples.append(sample)
             inst.alphas.append(sample.alpha)
+            inst.by_load.add(sample)
             self._trim(inst)
             if (sample.active or 0) > 0 and not sample.reset and _still(sample):
                 inst.still += 1
@@ -191,7 +196,7 @@ class FleetModel:
         return InstanceRow(name, inst.state, inst.since, reading.engine, reading.method, reading.gamma, window,
                            tuple(inst.alphas), outlier, tuple(inst.alerts.values()),
                            reading.missing, reading.error if inst.state is State.DOWN else None,
-                           key, tuple(inst.notes.values()), inst.new_notes)
+                           key, tuple(inst.notes.values()), inst.new_notes, by_load=inst.by_load.copy())
 
 
 def _heard(inst: _InstanceMemory, notes: list[Note] | tuple[Note, ...]) -> None:

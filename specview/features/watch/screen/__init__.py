@@ -27,7 +27,11 @@ from textual.widgets import Footer, Label, Static
 from specview.boundary.text import number, sanitize
 from specview.features.live.run_text import note_texts
 from specview.features.watch.model import WatchModel, WatchSample
+from specview.features.watch.model.by_load import LoadTable
+from specview.features.watch.model.position_reading import CONDITIONAL, position_reading
 from specview.features.watch.model.requests import RequestsNow
+from specview.features.watch.screen.load_text import load_lines
+from specview.features.watch.screen.reading_text import reading_heading
 from specview.features.watch.screen.requests_text import requests_lines
 from specview.features.watch.source import ServerWatch
 from specview.kernel.errors import SpecviewError, describe_error
@@ -38,6 +42,7 @@ from specview.tui.gauges import violation_text, watch_texts
 from specview.tui.notify import notify_error, notify_safe
 from specview.tui.pump import RunState, Throttle
 from specview.widgets.bindings import bind, key_hint, localize
+from specview.widgets.chart_scale import RATE
 from specview.widgets.history_chart import HistoryChart
 from specview.widgets.position_bars import PositionBars
 from specview.widgets.stat_gauge import StatGauge
@@ -66,6 +71,8 @@ class WatchScreen(Screen[None]):
                                                          interrupt=source.interrupt, name="specview-watch")
         self._alpha: deque[float] = deque(maxlen=HISTORY)
         self._tps: deque[float] = deque(maxlen=HISTORY)
+        self._reading = CONDITIONAL  # the per-position bars' reading (model/position_reading.py)
+        self.by_load = LoadTable(source.kind.active_gauge)  # α, yield, τ, tokens/s per running requests
         self._described = source.describe(learn=False)  # the polling thread learns the method
         self._failing = False  # the last poll failed (its error was notified)
         self.samples_shown = 0
@@ -80,16 +87,17 @@ class WatchScreen(Screen[None]):
             with Vertical(id="watch-now"):
                 for spec in gauges(WATCH):
                     yield StatGauge(text(spec.label_id, t), show_bar=spec.bar, id=f"g-{spec.key}")
-                yield Label(text("watch.by_position", t), classes="watch-heading")
+                yield Label(text("watch.by_position", t), classes="watch-heading", id="by-position")
                 yield PositionBars(text("bars.empty", t), id="g-positions")
             with Vertical(id="watch-time"):
                 yield Label(text("gauge.alpha.label", t), classes="watch-heading")
-                yield HistoryChart([], id="h-alpha")
+                yield HistoryChart(RATE, rate=True, id="h-alpha")
                 yield Label(text("gauge.tokens_per_second.label", t), classes="watch-heading")
-                yield HistoryChart([], id="h-tps")
+                yield HistoryChart(id="h-tps")
                 yield Static("", id="watch-totals", markup=False)
                 yield Static("", id="watch-checks", markup=False)
                 yield Static("", id="watch-requests", markup=False)
+                yield Static("", id="watch-load", markup=False)
                 yield Static(text("watch.alpha_note", t), classes="watch-heading", markup=False)
         yield Footer()
 
@@ -167,6 +175,7 @@ class WatchScreen(Screen[None]):
 
     def _took(self, sample: WatchSample) -> None:
         self.samples_shown += 1
+        self.by_load.add(sample)
         if sample.alpha is not None:
             self._alpha.append(sample.alpha)
         if sample.tokens_per_s is not None:
@@ -186,7 +195,10 @@ class WatchScreen(Screen[None]):
         t = self.lang
         for gauge in watch_texts(s, t):
             self._gauges[gauge.key].set(gauge.value, gauge.fraction, gauge.note)
-        self.query_one(PositionBars).set(position_texts(s.per_position_acceptance, bound=s.per_position_bound))
+        # marginal where drafts vary in length, said in the heading (kept through idle polls)
+        self._reading, values = position_reading(s, self._reading)
+        self.query_one("#by-position", Label).update(reading_heading(self._reading, t))
+        self.query_one(PositionBars).set(position_texts(values))
         self.query_one("#h-alpha", HistoryChart).show(list(self._alpha))
         self.query_one("#h-tps", HistoryChart).show(list(self._tps))
         total = self.model.totals()
@@ -203,6 +215,7 @@ class WatchScreen(Screen[None]):
         self.query_one("#watch-checks", Static).update(Text("\n".join((checks, *note_texts(s.notes, t)))))
         if self.requests_now is not None:
             self.query_one("#watch-requests", Static).update(Text("\n".join(requests_lines(self.requests_now, t))))
+        self.query_one("#watch-load", Static).update(Text("\n".join(load_lines(self.by_load, t))))
         self._status.set(what=self._title(), extra=time.strftime("%H:%M:%S"))
 
     def _set_state(self, kind: str) -> None:

@@ -21,11 +21,15 @@ from textual.widgets import Footer, Label, Static
 from specview.boundary.text import number, sanitize
 from specview.features.live.run_text import note_texts
 from specview.features.watch.model.fleet import InstanceRow, said_in
+from specview.features.watch.model.position_reading import CONDITIONAL, position_reading
 from specview.features.watch.screen.fleet_cells import FIELD_CHARS, alert_line, engine_text, marks, state_text
+from specview.features.watch.screen.load_text import load_lines
+from specview.features.watch.screen.reading_text import reading_heading
 from specview.kernel.gauges import WATCH, gauges, position_texts
 from specview.texts.catalog import fill, text
 from specview.tui.gauges import watch_texts
 from specview.widgets.bindings import bind, key_hint, localize
+from specview.widgets.chart_scale import RATE
 from specview.widgets.history_chart import HistoryChart
 from specview.widgets.position_bars import PositionBars
 from specview.widgets.stat_gauge import StatGauge
@@ -50,6 +54,7 @@ class InstanceScreen(Screen[None]):
         self.instance, self.key, self.lang = row.instance, row.key, lang
         self.row, self.window_s = row, window_s
         self._ready = False  # composed and mounted: until then a new row is only kept
+        self._reading = CONDITIONAL  # the per-position bars' reading (model/position_reading.py)
 
     def compose(self) -> ComposeResult:
         t = self.lang
@@ -59,12 +64,13 @@ class InstanceScreen(Screen[None]):
                 yield Static("", id="instance-window", classes="instance-heading", markup=False)
                 for spec in gauges(WATCH):
                     yield StatGauge(text(spec.label_id, t), show_bar=spec.bar, id=f"g-{spec.key}")
-                yield Label(text("watch.by_position", t), classes="instance-heading")
+                yield Label(text("watch.by_position", t), classes="instance-heading", id="by-position")
                 yield PositionBars(text("bars.empty", t), id="g-positions")
             with Vertical(id="instance-more"):
                 yield Label(text("gauge.alpha.label", t), classes="instance-heading")
-                yield HistoryChart([], id="h-alpha")
+                yield HistoryChart(RATE, rate=True, id="h-alpha")
                 yield Static("", id="instance-facts", markup=False)
+                yield Static("", id="instance-load", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -88,11 +94,14 @@ class InstanceScreen(Screen[None]):
         self.query_one("#instance-window", Static).update(fill("fleetscreen.window", t, seconds=number(window_s, "g")))
         for gauge in watch_texts(row.window, t):
             self.query_one(f"#g-{gauge.key}", StatGauge).set(gauge.value, gauge.fraction, gauge.note)
-        per_position = row.window.per_position_acceptance if row.window is not None else ()
-        bound = row.window is not None and row.window.per_position_bound
-        self.query_one(PositionBars).set(position_texts(per_position, bound=bound))
-        self.query_one("#h-alpha", HistoryChart).show([a for a in row.alpha_history if a is not None])
+        # marginal where drafts vary in length, said in the heading (kept through idle windows)
+        self._reading, values = position_reading(row.window, self._reading)
+        self.query_one("#by-position", Label).update(reading_heading(self._reading, t))
+        self.query_one(PositionBars).set(position_texts(values))
+        self.query_one("#h-alpha", HistoryChart).show(row.alpha_history)  # a window without α: a gap
         self.query_one("#instance-facts", Static).update(Text("\n".join(self.facts(row))))
+        if row.by_load is not None:  # α, yield, τ, tokens/s per running requests
+            self.query_one("#instance-load", Static).update(Text("\n".join(load_lines(row.by_load, t))))
 
     def facts(self, row: InstanceRow) -> list[str]:
         """γ, yield, the marks, alerts, missing series, the error and what its samples said, in words."""

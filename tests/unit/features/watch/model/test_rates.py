@@ -15,9 +15,11 @@ from specview.features.watch.model import (
     POSITIONS_SUM,
     Scrape,
     WatchModel,
+    WatchSample,
     check_invariants,
     verified_drafts,
 )
+from specview.features.watch.model.position_reading import CONDITIONAL, MARGINAL, position_reading
 from specview.kernel.gauges import position_texts
 from specview.kernel.theory import conditional_from_marginal
 from specview.tui.gauges import violation_text, watch_texts
@@ -154,13 +156,19 @@ def test_per_position_acceptance_of_short_drafts_is_said_to_be_a_lower_bound() -
     assert short.to_dict()["per_position_basis"] == "lower_bound"
     bars = position_texts(short.per_position_acceptance[:3], bound=True)
     assert [t for _, t in bars] == ["1.00", "≥ 0.67", "≥ 0.75"]  # 30/30, 20/30, 15/20
-    assert "≥ 0.67" in line(short, "en") and "1.00 ≥ 0.67" in line(short, "zh")
+    # the line (and the bars) read such drafts the marginal way, accepted(k) ÷ drafts, and say so
+    assert position_reading(short)[0] == MARGINAL
+    assert [t for _, t in position_texts(position_reading(short)[1][:3])] == ["1.00", "0.67", "0.50"]  # ÷ 30
+    assert "(marginal) 1.00 0.67 0.50" in line(short, "en")
+    assert "(边际) 1.00 0.67 0.50" in line(short, "zh") and "≥" not in line(short, "en")
     # every draft as long as the series: exact, no mark
     model = WatchModel()
     model.feed(scrape(0.0, 0, 0, 0, (0, 0, 0)))
     full = model.feed(scrape(1.0, 10, 30, 20, (9, 7, 4)))
     assert full is not None and not full.per_position_bound
     assert full.to_dict()["per_position_basis"] == "positions" and "≥" not in line(full, "en")
+    assert position_reading(full) == (CONDITIONAL, full.per_position_acceptance)
+    assert "(conditional) 0.90 0.78 0.57" in line(full, "en")
 
 
 @pytest.mark.parametrize("drafts", [1, 3, 7, 20])
@@ -171,3 +179,9 @@ def test_alpha_is_never_below_the_yield(drafts: int) -> None:
             assert found is not None
             verified, _ = found
             assert verified <= drafted and (verified == 0 or accepted / verified >= accepted / drafted)
+
+
+def test_a_window_without_drafts_keeps_the_reading_shown_before() -> None:
+    idle = WatchSample(0.0, 1.0, 0, 0, 0, (), 0, 0.0)
+    assert position_reading(idle, MARGINAL) == (MARGINAL, ())
+    assert position_reading(idle)[0] == CONDITIONAL and position_reading(None, MARGINAL)[0] == MARGINAL
