@@ -6,7 +6,7 @@ and specview's own built-ins go through the very same path, declared in specview
 
     group                  unit type (module)                                  its id
     specview.server_kinds  ServerKind instance (backends/remote/server_kind)   .id (and a .priority of its own)
-    specview.backends      BackendUnit (backends/unit.py)                      .id; .selects(RunSpec) picks it
+    specview.backends      BackendUnit (backends/unit.py)                      .id; its .options record runs on it
     specview.lessons       Lesson (features/learn/registry.py)                 .slug (and a .number of its own)
     specview.gauges        GaugeSpec (kernel/gauges.py)                        .key; .after places it
     specview.methods       Method, a data folder (methods/registry.py)         .id; read by the group's `read`

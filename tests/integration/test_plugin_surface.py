@@ -60,6 +60,40 @@ KIND = Twin()
 '''
 
 
+GREEDY = '''"""A backend from a package: the simulator's rounds under its own name, with an options record of its own."""
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+from specview.backends.unit import BackendUnit
+from specview.kernel.runspec import BackendOptions
+
+
+@dataclass(frozen=True, slots=True)
+class GreedyOptions(BackendOptions):
+    backend: ClassVar[str] = "planted-greedy"
+    gamma: int = 2
+
+
+class Greedy:
+    def __init__(self, spec):
+        from specview.backends.sim.backend import SimBackend
+        from specview.catalog.presets import DEFAULT_PRESET, get_preset
+
+        self._sim = SimBackend(get_preset(DEFAULT_PRESET), gamma=spec.options.gamma, temperature=0.0, seed=spec.seed,
+                               speed=0.0, max_rounds=spec.max_rounds)
+        self.info = replace(self._sim.info, backend="planted-greedy", label="planted greedy")
+
+    def rounds(self, stop):
+        return self._sim.rounds(stop)
+
+    def close(self):
+        self._sim.close()
+
+
+BACKEND = BackendUnit("planted-greedy", GreedyOptions, Greedy)
+'''
+
+
 def specview(site: Path, home: Path, *args: str, program: str | None = None) -> subprocess.CompletedProcess[str]:
     env = base_env(home, {"PYTHONPATH": f"{site}:{ROOT}", "NO_COLOR": "1"})
     command = ["-c", program] if program is not None else ["-m", "specview", *args]
@@ -155,3 +189,19 @@ def test_an_install_whose_metadata_predates_the_groups_still_loads_every_built_i
 
     assert found == str((server_ids(), sorted(u.id for u in units(BACKENDS)), len(lessons()), len(GAUGES)))
     assert "generic" in found and "'replay'" in found
+
+
+def test_a_packages_backend_is_chosen_by_name_and_runs_headless(tmp_path: Path, home: Path) -> None:
+    site = plant_distribution(tmp_path / "site", "specview-greedy",
+                              {"specview.backends": {"greedy": "specview_greedy:BACKEND"}},
+                              {"specview_greedy/__init__.py": GREEDY})
+    out = specview(site, home, "bench", "--backend", "planted-greedy", "--rounds", "30", "--json")
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    run = json.loads(out.stdout)
+    assert (run["backend"], run["rounds"], run["gamma"], run["temperature"]) == ("planted-greedy", 30, 2, 0.0)
+    simulated = specview(site, home, "bench", "--rounds", "30", "--json")  # nothing names it: the simulator
+    assert simulated.returncode == 0 and json.loads(simulated.stdout)["backend"] == "sim"
+    for lang, words in (("en", "there is no backend 'planted-greedie': the backends are "), ("zh", "没有名为")):
+        wrong = specview(site, home, "--lang", lang, "bench", "--backend", "planted-greedie", "--json")
+        (line,) = wrong.stderr.splitlines()
+        assert wrong.returncode == 2 and wrong.stdout == "" and words in line and "planted-greedy" in line, line
