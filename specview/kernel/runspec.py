@@ -3,9 +3,9 @@
 A RunSpec is the record every backend shares (the preset, γ, T, the prompt…) and one record of the
 options that only its backend has (`options`): a `BackendOptions` subclass each backend unit defines
 beside it (backends/local/run_options.py, backends/remote/options.py, backends/replay.py; a plugin's,
-in its package) and names in its BackendUnit, so the kernel knows no backend's options. The options record's class says which backend runs the spec
-(`BackendOptions.backend`, the unit's id); the base record, with no options of its own, is the
-simulator's.
+in its package) and names in its BackendUnit, so the kernel knows no backend's options. The options
+record's class says which backend runs the spec (`BackendOptions.backend`, the unit's id); the base
+record, with no options of its own, is the simulator's.
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ KIND = Twin()
 '''
 
 
-GREEDY = '''"""A backend from a package: the simulator's rounds under its own name, with an options record of its own."""
+GREEDY = '''"""A backend from a package: the simulator's rounds under its own name, with an options record."""
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
