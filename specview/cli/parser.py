@@ -26,6 +26,7 @@ from specview.cli.argtypes import (
     tree_option,
 )
 from specview.cli.help_format import Help, Lang
+from specview.cli.plugin_options import add_plugin_options
 from specview.cli.runspec_args import BACKEND_OPTION
 from specview.cli.timeout_args import timeout_options
 from specview.compat.stdlib_compat import ArgumentGroup
@@ -104,6 +105,7 @@ def _selectors(*, defaults: bool = True) -> Parser:
     timeout_options(rem, default=None if defaults else argparse.SUPPRESS)
     _spec_option(rem, "baseline_tps", RemoteOptions, type=float_in(0.001, 1e6, "--baseline-tps"), metavar="X",
                  help="cli_help.sel.baseline_tps")
+    add_plugin_options(p)
     return p
 
 

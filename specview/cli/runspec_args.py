@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from specview.boundary.api_key import DEFAULT_KEY_ENV, ApiKey, resolve_api_key, withheld_from
 from specview.boundary.secrets import add_url_secrets
+from specview.cli.plugin_options import is_plugin, plugin_dest
 from specview.kernel.backend import BackendKind
 from specview.kernel.runspec import CONFIG, OPTION, SELECTS, BackendOptions, RunSpec, declared
 
@@ -63,11 +64,14 @@ BACKEND_OPTION = "--backend"  # the backend by name (a unit's id: backends/unit.
 def options_given(args: argparse.Namespace, config: Config, record: type[Any] = RunSpec) -> dict[str, Any]:
     """Every field of RunSpec (or of a backend's options record) its command-line option sets
     (kernel/runspec.py's OPTION), or the config file's key of the same name where the option is not
-    given and the field says so (CONFIG); fields neither gives are left out, to keep their defaults."""
+    given and the field says so (CONFIG); fields neither gives are left out, to keep their defaults.
+    A plugin backend's options are stored under `<id>.<field>` (cli/plugin_options.py)."""
+    backend = getattr(record, "backend", None)
+    plugin = backend is not None and is_plugin(backend)
     stands_in = declared(CONFIG, record)
     found: dict[str, Any] = {}
     for name in declared(OPTION, record):
-        value = getattr(args, name, None)
+        value = getattr(args, plugin_dest(str(backend), name) if plugin else name, None)
         if value is None and stands_in.get(name):
             value = getattr(config, name)
         if value is not None:
