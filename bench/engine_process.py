@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from specview.backends.local.engine_host import ENGINE_CHILD_ENV  # noqa: E402
+from specview.backends.local.run_options import LlamaRunOptions  # noqa: E402
 from specview.kernel.backend import Backend  # noqa: E402
 from specview.kernel.events import Round  # noqa: E402
 from specview.kernel.runspec import RunSpec  # noqa: E402
@@ -44,8 +45,9 @@ def main() -> int:
     ap.add_argument("--gpu-layers", type=int, default=None)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    spec = RunSpec(demo=args.target is None, target=args.target, max_tokens=args.max_tokens, threads=args.threads,
-                   gpu_layers=args.gpu_layers, draft="ngram")
+    spec = RunSpec(max_tokens=args.max_tokens,
+                   options=LlamaRunOptions(demo=args.target is None, target=args.target, threads=args.threads,
+                                           gpu_layers=args.gpu_layers, draft="ngram"))
     os.environ.pop(ENGINE_CHILD_ENV, None)
     from specview.backends.local.backend import make_llama_backend
     from specview.backends.local.engine_process import EngineProcess

@@ -29,6 +29,7 @@ from specview.backends.remote.backend import OpenAIBackend  # noqa: E402
 from specview.backends.remote.client import Connection  # noqa: E402
 from specview.backends.remote.dialect import RequestSettings  # noqa: E402
 from specview.backends.remote.kinds.llama_server import LlamaServerDialect  # noqa: E402
+from specview.backends.remote.options import RemoteOptions  # noqa: E402
 from specview.kernel.metrics import Metrics  # noqa: E402
 from specview.kernel.runspec import RunSpec  # noqa: E402
 from specview.kernel.session import Session  # noqa: E402
@@ -61,7 +62,8 @@ def bare_run(url: str, max_tokens: int) -> tuple[float, list[tuple[dict[str, Any
 
 
 def specview_run(url: str, max_tokens: int) -> float:
-    backend = OpenAIBackend(RunSpec(url=url, prompt=PROMPT, raw=True, temperature=0.0, max_tokens=max_tokens),
+    backend = OpenAIBackend(RunSpec(prompt=PROMPT, temperature=0.0, max_tokens=max_tokens,
+                                    options=RemoteOptions(url=url, raw=True)),
                             read_timeout=30.0)
     times: list[float] = []
     last_n = [0]

@@ -1,7 +1,8 @@
-"""Build a backend from a RunSpec: the one backend unit that selects it (group `specview.backends`).
+"""Build a backend from a RunSpec: the backend unit its options record names (group `specview.backends`).
 
 The units are found through the plugin surface (specview/plugins/, backends/unit.py); heavy
-imports happen only in the `make` of the backend asked for.
+imports happen only in the `make` of the backend asked for. A unit whose options record names
+another backend is left out, with one line (plugins/problems.py).
 """
 
 from __future__ import annotations
@@ -9,27 +10,38 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from specview.backends.unit import BackendUnit
+from specview.boundary.text import shown
 from specview.kernel.errors import BackendError
 from specview.kernel.runspec import RunSpec
-from specview.plugins.surface import Group, found_units
+from specview.plugins.surface import Found, Group, units
 from specview.texts.catalog import Phrase
 
 if TYPE_CHECKING:
     from specview.kernel.backend import Backend
 
-BACKENDS: Group[BackendUnit] = Group("specview.backends", BackendUnit, lambda unit: str(unit.id))
+
+def _options_elsewhere(unit: BackendUnit, before: list[Found[BackendUnit]]) -> Phrase | None:
+    """A unit whose options record is another backend's: it could never be chosen."""
+    if unit.options.backend == unit.id:
+        return None
+    return Phrase("plugins.backend_options", record=unit.options.__name__, other=str(unit.options.backend))
+
+
+BACKENDS: Group[BackendUnit] = Group("specview.backends", BackendUnit, lambda unit: str(unit.id),
+                                     refuse=_options_elsewhere)
+
+
+def backend_named(name: str) -> BackendUnit:
+    """The unit with id `name`; BackendError naming every backend when there is none."""
+    found = {str(unit.id): unit for unit in units(BACKENDS)}
+    if name not in found:
+        raise BackendError("backenderr.factory.unknown", name=shown(name), known=", ".join(sorted(found)))
+    return found[name]
 
 
 def backend_unit(spec: RunSpec) -> BackendUnit:
-    """The unit that selects `spec`; BackendError when none does, or when two do (both named)."""
-    chosen = [found for found in found_units(BACKENDS) if found.unit.selects(spec)]
-    if not chosen:
-        raise BackendError("backenderr.factory.unavailable", kind=spec.kind)
-    if len(chosen) > 1:
-        first, second = chosen[:2]
-        raise BackendError("backenderr.factory.two_select", first=repr(str(first.unit.id)), there=first.file,
-                           second=repr(str(second.unit.id)), where=second.file)
-    return chosen[0].unit
+    """The unit that runs `spec`: the one its options record names."""
+    return backend_named(str(spec.kind))
 
 
 def make_backend(spec: RunSpec) -> Backend:

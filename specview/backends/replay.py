@@ -11,9 +11,9 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from specview.backends.reason import reason_of
 from specview.backends.unit import BackendUnit
@@ -23,7 +23,7 @@ from specview.features.record.recording import Header, read_recording, scan_head
 from specview.kernel.backend import Backend, BackendInfo, BackendKind, Note, Pace
 from specview.kernel.errors import BackendError, RecordingError
 from specview.kernel.events import Basis, Calibration, Round, StreamItem
-from specview.kernel.runspec import RunSpec
+from specview.kernel.runspec import BackendOptions, RunSpec, declare
 from specview.kernel.stream_kinds import kind_of
 from specview.kernel.unmeasured import server_gamma
 from specview.texts.catalog import Phrase
@@ -41,11 +41,21 @@ def split_segment(selector: str) -> tuple[Path, int | None]:
     return path, None
 
 
+@dataclass(frozen=True, slots=True)
+class ReplayOptions(BackendOptions):
+    """What only a replay takes: the recording, `FILE[#N]`."""
+
+    backend: ClassVar[str] = BackendKind.REPLAY
+
+    recording: str | None = field(default=None, metadata=declare("settings.replay"))
+
+
 def make_replay_backend(spec: RunSpec) -> ReplayBackend:
     """The backend `replay:FILE[#N]` / `specview replay FILE[#N]` selects."""
-    if not spec.replay:
+    recording = spec.options.recording if isinstance(spec.options, ReplayOptions) else None
+    if not recording:
         raise BackendError("backenderr.replay.no_file")
-    path, segment = split_segment(spec.replay)
+    path, segment = split_segment(recording)
     return ReplayBackend(path, segment=segment or 1, speed=spec.speed)
 
 
@@ -199,5 +209,5 @@ def _make(spec: RunSpec) -> Backend:
     return make_replay_backend(spec)
 
 
-BACKEND = BackendUnit(BackendKind.REPLAY, lambda spec: spec.kind is BackendKind.REPLAY, _make,
+BACKEND = BackendUnit(BackendKind.REPLAY, ReplayOptions, _make,
                       no_tree="backenderr.factory.no_tree_replay", no_auto="backenderr.factory.auto_replay")

@@ -10,14 +10,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import TypeVar
 
+from specview.backends.local.run_options import LlamaRunOptions
+from specview.backends.remote.options import RemoteOptions
+from specview.backends.replay import ReplayOptions
 from specview.kernel.errors import BackendError
-from specview.kernel.runspec import RunSpec
+from specview.kernel.runspec import BackendOptions, RunSpec
+
+Opts = TypeVar("Opts", bound=BackendOptions)
+GivenOptions = Callable[[type[BackendOptions]], BackendOptions]
 
 
-def parse_selector(selector: str, base: RunSpec) -> RunSpec:
-    """The RunSpec a selector describes, with the shared settings of `base`."""
+def parse_selector(selector: str, base: RunSpec, given: GivenOptions | None = None) -> RunSpec:
+    """The RunSpec a selector describes, with the shared settings of `base`; `given(record)`: the
+    options of the selector's backend that the command line gives beside it (default: base's own,
+    where base runs that backend)."""
+
+    def options(record: type[Opts]) -> Opts:
+        found = given(record) if given is not None else base.options
+        return found if isinstance(found, record) else record()
+
     kind, sep, rest = selector.partition(":")
     if not sep or kind not in {"llama", "url", "replay"}:
         if "/" in selector or selector.endswith((".gguf", ".jsonl")):
@@ -27,8 +42,10 @@ def parse_selector(selector: str, base: RunSpec) -> RunSpec:
         raise BackendError("backenderr.selector.no_target", selector=selector, kind=kind)
     if kind == "llama":
         target, _, draft = rest.partition("+")
-        return replace(base, preset=None, target=target, draft=draft or None, plain=not draft).plain_reference()
+        llama = replace(options(LlamaRunOptions), target=target, draft=draft or None)
+        return replace(base, preset=None, options=llama, plain=not draft).plain_reference()
     if kind == "url":
         url, _, model = rest.partition("#")
-        return replace(base, preset=None, url=url, model=model or base.model)
-    return replace(base, preset=None, replay=rest)
+        remote = options(RemoteOptions)
+        return replace(base, preset=None, options=replace(remote, url=url, model=model or remote.model))
+    return replace(base, preset=None, options=ReplayOptions(recording=rest))

@@ -1,9 +1,11 @@
 """What a backend declares to the plugin surface (group `specview.backends`, specview/plugins/).
 
-A backend is one unit: its id (what `BackendInfo.backend` and a recording's header call it), which
-RunSpecs select it, how to make it (heavy imports inside `make`: loading the group imports every
-backend's unit module, so those stay light), and what it cannot do, each as the catalog id of the
-reason. Exactly one unit must select a spec: the factory names both when two do.
+A backend is one unit: its id (what `BackendInfo.backend` and a recording's header call it, and what
+`--backend` names), its options record (a kernel.runspec.BackendOptions subclass whose `backend` is
+this id: the options only it takes, each declaring its command-line option), how to make it (heavy
+imports inside `make`: loading the group imports every backend's unit module, so those stay light),
+and what it cannot do, each as the catalog id of the reason. A RunSpec is run by the unit its options
+record names (backends/factory.py).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from specview.kernel.runspec import BackendOptions
+
 if TYPE_CHECKING:
     from specview.kernel.backend import Backend
     from specview.kernel.runspec import RunSpec
@@ -19,10 +23,10 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class BackendUnit:
-    """One backend: `selects` the RunSpecs it runs, `make` builds it for one."""
+    """One backend: its `options` record, and `make`, which builds it for a RunSpec holding one."""
 
     id: str
-    selects: Callable[[RunSpec], bool]
+    options: type[BackendOptions]
     make: Callable[[RunSpec], Backend]
     # catalog ids: what this backend is, as "--tree … not on {backend}" names it (None: it drafts trees),
     # and why it cannot choose γ itself (None: `--gamma auto` works)

@@ -40,6 +40,7 @@ from specview.kernel.os_reason import os_reason
 from specview.kernel.theory import MAX_GAMMA, alpha_for_tau, expected_tau, tau_from_positions
 from specview.methods.acceptance import check_model
 from specview.methods.registry import methods
+from specview.plugins.problems import report
 from specview.texts.catalog import Phrase
 
 MAX_PRESET_BYTES = 1 * 2**20  # a preset file is a few hundred bytes; a bigger one is not read
@@ -377,8 +378,11 @@ def load_presets(user_dir: Path | None = None,
             try:
                 preset = load_preset_file(path)
             except PresetError as exc:
+                line = Phrase("catalogerr.preset.skipped", error=exc)
+                if exc.phrase.key == "catalogerr.preset.unknown_method":
+                    report(line)  # a method no unit provides: said by the plugin surface, once
                 if problems is not None:
-                    problems.append(Phrase("catalogerr.preset.skipped", error=exc))
+                    problems.append(line)
                 continue
             presets[preset.id] = preset
     return presets

@@ -1,8 +1,9 @@
 """Every config problem in one place, and reported by every command.
 
-The config file, the SPECVIEW_* variables, the `[keymap]` ids, the user preset files, the method units
-(plugins') and the config's theme each can be wrong; a bad value never stops a command (the default is used, as
-docs/configuration.md says), but it is always said: a terminal UI shows it in a notification (tui/app.py),
+The config file, the SPECVIEW_* variables, the `[keymap]` ids, the user preset files and the config's theme
+each can be wrong (what the plugin surface leaves out, method units included, it says itself:
+plugins/problems.py); a bad value never stops a command (the default is used, as docs/configuration.md says), but it
+is always said: a terminal UI shows it in a notification (tui/app.py),
 a headless command as one `specview: warning: …` line per problem on stderr before its output,
 and `specview config check` lists them all (cli/config_cmd.py).
 """
@@ -39,13 +40,15 @@ def gather(config: Config | None = None) -> ConfigProblems:
     from specview.boundary.text import shown
     from specview.catalog.config import config_path, load_config
     from specview.catalog.presets import load_presets
-    from specview.methods.registry import registry
+    from specview.plugins.problems import was_said
     from specview.texts.catalog import Phrase
 
     config = config or load_config()
     problems: list[Phrase | str] = list(config.problems)
-    load_presets(problems=problems)  # user preset files that are skipped, and why
-    problems += registry().problems  # method units left out, or missing a language
+    skipped: list[Phrase] = []
+    load_presets(problems=skipped)  # user preset files that are skipped, and why
+    # (the plugin surface says a preset whose method no unit provides, and the method units left out)
+    problems += [phrase for phrase in skipped if not was_said(phrase)]
     keymap: dict[str, str] = {}
     if config.keymap:
         from specview.tui.keymap import check_keymap

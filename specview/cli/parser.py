@@ -11,6 +11,8 @@ from importlib import import_module
 from typing import Any
 
 from specview import __version__
+from specview.backends.local.run_options import LlamaRunOptions
+from specview.backends.remote.options import RemoteOptions
 from specview.catalog.presets import DEFAULT_PRESET
 from specview.cli.argtypes import (
     Parser,
@@ -24,10 +26,13 @@ from specview.cli.argtypes import (
     tree_option,
 )
 from specview.cli.help_format import Help, Lang
+from specview.cli.plugin_options import add_plugin_options
+from specview.cli.runspec_args import BACKEND_OPTION
 from specview.cli.timeout_args import timeout_options
 from specview.compat.stdlib_compat import ArgumentGroup
+from specview.kernel.backend import BackendKind
 from specview.kernel.langs import DEFAULT_LANG
-from specview.kernel.runspec import default_of, option_of
+from specview.kernel.runspec import RunSpec, default_of, option_of
 from specview.kernel.theory import MAX_GAMMA
 
 # Subcommand modules, in --help order; each has register(sub, selectors) and run(args) -> int.
@@ -47,10 +52,10 @@ COMMANDS = (
 )
 
 
-def _spec_option(group: ArgumentGroup, field: str, **options: Any) -> None:
-    """The option RunSpec declares for `field` (kernel/runspec.py), stored under the field's name,
-    where cli/runspec_args.py reads it back."""
-    group.add_argument(option_of(field), dest=field, **options)
+def _spec_option(group: ArgumentGroup, field: str, record: type[Any] = RunSpec, **options: Any) -> None:
+    """The option RunSpec (or a backend's options record) declares for `field` (kernel/runspec.py),
+    stored under the field's name, where cli/runspec_args.py reads it back."""
+    group.add_argument(option_of(field, record), dest=field, **options)
 
 
 def _selectors(*, defaults: bool = True) -> Parser:
@@ -71,32 +76,37 @@ def _selectors(*, defaults: bool = True) -> Parser:
                  default=default_of("seed") if defaults else argparse.SUPPRESS,
                  help=Help("cli_help.sel.seed", default=default_of("seed")))
     lang_option(g, "cli_help.sel.lang")
+    g.add_argument(BACKEND_OPTION, dest="backend", metavar="NAME",
+                   help=Help("cli_help.sel.backend", known=", ".join(BackendKind)))
     loc = p.add_argument_group("cli_help.group.local")
-    _spec_option(loc, "target", metavar="T.gguf", help="cli_help.sel.target")
-    _spec_option(loc, "draft", metavar="D.gguf|ngram|ngram,D.gguf", help="cli_help.sel.draft")
-    _spec_option(loc, "demo", action="store_true", help="cli_help.sel.demo")
-    _spec_option(loc, "gpu_layers", type=int_in(-1, 100_000, "--gpu-layers"), metavar="N",
+    llama = LlamaRunOptions
+    _spec_option(loc, "target", llama, metavar="T.gguf", help="cli_help.sel.target")
+    _spec_option(loc, "draft", llama, metavar="D.gguf|ngram|ngram,D.gguf", help="cli_help.sel.draft")
+    _spec_option(loc, "demo", llama, action="store_true", help="cli_help.sel.demo")
+    _spec_option(loc, "gpu_layers", llama, type=int_in(-1, 100_000, "--gpu-layers"), metavar="N",
                  help="cli_help.sel.gpu_layers")
-    _spec_option(loc, "threads", type=int_in(1, 1024, "--threads"), metavar="N", help="cli_help.sel.threads")
+    _spec_option(loc, "threads", llama, type=int_in(1, 1024, "--threads"), metavar="N", help="cli_help.sel.threads")
     _spec_option(loc, "plain", action="store_true", help="cli_help.sel.plain")
-    _spec_option(loc, "adaptive", action="store_true", help="cli_help.sel.adaptive")
-    loc.add_argument(option_of("repack"), dest="repack", action=argparse.BooleanOptionalAction,
+    _spec_option(loc, "adaptive", llama, action="store_true", help="cli_help.sel.adaptive")
+    loc.add_argument(option_of("repack", llama), dest="repack", action=argparse.BooleanOptionalAction,
                      help="cli_help.sel.repack")
     _spec_option(loc, "tree", type=tree_option, metavar="WxD", help="cli_help.sel.tree")
     _spec_option(loc, "max_tokens", type=int_in(1, 1_000_000, "--max-tokens"), metavar="N",
                  help="cli_help.sel.max_tokens")
-    _spec_option(loc, "chat_template", type=template_name, metavar="NAME|none", help="cli_help.sel.chat_template")
+    _spec_option(loc, "chat_template", llama, type=template_name, metavar="NAME|none",
+                 help="cli_help.sel.chat_template")
     rem = p.add_argument_group("cli_help.group.remote")
-    _spec_option(rem, "url", metavar="URL", help="cli_help.sel.url")
-    _spec_option(rem, "model", metavar="M", help="cli_help.sel.model")
+    _spec_option(rem, "url", RemoteOptions, metavar="URL", help="cli_help.sel.url")
+    _spec_option(rem, "model", RemoteOptions, metavar="M", help="cli_help.sel.model")
     _spec_option(rem, "api_key_env", metavar="NAME", help="cli_help.api_key_env")
     server_option(rem, "cli_help.sel.server")
-    _spec_option(rem, "raw", action="store_true", help="cli_help.sel.raw")
-    _spec_option(rem, "read_timeout", type=float_in(0.1, 3600.0, "--read-timeout"), metavar="S",
+    _spec_option(rem, "raw", RemoteOptions, action="store_true", help="cli_help.sel.raw")
+    _spec_option(rem, "read_timeout", RemoteOptions, type=float_in(0.1, 3600.0, "--read-timeout"), metavar="S",
                  help="cli_help.sel.read_timeout")
     timeout_options(rem, default=None if defaults else argparse.SUPPRESS)
-    _spec_option(rem, "baseline_tps", type=float_in(0.001, 1e6, "--baseline-tps"), metavar="X",
+    _spec_option(rem, "baseline_tps", RemoteOptions, type=float_in(0.001, 1e6, "--baseline-tps"), metavar="X",
                  help="cli_help.sel.baseline_tps")
+    add_plugin_options(p)
     return p
 
 

@@ -1,4 +1,4 @@
-"""The preset methods specview knows: units found through the `specview.methods` entry points.
+"""The preset methods specview knows: units of the plugin surface's group `specview.methods`.
 
 How it works:
 
@@ -6,31 +6,27 @@ How it works:
   `[acceptance]` model with the source that describes it, and the `[[claims]]`: the published figures
   about it that presets cite), and `texts.<lang>.toml`, one per language specview speaks, holds its
   words (`school = …`, and `[claims]` with each claim's text by id).
-- Units are found through the entry-point group **`specview.methods`**. An entry point names a module
-  or package; its folder is one unit when it holds `method.toml`, else a collection whose subfolders
-  holding a `method.toml` are units, read in name order. specview's own methods are the collection
-  `specview.methods` (pyproject.toml: `builtin = "specview.methods"`), so a built-in method is added by
-  adding its folder, with no list to edit; a third-party package declares its own entry point. When the
-  installed metadata lacks that entry point (an editable install made before it existed), the built-in
-  collection is read all the same. Built-ins come first, then plugins by entry-point name.
+- Units are found like every other extension's (specview/plugins/surface.py), through the entry-point
+  group **`specview.methods`**; only how a unit is read differs (the group's `read`): an entry point
+  names a module or package, and its folder is one unit when it holds `method.toml`, else a collection
+  whose subfolders holding a `method.toml` are units, read in name order. specview's own methods are the
+  collection `specview.methods` (pyproject.toml: `builtin = "specview.methods"`), so a built-in method is
+  added by adding its folder, with no list to edit; a third-party package declares its own entry point.
+  Built-ins come first, then plugins, as in every group.
 - **Bad units never stop specview**: a module that does not import, a folder whose `method.toml` cannot
   be read or lacks a key, an id (or a claim id) already taken, a claim that does not parse: that unit is
   left out, with one line naming it and its file. Texts missing a language (a file, or a key in it): one
-  line naming the unit and the file, and the English words are shown instead. The lines are
-  `registry().problems`, reported with the config's problems (cli/config_report.py).
-
-`methods()` is read once per process; `load_registry(entry_points)` reads afresh from given entry points
-(tests, and a plugin surface that gathers its own).
+  line naming the unit and the file, and the English words are shown instead. Each line is said once,
+  through specview/plugins/problems.py, as every group's are.
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from functools import cache
-from importlib import metadata, resources
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from types import ModuleType
@@ -40,11 +36,11 @@ from specview.boundary.text import sanitize, shown
 from specview.catalog.claims import Claim, parse_claim, shared_claims
 from specview.kernel.errors import SpecviewError
 from specview.methods.acceptance import MODELS, AcceptanceModel
-from specview.plugins.surface import group_points
+from specview.plugins.problems import report
+from specview.plugins.surface import Found, Group, units
 from specview.texts.catalog import FALLBACK, Phrase, languages
 
 GROUP = "specview.methods"
-BUILT_IN = "specview.methods"  # the collection of specview's own units
 UNIT_FILE = "method.toml"
 MAX_UNIT_BYTES = 256 * 1024  # a unit's file is a few KiB
 ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,39}")  # a method's id: a preset names it, screens show it
@@ -72,12 +68,6 @@ class Method:
         return self.school_words.get(lang) or self.school_words[FALLBACK]
 
 
-@dataclass(frozen=True, slots=True)
-class Registry:
-    methods: dict[str, Method]
-    problems: tuple[Phrase, ...] = field(default=())
-
-
 class UnitError(Exception):
     """A unit that cannot be used: the line that says why."""
 
@@ -86,58 +76,35 @@ class UnitError(Exception):
         self.phrase = phrase
 
 
-@cache
-def registry() -> Registry:
-    """Every installed method and every problem found on the way (read once)."""
-    return load_registry()
+def read_units(module: ModuleType) -> Iterator[Found[Method]]:
+    """The method units of the folder an entry point names: it, or its subfolders that are units.
+    A unit that cannot be read is one line (plugins/problems.py) and left out."""
+    for folder in _units(_folder(module)):
+        try:
+            method = _read_unit(folder)
+        except UnitError as exc:
+            report(exc.phrase)
+            continue
+        yield Found(method, module.__name__, method.origin)
+
+
+def claim_taken(method: Method, before: list[Found[Method]]) -> Phrase | None:
+    """The reason to leave out a unit whose claim (by id) another unit, or texts/claims.toml, has."""
+    claimed = dict.fromkeys(shared_claims(), "texts/claims.toml")
+    claimed.update((claim.id, found.file) for found in before for claim in found.unit.claims)
+    ids = [claim.id for claim in method.claims]
+    for k, cid in enumerate(ids):
+        if cid in claimed or cid in ids[:k]:
+            return Phrase("methoderr.claim_taken", claim=cid, first=claimed.get(cid, method.origin))
+    return None
+
+
+METHODS: Group[Method] = Group(GROUP, Method, lambda method: method.id, refuse=claim_taken, read=read_units)
 
 
 def methods() -> dict[str, Method]:
-    """Every usable method by id: built-ins first, then plugins."""
-    return registry().methods
-
-
-def load_registry(entry_points: Iterable[metadata.EntryPoint] | None = None) -> Registry:
-    """Read the units the entry points name (default: the `specview.methods` group as the plugin surface
-    finds every group's: specview's own first, from pyproject.toml where the metadata predates it)."""
-    found: list[metadata.EntryPoint] = []
-    points = group_points(GROUP) if entry_points is None else entry_points
-    for ep in sorted(points, key=lambda ep: (ep.value != BUILT_IN, ep.name)):
-        if all(ep.value != seen.value for seen in found):  # a package found twice on the path: read once
-            found.append(ep)
-    problems: list[Phrase] = []
-    roots: list[Traversable] = []
-    if not any(ep.value == BUILT_IN for ep in found):
-        roots.append(resources.files(BUILT_IN))
-    for ep in found:
-        try:
-            roots.append(_folder(ep.load()))
-        except Exception as exc:  # noqa: BLE001 - a plugin's import may fail in any way: said, then left out
-            problems.append(Phrase("methoderr.import", entry=sanitize(ep.name, 80, one_line=True),
-                                   module=sanitize(ep.value, 200, one_line=True),
-                                   reason=sanitize(f"{type(exc).__name__}: {exc}", 300, one_line=True)))
-    out: dict[str, Method] = {}
-    claimed = dict.fromkeys(shared_claims(), "texts/claims.toml")
-    for root in roots:
-        for folder in _units(root):
-            try:
-                method = _read_unit(folder, problems)
-            except UnitError as exc:
-                problems.append(exc.phrase)
-                continue
-            clash = out.get(method.id)
-            if clash is not None:
-                problems.append(Phrase("methoderr.twice", unit=method.id, file=method.origin, first=clash.origin))
-                continue
-            ids = [c.id for c in method.claims]
-            taken = next((cid for k, cid in enumerate(ids) if cid in claimed or cid in ids[:k]), None)
-            if taken is not None:
-                problems.append(Phrase("methoderr.claim_twice", unit=method.id, file=method.origin, claim=taken,
-                                       first=claimed.get(taken, method.origin)))
-                continue
-            claimed.update((c.id, method.origin) for c in method.claims)
-            out[method.id] = method
-    return Registry(out, tuple(problems))
+    """Every usable method by id: built-ins first, then plugins (found once, through the plugin surface)."""
+    return {method.id: method for method in units(METHODS)}
 
 
 def _folder(module: ModuleType) -> Traversable:
@@ -172,8 +139,8 @@ def _string(data: dict[str, Any], key: str, unit: str, file: Traversable) -> str
     return value
 
 
-def _read_unit(folder: Traversable, problems: list[Phrase]) -> Method:
-    """One unit, or UnitError; a language its texts lack is a line in `problems` (English shown)."""
+def _read_unit(folder: Traversable) -> Method:
+    """One unit, or UnitError; a language its texts lack is one line (English shown)."""
     file = folder.joinpath(UNIT_FILE)
     data = _toml(file, folder.name)
     unit = _string(data, "id", sanitize(folder.name, 80, one_line=True), file)
@@ -186,7 +153,7 @@ def _read_unit(folder: Traversable, problems: list[Phrase]) -> Method:
     if model not in MODELS:
         raise UnitError(Phrase("methoderr.model", unit=unit, file=str(file), model=model, known=", ".join(MODELS)))
     source = (_string(acceptance, "source", unit, file), _string(acceptance, "url", unit, file))
-    words = _words(folder, unit, problems)
+    words = _words(folder, unit)
     school_words = {lang: w["school"] for lang, w in words.items() if isinstance(w.get("school"), str)}
     if FALLBACK not in school_words:
         raise UnitError(Phrase("methoderr.key", unit=unit, file=str(folder.joinpath(f"texts.{FALLBACK}.toml")),
@@ -205,11 +172,11 @@ def _read_unit(folder: Traversable, problems: list[Phrase]) -> Method:
                                       f"{file} claims[{i}]"))
         except SpecviewError as exc:
             raise UnitError(Phrase("methoderr.claim", unit=unit, error=exc)) from None
-    _check_keys(words, school_words, claims, unit, folder, problems)
+    _check_keys(words, school_words, claims, unit, folder)
     return Method(unit, _string(data, "school", unit, file), model, source, tuple(claims), school_words, str(file))
 
 
-def _words(folder: Traversable, unit: str, problems: list[Phrase]) -> dict[str, dict[str, Any]]:
+def _words(folder: Traversable, unit: str) -> dict[str, dict[str, Any]]:
     """Each language's texts file of the unit; one missing is a line (English, missing, is an error)."""
     words: dict[str, dict[str, Any]] = {}
     for lang in languages():
@@ -219,21 +186,20 @@ def _words(folder: Traversable, unit: str, problems: list[Phrase]) -> dict[str, 
         elif lang == FALLBACK:
             raise UnitError(Phrase("methoderr.no_texts", unit=unit, file=str(file)))
         else:
-            problems.append(Phrase("methoderr.no_texts", unit=unit, file=str(file)))
+            report(Phrase("methoderr.no_texts", unit=unit, file=str(file)))
     return words
 
 
 def _check_keys(words: dict[str, dict[str, Any]], school_words: dict[str, str], claims: list[Claim], unit: str,
-                folder: Traversable, problems: list[Phrase]) -> None:
+                folder: Traversable) -> None:
     """A language file that lacks the school or a claim's text: one line naming it (English shown)."""
     for lang, texts in words.items():
         said = _claim_texts(texts)
         missing = [] if lang in school_words else ["school"]
         missing += [f"claims.{c.id}" for c in claims if not isinstance(said.get(c.id), str)]
         if missing:
-            problems.append(Phrase("methoderr.texts_lack", unit=unit, file=str(folder.joinpath(f"texts.{lang}.toml")),
+            report(Phrase("methoderr.texts_lack", unit=unit, file=str(folder.joinpath(f"texts.{lang}.toml")),
                                    keys=", ".join(missing)))
-
 
 
 def _claim_texts(texts: dict[str, Any]) -> dict[str, Any]:

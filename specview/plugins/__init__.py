@@ -6,10 +6,10 @@ and specview's own built-ins go through the very same path, declared in specview
 
     group                  unit type (module)                                  its id
     specview.server_kinds  ServerKind instance (backends/remote/server_kind)   .id (and a .priority of its own)
-    specview.backends      BackendUnit (backends/unit.py)                      .id; .selects(RunSpec) picks it
+    specview.backends      BackendUnit (backends/unit.py)                      .id; its .options record runs on it
     specview.lessons       Lesson (features/learn/registry.py)                 .slug (and a .number of its own)
     specview.gauges        GaugeSpec (kernel/gauges.py)                        .key; .after places it
-    specview.methods       a preset method (defined where the methods are read, as below)
+    specview.methods       Method, a data folder (methods/registry.py)         .id; read by the group's `read`
 
 An entry point names either
 
@@ -34,11 +34,12 @@ plugin never displaces a built-in.
 
 A new kind of extension is one `Group` beside the code that reads it, and one table in pyproject.toml:
 
-    METHODS: Group[Method] = Group("specview.methods", Method, lambda method: method.id)
-    units(METHODS)  # every Method, specview's first: each module of the package pyproject names
-    # pyproject.toml:  [project.entry-points."specview.methods"]  specview = "specview.catalog.methods"
+    DRAFTERS: Group[Drafter] = Group("specview.drafters", Drafter, lambda drafter: drafter.id)
+    units(DRAFTERS)  # every Drafter, specview's first: each module of the package pyproject names
+    # pyproject.toml:  [project.entry-points."specview.drafters"]  specview = "specview.drafters"
 
-with `refuse` for anything besides the id that two units may not share (surface.Group).
+with `refuse` for anything besides the id that two units may not share, and `read` where a unit is
+data rather than an object (a method's folder: methods/registry.py) (surface.Group).
 
 An editable install made before a group existed has no entry points for it: then the built-ins
 are read from the `[project.entry-points]` of the pyproject.toml beside the package (surface.py).

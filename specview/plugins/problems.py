@@ -34,6 +34,11 @@ def report(problem: Phrase) -> None:
     sys.stderr.flush()
 
 
+def was_said(problem: Phrase) -> bool:
+    """Whether `problem` (the same line) was said already."""
+    return problem.render(FALLBACK) in _seen
+
+
 def said() -> tuple[Phrase, ...]:
     """Every problem said so far, in order."""
     return tuple(_said)

@@ -34,12 +34,16 @@ class Group(Generic[T]):
 
     `refuse` may give a reason (a Phrase) to leave a unit out beside the ones taken before it
     (a number or a priority already taken); two units with one id are refused here already.
+    `read`, for units that are data rather than objects (a method's folder): the units a module an
+    entry point names holds, found its own way (it says what it cannot read, and joins their texts);
+    None: the objects of the group's type at the module's top level.
     """
 
     name: str
     unit: type[T]
     ident: Callable[[T], str]
     refuse: Callable[[T, list[Found[T]]], Phrase | None] = field(default=lambda unit, before: None)
+    read: Callable[[ModuleType], Iterable[Found[T]]] | None = None
 
 
 _LOADED: dict[str, list[Any]] = {}  # a group's Found units, by group name
@@ -133,7 +137,11 @@ def point_units(group: Group[T], point: EntryPoint) -> Iterator[Found[T]]:
 
 
 def module_units(group: Group[T], module: ModuleType, *, walk: bool) -> Iterator[Found[T]]:
-    """The units at the top level of `module` and, for a package, of every module inside it."""
+    """The units at the top level of `module` and, for a package, of every module inside it
+    (or what the group's `read` finds there)."""
+    if group.read is not None:
+        yield from group.read(module)
+        return
     held = [item for item in units_in(group, module)]
     if held and with_texts(group, module, held):
         yield from (Found(item, module.__name__, module_file(module.__name__)) for item in held)

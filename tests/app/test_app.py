@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from textual.geometry import Size
 
+from specview.backends.local.run_options import LlamaRunOptions
+from specview.backends.replay import ReplayOptions
 from specview.features.live.inspector import describe
 from specview.features.live.preset_screen import PresetScreen
 from specview.kernel.events import TokenStatus
@@ -144,13 +146,14 @@ async def test_adaptive_gamma_is_shown(tmp_path: object) -> None:
     assert isinstance(tmp_path, Path)
     path = tmp_path / "adaptive.jsonl"
     info = BackendInfo(backend="llama", label="tiny · ngram · CPU", gamma=4, temperature=0.0)
-    recorder = Recorder(path, recording_header(info, RunSpec(target="tiny.gguf", draft="ngram", adaptive=True)))
+    own = LlamaRunOptions(target="tiny.gguf", draft="ngram", adaptive=True)
+    recorder = Recorder(path, recording_header(info, RunSpec(options=own)))
     accepted = TokenEvent(1, "a", TokenStatus.ACCEPTED, 0)
     for i, gamma in enumerate([4, 5, 6]):
         tokens = (*[accepted] * gamma, TokenEvent(2, "b", TokenStatus.BONUS, gamma))
         recorder(Round(i, gamma, tokens, 0.001, 0.01, 0.02 * (i + 1)))
     recorder.close()
-    spec = RunSpec(replay=str(path), speed=0.0)
+    spec = RunSpec(speed=0.0, options=ReplayOptions(recording=str(path)))
     app = SpecviewApp(spec, make_backend(spec))
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_finished(pilot)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from specview.backends.factory import make_backend
-from specview.backends.replay import make_replay_backend
+from specview.backends.replay import ReplayOptions, make_replay_backend
 from specview.boundary.text import sanitize
 from specview.features.live.app import SpecviewApp
 from specview.features.record.recording import read_recording, scan_headers
@@ -24,7 +24,7 @@ async def test_replay_streams_the_recorded_tokens_in_the_live_view(tmp_path: Pat
     file = tmp_path / "live.jsonl"
     stats = record_sim(file, 80, seed=3)
     tokens = displayed(recorded_rounds(file))  # discarded drafts included
-    spec = RunSpec(replay=str(file), speed=0.0)
+    spec = RunSpec(speed=0.0, options=ReplayOptions(recording=str(file)))
     app = SpecviewApp(spec, make_replay_backend(spec))
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_finished(pilot)
@@ -40,7 +40,7 @@ async def test_a_damaged_replay_shows_the_prefix_and_reports_the_line(tmp_path: 
     record_sim(file, 40)
     lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
     file.write_text("".join(lines[:22]) + "{oops\n" + "".join(lines[23:]), encoding="utf-8")
-    spec = RunSpec(replay=str(file), speed=0.0)
+    spec = RunSpec(speed=0.0, options=ReplayOptions(recording=str(file)))
     app = SpecviewApp(spec, make_replay_backend(spec))
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_finished(pilot)

@@ -12,6 +12,7 @@ import pytest
 from textual.widgets import Static
 
 from specview.backends.factory import make_backend
+from specview.backends.remote.options import RemoteOptions
 from specview.cli.app_run import ui_settings
 from specview.cli.parser import build_parser
 from specview.features.live.app import SpecviewApp
@@ -31,7 +32,7 @@ from tests.support.notices import notices
 def remote_app(lang: str = "en") -> Iterator[SpecviewApp]:
     """The live view of a real remote run: a served OpenAI-compatible test target on 127.0.0.1."""
     with running_fake("ok") as server:
-        spec = RunSpec(url=server.url, lang=lang)
+        spec = RunSpec(lang=lang, options=RemoteOptions(url=server.url))
         yield SpecviewApp(spec, make_backend(spec), lang=lang)
 
 

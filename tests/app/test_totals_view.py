@@ -8,6 +8,7 @@ import pytest
 from textual.widgets import Static
 
 from specview.backends.factory import make_backend
+from specview.backends.remote.options import RemoteOptions
 from specview.features.live.app import SpecviewApp
 from specview.kernel.runspec import RunSpec
 from specview.texts.catalog import fill, text
@@ -17,7 +18,7 @@ from tests.support.fake_engines import running_engine
 
 
 def remote_app(url: str, lang: str = "en") -> SpecviewApp:
-    spec = RunSpec(url=url, lang=lang)
+    spec = RunSpec(lang=lang, options=RemoteOptions(url=url))
     return SpecviewApp(spec, make_backend(spec), lang=lang)
 
 

@@ -60,7 +60,7 @@ def test_an_installed_plugin_adds_a_method_and_a_broken_one_is_one_line(tmp_path
     methods = {p["id"]: (p["method"], p["method_unit"]["acceptance_model"]) for p in json.loads(out.stdout)}
     assert methods["mine"] == ("planted-lookup", "variable-depth") and methods["suffix"] == ("suffix", "variable-depth")
     (line,) = out.stderr.strip().splitlines()
-    assert "broken (broken_plugin)" in line and "half installed" in line and "Traceback" not in out.stderr
+    assert "broken = broken_plugin" in line and "half installed" in line and "Traceback" not in out.stderr
     bench = _specview("bench", "--preset", "mine", "--rounds", "50", "--json", tmp_path=tmp_path, site=site)
     assert bench.returncode == 0, bench.stderr
 

@@ -19,6 +19,7 @@ import pytest
 
 from specview.backends.factory import make_backend
 from specview.backends.remote.metrics import MAX_LINE_BYTES, MAX_READ_CHARS, draft_counters, read_samples
+from specview.backends.remote.options import RemoteOptions
 from specview.features.watch.app import WatchApp
 from specview.features.watch.source import ServerWatch
 from specview.kernel.backend import Note
@@ -170,7 +171,7 @@ def test_the_live_run_notes_the_skipped_lines(server: HostileServer) -> None:
     """The side panel's notes (BackendInfo.notes) of a live vLLM run say how many lines were skipped."""
     metrics, skipped = hostile_scrape("vllm")
     server.scenario = vllm(metrics, [chat_chunk("a", usage={"completion_tokens": 1})])
-    backend = make_backend(RunSpec(url=server.url, max_tokens=8))
+    backend = make_backend(RunSpec(max_tokens=8, options=RemoteOptions(url=server.url)))
     try:
         list(backend.rounds(threading.Event()))
         assert backend.server_counters() is not None  # the real counters were read

@@ -20,6 +20,7 @@ from specview.backends.local.demo import demo_model_path
 from specview.backends.local.model import ModelRunner
 from specview.backends.local.pool import POOL
 from specview.backends.local.replay import VerifyBatch, replay_greedy
+from specview.backends.local.run_options import LlamaRunOptions
 from specview.features.diff.command import describe
 from specview.features.diff.model import DEFECT, NUMERICS, DiffResult
 from specview.features.diff.runner import compare_backends
@@ -72,8 +73,8 @@ class Recorded:
 
 
 def _spec(prompt: str, gamma: int) -> RunSpec:
-    return RunSpec(target=str(demo_model_path()), draft="ngram", gamma=gamma, temperature=0.0,
-                   max_tokens=MAX_TOKENS, prompt=prompt, speed=0.0)
+    return RunSpec(gamma=gamma, temperature=0.0, max_tokens=MAX_TOKENS, prompt=prompt, speed=0.0,
+                   options=LlamaRunOptions(target=str(demo_model_path()), draft="ngram"))
 
 
 @pytest.fixture(scope="module")

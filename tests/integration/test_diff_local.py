@@ -17,6 +17,7 @@ pytest.importorskip("llama_cpp")
 from specview.backends.factory import make_backend
 from specview.backends.local.model import ModelRunner
 from specview.backends.local.replay import VerifyBatch
+from specview.backends.local.run_options import LlamaRunOptions
 from specview.cli import main
 from specview.features.diff.command import describe
 from specview.features.diff.model import DEFECT, NEAR_TIE
@@ -81,7 +82,8 @@ class PerturbedDraftPath:
 
 
 def test_a_perturbed_draft_path_is_caught_with_its_round_and_margin(target: Path) -> None:
-    base = RunSpec(target=str(target), draft=str(target), gamma=4, temperature=0.0, max_tokens=48, prompt=PROMPT)
+    base = RunSpec(gamma=4, temperature=0.0, max_tokens=48, prompt=PROMPT,
+                   options=LlamaRunOptions(target=str(target), draft=str(target)))
     reference = make_backend(replace(base, plain=True))
     double = PerturbedDraftPath(make_backend(base), at=10)
     result = compare_backends(reference, double)
@@ -113,7 +115,8 @@ class PerturbedWithBatches(PerturbedDraftPath):
 
 
 def test_a_lossy_path_is_a_defect_even_on_its_own_batches(target: Path) -> None:
-    base = RunSpec(target=str(target), draft=str(target), gamma=4, temperature=0.0, max_tokens=48, prompt=PROMPT)
+    base = RunSpec(gamma=4, temperature=0.0, max_tokens=48, prompt=PROMPT,
+                   options=LlamaRunOptions(target=str(target), draft=str(target)))
     double = PerturbedWithBatches(make_backend(base), at=10)
     result = compare_backends(make_backend(replace(base, plain=True)), double)
     d, cause = result.divergence, result.cause

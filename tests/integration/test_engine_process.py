@@ -22,12 +22,13 @@ from specview.backends.local.backend import make_llama_backend
 from specview.backends.local.crash import EXIT_CODE, EngineCrashed, EngineUnresponsive
 from specview.backends.local.engine_host import ENGINE_CHILD_ENV
 from specview.backends.local.engine_process import DEADLINE_ENV, EngineProcess, engine_call
+from specview.backends.local.run_options import LlamaRunOptions
 from specview.features.record.recorder import close_recordings, start_recording
 from specview.kernel.events import Round
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Session
 
-SPEC = RunSpec(demo=True, max_tokens=24, threads=1)
+SPEC = RunSpec(max_tokens=24, options=LlamaRunOptions(demo=True, threads=1))
 
 
 @pytest.fixture(autouse=True)
@@ -63,7 +64,7 @@ def test_a_child_gives_the_rounds_the_engine_gives_in_process_and_runs_again_on_
 
 
 def test_a_stop_ends_the_run_after_its_round_and_the_next_run_starts_clean() -> None:
-    engine = EngineProcess(RunSpec(demo=True, max_tokens=400, threads=1))
+    engine = EngineProcess(RunSpec(max_tokens=400, options=LlamaRunOptions(demo=True, threads=1)))
     try:
         stop = threading.Event()
         got = []
@@ -82,7 +83,7 @@ def test_a_stop_ends_the_run_after_its_round_and_the_next_run_starts_clean() -> 
                                             (signal.SIGABRT, "SIGABRT")])
 def test_an_engine_that_dies_mid_run_is_one_error_and_the_recording_gets_its_end(
         tmp_path: Path, sig: signal.Signals, words: str) -> None:
-    engine = EngineProcess(RunSpec(demo=True, max_tokens=20_000, threads=1))
+    engine = EngineProcess(RunSpec(max_tokens=20_000, options=LlamaRunOptions(demo=True, threads=1)))
     session = Session(engine)
     recording = tmp_path / "run.jsonl"
     start_recording(session, recording, SPEC)
@@ -106,7 +107,7 @@ def test_an_engine_that_dies_mid_run_is_one_error_and_the_recording_gets_its_end
 
 def test_a_stopped_engine_is_ended_after_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(DEADLINE_ENV, "3")
-    engine = EngineProcess(RunSpec(demo=True, max_tokens=20_000, threads=1))
+    engine = EngineProcess(RunSpec(max_tokens=20_000, options=LlamaRunOptions(demo=True, threads=1)))
     try:
         items = engine.rounds(threading.Event())
         next(items)
@@ -197,7 +198,7 @@ async def test_the_live_view_outlives_its_engine_and_says_why_it_stopped() -> No
     from specview.widgets.status_line import StatusLine
     from tests.support.app_helpers import token_view, wait_until
 
-    spec = RunSpec(demo=True, max_tokens=20_000, threads=1)
+    spec = RunSpec(max_tokens=20_000, options=LlamaRunOptions(demo=True, threads=1))
     engine = EngineProcess(spec)
     app = SpecviewApp(spec, engine)
     async with app.run_test(size=(120, 36)) as pilot:

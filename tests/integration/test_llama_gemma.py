@@ -20,6 +20,7 @@ from specview.backends.local.drafters import AdaptiveGamma
 from specview.backends.local.engine import Engine
 from specview.backends.local.options import LlamaOptions
 from specview.backends.local.prompt_format import prepare_prompt
+from specview.backends.local.run_options import LlamaRunOptions
 from specview.kernel.backend import Note
 from specview.kernel.events import Calibration, TokenStatus
 from specview.kernel.runspec import RunSpec
@@ -92,7 +93,7 @@ def test_prompt_lookup_helps_on_a_copy_task(gemma: LlamaBackend) -> None:
 
 
 def test_demo_backend_streams_real_rounds() -> None:
-    backend = make_llama_backend(RunSpec(demo=True, max_tokens=24))
+    backend = make_llama_backend(RunSpec(max_tokens=24, options=LlamaRunOptions(demo=True)))
     info = backend.info
     assert info.backend == "llama" and info.draft == "ngram" and info.model
     # the test wheel is built for the CPU: no layer is offloaded

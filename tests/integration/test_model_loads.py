@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("llama_cpp")
 
 from specview.backends.local.pool import POOL
+from specview.backends.local.run_options import LlamaRunOptions
 from specview.cli import main
 from specview.features.sweep.runner import gamma_points
 from specview.kernel.runspec import RunSpec
@@ -27,7 +28,8 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_a_three_gamma_sweep_loads_the_model_once(target: Path) -> None:
     before = POOL.loads
-    base = RunSpec(target=str(target), draft="ngram", temperature=0.0, max_tokens=24, prompt=PROMPT, speed=0.0)
+    base = RunSpec(temperature=0.0, max_tokens=24, prompt=PROMPT, speed=0.0,
+                   options=LlamaRunOptions(target=str(target), draft="ngram"))
     points, _ = gamma_points(base, [1, 2, 3], plain=True)
     assert [p.gamma for p in points] == [0, 1, 2, 3] and all(p.tokens == 24 for p in points)
     assert POOL.loads - before == 1, "plain and γ 1, 2, 3 share one load of the target"
@@ -37,7 +39,8 @@ def test_a_three_gamma_sweep_loads_the_model_once(target: Path) -> None:
 def test_a_sweep_with_a_model_draft_loads_each_file_once(target: Path, tmp_path: Path) -> None:
     draft = write_tiny_llama(tmp_path / "d.gguf", noise=0.05)
     before = POOL.loads
-    base = RunSpec(target=str(target), draft=str(draft), temperature=0.0, max_tokens=16, prompt=PROMPT, speed=0.0)
+    base = RunSpec(temperature=0.0, max_tokens=16, prompt=PROMPT, speed=0.0,
+                   options=LlamaRunOptions(target=str(target), draft=str(draft)))
     gamma_points(base, [1, 2, 3], plain=False)
     assert POOL.loads - before == 2 and POOL.held == 0
 

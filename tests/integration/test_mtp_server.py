@@ -20,6 +20,7 @@ import pytest
 from specview.backends.remote.backend import OpenAIBackend
 from specview.backends.remote.kinds.llama_server import LlamaServerDialect
 from specview.backends.remote.metrics import DraftCounters
+from specview.backends.remote.options import RemoteOptions
 from specview.features.live.app import SpecviewApp
 from specview.kernel.events import Round
 from specview.kernel.runspec import RunSpec
@@ -55,8 +56,8 @@ def ascii_mtp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runni
 
 def run(server: RunningServer, prompt: str, seed: int) -> tuple[OpenAIBackend, list[Round], DraftCounters]:
     """One request through the remote backend, and the server's own /metrics delta for it."""
-    backend = OpenAIBackend(RunSpec(url=server.url, prompt=prompt, raw=True, temperature=0.0, seed=seed,
-                                    gamma=GAMMA, max_tokens=MAX_TOKENS), read_timeout=60.0)
+    backend = OpenAIBackend(RunSpec(prompt=prompt, temperature=0.0, seed=seed, gamma=GAMMA, max_tokens=MAX_TOKENS,
+                                    options=RemoteOptions(url=server.url, raw=True)), read_timeout=60.0)
     events: list[dict[str, Any]] = []
     backend.event_hook = events.append
     rounds = list(Session(backend).run_headless())
@@ -114,7 +115,8 @@ def test_every_round_is_exact_when_nothing_is_held_back(ascii_mtp_server: Runnin
 
 async def test_the_live_view_names_mtp_from_what_the_server_reports(mtp_server: RunningServer,
                                                                    tmp_path: Path) -> None:
-    spec = RunSpec(url=mtp_server.url, prompt=PROMPTS[0], raw=True, temperature=0.0, max_tokens=60)
+    spec = RunSpec(prompt=PROMPTS[0], temperature=0.0, max_tokens=60,
+                   options=RemoteOptions(url=mtp_server.url, raw=True))
     app = SpecviewApp(spec, OpenAIBackend(spec, read_timeout=60.0))
     async with app.run_test(size=(140, 36)) as pilot:
         await wait_finished(pilot)

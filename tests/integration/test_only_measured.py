@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from specview.backends.factory import make_backend
+from specview.backends.replay import ReplayOptions
 from specview.features.live.app import SpecviewApp
 from specview.kernel.gauges import SUMMARY, gauges
 from specview.kernel.runspec import RunSpec
@@ -67,7 +68,8 @@ async def test_a_replayed_remote_row_shows_dashes_for_c_and_v_in_compare(tmp_pat
     record = tmp_path / "remote.jsonl"
     with running_engine("llama") as server:
         specview("bench", "--url", server.url, "--json", "--record", str(record))
-    specs = [RunSpec(preset="qwen3.6-mtp", seed=5, speed=0.0, max_rounds=40), RunSpec(replay=str(record), speed=0.0)]
+    specs = [RunSpec(preset="qwen3.6-mtp", seed=5, speed=0.0, max_rounds=40), RunSpec(speed=0.0,
+                     options=ReplayOptions(recording=str(record)))]
     backends = [make_backend(s) for s in specs]
     app = SpecviewApp(specs[0], backends[0], compare=backends)
     columns = [spec.key for spec in gauges(SUMMARY)]

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from specview.backends.remote.backend import OpenAIBackend
+from specview.backends.remote.options import RemoteOptions
 from specview.boundary.api_key import ApiKey
 from specview.kernel.backend import Note
 from specview.kernel.errors import BackendError
@@ -56,7 +57,7 @@ def _run(backend: OpenAIBackend) -> tuple[list[Round], str | None]:
 
 def test_a_healthy_stream_gives_plain_rounds(fake: FakeServer) -> None:
     fake.mode = "ok"
-    backend = OpenAIBackend(RunSpec(url=fake.url, max_tokens=16))
+    backend = OpenAIBackend(RunSpec(max_tokens=16, options=RemoteOptions(url=fake.url)))
     assert backend.info.label == "generic · fake-model"
     assert backend.info.notes == (Note("no_spec"),) and backend.info.note == ""
     rounds, error = _run(backend)
@@ -67,7 +68,7 @@ def test_a_healthy_stream_gives_plain_rounds(fake: FakeServer) -> None:
 
 def test_a_vllm_server_is_detected_and_grouped(fake: FakeServer) -> None:
     fake.mode = "vllm"
-    backend = OpenAIBackend(RunSpec(url=fake.url))
+    backend = OpenAIBackend(RunSpec(options=RemoteOptions(url=fake.url)))
     assert backend.info.label == "vllm · fake-model" and backend.info.gamma == 3
     assert backend.info.exact["acceptance"] is False
     rounds, error = _run(backend)
@@ -81,7 +82,7 @@ def test_a_vllm_server_is_detected_and_grouped(fake: FakeServer) -> None:
 def test_vllm_per_step_accepted_reconciles_the_rounds(fake: FakeServer) -> None:
     """The inferred grouping is replaced by the exact one once per_step_accepted arrives."""
     fake.mode = "vllm-detailed"
-    backend = OpenAIBackend(RunSpec(url=fake.url))
+    backend = OpenAIBackend(RunSpec(options=RemoteOptions(url=fake.url)))
     assert backend.info.reconciles
     session = Session(backend)
     streamed = list(session.run_headless())
@@ -107,7 +108,7 @@ def test_vllm_per_step_accepted_reconciles_the_rounds(fake: FakeServer) -> None:
 )
 def test_mid_stream_failures_keep_the_rounds_before_them(fake: FakeServer, mode: str, expected: str) -> None:
     fake.mode = mode
-    backend = OpenAIBackend(RunSpec(url=fake.url, max_tokens=16), read_timeout=1.0)
+    backend = OpenAIBackend(RunSpec(max_tokens=16, options=RemoteOptions(url=fake.url)), read_timeout=1.0)
     started = time.monotonic()
     rounds, error = _run(backend)
     assert error is not None and expected in error, error
@@ -128,7 +129,7 @@ def test_http_errors_before_any_token(fake: FakeServer, mode: str, expected: str
     fake.mode = mode
     # the key the user named (--api-key-env SPECVIEW_TEST_KEY): sent, and refused
     key = ApiKey(SECRET, named=True)
-    backend = OpenAIBackend(RunSpec(url=fake.url, api_key_env="SPECVIEW_TEST_KEY", api_key=key))
+    backend = OpenAIBackend(RunSpec(api_key_env="SPECVIEW_TEST_KEY", api_key=key, options=RemoteOptions(url=fake.url)))
     rounds, error = _run(backend)
     assert rounds == []
     assert error is not None and expected in error, error
@@ -140,23 +141,23 @@ def test_http_errors_before_any_token(fake: FakeServer, mode: str, expected: str
 def test_a_bad_key_on_the_model_list_fails_in_the_constructor(fake: FakeServer) -> None:
     fake.mode = "401-models"
     with pytest.raises(BackendError, match=r"refused the API key \(401") as caught:
-        OpenAIBackend(RunSpec(url=fake.url, api_key=ApiKey(SECRET, named=True)))
+        OpenAIBackend(RunSpec(api_key=ApiKey(SECRET, named=True), options=RemoteOptions(url=fake.url)))
     assert SECRET not in str(caught.value)
     # the ambient key is not sent to this server: the message says how to send one
     with pytest.raises(BackendError, match=r"wants an API key \(401.*--api-key-env OPENAI_API_KEY"):
-        OpenAIBackend(RunSpec(url=fake.url, api_key=ApiKey(SECRET, named=False)))
+        OpenAIBackend(RunSpec(api_key=ApiKey(SECRET, named=False), options=RemoteOptions(url=fake.url)))
 
 
 def test_an_unknown_model_fails_in_the_constructor(fake: FakeServer) -> None:
     fake.mode = "ok"
     with pytest.raises(BackendError, match=r"does not know model 'nope' .*offers: 'fake-model'"):
-        OpenAIBackend(RunSpec(url=fake.url, model="nope"))
+        OpenAIBackend(RunSpec(options=RemoteOptions(url=fake.url, model="nope")))
 
 
 def test_connection_refused() -> None:
     port = _free_port()
     with pytest.raises(BackendError, match=f"cannot connect to http://127.0.0.1:{port}"):
-        OpenAIBackend(RunSpec(url=f"http://127.0.0.1:{port}/v1"))
+        OpenAIBackend(RunSpec(options=RemoteOptions(url=f"http://127.0.0.1:{port}/v1")))
 
 
 def test_a_port_that_does_not_speak_http() -> None:
@@ -174,7 +175,7 @@ def test_a_port_that_does_not_speak_http() -> None:
     thread.start()
     try:
         with pytest.raises(BackendError, match="did not speak HTTP"):
-            OpenAIBackend(RunSpec(url=f"http://127.0.0.1:{port}"))
+            OpenAIBackend(RunSpec(options=RemoteOptions(url=f"http://127.0.0.1:{port}")))
     finally:
         thread.join(2.0)
         listener.close()
@@ -183,12 +184,12 @@ def test_a_port_that_does_not_speak_http() -> None:
 def test_a_web_server_without_the_api(fake: FakeServer) -> None:
     fake.mode = "ok"
     with pytest.raises(BackendError, match="answered 404 while listing models"):
-        OpenAIBackend(RunSpec(url=fake.url.removesuffix("/v1") + "/api"))
+        OpenAIBackend(RunSpec(options=RemoteOptions(url=fake.url.removesuffix("/v1") + "/api")))
 
 
 def test_stop_ends_the_stream_quietly(fake: FakeServer) -> None:
     fake.mode = "stall"
-    backend = OpenAIBackend(RunSpec(url=fake.url), read_timeout=3.0)
+    backend = OpenAIBackend(RunSpec(options=RemoteOptions(url=fake.url)), read_timeout=3.0)
     stop = threading.Event()
     got = []
     for rnd in backend.rounds(stop):
@@ -248,7 +249,7 @@ async def test_the_live_view_redraws_reconciled_rounds(fake: FakeServer) -> None
     from tests.support.app_helpers import token_view, wait_finished, wait_until
 
     fake.mode = "vllm-detailed"
-    spec = RunSpec(url=fake.url)
+    spec = RunSpec(options=RemoteOptions(url=fake.url))
     app = SpecviewApp(spec, OpenAIBackend(spec))
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_finished(pilot)
@@ -263,7 +264,7 @@ def test_stopping_a_stalled_stream_closes_it_at_once(fake: FakeServer) -> None:
     """The stop closes the connection first (a read blocked for 60 s would hold `q` that long)."""
     fake.mode = "stall"
     fake.release.clear()
-    session = Session(OpenAIBackend(RunSpec(url=fake.url), read_timeout=60.0))
+    session = Session(OpenAIBackend(RunSpec(options=RemoteOptions(url=fake.url)), read_timeout=60.0))
     session.start()
     deadline = time.monotonic() + 20
     while session.produced < GOOD_CHUNKS and time.monotonic() < deadline:

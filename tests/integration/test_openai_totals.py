@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from specview.backends.remote.backend import OpenAIBackend
+from specview.backends.remote.options import RemoteOptions
 from specview.features.live.run_text import notes_text
 from specview.kernel.langs import LANGS
 from specview.kernel.runspec import RunSpec
@@ -84,7 +85,7 @@ def test_the_side_panel_note_says_agrees_or_differs(lang: str) -> None:
                                positions="0 +1 0 0")),
     ]:
         with running_engine(kind) as server:
-            backend = OpenAIBackend(RunSpec(url=server.url))
+            backend = OpenAIBackend(RunSpec(options=RemoteOptions(url=server.url)))
             session = Session(backend)
             assert session.metrics.cross_check is None
             list(session.run_headless())

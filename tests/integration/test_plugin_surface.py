@@ -63,6 +63,41 @@ KIND = Twin()
 '''
 
 
+GREEDY = '''"""A backend from a package: the simulator's rounds under its own name, with an options record."""
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
+
+from specview.backends.unit import BackendUnit
+from specview.kernel.runspec import BackendOptions, declare
+
+
+@dataclass(frozen=True, slots=True)
+class GreedyOptions(BackendOptions):
+    backend: ClassVar[str] = "planted-greedy"
+    gamma: int = field(default=2, metadata=declare("settings.greedy_gamma", "--planted-greedy-gamma"))
+    width: int = field(default=1, metadata=declare(option="--width"))  # not its own name: left out
+
+
+class Greedy:
+    def __init__(self, spec):
+        from specview.backends.sim.backend import SimBackend
+        from specview.catalog.presets import DEFAULT_PRESET, get_preset
+
+        self._sim = SimBackend(get_preset(DEFAULT_PRESET), gamma=spec.options.gamma, temperature=0.0, seed=spec.seed,
+                               speed=0.0, max_rounds=spec.max_rounds)
+        self.info = replace(self._sim.info, backend="planted-greedy", label="planted greedy")
+
+    def rounds(self, stop):
+        return self._sim.rounds(stop)
+
+    def close(self):
+        self._sim.close()
+
+
+BACKEND = BackendUnit("planted-greedy", GreedyOptions, Greedy)
+'''
+
+
 def specview(site: Path, home: Path, *args: str, program: str | None = None) -> subprocess.CompletedProcess[str]:
     env = base_env(home, {"PYTHONPATH": f"{site}:{ROOT}", "NO_COLOR": "1"})
     command = ["-c", program] if program is not None else ["-m", "specview", *args]
@@ -175,3 +210,26 @@ def built_ins_here() -> str:
     from specview.plugins.surface import units
 
     return str((server_ids(), sorted(u.id for u in units(BACKENDS)), len(lessons()), len(GAUGES)))
+
+
+def test_a_packages_backend_is_chosen_by_name_and_runs_headless(tmp_path: Path, home: Path) -> None:
+    site = plant_distribution(tmp_path / "site", "specview-greedy",
+                              {"specview.backends": {"greedy": "specview_greedy:BACKEND"}},
+                              {"specview_greedy/__init__.py": GREEDY})
+    out = specview(site, home, "bench", "--backend", "planted-greedy", "--rounds", "30", "--json")
+    refused = "backend 'planted-greedy': its option '--width' does not start with --<its id>- and is left out"
+    assert out.returncode == 0 and out.stderr.startswith(f"specview: {refused}"), out.stderr
+    run = json.loads(out.stdout)
+    assert (run["backend"], run["rounds"], run["gamma"], run["temperature"]) == ("planted-greedy", 30, 2, 0.0)
+    own = specview(site, home, "bench", "--backend", "planted-greedy", "--planted-greedy-gamma", "4", "--json")
+    assert own.returncode == 0 and json.loads(own.stdout)["gamma"] == 4, own.stderr  # its own option, its own record
+    helped = specview(site, home, "--lang", "zh", "bench", "--help")
+    assert "planted-greedy 后端（插件：--backend planted-greedy）" in helped.stdout
+    assert "--planted-greedy-gamma" in helped.stdout and "--width" not in helped.stdout
+    simulated = specview(site, home, "bench", "--rounds", "30", "--json")  # nothing names it: the simulator
+    assert simulated.returncode == 0 and json.loads(simulated.stdout)["backend"] == "sim"
+    for lang, words in (("en", "there is no backend 'planted-greedie': the backends are "), ("zh", "没有名为")):
+        wrong = specview(site, home, "--lang", lang, "bench", "--backend", "planted-greedie", "--json")
+        refusal, line = wrong.stderr.splitlines()  # the option left out, said in the language; then the error
+        assert "--width" in refusal and ("未加载" in refusal) == (lang == "zh")
+        assert wrong.returncode == 2 and wrong.stdout == "" and words in line and "planted-greedy" in line, line

@@ -19,6 +19,7 @@ from specview.backends.local.prompt_format import (
     builtin_templates,
     prepare_prompt,
 )
+from specview.backends.local.run_options import LlamaRunOptions
 from specview.backends.replay import ReplayBackend
 from specview.features.live.bench_command import bench_one
 from specview.features.live.run_text import run_title
@@ -128,7 +129,8 @@ def test_a_template_that_fails_is_one_clear_error(runner: ModelRunner, reason: s
 
 
 def test_the_status_line_json_and_recording_say_which(models: dict[str, Path], tmp_path: Path) -> None:
-    spec = RunSpec(target=str(models["chatml"]), plain=True, prompt=PROMPT, max_tokens=4, threads=1)
+    spec = RunSpec(plain=True, prompt=PROMPT, max_tokens=4,
+                   options=LlamaRunOptions(target=str(models["chatml"]), threads=1))
     backend = make_llama_backend(spec)
     try:
         assert backend.info.prompt_format == Note("prompt_template_gguf", {"name": "chatml"})
@@ -136,8 +138,9 @@ def test_the_status_line_json_and_recording_say_which(models: dict[str, Path], t
         assert run_title(backend.info, "zh").endswith(" · 对话模板 chatml（来自 GGUF）")
     finally:
         backend.close()
-    named = RunSpec(target=str(models["plain"]), plain=True, prompt=PROMPT, max_tokens=4, threads=1,
-                    chat_template="chatml", chat_template_from="config")
+    named = RunSpec(plain=True, prompt=PROMPT, max_tokens=4,
+                    options=LlamaRunOptions(target=str(models["plain"]), threads=1, chat_template="chatml",
+                                            chat_template_from="config"))
     record = tmp_path / "run.jsonl"
     stats = bench_one(named, None, str(record)).stats
     assert stats["prompt_format"] == {"id": "prompt_template_config", "values": {"name": "chatml"},
@@ -145,5 +148,6 @@ def test_the_status_line_json_and_recording_say_which(models: dict[str, Path], t
     replayed = ReplayBackend(record).recorded_info
     assert replayed.prompt_format == Note("prompt_template_config", {"name": "chatml"})
     assert replayed.backend == "llama"
-    raw = bench_one(RunSpec(target=str(models["plain"]), plain=True, prompt=PROMPT, max_tokens=4, threads=1), None)
+    raw = bench_one(RunSpec(plain=True, prompt=PROMPT, max_tokens=4,
+                            options=LlamaRunOptions(target=str(models["plain"]), threads=1)), None)
     assert raw.stats["prompt_format"]["text"] == "raw completion"

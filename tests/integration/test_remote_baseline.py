@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from specview.backends.remote.backend import OpenAIBackend
+from specview.backends.remote.options import RemoteOptions
 from specview.kernel.events import Calibration
 from specview.kernel.overlay import overlay
 from specview.kernel.runspec import RunSpec
@@ -27,7 +28,7 @@ def bench(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_without_a_baseline_a_remote_speedup_is_not_shown() -> None:
     with running_fake("vllm") as server:
-        session = Session(OpenAIBackend(RunSpec(url=server.url)))
+        session = Session(OpenAIBackend(RunSpec(options=RemoteOptions(url=server.url))))
         list(session.run_headless())
     over = overlay(session.metrics.snapshot())
     assert over.speedup_basis is None and over.speedup_measured is None
@@ -35,10 +36,10 @@ def test_without_a_baseline_a_remote_speedup_is_not_shown() -> None:
 
 def test_a_given_baseline_comes_first_and_divides_the_runs_tokens_per_second() -> None:
     with running_fake("vllm") as server:
-        backend = OpenAIBackend(RunSpec(url=server.url, baseline_tps=40.0))
+        backend = OpenAIBackend(RunSpec(options=RemoteOptions(url=server.url, baseline_tps=40.0)))
         items = list(backend.rounds(threading.Event()))
         assert items[0] == Calibration("given", 1 / 40.0)
-        session = Session(OpenAIBackend(RunSpec(url=server.url, baseline_tps=40.0)))
+        session = Session(OpenAIBackend(RunSpec(options=RemoteOptions(url=server.url, baseline_tps=40.0))))
         list(session.run_headless())
     snap = session.metrics.snapshot()
     over = overlay(snap)
@@ -72,7 +73,7 @@ async def test_the_live_view_says_no_baseline_instead_of_a_speedup() -> None:
     from tests.support.app_helpers import wait_finished, wait_until
 
     with running_fake("vllm") as server:
-        spec = RunSpec(url=server.url)
+        spec = RunSpec(options=RemoteOptions(url=server.url))
         app = SpecviewApp(spec, OpenAIBackend(spec))
         async with app.run_test(size=(120, 36)) as pilot:
             await wait_finished(pilot)

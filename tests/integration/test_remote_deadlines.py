@@ -15,6 +15,7 @@ import tests.support.hostile_wire as wire
 from specview.backends.remote import deadline
 from specview.backends.remote.backend import OpenAIBackend
 from specview.backends.remote.client import Connection
+from specview.backends.remote.options import RemoteOptions
 from specview.backends.remote.timeouts import Timeouts
 from specview.kernel.errors import BackendError
 from specview.kernel.runspec import RunSpec
@@ -78,7 +79,7 @@ def test_a_stream_still_going_past_its_whole_deadline(server: HostileServer) -> 
 
 def test_stop_before_the_headers_is_at_once(server: HostileServer) -> None:
     server.wire = {"POST": wire.silent}
-    session = Session(OpenAIBackend(RunSpec(url=server.url), read_timeout=600.0))
+    session = Session(OpenAIBackend(RunSpec(options=RemoteOptions(url=server.url)), read_timeout=600.0))
     session.start()
     wait_until(lambda: "POST /v1/chat/completions" in server.requests and deadline.oldest() is not None)
     started = time.monotonic()

@@ -19,7 +19,8 @@ pytest.importorskip("llama_cpp")
 from specview.backends.factory import make_backend
 from specview.backends.local.backend import LlamaBackend
 from specview.backends.local.options import LlamaOptions
-from specview.backends.replay import make_replay_backend
+from specview.backends.local.run_options import LlamaRunOptions
+from specview.backends.replay import ReplayOptions, make_replay_backend
 from specview.features.live.app import SpecviewApp
 from specview.kernel.events import Round, TokenEvent, TokenStatus
 from specview.kernel.lost_branches import branches
@@ -48,8 +49,8 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 def _spec(pair: tuple[Path, Path], **extra: object) -> RunSpec:
     target, draft = pair
-    return RunSpec(target=str(target), draft=str(draft), prompt=PROMPT, max_tokens=N_TOKENS, threads=1,
-                   temperature=0.0, **extra)  # type: ignore[arg-type]
+    return RunSpec(prompt=PROMPT, max_tokens=N_TOKENS, temperature=0.0, **extra,
+                   options=LlamaRunOptions(target=str(target), draft=str(draft), threads=1))  # type: ignore[arg-type]
 
 
 def _lost(view: TokenView) -> list[TokenEvent]:
@@ -91,7 +92,7 @@ async def test_a_tree_runs_lost_branches_show_on_d_live_and_in_its_replay(pair: 
         assert "⟨lost⟩" in legend and "discardedˣ" not in legend  # a tree run's marks
     recorded = recorded_rounds(file)
     assert all(r.lost_from for r in recorded if r.lost), "the recording keeps what each lost token hangs from"
-    replay = RunSpec(replay=str(file), speed=0.0)
+    replay = RunSpec(speed=0.0, options=ReplayOptions(recording=str(file)))
     app = SpecviewApp(replay, make_replay_backend(replay))
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_finished(pilot)

@@ -16,6 +16,7 @@ import pytest
 from specview.backends.remote.backend import OpenAIBackend
 from specview.backends.remote.kinds.vllm import VllmDialect
 from specview.backends.remote.metrics import DraftCounters
+from specview.backends.remote.options import RemoteOptions
 from specview.kernel.events import Reconcile, Round
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Session
@@ -97,8 +98,8 @@ def test_ngram_drafts_fewer_than_k_when_the_lookup_is_short(ngram_vllm: RunningS
 
 
 def test_a_reconcile_event_reaches_recordings_and_the_fold(ngram_vllm: RunningServer) -> None:
-    backend = OpenAIBackend(RunSpec(url=ngram_vllm.url, prompt=COUNTING, raw=True, temperature=0.0,
-                                    max_tokens=40), read_timeout=120.0)
+    backend = OpenAIBackend(RunSpec(prompt=COUNTING, temperature=0.0, max_tokens=40,
+                                    options=RemoteOptions(url=ngram_vllm.url, raw=True)), read_timeout=120.0)
     seen: list[Round | Reconcile] = []
     session = Session(backend)
     session.add_sink(seen.append)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from specview.backends.remote.options import RemoteOptions
 from tests.support.processes import log_tail, stop
 
 if TYPE_CHECKING:
@@ -79,8 +80,8 @@ def stream_once(server: RunningServer, prompt: str, *, raw: bool, max_tokens: in
     from specview.kernel.runspec import RunSpec
     from specview.kernel.session import Session
 
-    backend = OpenAIBackend(RunSpec(url=server.url, prompt=prompt, raw=raw, temperature=0.0,
-                                    max_tokens=max_tokens), read_timeout=read_timeout)
+    backend = OpenAIBackend(RunSpec(prompt=prompt, temperature=0.0, max_tokens=max_tokens,
+                                    options=RemoteOptions(url=server.url, raw=raw)), read_timeout=read_timeout)
     events: list[dict[str, Any]] = []
     backend.event_hook = events.append
     session = Session(backend)

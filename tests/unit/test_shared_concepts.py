@@ -7,6 +7,9 @@ import json
 
 import pytest
 
+from specview.backends.local.run_options import LlamaRunOptions
+from specview.backends.remote.options import RemoteOptions
+from specview.backends.replay import ReplayOptions
 from specview.boundary.jsonio import dumps
 from specview.features.learn.explain.roofline import measured_ratios, verify_cost_numbers
 from specview.features.record.recorder import recording_header
@@ -104,33 +107,37 @@ def test_the_enums_write_the_words_recordings_always_held() -> None:
     exact = {Exact.TOKENS_PER_SECOND: True, "basis": Basis.PLAIN_ROUNDS}
     assert dumps(exact) == '{"tokens_per_second": true, "basis": "plain-rounds"}'
     assert info(BackendKind.SIM, True).run_label == "sim:x γ3 T1"
-    assert RunSpec(url="http://127.0.0.1:1/v1").kind == "openai"
+    assert RunSpec(options=RemoteOptions(url="http://127.0.0.1:1/v1")).kind == "openai"
     with pytest.raises(ValueError):
         Calibration(Basis.PLAIN_ROUNDS, 0.01)  # the run's own plain rounds are never a calibration
 
 
-def test_the_header_records_runspec_fields_in_the_order_they_are_declared() -> None:
-    spec = RunSpec(preset="glm-5.2-mtp", target="t.gguf", draft="ngram", url="http://u:pw@127.0.0.1:1/v1?k=v",
-                   prompt="hello", lang="zh", threads=2, api_key_env="MY_KEY", replay="r.jsonl")
-    header = recording_header(info(BackendKind.SIM, True), spec)
-    # the order every recording so far was written in
-    assert list(header["settings"]) == ["preset", "gamma", "temperature", "seed", "lang", "speed", "max_rounds",
-                                        "max_tokens", "gpu_layers", "threads", "plain", "adaptive", "demo", "url",
-                                        "server", "raw", "api_key_env", "replay", "chat_template", "tree",
+def test_the_header_records_runspec_fields_then_its_backends_in_the_order_they_are_declared() -> None:
+    common = ["preset", "gamma", "temperature", "seed", "lang", "speed", "max_rounds", "max_tokens", "plain",
+              "api_key_env", "tree"]
+    local = RunSpec(preset="glm-5.2-mtp", prompt="hello", lang="zh", api_key_env="MY_KEY",
+                    options=LlamaRunOptions(target="t.gguf", draft="ngram", threads=2))
+    header = recording_header(info(BackendKind.SIM, True), local)
+    assert list(header["settings"]) == [*common, "demo", "adaptive", "gpu_layers", "threads", "chat_template",
                                         "repack"]
     assert header["models"] == {"model": None, "draft": None, "target": "t.gguf", "draft_source": "ngram"}
-    assert header["prompt"] == "hello" and header["settings"]["url"] == "http://127.0.0.1:1/v1"
-    recorded = spec.header_fields()
+    assert header["prompt"] == "hello" and header["settings"]["threads"] == 2
+    remote = RunSpec(prompt="hello", options=RemoteOptions(url="http://u:pw@127.0.0.1:1/v1?k=v"))
+    header = recording_header(info(BackendKind.REMOTE, True), remote)
+    assert list(header["settings"]) == [*common, "url", "server", "raw"]
+    assert header["settings"]["url"] == "http://127.0.0.1:1/v1" and header["models"] == {"model": None, "draft": None}
+    recorded = RunSpec(lang="zh", options=ReplayOptions(recording="r.jsonl")).header_fields()
     assert recorded["settings"]["lang"] == "zh" and recorded["settings"]["replay"] == "r.jsonl"
     assert "api_key" not in recorded["settings"]  # the key's value is never a recorded field
 
 
 def test_a_field_declared_recorded_reaches_the_header() -> None:
-    """What the header writes comes from RunSpec's declarations, not a second list."""
+    """What the header writes comes from RunSpec's declarations and its options record's, not a second list."""
     from dataclasses import fields
 
-    places = {f.name: f.metadata[HEADER] for f in fields(RunSpec) if HEADER in f.metadata}
-    recorded = RunSpec(threads=7, max_tokens=9, draft="d.gguf").header_fields()
+    places = {f.name: f.metadata[HEADER] for record in (RunSpec, LlamaRunOptions) for f in fields(record)
+              if HEADER in f.metadata}
+    recorded = RunSpec(max_tokens=9, options=LlamaRunOptions(threads=7, draft="d.gguf")).header_fields()
     for name, place in places.items():
         section, _, key = place.rpartition(".")
         assert key in (recorded[section] if section else recorded), name

@@ -28,6 +28,7 @@ from specview.backends.local.model import ModelRunner, check_gguf_file
 from specview.backends.local.options import DEFAULT_MAX_TOKENS, DEFAULT_PROMPT, LlamaOptions
 from specview.backends.local.prompt_format import prepare_prompt
 from specview.backends.local.replay import VerifyBatch
+from specview.backends.local.run_options import llama_options
 from specview.backends.local.tree import TreeDrafter, TreeEngine
 from specview.backends.local.vocab import check_vocab
 from specview.kernel.backend import BackendInfo, BackendKind, Exact, Note
@@ -45,7 +46,8 @@ EXACT: dict[str, bool] = {Exact.ACCEPTANCE: True, Exact.TAU: True, Exact.PER_POS
 def make_llama_backend(spec: RunSpec) -> LlamaBackend:
     """The llama backend a RunSpec asks for (`--demo` fills in model, draft and prompt)."""
     max_tokens = spec.max_tokens
-    if spec.demo:
+    own = llama_options(spec)
+    if own.demo:
         from specview.backends.local.demo import DEMO_MAX_TOKENS, demo_model_path, demo_prompt
 
         llama_lib()  # a missing llama-cpp-python is reported before the model package
@@ -53,9 +55,9 @@ def make_llama_backend(spec: RunSpec) -> LlamaBackend:
         prompt = spec.prompt or demo_prompt()
         max_tokens = max_tokens or DEMO_MAX_TOKENS
     else:
-        if spec.target is None:
+        if own.target is None:
             raise BackendError("backenderr.llama.no_target")
-        target = Path(spec.target).expanduser()
+        target = Path(own.target).expanduser()
         prompt = spec.prompt or DEFAULT_PROMPT
     options = LlamaOptions.from_spec(spec, prompt=prompt, max_tokens=max_tokens or DEFAULT_MAX_TOKENS)
     return LlamaBackend(target, options)

@@ -27,6 +27,7 @@ from typing import IO, Any
 
 from specview.backends.local.crash import MAX_TAIL_BYTES, EngineUnresponsive, crash_error, read_tail
 from specview.backends.local.engine_host import ENGINE_CHILD_ENV, call_named
+from specview.backends.local.run_options import llama_options
 from specview.backends.process import child_error, decode, encode
 from specview.kernel.backend import BackendInfo
 from specview.kernel.errors import BackendError
@@ -56,7 +57,7 @@ def check_installed(spec: RunSpec) -> None:
 
     if find_spec("llama_cpp") is None:
         raise BackendError("backenderr.lib.missing", reason="No module named 'llama_cpp'", install=LLAMA_INSTALL)
-    if spec.demo:
+    if llama_options(spec).demo:
         from specview.backends.local.demo import demo_model_path
 
         demo_model_path()

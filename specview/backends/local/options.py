@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from specview.backends.local.engine import RECALIBRATE_ROUNDS
 from specview.backends.local.gamma_auto import START_GAMMA
 from specview.backends.local.prompt_format import TemplateOrigin
+from specview.backends.local.run_options import llama_options
 from specview.backends.local.tree import check_tree, tree_of
 from specview.kernel.errors import BackendError
 from specview.kernel.runspec import RunSpec
@@ -75,22 +76,23 @@ class LlamaOptions:
     @classmethod
     def from_spec(cls, spec: RunSpec, *, prompt: str, max_tokens: int) -> LlamaOptions:
         """The options a RunSpec asks for, with the prompt and token budget its caller settled."""
+        own = llama_options(spec)
         return cls(
-            draft=spec.draft or "ngram",
+            draft=own.draft or "ngram",
             plain=spec.plain,
             gamma=spec.gamma,
             gamma_auto=spec.gamma_auto,
-            adaptive=spec.adaptive,
+            adaptive=own.adaptive,
             tree=tree_of(spec.tree),
             prompt=prompt,
-            chat_template=spec.chat_template,
-            chat_template_from=TemplateOrigin(spec.chat_template_from or TemplateOrigin.OPTION),
+            chat_template=own.chat_template,
+            chat_template_from=TemplateOrigin(own.chat_template_from or TemplateOrigin.OPTION),
             max_tokens=max_tokens,
             temperature=spec.temperature or 0.0,
             seed=spec.seed,
-            gpu_layers=spec.gpu_layers,
-            n_threads=spec.threads,
-            repack=spec.repack,
+            gpu_layers=own.gpu_layers,
+            n_threads=own.threads,
+            repack=own.repack,
         )
 
 

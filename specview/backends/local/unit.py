@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from specview.backends.local.run_options import LlamaRunOptions
 from specview.backends.unit import BackendUnit
 from specview.kernel.backend import BackendKind
 
@@ -29,4 +30,4 @@ def make_local_backend(spec: RunSpec) -> Backend:
     return make_llama_backend(spec)
 
 
-BACKEND = BackendUnit(BackendKind.LLAMA, lambda spec: spec.kind is BackendKind.LLAMA, make_local_backend)
+BACKEND = BackendUnit(BackendKind.LLAMA, LlamaRunOptions, make_local_backend)

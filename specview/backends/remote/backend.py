@@ -30,6 +30,7 @@ from specview.backends.remote.metrics import (
     read_samples,
     spec_family,
 )
+from specview.backends.remote.options import remote_options
 from specview.backends.remote.registry import checked_kind, detect, kind_by_owner
 from specview.backends.remote.server_values import learned_method, server_values
 from specview.backends.remote.text_budget import TextBudget
@@ -81,24 +82,26 @@ def make_openai_backend(spec: RunSpec) -> OpenAIBackend:
 
 def timeouts_of(spec: RunSpec, read_timeout: float | None = None) -> Timeouts:
     """The spec's timeouts (the defaults where it sets none); `read_timeout` overrides its own."""
-    return Timeouts.given(connect=spec.connect_timeout, request=spec.request_timeout,
-                          read=read_timeout if read_timeout is not None else spec.read_timeout,
-                          stream=spec.stream_timeout)
+    own = remote_options(spec)
+    return Timeouts.given(connect=own.connect_timeout, request=own.request_timeout,
+                          read=read_timeout if read_timeout is not None else own.read_timeout,
+                          stream=own.stream_timeout)
 
 
 class OpenAIBackend:
     """Streams one completion from a remote server and yields its rounds."""
 
     def __init__(self, spec: RunSpec, *, read_timeout: float | None = None) -> None:
-        if spec.url is None:
+        self.own = own = remote_options(spec)
+        if own.url is None:
             raise BackendError("backenderr.remote.no_url")
-        forced = checked_kind(spec.server)
+        forced = checked_kind(own.server)
         self.timeouts = timeouts_of(spec, read_timeout)
         self.metrics_interval = 1.0
         # Called with every decoded stream event (tests and benchmarks tee the raw stream).
         self.event_hook: Callable[[dict[str, Any]], None] | None = None
         self.spec = spec
-        self._conn = Connection(spec.url, spec.api_key, spec.api_key_env, self.timeouts)
+        self._conn = Connection(own.url, spec.api_key, spec.api_key_env, self.timeouts)
         try:
             owners = self._pick_model()
             with self._server_values(Phrase("backenderr.doing.detecting")):
@@ -110,7 +113,7 @@ class OpenAIBackend:
         self.settings = RequestSettings(
             model=self.model,
             prompt=spec.prompt or DEFAULT_PROMPT,
-            raw=spec.raw,
+            raw=own.raw,
             temperature=0.0 if spec.temperature is None else spec.temperature,
             seed=spec.seed,
             max_tokens=spec.max_tokens or DEFAULT_MAX_TOKENS,
@@ -129,7 +132,7 @@ class OpenAIBackend:
 
     def _pick_model(self) -> dict[str, str]:
         owners = self._conn.served_models()
-        wanted = self.spec.model
+        wanted = self.own.model
         if wanted is None:
             if not owners:
                 raise BackendError("backenderr.remote.no_models", root=self._conn.root)
@@ -183,8 +186,8 @@ class OpenAIBackend:
 
         A baseline given on the command line (or measured by a paired plain run) comes first.
         """
-        if self.spec.baseline_tps:
-            yield Calibration(self.spec.baseline_basis, 1.0 / self.spec.baseline_tps)
+        if self.own.baseline_tps:
+            yield Calibration(self.own.baseline_basis, 1.0 / self.own.baseline_tps)
         self._forget_cross_check()
         budget = TextBudget()  # this request's token text (text_budget.py)
         self._said_cut(budget)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from specview.backends.remote.options import RemoteOptions
 from specview.backends.unit import BackendUnit
 from specview.kernel.backend import BackendKind
 
@@ -18,5 +19,5 @@ def make_remote_backend(spec: RunSpec) -> Backend:
     return make_openai_backend(spec)
 
 
-BACKEND = BackendUnit(BackendKind.REMOTE, lambda spec: spec.kind is BackendKind.REMOTE, make_remote_backend,
+BACKEND = BackendUnit(BackendKind.REMOTE, RemoteOptions, make_remote_backend,
                       no_tree="backenderr.factory.no_tree_openai", no_auto="backenderr.factory.auto_openai")

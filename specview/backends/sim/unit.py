@@ -1,4 +1,4 @@
-"""The simulator as a backend unit: the run a RunSpec with no model, server or recording selects."""
+"""The simulator as a backend unit: what a RunSpec runs when nothing selects another backend."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from specview.backends.unit import BackendUnit
 from specview.kernel.backend import BackendKind
+from specview.kernel.runspec import BackendOptions
 
 if TYPE_CHECKING:
     from specview.kernel.backend import Backend
@@ -21,5 +22,5 @@ def make_sim_backend(spec: RunSpec) -> Backend:
                       max_rounds=spec.max_rounds)
 
 
-BACKEND = BackendUnit(BackendKind.SIM, lambda spec: spec.kind is BackendKind.SIM, make_sim_backend,
+BACKEND = BackendUnit(BackendKind.SIM, BackendOptions, make_sim_backend,  # the base record: no options of its own
                       no_tree="backenderr.factory.no_tree_sim", no_auto="backenderr.factory.auto_sim")

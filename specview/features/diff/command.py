@@ -32,9 +32,8 @@ def register(sub: SubParsers, selectors: Parser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from specview.backends.selector import parse_selector
     from specview.cli.errors import CliError
-    from specview.cli.runspec_args import spec_from_args, specs_key_notice, warn_notice
+    from specview.cli.runspec_args import spec_from_args, specs_from_args, specs_key_notice, warn_notice
     from specview.features.diff.runner import compare_specs
     from specview.kernel.langs import DEFAULT_LANG
 
@@ -43,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
     if chosen:
         if len(chosen) != 2:
             raise CliError("differr.two_runs")
-        ref_spec, cand_spec = (replace(parse_selector(s, base), temperature=0.0).plain_reference() for s in chosen)
+        ref_spec, cand_spec = (replace(spec, temperature=0.0).plain_reference()
+                               for spec in specs_from_args(args, speed=0.0, max_rounds=None))
     elif base.kind == "llama":
         ref_spec, cand_spec = replace(base, plain=True).plain_reference(), replace(base, plain=False)
     else:

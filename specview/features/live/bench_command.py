@@ -60,8 +60,11 @@ def run_name(spec: RunSpec, reading: Reading) -> str:
     info = reading.info
     if info.preset:
         return info.preset
-    if spec.url:
-        server = urlsplit(spec.url).netloc.rsplit("@", 1)[-1]
+    from specview.backends.remote.options import remote_options
+
+    url = remote_options(spec).url
+    if url:
+        server = urlsplit(url).netloc.rsplit("@", 1)[-1]
         return " ".join(filter(None, (server, info.model)))
     return " · ".join(filter(None, (info.model, info.draft))) or info.backend
 
@@ -111,18 +114,21 @@ def paired_baseline(spec: RunSpec, url: str) -> RunSpec:
     """
     from dataclasses import replace
 
+    from specview.backends.remote.options import remote_options
     from specview.kernel.errors import CliError
     from specview.kernel.events import Basis
 
     if spec.kind != "openai":
         raise CliError("liveerr.baseline_remote")
-    plain = bench_one(replace(spec, url=url, model=None, baseline_tps=None, gamma=None), None).stats
+    own = remote_options(spec)
+    plain = bench_one(replace(spec, gamma=None, options=replace(own, url=url, model=None, baseline_tps=None)),
+                      None).stats
     if plain["drafted"]:
         raise CliError("liveerr.baseline_drafted", url=url, drafted=plain["drafted"])
     tps = plain["tokens_per_second"]
     if not tps:
         raise CliError("liveerr.baseline_short", url=url)
-    return replace(spec, baseline_tps=float(tps), baseline_basis=Basis.PAIRED)
+    return replace(spec, options=replace(own, baseline_tps=float(tps), baseline_basis=Basis.PAIRED))
 
 
 def run_bench(args: argparse.Namespace) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from specview.backends.local.run_options import llama_options
 from specview.features.learn.explain.context import RunContext
 from specview.kernel.backend import BackendInfo
 from specview.kernel.events import Basis
@@ -17,8 +18,9 @@ def run_context(info: BackendInfo, session: Session, spec: RunSpec) -> RunContex
     """Measured α, γ, c, τ, the verify curve, the model file and the last drafting round."""
     snap = session.metrics.snapshot()
     gamma = info.gamma if info.gamma is not None else (round(snap.mean_gamma) if snap.mean_gamma else None)
-    target = spec.target
-    if target is None and spec.demo:
+    own = llama_options(spec)
+    target = own.target
+    if target is None and own.demo:
         from specview.backends.local.demo import demo_model_path
 
         target = str(demo_model_path())

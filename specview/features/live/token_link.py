@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from specview.backends.local.run_options import llama_options
 from specview.features.learn.explain.context import TokenRows
 from specview.kernel.backend import Backend
 from specview.kernel.events import TokenEvent, TokenStatus
@@ -50,11 +51,12 @@ def token_request(backend: Backend, spec: RunSpec, tokens: Sequence[TokenEvent],
     before = [t.token_id for t in tokens[:index] if t.emitted]
     if drafted is None or any(t is None for t in before):
         return "learn.link.not_local"
-    target = spec.target
+    own = llama_options(spec)
+    target = own.target
     if target is None:
         from specview.backends.local.demo import demo_model_path
 
         target = str(demo_model_path())
-    draft = None if spec.draft in (None, "ngram") else spec.draft
+    draft = None if own.draft in (None, "ngram") else own.draft
     prefix = tuple(prompt) + tuple(t for t in before if t is not None)
     return TokenRequest(target, draft, prefix, drafted, backend.info.temperature)

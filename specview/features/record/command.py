@@ -24,7 +24,7 @@ from specview.texts.catalog import Phrase
 def run_replay(args: argparse.Namespace) -> int:
     if getattr(args, "gamma", None) == "auto":  # a replay ignores the run options, but auto asks what it cannot do
         raise CliError("backenderr.factory.auto_replay")  # what the replay backend unit says of it
-    from specview.backends.replay import make_replay_backend
+    from specview.backends.replay import ReplayOptions, make_replay_backend
 
     if args.json:
         return print_stats(args.file)
@@ -32,7 +32,7 @@ def run_replay(args: argparse.Namespace) -> int:
         return write_markdown(args.file, args.markdown or None, args.lang, force=args.force)
     ui = ui_settings(args)
     # the pace of a replay is relative to the recording: the config's simulator pace does not apply
-    spec = RunSpec(replay=args.file, speed=1.0 if args.speed is None else args.speed)
+    spec = RunSpec(options=ReplayOptions(recording=args.file), speed=1.0 if args.speed is None else args.speed)
     with terminal_checked([spec], Phrase("not_a_terminal.what.replay"),
                           shlex.join(["specview", "replay", args.file, "--json"])):
         backend = make_replay_backend(spec)

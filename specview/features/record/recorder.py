@@ -196,7 +196,9 @@ def recording_header(info: BackendInfo, spec: RunSpec) -> Masked:
     spec_fields = spec.header_fields()
     # what ran, where the spec leaves it to the backend (the preset's γ and T, the model a server names)
     settings = {**spec_fields["settings"], "preset": info.preset, "gamma": info.gamma,
-                "temperature": info.temperature, "seed": info.seed, "url": public_url(spec.url)}
+                "temperature": info.temperature, "seed": info.seed}
+    if "url" in settings:  # a server's, without its user info and query
+        settings["url"] = public_url(settings["url"])
     header = header_record(
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         backend={

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 
+from specview.backends.local.run_options import LlamaRunOptions
 from specview.features.sweep.model import AutoPoint, GammaPoint
 from specview.kernel.backend import Note
 from specview.kernel.runspec import RunSpec
@@ -57,7 +58,10 @@ def auto_point(base: RunSpec) -> AutoPoint:
     from specview.backends.factory import make_backend
     from specview.kernel.session import Session
 
-    session = Session(make_backend(replace(base, plain=False, gamma=None, adaptive=False, gamma_auto=True)))
+    own = base.options
+    if isinstance(own, LlamaRunOptions):
+        own = replace(own, adaptive=False)
+    session = Session(make_backend(replace(base, plain=False, gamma=None, gamma_auto=True, options=own)))
     for _ in session.run_headless():
         pass
     snap = session.metrics.snapshot()

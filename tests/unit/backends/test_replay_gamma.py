@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from specview.backends.remote.options import RemoteOptions
 from specview.backends.replay import ReplayBackend
 from specview.features.record.recorder import recording_header
 from specview.kernel.backend import BackendInfo, BackendKind
@@ -20,7 +21,7 @@ A, R, C = TokenStatus.ACCEPTED, TokenStatus.REJECTED, TokenStatus.CORRECTED
 
 def _recording(path: Path, backend: BackendKind, asked: int, drafted: int) -> Path:
     info = BackendInfo(backend, "remote model", asked, 0.0, model="m")
-    lines = [recording_header(info, RunSpec(url="http://127.0.0.1:9/v1", gamma=asked))]
+    lines = [recording_header(info, RunSpec(gamma=asked, options=RemoteOptions(url="http://127.0.0.1:9/v1")))]
     for i in range(5):
         tokens = tuple(TokenEvent(k, "x", s, k) for k, s in enumerate([A] * (drafted - 1) + [R, C]))
         lines.append({"type": "round", **Round(i, drafted, tokens, None, None, 1.0 + 0.1 * i).to_dict()})

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from specview.backends.local.run_options import LlamaRunOptions
 from specview.backends.replay import ReplayBackend
 from specview.boundary.bounds import Invalid
 from specview.features.record.recorder import recording_header
@@ -236,7 +237,7 @@ def _replayed(path: Path) -> dict[str, Any]:
 
 def test_a_recording_keeps_the_repeats_and_one_made_before_them_still_replays(tmp_path: Path) -> None:
     items = _run_items(plain=True)
-    lines = [recording_header(_info(None), RunSpec(target="gemma.gguf", plain=True))]
+    lines = [recording_header(_info(None), RunSpec(plain=True, options=LlamaRunOptions(target="gemma.gguf")))]
     lines += [{"type": "calibration" if isinstance(item, Calibration) else "round", **item.to_dict()}
               for item in items]
     new, old = tmp_path / "new.jsonl", tmp_path / "old.jsonl"

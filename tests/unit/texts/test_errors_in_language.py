@@ -39,7 +39,7 @@ from specview.backends.remote.metrics import _position
 from specview.backends.remote.registry import checked_kind
 from specview.backends.remote.server_values import server_values
 from specview.backends.remote.sse import iter_event_data
-from specview.backends.replay import ReplayBackend, make_replay_backend
+from specview.backends.replay import ReplayBackend, ReplayOptions, make_replay_backend
 from specview.backends.selector import parse_selector
 from specview.backends.sim.backend import SimBackend
 from specview.boundary.bounds import Invalid
@@ -151,7 +151,8 @@ CASES: list[tuple[str, Callable[[Path], object], str, tuple[str, ...]]] = [
     ("selector", lambda _: parse_selector("models/t.gguf", RunSpec()), "backenderr.selector.neither",
      ("models/t.gguf",)),
     ("factory", lambda _: make_backend(RunSpec(tree="2x2")), "backenderr.factory.tree_local", ("模拟器",)),
-    ("factory", lambda _: make_backend(RunSpec(replay="x.jsonl", gamma_auto=True)), "backenderr.factory.auto_replay",
+    ("factory", lambda _: make_backend(RunSpec(gamma_auto=True, options=ReplayOptions(recording="x.jsonl"))),
+     "backenderr.factory.auto_replay",
      ("γ",)),
     ("sim", lambda _: SimBackend(get_preset(DEFAULT_PRESET), gamma=99), "backenderr.sim.gamma", ("99",)),
     ("http_errors", lambda _: _throw(transport_error(httpx.ReadTimeout("slow"), "http://h:1",

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from specview.backends.factory import make_backend
+from specview.backends.replay import ReplayOptions
 from specview.kernel.events import TokenEvent
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Session
@@ -82,7 +83,7 @@ def test_a_failing_run_stops_with_its_reason_and_reports_once(tmp_path: Path) ->
     lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
     file.write_text("".join(lines[:22]) + "{oops\n" + "".join(lines[23:]), encoding="utf-8")
     errors: list[tuple[str, str]] = []
-    session = Session(make_backend(RunSpec(replay=str(file), speed=0.0)))
+    session = Session(make_backend(RunSpec(speed=0.0, options=ReplayOptions(recording=str(file)))))
     pump = Pump(session, Tokens(), on_error=lambda m, t: errors.append((str(m), t)), title="replay run")
     pump.start()
     deadline = time.monotonic() + 20

@@ -12,6 +12,7 @@ from specview.backends.local.backend import LlamaBackend
 from specview.backends.local.gamma_auto import START_GAMMA
 from specview.backends.local.options import DEFAULT_GAMMA, LlamaOptions
 from specview.backends.local.prompt_format import TemplateOrigin
+from specview.backends.local.run_options import LlamaRunOptions
 from specview.kernel.errors import BackendError
 from specview.kernel.runspec import RunSpec
 from specview.kernel.tree_shape import TreeShape
@@ -60,13 +61,15 @@ def test_drafting_starts_at_the_gamma_asked_for_a_trees_depth_or_the_default(fie
 
 
 def test_a_runspec_gives_every_option_it_names() -> None:
-    spec = RunSpec(draft="d.gguf", plain=False, gamma=5, adaptive=True, tree=None, chat_template="gemma",
-                   chat_template_from="config", temperature=0.7, seed=9, gpu_layers=0, threads=3, repack=False)
+    spec = RunSpec(plain=False, gamma=5, tree=None, temperature=0.7, seed=9,
+                   options=LlamaRunOptions(draft="d.gguf", adaptive=True, chat_template="gemma",
+                                           chat_template_from="config", gpu_layers=0, threads=3, repack=False))
     options = LlamaOptions.from_spec(spec, prompt="hello", max_tokens=12)
     assert options == LlamaOptions(draft="d.gguf", gamma=5, adaptive=True, prompt="hello", chat_template="gemma",
                                    chat_template_from=TemplateOrigin.CONFIG, max_tokens=12, temperature=0.7, seed=9,
                                    gpu_layers=0, n_threads=3, repack=False)
     # what a RunSpec leaves unset: the n-gram drafter, greedy decoding, the template named on the command line
     assert LlamaOptions.from_spec(RunSpec(), prompt="x", max_tokens=1) == LlamaOptions(prompt="x", max_tokens=1)
-    tree = LlamaOptions.from_spec(RunSpec(draft="d.gguf", tree="2x3"), prompt="x", max_tokens=1)
+    tree = LlamaOptions.from_spec(RunSpec(tree="2x3",
+                                          options=LlamaRunOptions(draft="d.gguf")), prompt="x", max_tokens=1)
     assert tree.tree == TREE

@@ -6,22 +6,24 @@ from __future__ import annotations
 
 import pytest
 
+from specview.backends.local.run_options import LlamaRunOptions, llama_options
 from specview.backends.local.tree import check_tree, tree_of
 from specview.features.diff.model import DEFECT, EXACT, NUMERICS, Cause, DiffResult, Divergence, Emitted
 from specview.kernel.errors import BackendError
 from specview.kernel.runspec import RunSpec
 
-TREE = RunSpec(target="t.gguf", draft="d.gguf", tree="2x3", temperature=0.0)
+TREE = RunSpec(tree="2x3", temperature=0.0, options=LlamaRunOptions(target="t.gguf", draft="d.gguf"))
 
 
 def test_the_plain_reference_drops_the_tree_that_no_spec_refuses() -> None:
-    plain = RunSpec(target="t.gguf", draft="d.gguf", tree="2x3", plain=True)
+    plain = RunSpec(tree="2x3", plain=True, options=LlamaRunOptions(target="t.gguf", draft="d.gguf"))
     with pytest.raises(BackendError, match="--no-spec drafts nothing"):  # a plain run with a tree, as before
         check_tree(tree_of(plain.tree), "d.gguf", plain=True, adaptive=False)
     reference = plain.plain_reference()
-    assert reference.plain and reference.tree is None and reference.target == "t.gguf"
+    assert reference.plain and reference.tree is None and reference.options == plain.options
     check_tree(tree_of(reference.tree), "d.gguf", plain=True, adaptive=False)  # nothing left to refuse
-    assert RunSpec(target="t.gguf", gamma_auto=True, plain=True).plain_reference().gamma_auto is False
+    assert RunSpec(gamma_auto=True, plain=True,
+                   options=LlamaRunOptions(target="t.gguf")).plain_reference().gamma_auto is False
 
 
 def test_the_speculative_run_keeps_its_tree() -> None:
@@ -50,4 +52,4 @@ def test_compares_plain_selector_beside_a_tree_drops_the_tree_and_the_other_keep
     plain, tree = parse_selector("llama:t.gguf", base), parse_selector("llama:t.gguf+d.gguf", base)
     assert plain.plain and plain.tree is None
     check_tree(tree_of(plain.tree), "ngram", plain=True, adaptive=False)
-    assert not tree.plain and tree.tree == "2x3" and tree.draft == "d.gguf"
+    assert not tree.plain and tree.tree == "2x3" and llama_options(tree).draft == "d.gguf"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from specview.backends.local.run_options import LlamaRunOptions, llama_options
 from specview.backends.replay import recorded_info
 from specview.catalog.config import load_config
 from specview.cli.parser import build_parser
@@ -32,12 +33,13 @@ def spec_with(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str, *fla
 
 
 def test_the_option_then_the_config_then_the_gguf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    spec = spec_with(tmp_path, monkeypatch, "")
-    assert (spec.chat_template, spec.chat_template_from) == (None, None)  # the GGUF decides
-    spec = spec_with(tmp_path, monkeypatch, 'chat_template = "chatml"\n')
-    assert (spec.chat_template, spec.chat_template_from) == ("chatml", "config")
+    own = llama_options(spec_with(tmp_path, monkeypatch, ""))
+    assert (own.chat_template, own.chat_template_from) == (None, None)  # the GGUF decides
+    own = llama_options(spec_with(tmp_path, monkeypatch, 'chat_template = "chatml"\n'))
+    assert (own.chat_template, own.chat_template_from) == ("chatml", "config")
     spec = spec_with(tmp_path, monkeypatch, 'chat_template = "chatml"\n', "--chat-template", "none")
-    assert (spec.chat_template, spec.chat_template_from) == ("none", "option")
+    own = llama_options(spec)
+    assert (own.chat_template, own.chat_template_from) == ("none", "option")
     assert spec.header_fields()["settings"]["chat_template"] == "none"
 
 
@@ -83,7 +85,8 @@ def test_a_name_from_outside_is_made_safe_and_an_unknown_id_left_out() -> None:
 def test_the_recording_header_keeps_it(tmp_path: Path) -> None:
     info = BackendInfo(backend="llama", label="t.gguf", gamma=4, temperature=0.0,
                        prompt_format=Note("prompt_template_config", {"name": "chatml"}))
-    header = recording_header(info, RunSpec(target="t.gguf", chat_template="chatml", chat_template_from="config"))
+    own = LlamaRunOptions(target="t.gguf", chat_template="chatml", chat_template_from="config")
+    header = recording_header(info, RunSpec(options=own))
     assert header["backend"]["prompt_format"] == {"id": "prompt_template_config", "values": {"name": "chatml"}}
     assert header["settings"]["chat_template"] == "chatml"
     assert recorded_info(Header(header, 1), tmp_path / "r.jsonl").prompt_format == info.prompt_format

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from specview.backends.factory import make_backend
-from specview.backends.replay import ReplayBackend, make_replay_backend
+from specview.backends.local.run_options import LlamaRunOptions
+from specview.backends.replay import ReplayBackend, ReplayOptions, make_replay_backend
 from specview.boundary.secrets import add_secret, forget_secrets, public_url
 from specview.features.live.bench_command import bench_one
 from specview.features.live.run_text import notes_text
@@ -139,7 +140,7 @@ def test_an_unknown_version_is_refused_with_file_and_line(tmp_path: Path) -> Non
     assert out.returncode == 2 and out.stdout == ""
     assert str(file) in out.stderr and "line 1" in out.stderr and "version 99" in out.stderr
     with pytest.raises(BackendError, match=r"line 1.*version 99"):
-        make_replay_backend(RunSpec(replay=str(file)))
+        make_replay_backend(RunSpec(options=ReplayOptions(recording=str(file))))
 
 
 def test_version_1_recordings_still_replay_but_may_not_reconcile(tmp_path: Path) -> None:
@@ -172,7 +173,7 @@ def test_files_that_are_not_recordings(tmp_path: Path, content: str | None, need
     if content is not None:
         file.write_text(content, encoding="utf-8")
     with pytest.raises(BackendError, match=needle) as caught:
-        make_replay_backend(RunSpec(replay=str(file)))
+        make_replay_backend(RunSpec(options=ReplayOptions(recording=str(file))))
     assert str(file) in str(caught.value)
 
 
@@ -207,14 +208,15 @@ def test_a_nested_secret_in_the_header_is_masked_once_and_stays_masked(tmp_path:
 
     monkeypatch.setattr(jsonio, "_clean", counting)
     monkeypatch.setenv("MY_TOKEN", "tok-ENV-ONLY-SECRET")
+    target = "/models/tok-ENV-ONLY-SECRET/t.gguf"
     spec = RunSpec(prompt="a sk-registered-SECRET, a tok-ENV-ONLY-SECRET and a late-LATER-value",
-                   target="/models/tok-ENV-ONLY-SECRET/t.gguf", api_key_env="MY_TOKEN")
+                   api_key_env="MY_TOKEN", options=LlamaRunOptions(target=target))
     forget_secrets()
     add_secret("sk-registered-SECRET")
     try:
         header = recording_header(make_backend(RunSpec()).info, spec)
         Recorder(tmp_path / "once.jsonl", header).close()
-        assert sorted(walked) == sorted([spec.prompt, spec.target])  # walked once, by `masked`; not by dumps
+        assert sorted(walked) == sorted([spec.prompt, target])  # walked once, by `masked`; not by dumps
         assert header["models"]["target"] == "/models/***/t.gguf"
         assert header["prompt"] == "a ***, a *** and a late-LATER-value"
         once = (tmp_path / "once.jsonl").read_text(encoding="utf-8")
@@ -232,9 +234,10 @@ def test_later_sessions_in_one_program_append_runs_and_each_replays(tmp_path: Pa
     first = record_sim(file, 30, preset="qwen3.6-mtp")
     second = record_sim(file, 40, preset="glm-5.2-mtp")
     assert [h.line for h in scan_headers(file)] == [1, 33]
-    assert make_replay_backend(RunSpec(replay=f"{file}#2")).recorded_info.preset == "glm-5.2-mtp"
+    second_run = RunSpec(options=ReplayOptions(recording=f"{file}#2"))
+    assert make_replay_backend(second_run).recorded_info.preset == "glm-5.2-mtp"
     with pytest.raises(BackendError, match="holds 2 run"):
-        make_replay_backend(RunSpec(replay=f"{file}#3"))
+        make_replay_backend(RunSpec(options=ReplayOptions(recording=f"{file}#3")))
     backend = ReplayBackend(file, segment=2, speed=0.0)
     session = Session(backend)
     assert [r.index for r in session.run_headless()] == list(range(40))
