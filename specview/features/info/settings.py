@@ -65,11 +65,28 @@ def defaults() -> dict[str, Any]:
     return found
 
 
+def run_options() -> dict[str, tuple[str, Any]]:
+    """Every run option by field name, with its default: RunSpec's shared ones and each backend's own
+    record's (`--repack` is the local backend's: backends/local/run_options.py)."""
+    from dataclasses import MISSING, fields
+
+    from specview.backends.factory import BACKENDS
+    from specview.kernel.runspec import OPTION, RunSpec
+    from specview.plugins.surface import units
+
+    found: dict[str, tuple[str, Any]] = {}
+    records: list[Any] = [RunSpec, *(unit.options for unit in units(BACKENDS))]
+    for record in records:
+        for f in fields(record):
+            if OPTION in f.metadata and f.name not in found:
+                found[f.name] = (str(f.metadata[OPTION]), None if f.default is MISSING else f.default)
+    return found
+
+
 def option_for(key: str) -> str | None:
     """The command-line option that sets `key` (None: only the config and the environment do)."""
-    from specview.kernel.runspec import OPTION, declared
-
-    return MAIN_OPTIONS.get(key) or declared(OPTION).get(key)
+    known = run_options().get(key)
+    return MAIN_OPTIONS.get(key) or (known[0] if known else None)
 
 
 def _configured(config: Config, key: str) -> Any:
@@ -97,12 +114,10 @@ def effective(args: argparse.Namespace, config: Config) -> list[Setting]:
 
 def _other_options(args: argparse.Namespace, keys: set[str]) -> list[Setting]:
     """The run options given that no config key stands for (a flag left off, the default seed: not given)."""
-    from specview.kernel.runspec import OPTION, declared, default_of
-
     found = []
-    for name, option in declared(OPTION).items():
+    for name, (option, default) in run_options().items():
         value = getattr(args, name, None)
-        if name in keys or value is None or value is False or value == default_of(name):
+        if name in keys or value is None or value is False or value == default:
             continue
         found.append(Setting(name, value, SettingSource(SettingOrigin.OPTION, option), option))
     return found
