@@ -70,6 +70,7 @@ def test_once_json_is_one_object_with_every_instance_and_the_totals_their_sum(
     # the engines' acceptance rate (vLLM's dashboard): accepted ÷ drafted, the yield
     assert good["acceptance_rate"] == good["draft_yield"] == pytest.approx(18 / 30, abs=1e-3)
     assert good["accept_length"] == pytest.approx(2.8)
+    assert good["counters_update"] == "request_end"  # llama-server adds a request's counts when it ends
     assert good["per_position_acceptance_basis"] == "conditional" and good["per_position_marginal_basis"] == "marginal"
     assert good["drafts_per_s"] == pytest.approx(good["draft_tokens_per_s"] / 3, rel=0.02)  # 3 tokens a draft
     assert refused["alpha"] == 0 and [a["kind"] for a in refused["alerts"]] == ["not_working"]

@@ -167,6 +167,7 @@ def test_the_vllm_dashboards_promql_equals_the_fleet_json(loaded_vllm: tuple[str
                 assert row["per_position_marginal_basis"] == "marginal"
                 assert row["per_position_acceptance_basis"] == "conditional"
                 assert row["alpha"] >= row["acceptance_rate"]  # α divides by fewer: the verified drafts
+                assert row["counters_update"] == "step"  # vLLM's counters move at every engine step
                 compared += 1
             time.sleep(1.5)
     finally:

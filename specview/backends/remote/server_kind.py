@@ -15,6 +15,9 @@ from specview.backends.remote.dialect import Dialect, RequestSettings
 from specview.features.live.real_run import ServerProgram
 from specview.kernel.backend import Exact, Note
 
+# when a family's /metrics counters move (`ServerKind.counters_update`; texts: `watch.counters_update.<value>`)
+AT_STEP = "step"  # at every engine step, mid-request (vLLM)
+AT_REQUEST_END = "request_end"  # only when a request ends: a long request is one step at its end
 LAST = 1000  # the priority of `generic`, which recognises every server: every other kind probes before it
 
 INFERRED: dict[str, bool] = {Exact.ACCEPTANCE: False, Exact.TAU: False, Exact.PER_POSITION: False,
@@ -61,6 +64,7 @@ class ServerKind:
     tokens_counter: str | None = None  # /metrics counter of generated tokens (all requests)
     active_gauge: str | None = None  # /metrics gauge of requests running now
     watch_gauges: tuple[str, ...] = ()  # other /metrics gauges `specview watch` shows as they are
+    counters_update: str | None = None  # AT_STEP or AT_REQUEST_END (None: not known)
     reconciles = False  # may end a request with exact rounds (a Reconcile)
     exact_per_round = False  # every streamed round is exact (its totals can be checked against /metrics)
 

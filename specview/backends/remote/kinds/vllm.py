@@ -31,7 +31,7 @@ from specview.backends.remote.dialect import (
     usage_tokens,
 )
 from specview.backends.remote.metrics import parse_draft_counters
-from specview.backends.remote.server_kind import INFERRED, Probe, ServerFacts, ServerKind
+from specview.backends.remote.server_kind import AT_STEP, INFERRED, Probe, ServerFacts, ServerKind
 from specview.boundary.bounds import MAX_CHUNK_TOKENS, MAX_ROUND_DRAFTS, Invalid, integer, sequence
 from specview.features.live.real_run import ServerProgram
 from specview.kernel.backend import Note
@@ -289,6 +289,7 @@ class VllmKind(ServerKind):
     metrics_prefix = "vllm"
     tokens_counter = "vllm:generation_tokens_total"
     active_gauge = "vllm:num_requests_running"
+    counters_update = AT_STEP
     reconciles = True
 
     def identify(self, conn: Probe) -> Any | None:

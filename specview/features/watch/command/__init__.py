@@ -95,6 +95,7 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
     from specview.boundary.text import sanitize
     from specview.features.live.run_text import note_texts
     from specview.features.watch.model import WatchModel
+    from specview.features.watch.model.cadence import cadence_phrase
     from specview.kernel.errors import SpecviewError
     from specview.kernel.poller import Poller
     from specview.texts.catalog import text
@@ -103,6 +104,9 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
     model = WatchModel()
     if not as_json:
         print(sanitize(source.describe(), 200, one_line=True), flush=True)
+        cadence = cadence_phrase(source.kind.counters_update)
+        if cadence is not None:  # said once: every rate below comes in steps
+            print(cadence.render(lang), flush=True)
     printed = 0
     failed: list[SpecviewError] = []
 

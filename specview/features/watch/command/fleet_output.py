@@ -63,13 +63,14 @@ def numbers(sample: WatchSample | None) -> dict[str, Any]:
     if s is None:  # every key, each None (the series empty)
         return {**WatchSample(0.0, 0.0, 0, 0, 0, (), None, None).ratios(), "accept_length": None,
                 "drafts_per_s": None, "draft_tokens_per_s": None, "accepted_per_s": None, "tokens_per_s": None,
-                "running": None, "drafts": None, "drafted": None, "accepted": None, "window_s": None, "reset": False}
+                "running": None, "drafts": None, "drafted": None, "accepted": None, "window_s": None, "reset": False,
+                "counters_update": None}
     return {
         **s.ratios(), "accept_length": _r(accept_length(s)),
         "drafts_per_s": _r(s.drafts_per_s, 2), "draft_tokens_per_s": _r(s.draft_tokens_per_s, 2),
         "accepted_per_s": _r(s.accepted_per_s, 2), "tokens_per_s": _r(s.tokens_per_s, 2),
         "running": s.active, "drafts": s.drafts, "drafted": s.draft_tokens, "accepted": s.accepted,
-        "window_s": _r(s.dt, 3), "reset": s.reset,
+        "window_s": _r(s.dt, 3), "reset": s.reset, "counters_update": s.cadence,
     }
 
 

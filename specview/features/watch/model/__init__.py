@@ -73,6 +73,7 @@ class Scrape:
     gauges: dict[str, float] = field(default_factory=dict)  # e.g. SGLang's accept length / rate
     notes: tuple[Note, ...] = ()  # about the scrape itself, e.g. /metrics lines too long to read
     positions_beyond: int = 0  # position series past MAX_POSITIONS a source counted and did not read
+    cadence: str | None = None  # when the counters move: "step" or "request_end" (ServerKind.counters_update)
 
 
 # The invariants, by id (texts: `watch.rule.<id>` names the rule, `watch.broken.<id>` says how
@@ -117,6 +118,7 @@ class WatchSample:
     verified: int | None = None
     verified_basis: str | None = None  # POSITIONS or COUNTS, with `verified`
     positions_beyond: int = 0  # position series past MAX_POSITIONS, counted, not read (see the module docstring)
+    cadence: str | None = None  # when the counters move (Scrape.cadence): "request_end" rates come in steps
 
     def _rate(self, n: int | None) -> float | None:
         return None if n is None or self.dt <= 0 else n / self.dt
@@ -202,6 +204,7 @@ class WatchSample:
             "drafts_per_s": _r(self.drafts_per_s), "draft_tokens_per_s": _r(self.draft_tokens_per_s),
             "accepted_per_s": _r(self.accepted_per_s), "tokens_per_s": _r(self.tokens_per_s),
             **self.ratios(),
+            "counters_update": self.cadence,
             "violations": [v.to_dict() for v in self.violations], "gauges": dict(self.gauges),
             "notes": [n.to_dict() for n in self.notes],
         }
@@ -350,7 +353,7 @@ class WatchModel:
             notes = (*notes, Note("positions_beyond", {"n": str(beyond), "most": str(MAX_POSITIONS)}))
         sample = WatchSample(scrape.t, scrape.t - last.t, d_drafts, d_tokens, d_acc, d_pos, generated,
                              scrape.active, reset, tuple(broken), dict(scrape.gauges), notes,
-                             positions_beyond=beyond)
+                             positions_beyond=beyond, cadence=scrape.cadence)
         self.resets += reset
         self.total_drafts += d_drafts
         self.total_draft_tokens += d_tokens
@@ -369,7 +372,8 @@ class WatchModel:
         t = self._last.t if self._last is not None else 0.0
         return WatchSample(t, t - (self.started or t), self.total_drafts, self.total_draft_tokens,
                            self.total_accepted, tuple(self.total_per_position),
-                           self.total_tokens, self._last.active if self._last else None)
+                           self.total_tokens, self._last.active if self._last else None,
+                           cadence=self._last.cadence if self._last else None)
 
 
 def _at(values: tuple[int, ...], k: int) -> int:

@@ -27,6 +27,7 @@ from textual.widgets import Footer, Label, Static
 from specview.boundary.text import number, sanitize
 from specview.features.live.run_text import note_texts
 from specview.features.watch.model import WatchModel, WatchSample
+from specview.features.watch.model.cadence import cadence_phrase
 from specview.features.watch.model.requests import RequestsNow
 from specview.features.watch.screen.requests_text import requests_lines
 from specview.features.watch.source import ServerWatch
@@ -200,7 +201,9 @@ class WatchScreen(Screen[None]):
             checks = fill("watch.invariants_broken", t, n=len(self.model.violations))
         else:
             checks = text("watch.invariants_ok", t)
-        self.query_one("#watch-checks", Static).update(Text("\n".join((checks, *note_texts(s.notes, t)))))
+        cadence = cadence_phrase(s.cadence)
+        said = (checks, *([cadence.render(t)] if cadence else []), *note_texts(s.notes, t))
+        self.query_one("#watch-checks", Static).update(Text("\n".join(said)))
         if self.requests_now is not None:
             self.query_one("#watch-requests", Static).update(Text("\n".join(requests_lines(self.requests_now, t))))
         self._status.set(what=self._title(), extra=time.strftime("%H:%M:%S"))

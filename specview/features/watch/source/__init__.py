@@ -101,6 +101,7 @@ class ServerWatch:
             active=sums.get(kind.active_gauge or ""),
             gauges=gauge_means(samples, kind.watch_gauges) if kind.watch_gauges else {},
             notes=samples.notes(),
+            cadence=kind.counters_update,
         )
 
     def requests(self) -> RequestsNow:

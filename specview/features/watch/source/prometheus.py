@@ -404,4 +404,4 @@ def _scrape(point: _InstanceAnswer, series: EngineSeries | None) -> Scrape:
                   accepted=_count(point, series.accepted), per_position=_positions(point, series.per_position),
                   tokens=_count(point, series.tokens),
                   active=active if active is not None and math.isfinite(active) else None,
-                  gauges=gauges, notes=notes, positions_beyond=point.beyond)
+                  gauges=gauges, notes=notes, positions_beyond=point.beyond, cadence=series.cadence)

@@ -49,6 +49,7 @@ class EngineSeries:
     tokens: str | None
     active: str | None
     gauges: tuple[str, ...]
+    cadence: str | None = None  # when its counters move (ServerKind.counters_update)
     summed: tuple[str, ...] = field(init=False)  # the counters and the running gauge (summed over label sets)
     expected: tuple[str, ...] = field(init=False)  # every series an instance of this engine should have
 
@@ -66,7 +67,7 @@ def engine_series() -> tuple[EngineSeries, ...]:
         spec: tuple[str | None, ...] = spec_counter_names(kind.metrics_prefix) if kind.metrics_prefix else (None,) * 4
         drafts, draft_tokens, accepted, per_position = spec
         series = EngineSeries(kind.id, drafts, draft_tokens, accepted, per_position, kind.tokens_counter,
-                              kind.active_gauge, kind.watch_gauges)
+                              kind.active_gauge, kind.watch_gauges, kind.counters_update)
         if series.expected:
             found.append(series)
     return tuple(found)
