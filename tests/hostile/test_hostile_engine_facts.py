@@ -71,3 +71,75 @@ def test_llama_server_rates_come_from_its_counters_and_say_when_they_move(
     assert "updates when a request ends" in capsys.readouterr().out
     assert main(["watch", "--url", server.root, "--count", "1", "--interval", "0.05", "--lang", "zh"]) == 0
     assert "请求结束时才更新" in capsys.readouterr().out
+
+
+def vllm(metrics: str, server_info: dict[str, object] | None = None) -> Scenario:
+    """A vLLM (/version, owned_by vllm) whose /metrics is `metrics`; with `server_info`, the dev
+    mode's /server_info (VLLM_SERVER_DEV_MODE=1) answering it."""
+    get = {"/version": (200, "application/json", b'{"version": "0.33.0"}'),
+           "/metrics": (200, "text/plain; version=0.0.4", metrics.encode())}
+    if server_info is not None:
+        get["/server_info"] = (200, "application/json", json.dumps(server_info).encode())
+    return Scenario(models=[{"id": "m", "owned_by": "vllm"}], get=get)
+
+
+VLLM_BASE = "vllm:generation_tokens_total 40\nvllm:num_requests_running 1\n"
+DIFFUSION = (VLLM_BASE + 'vllm:diffusion_num_denoising_steps_total{engine="0"} 12\n'
+             'vllm:diffusion_num_canvas_positions_total{engine="0"} 96\n'
+             'vllm:diffusion_num_committed_tokens_total{engine="0"} 40\n')
+SPECULATING = (VLLM_BASE + "vllm:spec_decode_num_drafts_total 10\nvllm:spec_decode_num_draft_tokens_total 30\n"
+               "vllm:spec_decode_num_accepted_tokens_total 20\n"
+               + "".join(f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{position="{k}"}} {n}\n'
+                         for k, n in enumerate((9, 7, 4))))
+
+
+def test_a_vllm_diffusion_model_is_named_as_such_not_a_speculator(
+        server: HostileServer, capsys: pytest.CaptureFixture[str]) -> None:
+    server.scenario = vllm(DIFFUSION)
+    watch = ServerWatch(server.root)
+    try:
+        assert watch.kind.id == "vllm" and not watch.facts.speculating
+        assert watch.facts.method is not None and "diffusion" in watch.facts.method
+        assert "diffusion" in watch.describe(learn=False)
+        model = WatchModel()
+        model.feed(watch.scrape())
+        sample = model.feed(watch.scrape())
+    finally:
+        watch.close()
+    assert sample is not None and [n.id for n in sample.notes] == ["vllm_diffusion"]
+    assert main(["watch", "--url", server.root, "--count", "1", "--interval", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "a diffusion LM, not a speculator" in out and "publishes no speculative counters" in out
+
+
+@pytest.mark.parametrize(("rule", "said"), [("fly", "lossy verification"), ("synthetic", "synthetic acceptance"),
+                                            ("standard", None)])
+def test_vllms_verification_rule_is_flagged_where_the_server_tells_it(
+        server: HostileServer, capsys: pytest.CaptureFixture[str], rule: str, said: str | None) -> None:
+    """vLLM 0.33's FLy is lossy; `synthetic` accepts at set rates: both change what the numbers
+    mean, in `watch --json` (with the first sample) and in a run's notes."""
+    config = {"method": "ngram", "num_speculative_tokens": 3, "rejection_sample_method": rule}
+    server.scenario = vllm(SPECULATING, {"vllm_config": {"speculative_config": config}, "vllm_env": {}})
+    assert main(["watch", "--url", server.root, "--count", "2", "--interval", "0.05", "--json"]) == 0
+    first, second = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    texts = [note["text"] for note in first["notes"]]
+    if said is None:
+        assert texts == []
+    else:
+        assert len(texts) == 1 and said in texts[0]
+    assert second["notes"] == []  # said once
+    watch = ServerWatch(server.root)
+    try:
+        assert watch.facts.method == "ngram" and watch.facts.speculating
+        assert [n.id for n in watch.facts.notes] == ([f"vllm_{'fly_lossy' if rule == 'fly' else rule}"] if said else [])
+    finally:
+        watch.close()
+
+
+def test_vllm_without_its_dev_mode_tells_no_rule_and_is_watched_as_before(server: HostileServer) -> None:
+    server.scenario = vllm(SPECULATING)  # /server_info answers 404
+    watch = ServerWatch(server.root)
+    try:
+        assert watch.facts.notes == () and watch.facts.speculating and watch.facts.gamma == 3
+    finally:
+        watch.close()

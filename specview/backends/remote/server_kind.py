@@ -36,6 +36,7 @@ class ServerFacts:
     speculating: bool
     has_metrics: bool
     method: str | None = None  # what the server says it drafts with, e.g. "MTP (draft-mtp)" (sanitized)
+    notes: tuple[Note, ...] = ()  # what detection found that changes what the numbers mean (lossy, not a speculator)
 
 
 class Probe(Protocol):

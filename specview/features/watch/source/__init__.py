@@ -45,6 +45,7 @@ class ServerWatch:
         wanted = checked_kind(server)
         self._conn = Connection(url, api_key, key_env, timeouts)
         self._poll = OnePoll(self._conn)  # /slots read once a poll (`one_poll`), however many parts want it
+        self._scrapes = 0  # detection's notes go with the second scrape: a model folds the first into no sample
         try:
             self._conn.get_text(f"{self._conn.root}/metrics", Phrase("watcherr.doing.metrics"), hint=METRICS_HINT)
             with self._server_values(Phrase("watcherr.doing.detecting")):
@@ -78,6 +79,7 @@ class ServerWatch:
         """One poll, within the request timeout. Raises BackendError when the server stopped
         answering /metrics (or did not finish in time) or sent a count that is not one."""
         t = time.monotonic()
+        self._scrapes += 1
         text = self._conn.get_text(f"{self._conn.root}/metrics", Phrase("watcherr.doing.watching"))
         kind = self.kind
         prefix = kind.metrics_prefix
@@ -100,7 +102,7 @@ class ServerWatch:
             in_flight=in_flight,
             active=sums.get(kind.active_gauge or ""),
             gauges=gauge_means(samples, kind.watch_gauges) if kind.watch_gauges else {},
-            notes=samples.notes(),
+            notes=samples.notes() + (self.facts.notes if self._scrapes == 2 else ()),
             cadence=kind.counters_update,
         )
 
