@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from specview.cli import main
+from specview.features.watch.command import line
 from specview.features.watch.model import WatchModel
 from specview.features.watch.source import ServerWatch
 from tests.support.hostile_server import HostileServer, Scenario, hostile_server
@@ -143,3 +144,50 @@ def test_vllm_without_its_dev_mode_tells_no_rule_and_is_watched_as_before(server
         assert watch.facts.notes == () and watch.facts.speculating and watch.facts.gamma == 3
     finally:
         watch.close()
+
+
+def sglang_metrics(generated: int, requests: int, verify: int, width: str, length: float, rate: float) -> str:
+    """SGLang's /metrics (0.5.23): counters moved when requests end, gauges per decode-log window,
+    two tensor-parallel ranks (`width` per rank, comma-separated)."""
+    lines = [f"sglang:generation_tokens_total {generated}", f"sglang:num_requests_total {requests}",
+             f"sglang:spec_verify_calls_total {verify}", "sglang:num_running_reqs 2"]
+    for rank, w in enumerate(width.split(",")):
+        lines += [f'sglang:spec_accept_length{{tp_rank="{rank}"}} {length}',
+                  f'sglang:spec_accept_rate{{tp_rank="{rank}"}} {rate}',
+                  f'sglang:spec_num_draft_tokens{{tp_rank="{rank}"}} {w}']
+    return "\n".join(lines) + "\n"
+
+
+def sglang(metrics: str) -> Scenario:
+    info = {"version": "0.5.23", "speculative_algorithm": "EAGLE3", "speculative_num_draft_tokens": 4}
+    return Scenario(models=[{"id": "m", "owned_by": "sglang"}],
+                    get={"/get_server_info": (200, "application/json", json.dumps(info).encode()),
+                         "/metrics": (200, "text/plain; version=0.0.4", metrics.encode())})
+
+
+def test_sglangs_tau_from_its_counters_beside_its_gauge_and_a_varying_width_said(server: HostileServer) -> None:
+    """τ over the requests that ended = (Δgenerated − Δrequests) ÷ Δverify steps: 3 requests of
+    61 tokens in 24 verify steps give (183 − 3) ÷ 24 = 7.5, beside the gauge's 2.4. A width that
+    changes between scrapes, or differs between ranks, is said: spec_accept_rate divides by it."""
+    server.scenario = sglang(sglang_metrics(1000, 10, 400, "4,4", 2.4, 0.47))
+    watch = ServerWatch(server.root)
+    try:
+        assert watch.kind.id == "sglang"
+        model = WatchModel()
+        model.feed(watch.scrape())
+        serve_metrics(server, sglang_metrics(1183, 13, 424, "4,4", 2.4, 0.47))
+        steady = model.feed(watch.scrape())
+        serve_metrics(server, sglang_metrics(1183, 13, 424, "6,6", 2.1, 0.30))
+        changed = model.feed(watch.scrape())
+        serve_metrics(server, sglang_metrics(1183, 13, 424, "4,6", 2.1, 0.30))
+        ragged = model.feed(watch.scrape())
+    finally:
+        watch.close()
+    assert steady is not None and steady.accept_length_from_requests == pytest.approx(7.5)
+    record = steady.to_dict()
+    assert record["accept_length_from_requests"] == 7.5 and record["gauges"]["sglang:spec_accept_length"] == 2.4
+    assert record["counters_update"] == "request_end" and steady.notes == ()
+    assert "τ over the requests that ended 7.50" in line(steady, "en")
+    assert changed is not None and changed.accept_length_from_requests is None  # no request ended
+    assert [(n.id, n.values) for n in changed.notes] == [("width_varies", {"before": "4", "now": "6"})]
+    assert ragged is not None and [n.id for n in ragged.notes] == ["width_varies"]  # ranks differ: mean 5

@@ -66,6 +66,11 @@ class ServerKind:
     active_gauge: str | None = None  # /metrics gauge of requests running now
     watch_gauges: tuple[str, ...] = ()  # other /metrics gauges `specview watch` shows as they are
     counters_update: str | None = None  # AT_STEP or AT_REQUEST_END (None: not known)
+    # counters of a family without draft counters, for τ over the requests that ended:
+    # (Δgenerated − Δrequests) ÷ Δverify steps (each request's first token comes from prefill)
+    verify_counter: str | None = None  # verify steps, counted when a request ends
+    requests_counter: str | None = None  # requests finished
+    width_gauge: str | None = None  # the configured draft width the family's accept-rate gauge divides by
     reconciles = False  # may end a request with exact rounds (a Reconcile)
     exact_per_round = False  # every streamed round is exact (its totals can be checked against /metrics)
 

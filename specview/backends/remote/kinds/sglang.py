@@ -212,6 +212,11 @@ class SglangKind(ServerKind):
     active_gauge = "sglang:num_running_reqs"
     watch_gauges = ("sglang:spec_accept_length", "sglang:spec_accept_rate")
     counters_update = AT_REQUEST_END  # generation_tokens_total, as spec_verify_calls_total: when a request ends
+    # τ from counters, a check on the accept-length gauge (`observe_one_finished_request`, 0.5.23)
+    verify_counter = "sglang:spec_verify_calls_total"
+    requests_counter = "sglang:num_requests_total"
+    # spec_accept_rate divides by verify steps × (this − 1), the configured width (sglang#34814)
+    width_gauge = "sglang:spec_num_draft_tokens"
 
     def identify(self, conn: Probe) -> Any | None:
         return conn.probe_json(f"{conn.root}/get_server_info") or conn.probe_json(f"{conn.root}/server_info")

@@ -148,12 +148,14 @@ def line(sample: WatchSample, lang: str) -> str:
     """One human line per poll: the monitor's gauges (the gauge table's WATCH view), then the
     per-position acceptance."""
     from specview.kernel.gauges import WATCH, gauges, position_texts
-    from specview.texts.catalog import text
+    from specview.texts.catalog import fill, text
 
     parts = [f"{text(spec.short_id, lang)} {spec.formatted_watched(sample)}" for spec in gauges(WATCH)]
     bars = position_texts(sample.per_position_acceptance, bound=sample.per_position_bound)  # the bars' words
     pos = " ".join(said for _, said in bars) or "—"
     parts.insert(4, f"{text('watch.by_position', lang)} {pos}")
+    if sample.accept_length_from_requests is not None:
+        parts.append(fill("watch.requests_accept_length", lang, value=f"{sample.accept_length_from_requests:.2f}"))
     if sample.reset:
         parts.append(text("watch.reset", lang))
     return " · ".join(parts)

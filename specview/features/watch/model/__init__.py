@@ -43,6 +43,13 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from specview.features.watch.model.ratios import (
+    draft_share,
+    draft_yield,
+    marginal_rates,
+    mean_accepted_length,
+    width_notes,
+)
 from specview.kernel.backend import Note
 from specview.kernel.theory import MAX_GAMMA, conditional_from_marginal
 
@@ -74,6 +81,9 @@ class Scrape:
     notes: tuple[Note, ...] = ()  # about the scrape itself, e.g. /metrics lines too long to read
     positions_beyond: int = 0  # position series past MAX_POSITIONS a source counted and did not read
     cadence: str | None = None  # when the counters move: "step" or "request_end" (ServerKind.counters_update)
+    verify_calls: int | None = None  # verify steps counted when requests end (SGLang), for τ from counters
+    requests_done: int | None = None  # requests finished (SGLang)
+    width: float | None = None  # the configured draft width an accept-rate gauge divides by (its mean over ranks)
 
 
 # The invariants, by id (texts: `watch.rule.<id>` names the rule, `watch.broken.<id>` says how
@@ -119,6 +129,16 @@ class WatchSample:
     verified_basis: str | None = None  # POSITIONS or COUNTS, with `verified`
     positions_beyond: int = 0  # position series past MAX_POSITIONS, counted, not read (see the module docstring)
     cadence: str | None = None  # when the counters move (Scrape.cadence): "request_end" rates come in steps
+    verify_calls: int | None = None  # Δ verify steps of the requests that ended (SGLang), with requests_done
+    requests_done: int | None = None
+
+    @property
+    def accept_length_from_requests(self) -> float | None:
+        """τ over the requests that ended in the window, from counters: (generated − requests) ÷
+        verify steps (a request's first token comes from prefill); a check on SGLang's gauge."""
+        if not self.verify_calls or self.tokens is None or self.requests_done is None:
+            return None
+        return (self.tokens - self.requests_done) / self.verify_calls
 
     def _rate(self, n: int | None) -> float | None:
         return None if n is None or self.dt <= 0 else n / self.dt
@@ -221,6 +241,7 @@ class WatchSample:
             "alpha": _r(self.alpha), "alpha_basis": self.alpha_basis,
             "acceptance_rate": _r(self.acceptance_rate), "draft_yield": _r(self.draft_yield),
             "draft_share": _r(self.draft_share), "mean_accepted_length": _r(self.mean_accepted_length),
+            "accept_length_from_requests": _r(self.accept_length_from_requests),
             "per_position_acceptance": [_r(a) for a in conditional],
             "per_position_acceptance_basis": CONDITIONAL if told else None,
             # "lower_bound": every conditional value after position 0 is at least what it says
@@ -233,26 +254,6 @@ class WatchSample:
 
 def _r(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
-
-
-def draft_share(accepted: int, generated: int | None) -> float | None:
-    """accepted ÷ generated tokens (None without generated tokens)."""
-    return accepted / generated if generated else None
-
-
-def marginal_rates(per_position: tuple[int, ...], drafts: int) -> tuple[float, ...]:
-    """Each position's accepted count ÷ the drafts (() without drafts)."""
-    return tuple(n / drafts for n in per_position) if drafts > 0 else ()
-
-
-def draft_yield(draft_tokens: int, accepted: int) -> float | None:
-    """accepted ÷ drafted (llama.cpp's "rate")."""
-    return accepted / draft_tokens if draft_tokens > 0 else None
-
-
-def mean_accepted_length(drafts: int, accepted: int) -> float | None:
-    """Tokens per verify step, bonus or correction included: 1 + accepted ÷ drafts."""
-    return 1.0 + accepted / drafts if drafts > 0 else None
 
 
 def verified_drafts(drafts: int, draft_tokens: int, accepted: int,
@@ -347,13 +348,15 @@ class WatchModel:
             generated = max(0, now - high)
             self._high = max(high, now)
         broken += check_invariants(d_drafts, d_tokens, d_acc, d_pos, "delta", complete=not beyond)
-        notes = scrape.notes
+        notes = scrape.notes + width_notes(base.width, scrape.width)
         if beyond and not self._beyond_said:
             self._beyond_said = True
             notes = (*notes, Note("positions_beyond", {"n": str(beyond), "most": str(MAX_POSITIONS)}))
         sample = WatchSample(scrape.t, scrape.t - last.t, d_drafts, d_tokens, d_acc, d_pos, generated,
                              scrape.active, reset, tuple(broken), dict(scrape.gauges), notes,
-                             positions_beyond=beyond, cadence=scrape.cadence)
+                             positions_beyond=beyond, cadence=scrape.cadence,
+                             verify_calls=_delta(base.verify_calls, scrape.verify_calls),
+                             requests_done=_delta(base.requests_done, scrape.requests_done))
         self.resets += reset
         self.total_drafts += d_drafts
         self.total_draft_tokens += d_tokens
@@ -376,6 +379,10 @@ class WatchModel:
                            cadence=self._last.cadence if self._last else None)
 
 
+def _delta(before: int | None, now: int | None) -> int | None:
+    return None if now is None else now - (before or 0)
+
+
 def _at(values: tuple[int, ...], k: int) -> int:
     return values[k] if k < len(values) else 0
 
@@ -383,7 +390,8 @@ def _at(values: tuple[int, ...], k: int) -> int:
 def _went_down(before: Scrape, now: Scrape) -> bool:
     """Any cumulative counter lower than before: the server restarted (or reset its counters)."""
     pairs = [(before.drafts, now.drafts), (before.draft_tokens, now.draft_tokens),
-             (before.accepted, now.accepted), (before.tokens, now.tokens)]
+             (before.accepted, now.accepted), (before.tokens, now.tokens),
+             (before.verify_calls, now.verify_calls), (before.requests_done, now.requests_done)]
     kept = min(len(before.per_position), MAX_POSITIONS)
     pairs += [(_at(before.per_position, k), _at(now.per_position, k)) for k in range(kept)]
     return any(b is not None and n is not None and n < b for b, n in pairs)

@@ -203,6 +203,8 @@ class WatchScreen(Screen[None]):
             checks = text("watch.invariants_ok", t)
         cadence = cadence_phrase(s.cadence)
         said = (checks, *([cadence.render(t)] if cadence else []), *note_texts(s.notes, t))
+        if s.accept_length_from_requests is not None:  # SGLang: τ from its counters, beside its gauge
+            said += (fill("watch.requests_accept_length", t, value=f"{s.accept_length_from_requests:.2f}"),)
         self.query_one("#watch-checks", Static).update(Text("\n".join(said)))
         if self.requests_now is not None:
             self.query_one("#watch-requests", Static).update(Text("\n".join(requests_lines(self.requests_now, t))))

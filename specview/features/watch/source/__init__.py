@@ -83,15 +83,18 @@ class ServerWatch:
         text = self._conn.get_text(f"{self._conn.root}/metrics", Phrase("watcherr.doing.watching"))
         kind = self.kind
         prefix = kind.metrics_prefix
-        names = tuple(n for n in (kind.tokens_counter, kind.active_gauge) if n)
+        names = tuple(n for n in (kind.tokens_counter, kind.active_gauge, kind.verify_counter, kind.requests_counter)
+                      if n)
+        gauges = kind.watch_gauges + ((kind.width_gauge,) if kind.width_gauge else ())
         # one pass over the text for every family read (the other lines are never parsed)
-        samples = read_samples(text, ((spec_family(prefix),) if prefix else ()) + sum_families(names)
-                               + kind.watch_gauges)
+        samples = read_samples(text, ((spec_family(prefix),) if prefix else ()) + sum_families(names) + gauges)
         with self._server_values(Phrase("watcherr.doing.watching")):
             counters = draft_counters(samples, prefix) if prefix else None
             sums = count_sums(samples, names) if names else {}
             in_flight = kind.in_flight_tokens(self._poll)
         tokens = sums.get(kind.tokens_counter or "")
+        verify, done = sums.get(kind.verify_counter or ""), sums.get(kind.requests_counter or "")
+        width = gauge_means(samples, (kind.width_gauge,)).get(kind.width_gauge) if kind.width_gauge else None
         return Scrape(
             t=t,
             drafts=counters.drafts if counters else None,
@@ -104,6 +107,9 @@ class ServerWatch:
             gauges=gauge_means(samples, kind.watch_gauges) if kind.watch_gauges else {},
             notes=samples.notes() + (self.facts.notes if self._scrapes == 2 else ()),
             cadence=kind.counters_update,
+            verify_calls=round(verify) if verify is not None else None,
+            requests_done=round(done) if done is not None else None,
+            width=width,
         )
 
     def requests(self) -> RequestsNow:

@@ -54,6 +54,7 @@ from specview.boundary.text import sanitize, shown
 from specview.features.watch.model import MAX_POSITIONS, Scrape, WatchModel, WatchSample
 from specview.features.watch.model.fleet import InstanceKey, InstanceReading, State
 from specview.features.watch.model.fleet_keys import instance_label
+from specview.features.watch.source.first_window import between, instead
 from specview.features.watch.source.prometheus_api import PrometheusApi, PrometheusAuth, PrometheusSeries
 from specview.features.watch.source.promql import (
     COUNT,
@@ -213,7 +214,7 @@ class PrometheusFleet:
             return InstanceReading(name, State.DOWN, engine=series.engine if series else None,
                                    error=Phrase("watcherr.prometheus.holds", what=reason_of(exc)), labels=key)
         if asked is not None:  # the window asked for; the history up to where it begins
-            sample, samples = asked, [s for s in samples if s.t <= asked.t - asked.dt]
+            sample, samples = instead(asked, samples, sample)
         elif first and sample is None and samples:  # no scrape in the window asked: the history's last
             sample = samples.pop()
         if sample is not None and followed.pending:
@@ -383,13 +384,9 @@ def _asked_window(before: _InstanceAnswer | None, now: _InstanceAnswer,
     failed one, or no `before`)."""
     if before is None or not before.values or before.up == 0 or now.up == 0:
         return None
-    if before.scraped is None or now.scraped is None:
+    if before.scraped is None or now.scraped is None or before.scraped >= now.scraped:
         return None
-    if before.scraped >= now.scraped:
-        return None
-    model = WatchModel(history=1)
-    model.feed(_scrape(before, series))
-    return model.feed(_scrape(now, series))
+    return between(_scrape(before, series), _scrape(now, series))
 
 
 def _scrape(point: _InstanceAnswer, series: EngineSeries | None) -> Scrape:
@@ -404,4 +401,6 @@ def _scrape(point: _InstanceAnswer, series: EngineSeries | None) -> Scrape:
                   accepted=_count(point, series.accepted), per_position=_positions(point, series.per_position),
                   tokens=_count(point, series.tokens),
                   active=active if active is not None and math.isfinite(active) else None,
-                  gauges=gauges, notes=notes, positions_beyond=point.beyond, cadence=series.cadence)
+                  gauges=gauges, notes=notes, positions_beyond=point.beyond, cadence=series.cadence,
+                  verify_calls=_count(point, series.verify), requests_done=_count(point, series.requests),
+                  width=gauges.get(series.width or ""))
