@@ -10,11 +10,14 @@ from collections.abc import Iterator
 
 import pytest
 
+from specview.backends.remote.server_kind import DIFFUSION_METHOD
 from specview.cli import main
 from specview.features.watch.command import line
 from specview.features.watch.model import WatchModel
 from specview.features.watch.source import ServerWatch
+from specview.features.watch.source.prometheus import PrometheusFleet
 from tests.support.hostile_server import HostileServer, Scenario, hostile_server
+from tests.support.prometheus import prometheus, prometheus_binary
 
 LLAMA_PROPS = json.dumps({"build_info": "b1",
                           "default_generation_settings": {"params": {"speculative.types": "ngram-mod"}}})
@@ -191,3 +194,16 @@ def test_sglangs_tau_from_its_counters_beside_its_gauge_and_a_varying_width_said
     assert changed is not None and changed.accept_length_from_requests is None  # no request ended
     assert [(n.id, n.values) for n in changed.notes] == [("width_varies", {"before": "4", "now": "6"})]
     assert ragged is not None and [n.id for n in ragged.notes] == ["width_varies"]  # ranks differ: mean 5
+
+
+@pytest.mark.skipif(prometheus_binary() is None, reason="prometheus not installed (make deps-debian)")
+def test_a_diffusion_lm_behind_prometheus_is_named_and_lacks_no_draft_series(server: HostileServer) -> None:
+    server.scenario = vllm(DIFFUSION)
+    target = server.root.removeprefix("http://")
+    with prometheus([target], scrape_s=1.0) as prom:
+        source = PrometheusFleet(prom.url, window_s=1.0, retention_s=30)
+        try:
+            (reading,) = source.poll()
+        finally:
+            source.close()
+    assert reading.engine == "vllm" and reading.method == DIFFUSION_METHOD and reading.missing == ()

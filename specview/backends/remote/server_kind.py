@@ -18,6 +18,7 @@ from specview.kernel.backend import Exact, Note
 # when a family's /metrics counters move (`ServerKind.counters_update`; texts: `watch.counters_update.<value>`)
 AT_STEP = "step"  # at every engine step, mid-request (vLLM)
 AT_REQUEST_END = "request_end"  # only when a request ends: a long request is one step at its end
+DIFFUSION_METHOD = "diffusion LM (not speculative)"  # the method a diffusion LM is shown with, as kinds name theirs
 LAST = 1000  # the priority of `generic`, which recognises every server: every other kind probes before it
 
 INFERRED: dict[str, bool] = {Exact.ACCEPTANCE: False, Exact.TAU: False, Exact.PER_POSITION: False,
@@ -71,6 +72,9 @@ class ServerKind:
     verify_counter: str | None = None  # verify steps, counted when a request ends
     requests_counter: str | None = None  # requests finished
     width_gauge: str | None = None  # the configured draft width the family's accept-rate gauge divides by
+    # a counter a diffusion LM exports through the speculative path: a server with it and no draft
+    # counters is a diffusion LM (its method DIFFUSION_METHOD), not a speculator
+    diffusion_counter: str | None = None
     reconciles = False  # may end a request with exact rounds (a Reconcile)
     exact_per_round = False  # every streamed round is exact (its totals can be checked against /metrics)
 

@@ -31,7 +31,14 @@ from specview.backends.remote.dialect import (
     usage_tokens,
 )
 from specview.backends.remote.metrics import parse_draft_counters, parse_sums
-from specview.backends.remote.server_kind import AT_STEP, INFERRED, Probe, ServerFacts, ServerKind
+from specview.backends.remote.server_kind import (
+    AT_STEP,
+    DIFFUSION_METHOD,
+    INFERRED,
+    Probe,
+    ServerFacts,
+    ServerKind,
+)
 from specview.boundary.bounds import MAX_CHUNK_TOKENS, MAX_ROUND_DRAFTS, Invalid, integer, sequence
 from specview.boundary.text import sanitize
 from specview.features.live.real_run import ServerProgram
@@ -45,7 +52,6 @@ __all__ = ["VLLM"]  # the unit the plugin surface registers (specview/plugins/)
 MAX_STEPS = 1_000_000  # entries of per_step_accepted (one per verify step of one request)
 # a diffusion LM's counter, exported through the speculative path (vLLM ≥ 0.32: `v1/spec_decode/metrics.py`)
 DIFFUSION_STEPS = "vllm:diffusion_num_denoising_steps_total"
-DIFFUSION = "diffusion LM (not speculative)"  # its method, as the other kinds name theirs
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,6 +300,7 @@ class VllmKind(ServerKind):
     tokens_counter = "vllm:generation_tokens_total"
     active_gauge = "vllm:num_requests_running"
     counters_update = AT_STEP
+    diffusion_counter = DIFFUSION_STEPS
     reconciles = True
 
     def identify(self, conn: Probe) -> Any | None:
@@ -309,7 +316,7 @@ class VllmKind(ServerKind):
         width = len(counters.per_position) if counters is not None else 0
         if counters is None and text is not None and DIFFUSION_STEPS in parse_sums(text, (DIFFUSION_STEPS,)):
             # a diffusion LM: its denoising steps go out through the speculative path, renamed
-            return ServerFacts(self.id, build, None, False, True, DIFFUSION, (Note("vllm_diffusion"),))
+            return ServerFacts(self.id, build, None, False, True, DIFFUSION_METHOD, (Note("vllm_diffusion"),))
         config = speculative_config(conn)
         method = sanitize(str(config["method"]), 60, one_line=True) if isinstance(config.get("method"), str) else None
         speculating = counters is not None or gamma is not None or method is not None

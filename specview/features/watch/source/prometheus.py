@@ -48,6 +48,7 @@ from argparse import Namespace
 from dataclasses import dataclass, field, replace
 
 from specview.backends.reason import reason_of
+from specview.backends.remote.server_kind import DIFFUSION_METHOD
 from specview.backends.remote.timeouts import Timeouts
 from specview.boundary.bounds import MAX_COUNTER, MAX_POSITION, Invalid
 from specview.boundary.text import sanitize, shown
@@ -226,6 +227,9 @@ class PrometheusFleet:
         if now.up == 0:
             return InstanceReading(name, State.DOWN, engine=engine, gamma=gamma, missing=_missing(now, names, series),
                                    error=FAILED_SCRAPE, history=tuple(samples), labels=key)
+        if _diffusion(names, series):  # named as what it is; the draft series it lacks are not missing
+            return InstanceReading(name, State.UP, engine=engine, method=DIFFUSION_METHOD, sample=sample,
+                                   history=tuple(samples), labels=key)
         return InstanceReading(name, State.UP, engine=engine, gamma=gamma, sample=sample,
                                missing=_missing(now, names, series), history=tuple(samples), labels=key)
 
@@ -324,6 +328,11 @@ def _missing(point: _InstanceAnswer, names: set[str], series: EngineSeries | Non
         return ()
     drafted = (point.values.get((series.draft_tokens or "", "")) or 0) > 0
     return tuple(n for n in series.expected if n not in names and (n != series.per_position or drafted))
+
+
+def _diffusion(names: set[str], series: EngineSeries | None) -> bool:
+    """A diffusion LM: its kind's diffusion counter, and no draft counters."""
+    return series is not None and series.diffusion in names and series.draft_tokens not in names
 
 
 def _width(point: _InstanceAnswer, series: EngineSeries | None) -> int | None:

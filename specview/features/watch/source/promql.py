@@ -53,6 +53,7 @@ class EngineSeries:
     verify: str | None = None  # verify steps counted when requests end (ServerKind.verify_counter)
     requests: str | None = None  # requests finished (ServerKind.requests_counter)
     width: str | None = None  # the width an accept-rate gauge divides by (ServerKind.width_gauge)
+    diffusion: str | None = None  # a diffusion LM's counter (ServerKind.diffusion_counter)
     summed: tuple[str, ...] = field(init=False)  # the counters and the running gauge (summed over label sets)
     averaged: tuple[str, ...] = field(init=False)  # the gauges (averaged over label sets)
     expected: tuple[str, ...] = field(init=False)  # every series an instance of this engine should have
@@ -60,7 +61,8 @@ class EngineSeries:
     def __post_init__(self) -> None:  # computed once: every poll asks for them per instance
         names = (self.drafts, self.draft_tokens, self.accepted, self.per_position, self.tokens, self.active)
         required = tuple(n for n in names if n)
-        object.__setattr__(self, "summed", required + tuple(n for n in (self.verify, self.requests) if n))
+        optional = tuple(n for n in (self.verify, self.requests, self.diffusion) if n)
+        object.__setattr__(self, "summed", required + optional)
         object.__setattr__(self, "averaged", self.gauges + ((self.width,) if self.width else ()))
         object.__setattr__(self, "expected", required + self.gauges)  # older builds lack the others
 
@@ -74,7 +76,7 @@ def engine_series() -> tuple[EngineSeries, ...]:
         drafts, draft_tokens, accepted, per_position = spec
         series = EngineSeries(kind.id, drafts, draft_tokens, accepted, per_position, kind.tokens_counter,
                               kind.active_gauge, kind.watch_gauges, kind.counters_update, kind.verify_counter,
-                              kind.requests_counter, kind.width_gauge)
+                              kind.requests_counter, kind.width_gauge, kind.diffusion_counter)
         if series.expected:
             found.append(series)
     return tuple(found)
