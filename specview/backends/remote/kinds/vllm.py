@@ -50,7 +50,7 @@ from specview.texts.catalog import Phrase
 __all__ = ["VLLM"]  # the unit the plugin surface registers (specview/plugins/)
 
 MAX_STEPS = 1_000_000  # entries of per_step_accepted (one per verify step of one request)
-# a diffusion LM's counter, exported through the speculative path (vLLM ≥ 0.32: `v1/spec_decode/metrics.py`)
+# a diffusion LM's counter, exported through the speculative path (vLLM ≥ 0.32, https://github.com/vllm-project/vllm/blob/main/vllm/v1/spec_decode/metrics.py)
 DIFFUSION_STEPS = "vllm:diffusion_num_denoising_steps_total"
 
 
