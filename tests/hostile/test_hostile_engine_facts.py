@@ -10,12 +10,15 @@ from collections.abc import Iterator
 
 import pytest
 
+from specview.backends.factory import make_backend
 from specview.backends.remote.server_kind import DIFFUSION_METHOD
 from specview.cli import main
+from specview.features.live.run_text import note_texts
 from specview.features.watch.command import line
 from specview.features.watch.model import WatchModel
 from specview.features.watch.source import ServerWatch
 from specview.features.watch.source.prometheus import PrometheusFleet
+from specview.kernel.runspec import RunSpec
 from tests.support.hostile_server import HostileServer, Scenario, hostile_server
 from tests.support.prometheus import prometheus, prometheus_binary
 
@@ -138,6 +141,12 @@ def test_vllms_verification_rule_is_flagged_where_the_server_tells_it(
         assert [n.id for n in watch.facts.notes] == ([f"vllm_{'fly_lossy' if rule == 'fly' else rule}"] if said else [])
     finally:
         watch.close()
+    backend = make_backend(RunSpec(url=server.url, max_tokens=8))  # a run's notes (the side panel, recordings)
+    try:
+        run_notes = note_texts(backend.info.notes, "en")
+    finally:
+        backend.close()
+    assert any(said in n for n in run_notes) if said else not any("lossy" in n or "synthetic" in n for n in run_notes)
 
 
 def test_vllm_without_its_dev_mode_tells_no_rule_and_is_watched_as_before(server: HostileServer) -> None:
