@@ -64,7 +64,8 @@ from specview.features.watch.source.promql import (
     SCRAPED,
     UP,
     EngineSeries,
-    engine_series,
+    engine_of,
+    is_diffusion,
     match_selector,
     now_query,
 )
@@ -199,7 +200,7 @@ class PrometheusFleet:
         if now is None:
             return InstanceReading(name, State.DOWN, error=Phrase("watcherr.prometheus.gone"), labels=key)
         names = _names_in(now)
-        series = _engine(names)
+        series = engine_of(names)
         first = key not in self._followed
         followed = self._followed.setdefault(key, _Followed())
         if first:
@@ -227,7 +228,7 @@ class PrometheusFleet:
         if now.up == 0:
             return InstanceReading(name, State.DOWN, engine=engine, gamma=gamma, missing=_missing(now, names, series),
                                    error=FAILED_SCRAPE, history=tuple(samples), labels=key)
-        if _diffusion(names, series):  # named as what it is; the draft series it lacks are not missing
+        if is_diffusion(names, series):  # named as what it is; the draft series it lacks are not missing
             return InstanceReading(name, State.UP, engine=engine, method=DIFFUSION_METHOD, sample=sample,
                                    history=tuple(samples), labels=key)
         return InstanceReading(name, State.UP, engine=engine, gamma=gamma, sample=sample,
@@ -316,23 +317,11 @@ def _names_in(point: _InstanceAnswer) -> set[str]:
     return {name for name, _pos in point.values} | set(point.gauges)
 
 
-def _engine(names: set[str]) -> EngineSeries | None:
-    """The kind with the most of its series among `names` (None: none of any kind)."""
-    scored = [(len(names.intersection(s.expected)), s) for s in engine_series()]
-    best = max(scored, key=lambda item: item[0], default=(0, None))
-    return best[1] if best[0] > 0 else None
-
-
 def _missing(point: _InstanceAnswer, names: set[str], series: EngineSeries | None) -> tuple[str, ...]:
     if series is None:
         return ()
     drafted = (point.values.get((series.draft_tokens or "", "")) or 0) > 0
     return tuple(n for n in series.expected if n not in names and (n != series.per_position or drafted))
-
-
-def _diffusion(names: set[str], series: EngineSeries | None) -> bool:
-    """A diffusion LM: its kind's diffusion counter, and no draft counters."""
-    return series is not None and series.diffusion in names and series.draft_tokens not in names
 
 
 def _width(point: _InstanceAnswer, series: EngineSeries | None) -> int | None:

@@ -82,6 +82,18 @@ def engine_series() -> tuple[EngineSeries, ...]:
     return tuple(found)
 
 
+def engine_of(names: set[str]) -> EngineSeries | None:
+    """The kind with the most of its series among `names` (None: none of any kind)."""
+    scored = [(len(names.intersection(s.expected)), s) for s in engine_series()]
+    best = max(scored, key=lambda item: item[0], default=(0, None))
+    return best[1] if best[0] > 0 else None
+
+
+def is_diffusion(names: set[str], series: EngineSeries | None) -> bool:
+    """A diffusion LM: its kind's diffusion counter, and no draft counters."""
+    return series is not None and series.diffusion in names and series.draft_tokens not in names
+
+
 def match_selector(text: str | None) -> str:
     """The matchers of `--match` as PromQL (`job="a",instance=~"b"`), "" for none; CliError
     naming what is wrong with one that is not a label selector."""
