@@ -73,6 +73,8 @@ class Preset:
     mean_length: float | None
     sources: tuple[Source, ...]
     run: dict[str, str] = field(default_factory=dict)
+    # engine -> the first version without the command's method (`[run_removed]`: vLLM 0.33 dropped medusa)
+    run_removed: dict[str, str] = field(default_factory=dict)
     notes: str = ""
     origin: str = ""
     matched: float | None = None  # mixture: per-position acceptance in a round that found a match
@@ -248,6 +250,9 @@ def parse_preset(data: dict[str, Any], where: str) -> Preset:
     run = data.get("run", {})
     if not isinstance(run, dict) or not all(isinstance(v, str) for v in run.values()):
         raise PresetError("catalogerr.preset.run", where=where)
+    removed = data.get("run_removed", {})
+    if not isinstance(removed, dict) or not all(isinstance(v, str) and k in run for k, v in removed.items()):
+        raise PresetError("catalogerr.preset.run_removed", where=where)
     return Preset(
         id=pid,
         label=_text(data, "label", pid, where),
@@ -261,6 +266,7 @@ def parse_preset(data: dict[str, Any], where: str) -> Preset:
         mean_length=mean_length,
         sources=tuple(sources),
         run=dict(run),
+        run_removed=dict(removed),
         notes=_text(data, "notes", "", where).strip(),
         origin=where,
         matched=matched,

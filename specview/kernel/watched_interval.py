@@ -13,7 +13,12 @@ class WatchedInterval(Protocol):
     """Rates and ratios of one interval between two scrapes (None: not measured in it)."""
 
     @property
-    def drafts_per_s(self) -> float | None: ...
+    def drafts_per_s(self) -> float | None:
+        """Drafts (verify steps) per second."""
+
+    @property
+    def draft_tokens_per_s(self) -> float | None:
+        """Tokens drafted per second."""
 
     @property
     def accepted_per_s(self) -> float | None: ...

@@ -179,7 +179,7 @@ def test_instances_are_their_label_sets_however_their_instance_labels_read(serve
     assert [alert["kind"] for alert in z["alerts"]] == ["not_working"]
     assert z["alerts"][0]["instance"] == z["instance"]
     assert not by_labels[("x", "a")]["alerts"] and not by_labels[("y", "a")]["alerts"]
-    assert z["acceptance_rate"] == 0 and by_labels[("x", "a")]["acceptance_rate"] > 0.5
+    assert z["alpha"] == 0 and by_labels[("x", "a")]["alpha"] > 0.5
 
 
 @pytest.mark.parametrize("output", ["--csv", "--check"])
@@ -274,7 +274,7 @@ def test_a_real_prometheus_naming_two_instances_alike_and_a_third_like_their_nam
     rows = {(row["labels"]["job"], row["labels"]["instance"]): row for row in record["instances"]}
     assert set(rows) == {("x", "a"), ("y", "a"), ("z", "x/a")} and len({r["instance"] for r in rows.values()}) == 3
     assert [alert["kind"] for alert in rows[("z", "x/a")]["alerts"]] == ["not_working"]
-    assert rows[("x", "a")]["acceptance_rate"] > 0.5 and rows[("y", "a")]["acceptance_rate"] > 0.5
+    assert rows[("x", "a")]["alpha"] > 0.5 and rows[("y", "a")]["alpha"] > 0.5
     for row in rows.values():
         assert row["window_s"] > 0
         assert not [note for note in row["notes"] if note["id"].startswith("prometheus_")], row["notes"]

@@ -18,8 +18,9 @@ import pytest
 from specview.cli import main
 from tests.support.exporter import Exporter, exporters, nobody_url
 
-ISSUE_FIELDS = {"instance", "engine", "method", "state", "acceptance_rate", "draft_yield", "accept_length",
-                "drafted_per_s", "tokens_per_s", "alerts"}
+ISSUE_FIELDS = {"instance", "engine", "method", "state", "alpha", "acceptance_rate", "draft_yield", "accept_length",
+                "draft_share", "drafts_per_s", "draft_tokens_per_s", "tokens_per_s", "per_position_acceptance",
+                "per_position_acceptance_basis", "per_position_marginal", "per_position_marginal_basis", "alerts"}
 
 
 @pytest.fixture
@@ -65,9 +66,14 @@ def test_once_json_is_one_object_with_every_instance_and_the_totals_their_sum(
         assert row["window_s"] > 0 and row["drafts"] > 0
     good, other, refused = rows
     # α of the exporter's own counters: 18 accepted of 10 + 8 + 6 verified per step
-    assert good["acceptance_rate"] == pytest.approx(18 / 24, abs=1e-3)
-    assert good["draft_yield"] == pytest.approx(18 / 30, abs=1e-3) and good["accept_length"] == pytest.approx(2.8)
-    assert refused["acceptance_rate"] == 0 and [a["kind"] for a in refused["alerts"]] == ["not_working"]
+    assert good["alpha"] == pytest.approx(18 / 24, abs=1e-3)
+    # the engines' acceptance rate (vLLM's dashboard): accepted ÷ drafted, the yield
+    assert good["acceptance_rate"] == good["draft_yield"] == pytest.approx(18 / 30, abs=1e-3)
+    assert good["accept_length"] == pytest.approx(2.8)
+    assert good["counters_update"] == "request_end"  # llama-server adds a request's counts when it ends
+    assert good["per_position_acceptance_basis"] == "conditional" and good["per_position_marginal_basis"] == "marginal"
+    assert good["drafts_per_s"] == pytest.approx(good["draft_tokens_per_s"] / 3, rel=0.02)  # 3 tokens a draft
+    assert refused["alpha"] == 0 and [a["kind"] for a in refused["alerts"]] == ["not_working"]
     assert refused["alerts"][0]["text"].startswith("speculation not working")
     totals = record["totals"]
     for key in ("drafts", "drafted", "accepted"):
@@ -75,8 +81,9 @@ def test_once_json_is_one_object_with_every_instance_and_the_totals_their_sum(
     assert totals["running"] == 4 and totals["up"] == 3
     # α over the fleet: accepted over each server's verified positions (per 10 drafts: 24, 22, 10)
     verified = sum(r["drafts"] // 10 * per_ten for r, per_ten in zip(rows, (24, 22, 10), strict=True))
-    assert other["acceptance_rate"] == pytest.approx(15 / 22, abs=1e-3)
-    assert totals["acceptance_rate"] == pytest.approx(totals["accepted"] / verified, abs=1e-3)
+    assert other["alpha"] == pytest.approx(15 / 22, abs=1e-3)
+    assert totals["alpha"] == pytest.approx(totals["accepted"] / verified, abs=1e-3)
+    assert totals["acceptance_rate"] == pytest.approx(totals["accepted"] / totals["drafted"], abs=1e-3)
 
 
 def test_once_csv_has_a_header_a_line_per_instance_and_the_fleet(
@@ -84,7 +91,8 @@ def test_once_csv_has_a_header_a_line_per_instance_and_the_fleet(
     code, out, err = watch(capsys, *urls(fleet[:2]), "--once", "--csv")
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0].startswith("time,row,instance,engine,method,state,acceptance_rate")
+    assert lines[0].startswith("time,row,instance,engine,method,state,alpha,acceptance_rate,draft_yield")
+    assert "drafts_per_s,draft_tokens_per_s" in lines[0] and "per_position_marginal" in lines[0]
     kinds = [line.split(",")[1] for line in lines[1:]]
     assert kinds[:3] == ["instance", "instance", "fleet"]
     assert set(kinds[3:]) <= {"load"}  # then a row per instance and level of running requests, if any

@@ -142,7 +142,7 @@ def test_the_watch_command_prints_one_json_object_per_poll(busy_server: RunningS
             "tokens_per_s", "active", "reset", "violations"} <= set(first)
     assert main(["watch", "--url", busy_server.root, "--count", "1", "--interval", "0.05"]) == 0
     human = capsys.readouterr().out
-    assert "llama-server" in human and "drafted/s" in human
+    assert "llama-server" in human and "draft tok/s" in human
 
 
 @pytest.mark.parametrize("lang", LANGS)

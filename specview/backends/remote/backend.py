@@ -172,7 +172,7 @@ class OpenAIBackend:
             model=self.model,
             seed=self.settings.seed,
             exact=exact,
-            notes=(note, Note("server_method", {"method": f.method})) if f.method else (note,),
+            notes=((note, Note("server_method", {"method": f.method})) if f.method else (note,)) + f.notes,
             reconciles=self.kind.reconciles and f.speculating,
         )
 

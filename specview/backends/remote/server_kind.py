@@ -15,6 +15,10 @@ from specview.backends.remote.dialect import Dialect, RequestSettings
 from specview.features.live.real_run import ServerProgram
 from specview.kernel.backend import Exact, Note
 
+# when a family's /metrics counters move (`ServerKind.counters_update`; texts: `watch.counters_update.<value>`)
+AT_STEP = "step"  # at every engine step, mid-request (vLLM)
+AT_REQUEST_END = "request_end"  # only when a request ends: a long request is one step at its end
+DIFFUSION_METHOD = "diffusion LM (not speculative)"  # the method a diffusion LM is shown with, as kinds name theirs
 LAST = 1000  # the priority of `generic`, which recognises every server: every other kind probes before it
 
 INFERRED: dict[str, bool] = {Exact.ACCEPTANCE: False, Exact.TAU: False, Exact.PER_POSITION: False,
@@ -33,6 +37,7 @@ class ServerFacts:
     speculating: bool
     has_metrics: bool
     method: str | None = None  # what the server says it drafts with, e.g. "MTP (draft-mtp)" (sanitized)
+    notes: tuple[Note, ...] = ()  # what detection found that changes what the numbers mean (lossy, not a speculator)
 
 
 class Probe(Protocol):
@@ -61,6 +66,15 @@ class ServerKind:
     tokens_counter: str | None = None  # /metrics counter of generated tokens (all requests)
     active_gauge: str | None = None  # /metrics gauge of requests running now
     watch_gauges: tuple[str, ...] = ()  # other /metrics gauges `specview watch` shows as they are
+    counters_update: str | None = None  # AT_STEP or AT_REQUEST_END (None: not known)
+    # counters of a family without draft counters, for τ over the requests that ended:
+    # (Δgenerated − Δrequests) ÷ Δverify steps (each request's first token comes from prefill)
+    verify_counter: str | None = None  # verify steps, counted when a request ends
+    requests_counter: str | None = None  # requests finished
+    width_gauge: str | None = None  # the configured draft width the family's accept-rate gauge divides by
+    # a counter a diffusion LM exports through the speculative path: a server with it and no draft
+    # counters is a diffusion LM (its method DIFFUSION_METHOD), not a speculator
+    diffusion_counter: str | None = None
     reconciles = False  # may end a request with exact rounds (a Reconcile)
     exact_per_round = False  # every streamed round is exact (its totals can be checked against /metrics)
 

@@ -37,6 +37,7 @@ class RealRun:
     title: str
     command: str
     watch: str | None
+    removed_in: str | None = None  # the engine's first version without this command's method (untrusted text)
 
 
 def port_of(command: str, default: int) -> int:
@@ -67,6 +68,8 @@ def real_runs(preset: Preset, engines: Mapping[str, ServerProgram], *, no_repack
         line = preset.run[key]
         return f"{line} {NO_REPACK}" if no_repack and key == "llama-server" and NO_REPACK not in line else line
 
-    known = [RealRun(key, engine.title, command(key), watch_command(command(key), engine.default_port))
-             for key, engine in engines.items() if key in preset.run]
-    return known + [RealRun(key, key, command, None) for key, command in preset.run.items() if key not in engines]
+    removed = preset.run_removed
+    known = [RealRun(key, engine.title, command(key), watch_command(command(key), engine.default_port),
+                     removed.get(key)) for key, engine in engines.items() if key in preset.run]
+    return known + [RealRun(key, key, command, None, removed.get(key))
+                    for key, command in preset.run.items() if key not in engines]

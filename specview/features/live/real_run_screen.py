@@ -30,6 +30,9 @@ def real_run_text(preset: Preset, lang: str = "en", footer: str = "") -> str:
     for run in real_runs(preset, engines(), no_repack=amx_cpu()):
         title, command = sanitize(run.title, MAX_SHOWN, one_line=True), sanitize(run.command, MAX_SHOWN)
         watch = "" if run.watch is None else f"\n  {fill('real.watch', lang, command=sanitize(run.watch, MAX_SHOWN))}"
+        if run.removed_in is not None:  # the method is gone from newer releases: say which still run it
+            version = sanitize(run.removed_in, 40, one_line=True)
+            watch = f"\n  {fill('real.removed', lang, engine=title, version=version)}{watch}"
         blocks.append(f"{title}:\n  {command}{watch}")
     if len(blocks) == 1:
         blocks.append(text("real.none", lang))

@@ -18,7 +18,7 @@ from typing import Any
 
 from specview.backends.remote.dialect import Dialect, RequestSettings, chunk_text, counter, openai_request
 from specview.backends.remote.llama_ledger import RoundLedger
-from specview.backends.remote.server_kind import EXACT, Probe, ServerFacts, ServerKind
+from specview.backends.remote.server_kind import AT_REQUEST_END, EXACT, Probe, ServerFacts, ServerKind
 from specview.boundary.bounds import MAX_SECONDS, MAX_SLOTS, mapping, optional_real, sequence
 from specview.boundary.text import sanitize
 from specview.features.live.real_run import ServerProgram
@@ -118,7 +118,11 @@ class LlamaServerKind(ServerKind):
     owners = ("llamacpp",)
     metrics_prefix = "llamacpp"
     tokens_counter = "llamacpp:tokens_predicted_total"
-    active_gauge = "llamacpp:requests_processing"
+    active_gauge = "llamacpp:requests_processing"  # a count of busy slots, not one of the averaged gauges
+    # a request's counts land in /metrics when its slot is released (`metrics_on_prediction`), and
+    # each scrape resets the averaged gauges (`predicted_tokens_seconds`, …; llama.cpp#27364): only
+    # `_total` counters and the busy-slot count are read, never those gauges
+    counters_update = AT_REQUEST_END
     exact_per_round = True
 
     def identify(self, conn: Probe) -> Any | None:

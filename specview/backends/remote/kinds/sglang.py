@@ -39,7 +39,7 @@ from specview.backends.remote.dialect import (
     usage_tokens,
 )
 from specview.backends.remote.kinds.vllm import grouped_note
-from specview.backends.remote.server_kind import INFERRED, Probe, ServerFacts, ServerKind
+from specview.backends.remote.server_kind import AT_REQUEST_END, INFERRED, Probe, ServerFacts, ServerKind
 from specview.boundary.bounds import MAX_POSITION, MAX_ROUND_DRAFTS, sequence
 from specview.features.live.real_run import ServerProgram
 from specview.kernel.backend import Note
@@ -211,6 +211,12 @@ class SglangKind(ServerKind):
     tokens_counter = "sglang:generation_tokens_total"
     active_gauge = "sglang:num_running_reqs"
     watch_gauges = ("sglang:spec_accept_length", "sglang:spec_accept_rate")
+    counters_update = AT_REQUEST_END  # generation_tokens_total, as spec_verify_calls_total: when a request ends
+    # τ from counters, a check on the accept-length gauge (`observe_one_finished_request`, 0.5.23)
+    verify_counter = "sglang:spec_verify_calls_total"
+    requests_counter = "sglang:num_requests_total"
+    # spec_accept_rate divides by verify steps × (this − 1), the configured width (sglang#34814)
+    width_gauge = "sglang:spec_num_draft_tokens"
 
     def identify(self, conn: Probe) -> Any | None:
         return conn.probe_json(f"{conn.root}/get_server_info") or conn.probe_json(f"{conn.root}/server_info")

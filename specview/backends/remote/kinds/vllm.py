@@ -30,9 +30,17 @@ from specview.backends.remote.dialect import (
     spread,
     usage_tokens,
 )
-from specview.backends.remote.metrics import parse_draft_counters
-from specview.backends.remote.server_kind import INFERRED, Probe, ServerFacts, ServerKind
+from specview.backends.remote.metrics import parse_draft_counters, parse_sums
+from specview.backends.remote.server_kind import (
+    AT_STEP,
+    DIFFUSION_METHOD,
+    INFERRED,
+    Probe,
+    ServerFacts,
+    ServerKind,
+)
 from specview.boundary.bounds import MAX_CHUNK_TOKENS, MAX_ROUND_DRAFTS, Invalid, integer, sequence
+from specview.boundary.text import sanitize
 from specview.features.live.real_run import ServerProgram
 from specview.kernel.backend import Note
 from specview.kernel.events import Round
@@ -42,6 +50,8 @@ from specview.texts.catalog import Phrase
 __all__ = ["VLLM"]  # the unit the plugin surface registers (specview/plugins/)
 
 MAX_STEPS = 1_000_000  # entries of per_step_accepted (one per verify step of one request)
+# a diffusion LM's counter, exported through the speculative path (vLLM ≥ 0.32, https://github.com/vllm-project/vllm/blob/main/vllm/v1/spec_decode/metrics.py)
+DIFFUSION_STEPS = "vllm:diffusion_num_denoising_steps_total"
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,6 +299,8 @@ class VllmKind(ServerKind):
     metrics_prefix = "vllm"
     tokens_counter = "vllm:generation_tokens_total"
     active_gauge = "vllm:num_requests_running"
+    counters_update = AT_STEP
+    diffusion_counter = DIFFUSION_STEPS
     reconciles = True
 
     def identify(self, conn: Probe) -> Any | None:
@@ -302,14 +314,38 @@ class VllmKind(ServerKind):
         counters = parse_draft_counters(text, "vllm") if text is not None else None
         build = str(identified.get("version"))[:100] if isinstance(identified, dict) else None
         width = len(counters.per_position) if counters is not None else 0
-        speculating = counters is not None or gamma is not None
-        return ServerFacts(self.id, build, gamma or (width or None), speculating, counters is not None)
+        if counters is None and text is not None and DIFFUSION_STEPS in parse_sums(text, (DIFFUSION_STEPS,)):
+            # a diffusion LM: its denoising steps go out through the speculative path, renamed
+            return ServerFacts(self.id, build, None, False, True, DIFFUSION_METHOD, (Note("vllm_diffusion"),))
+        config = speculative_config(conn)
+        method = sanitize(str(config["method"]), 60, one_line=True) if isinstance(config.get("method"), str) else None
+        speculating = counters is not None or gamma is not None or method is not None
+        return ServerFacts(self.id, build, gamma or (width or None), speculating, counters is not None, method,
+                           rejection_notes(config))
 
     def describe(self, facts: ServerFacts) -> tuple[dict[str, bool], Note]:
         return dict(INFERRED), grouped_note(self.server_name(facts), facts.speculating)
 
     def dialect(self, settings: RequestSettings, facts: ServerFacts) -> Dialect:
         return VllmDialect(settings, facts.gamma, facts.speculating)
+
+
+def speculative_config(conn: Probe) -> dict[str, Any]:
+    """`speculative_config` of the server's own config ({} where it does not tell): vLLM serves
+    it at /server_info only in its dev mode (`VLLM_SERVER_DEV_MODE=1`)."""
+    info = conn.probe_json(f"{conn.root}/server_info?config_format=json")
+    config = info.get("vllm_config") if isinstance(info, dict) else None
+    found = config.get("speculative_config") if isinstance(config, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def rejection_notes(config: dict[str, Any]) -> tuple[Note, ...]:
+    """What the verification rule makes of the numbers: FLy (vLLM 0.33) accepts drafts the target
+    would not have produced (lossy: the output is not the target's); synthetic accepts at set rates
+    (the acceptance shown is the configured one, not the drafter's)."""
+    rule = config.get("rejection_sample_method")
+    return {"fly": (Note("vllm_fly_lossy"),), "synthetic": (Note("vllm_synthetic"),)}.get(rule, ()) \
+        if isinstance(rule, str) else ()
 
 
 def grouped_note(server: str, speculating: bool) -> Note:

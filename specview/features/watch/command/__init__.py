@@ -96,6 +96,7 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
     from specview.features.live.run_text import note_texts
     from specview.features.watch.model import WatchModel
     from specview.features.watch.model.by_load import LoadTable
+    from specview.features.watch.model.cadence import cadence_phrase
     from specview.features.watch.screen.load_text import load_lines
     from specview.kernel.errors import SpecviewError
     from specview.kernel.poller import Poller
@@ -106,6 +107,9 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
     by_load = LoadTable(source.kind.active_gauge)  # α, yield, τ, tokens/s per running requests: `by_load`
     if not as_json:
         print(sanitize(source.describe(), 200, one_line=True), flush=True)
+        cadence = cadence_phrase(source.kind.counters_update)
+        if cadence is not None:  # said once: every rate below comes in steps
+            print(cadence.render(lang), flush=True)
     printed = 0
     failed: list[SpecviewError] = []
 
@@ -153,13 +157,15 @@ def line(sample: WatchSample, lang: str) -> str:
     per-position acceptance."""
     from specview.features.watch.model.position_reading import position_reading
     from specview.kernel.gauges import WATCH, gauges, position_texts
-    from specview.texts.catalog import text
+    from specview.texts.catalog import fill, text
 
     parts = [f"{text(spec.short_id, lang)} {spec.formatted_watched(sample)}" for spec in gauges(WATCH)]
     reading, values = position_reading(sample)  # the bars' reading and words
     pos = " ".join(said for _, said in position_texts(values)) or "—"
     said = text(f"watch.reading.short_{reading}", lang)
     parts.insert(4, f"{text('watch.by_position', lang)} ({said}) {pos}")
+    if sample.accept_length_from_requests is not None:
+        parts.append(fill("watch.requests_accept_length", lang, value=f"{sample.accept_length_from_requests:.2f}"))
     if sample.reset:
         parts.append(text("watch.reset", lang))
     return " · ".join(parts)

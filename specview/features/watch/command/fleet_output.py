@@ -29,9 +29,12 @@ from specview.texts.catalog import Phrase, fill, text
 
 MAX_FIELD = 300  # characters of one untrusted string in any output
 
-CSV_COLUMNS = ("time", "row", "instance", "engine", "method", "state", "acceptance_rate", "draft_yield",
-               "accept_length", "drafted_per_s", "tokens_per_s", "running", "window_s", "outlier", "alerts",
+CSV_COLUMNS = ("time", "row", "instance", "engine", "method", "state", "alpha", "acceptance_rate", "draft_yield",
+               "accept_length", "draft_share", "drafts_per_s", "draft_tokens_per_s", "tokens_per_s", "running",
+               "per_position_acceptance", "per_position_marginal", "window_s", "outlier", "alerts",
                *LOAD_COLUMNS)
+# the numbers of a row, in CSV_COLUMNS' order from "alpha" to "running" (the per-position series follow)
+CSV_NUMBERS = CSV_COLUMNS[CSV_COLUMNS.index("alpha"):CSV_COLUMNS.index("running") + 1]
 
 
 def clean(value: str | None) -> str | None:
@@ -55,17 +58,27 @@ def _r(value: float | None, digits: int = 4) -> float | None:
 
 
 def numbers(sample: WatchSample | None) -> dict[str, Any]:
-    """The gauges of one window (the issue's field names), None where there is none."""
+    """The numbers of one window, None where there is none: the ratios under the direct watch's
+    keys (`WatchSample.ratios`: α and the engines' acceptance rate apart, the per-position series
+    with their basis), drafts/s beside draft tokens/s, and the counts."""
     s = sample
+    if s is None:  # every key, each None (the series empty)
+        return {**WatchSample(0.0, 0.0, 0, 0, 0, (), None, None).ratios(), "accept_length": None,
+                "drafts_per_s": None, "draft_tokens_per_s": None, "accepted_per_s": None, "tokens_per_s": None,
+                "running": None, "drafts": None, "drafted": None, "accepted": None, "window_s": None, "reset": False,
+                "counters_update": None}
     return {
-        "acceptance_rate": _r(s.alpha) if s else None, "alpha_basis": s.alpha_basis if s else None,
-        "draft_yield": _r(s.draft_yield) if s else None,
-        "accept_length": _r(accept_length(s)), "drafted_per_s": _r(s.drafts_per_s, 2) if s else None,
-        "accepted_per_s": _r(s.accepted_per_s, 2) if s else None, "tokens_per_s": _r(s.tokens_per_s, 2) if s else None,
-        "running": s.active if s else None, "drafts": s.drafts if s else None,
-        "drafted": s.draft_tokens if s else None, "accepted": s.accepted if s else None,
-        "window_s": _r(s.dt, 3) if s else None, "reset": s.reset if s else False,
+        **s.ratios(), "accept_length": _r(accept_length(s)),
+        "drafts_per_s": _r(s.drafts_per_s, 2), "draft_tokens_per_s": _r(s.draft_tokens_per_s, 2),
+        "accepted_per_s": _r(s.accepted_per_s, 2), "tokens_per_s": _r(s.tokens_per_s, 2),
+        "running": s.active, "drafts": s.drafts, "drafted": s.draft_tokens, "accepted": s.accepted,
+        "window_s": _r(s.dt, 3), "reset": s.reset, "counters_update": s.cadence,
     }
+
+
+def _series(values: list[float | None]) -> str:
+    """A per-position series in one CSV cell: the values joined by ";" ("" for none)."""
+    return ";".join("" if v is None else f"{v:g}" for v in values)
 
 
 def alert_record(alert: Alert, lang: str, window_s: float | None = None) -> dict[str, Any]:
@@ -120,15 +133,17 @@ def csv_rows(snap: FleetSnapshot) -> str:
     for row in snap.rows:
         n = numbers(row.window)
         lines.append(_csv_line((when, "instance", clean(row.instance), row.engine, clean(row.method), row.state.value,
-                                n["acceptance_rate"], n["draft_yield"], n["accept_length"], n["drafted_per_s"],
-                                n["tokens_per_s"], n["running"], n["window_s"], int(row.outlier),
+                                *_csv_numbers(n), n["window_s"], int(row.outlier),
                                 ";".join(a.kind.value for a in row.alerts))))
     t = numbers(snap.totals)
-    lines.append(_csv_line((when, "fleet", "", "", "", "", t["acceptance_rate"], t["draft_yield"], t["accept_length"],
-                            t["drafted_per_s"], t["tokens_per_s"], t["running"], round(snap.window_s, 3), "",
+    lines.append(_csv_line((when, "fleet", "", "", "", "", *_csv_numbers(t), round(snap.window_s, 3), "",
                             ";".join(sorted({a.kind.value for a in snap.alerts})))))
     lines += [_csv_line(values) for values in load_csv_rows(snap, when, CSV_COLUMNS)]
     return "".join(lines)
+
+
+def _csv_numbers(n: dict[str, Any]) -> tuple[object, ...]:
+    return (*(n[k] for k in CSV_NUMBERS), _series(n["per_position_acceptance"]), _series(n["per_position_marginal"]))
 
 
 def _csv_line(values: tuple[object, ...]) -> str:
@@ -166,8 +181,9 @@ def _numbers_line(name: str, row: InstanceRow | None, s: WatchSample | None, lan
             parts.append(clean(said_in(row.error, lang)) or "")
             return " · ".join(parts)
     n = numbers(s)
-    parts.append(fill("fleet.numbers", lang, alpha=number(n["acceptance_rate"], ".2f"),
-                      yield_=number(n["draft_yield"], ".2f"), length=number(n["accept_length"], ".2f"),
-                      drafted=number(n["drafted_per_s"], ".1f"), tps=number(n["tokens_per_s"], ".1f"),
+    parts.append(fill("fleet.numbers", lang, alpha=number(n["alpha"], ".2f"),
+                      yield_=number(n["acceptance_rate"], ".2f"), length=number(n["accept_length"], ".2f"),
+                      share=number(n["draft_share"], ".2f"), drafts=number(n["drafts_per_s"], ".1f"),
+                      drafted=number(n["draft_tokens_per_s"], ".1f"), tps=number(n["tokens_per_s"], ".1f"),
                       running=number(n["running"], "g")))
     return " · ".join(parts)

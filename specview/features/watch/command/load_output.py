@@ -1,8 +1,8 @@
 """Acceptance against load in the fleet's headless outputs (model/by_load.py): each instance's
 `by_load` in --json, and one CSV row per instance and level (`row` = "load") in --csv.
 
-A load row fills the columns the other rows have where they mean the same (acceptance_rate is α
-at that level, draft_yield the yield, accept_length τ, tokens_per_s, running the level, window_s
+A load row fills the columns the other rows have where they mean the same (alpha is α
+at that level, acceptance_rate and draft_yield the yield, accept_length τ, tokens_per_s, running the level, window_s
 the seconds watched at it) and the load columns that only it fills: the 95 % intervals, the
 windows and tokens/s per request. The crossover needs a plain baseline, which watch has not:
 `crossover` is null in the JSON and has no column.
@@ -43,8 +43,7 @@ def load_csv_rows(snap: FleetSnapshot, when: str | None, columns: tuple[str, ...
         for level in row.by_load.rows():
             cells = {"time": when, "row": "load", "instance": name, "engine": row.engine, "method": method,
                      "state": row.state.value, "alpha": _r(level.alpha), "draft_yield": _r(level.draft_yield),
-                     # α where the CSV has no `alpha` column; beside one, the engines' sense (accepted ÷ drafted)
-                     "acceptance_rate": _r(level.draft_yield if "alpha" in columns else level.alpha),
+                     "acceptance_rate": _r(level.draft_yield),  # the engines' sense: accepted ÷ drafted
                      "accept_length": _r(level.tau), "tokens_per_s": _r(level.tokens_per_s, 2),
                      "running": level.level, "window_s": round(level.seconds, 3), **_load_cells(level)}
             out.append(tuple(cells.get(column, "") for column in columns))

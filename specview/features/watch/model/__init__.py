@@ -22,13 +22,18 @@ successive scrapes into a `WatchSample`: the deltas over the interval and their 
   drafts ≤ drafted tokens, Σ per-position = accepted, per-position counts never rising with
   the position (accepting draft k needs draft k − 1 accepted) and never above the drafts.
   Broken ones are reported as `Violation`s (an engine bug, or a counter-accounting change).
-- Derived numbers: yield = accepted / drafted; α (Leviathan's, accepted /
+- Derived numbers, each named for what it divides (the engines' dashboards use other words for
+  some: docs, page "definitions"): the acceptance rate in the engines' sense = accepted / drafted
+  (vLLM's dashboard and `vllm bench serve`; specview's "yield", `draft_yield`); drafts/s counts
+  verify steps (vLLM's `num_drafts`), draft tokens/s the tokens drafted; the draft share =
+  accepted / generated (the dashboard's "output from drafts"); α (Leviathan's, accepted /
   verified) comes from the position series only where they describe every draft (drafted =
   drafts × series: a round with a accepted verified min(a + 1, γ) drafts), else from the
   counts, as the lowest α they allow, never below the yield (`verified_drafts`; the sample
   says which: `alpha_basis`); per-position acceptance is conditional,
   P(k accepted | k verified) = count[k] / count[k − 1] (count[−1] = drafts), converted from
-  the marginal counts servers publish (`theory.conditional_from_marginal`); mean accepted
+  the marginal counts servers publish (`theory.conditional_from_marginal`), and marginal, count[k]
+  / drafts (vLLM's dashboard panel "acceptance rate by draft position" and its log); mean accepted
   length = 1 + accepted / drafts (vLLM's).
 """
 
@@ -38,6 +43,13 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from specview.features.watch.model.ratios import (
+    draft_share,
+    draft_yield,
+    marginal_rates,
+    mean_accepted_length,
+    width_notes,
+)
 from specview.kernel.backend import Note
 from specview.kernel.theory import MAX_GAMMA, conditional_from_marginal
 
@@ -47,6 +59,10 @@ MAX_POSITIONS = MAX_GAMMA  # position series kept: 0 … MAX_GAMMA − 1 (the re
 POSITIONS = "positions"
 COUNTS = "counts"
 LOWER_BOUND = "lower_bound"  # per-position acceptance after position 0, with α's basis COUNTS
+EXACT = "exact"  # per-position acceptance that is what it says (the series describe every draft)
+# what a per-position series divides by (the `*_basis` keys of the JSON)
+CONDITIONAL = "conditional"  # accepted at k ÷ verified at k (accepted at k − 1; drafts for k = 0)
+MARGINAL = "marginal"  # accepted at k ÷ drafts (vLLM's dashboard, its log and `vllm bench serve`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +80,10 @@ class Scrape:
     gauges: dict[str, float] = field(default_factory=dict)  # e.g. SGLang's accept length / rate
     notes: tuple[Note, ...] = ()  # about the scrape itself, e.g. /metrics lines too long to read
     positions_beyond: int = 0  # position series past MAX_POSITIONS a source counted and did not read
+    cadence: str | None = None  # when the counters move: "step" or "request_end" (ServerKind.counters_update)
+    verify_calls: int | None = None  # verify steps counted when requests end (SGLang), for τ from counters
+    requests_done: int | None = None  # requests finished (SGLang)
+    width: float | None = None  # the configured draft width an accept-rate gauge divides by (its mean over ranks)
 
 
 # The invariants, by id (texts: `watch.rule.<id>` names the rule, `watch.broken.<id>` says how
@@ -108,12 +128,29 @@ class WatchSample:
     verified: int | None = None
     verified_basis: str | None = None  # POSITIONS or COUNTS, with `verified`
     positions_beyond: int = 0  # position series past MAX_POSITIONS, counted, not read (see the module docstring)
+    cadence: str | None = None  # when the counters move (Scrape.cadence): "request_end" rates come in steps
+    verify_calls: int | None = None  # Δ verify steps of the requests that ended (SGLang), with requests_done
+    requests_done: int | None = None
+
+    @property
+    def accept_length_from_requests(self) -> float | None:
+        """τ over the requests that ended in the window, from counters: (generated − requests) ÷
+        verify steps (a request's first token comes from prefill); a check on SGLang's gauge."""
+        if not self.verify_calls or self.tokens is None or self.requests_done is None:
+            return None
+        return (self.tokens - self.requests_done) / self.verify_calls
 
     def _rate(self, n: int | None) -> float | None:
         return None if n is None or self.dt <= 0 else n / self.dt
 
     @property
     def drafts_per_s(self) -> float | None:
+        """Drafts (verify steps) per second: vLLM's `num_drafts`, the dashboard's "Drafts/s"."""
+        return self._rate(self.drafts)
+
+    @property
+    def draft_tokens_per_s(self) -> float | None:
+        """Tokens drafted per second: the dashboard's "Draft tokens/s"."""
         return self._rate(self.draft_tokens)
 
     @property
@@ -127,6 +164,17 @@ class WatchSample:
     @property
     def draft_yield(self) -> float | None:
         return draft_yield(self.draft_tokens, self.accepted)
+
+    @property
+    def acceptance_rate(self) -> float | None:
+        """The engines' "acceptance rate", accepted ÷ drafted (vLLM's dashboard, `vllm bench
+        serve`): the yield under the name they print it by, not α."""
+        return self.draft_yield
+
+    @property
+    def draft_share(self) -> float | None:
+        """Accepted draft tokens ÷ generated tokens: the dashboard's "output from drafts"."""
+        return draft_share(self.accepted, self.tokens)
 
     @property
     def alpha(self) -> float | None:
@@ -154,6 +202,11 @@ class WatchSample:
         return tuple(conditional_from_marginal(self.per_position, self.drafts))
 
     @property
+    def per_position_marginal(self) -> tuple[float, ...]:
+        """Accepted at position k ÷ drafts: vLLM's dashboard and log (never above the conditional)."""
+        return marginal_rates(self.per_position, self.drafts)
+
+    @property
     def per_position_bound(self) -> bool:
         """Whether per-position acceptance after position 0 is only a lower bound: with drafts
         shorter than the series (α's basis COUNTS), position k's denominator — the drafts that
@@ -168,32 +221,39 @@ class WatchSample:
             "t": round(self.t, 3), "dt": round(self.dt, 3), "reset": self.reset,
             "drafts": self.drafts, "draft_tokens": self.draft_tokens, "accepted": self.accepted,
             "per_position": list(self.per_position), "tokens": self.tokens, "active": self.active,
-            "drafts_per_s": _r(self.drafts_per_s), "accepted_per_s": _r(self.accepted_per_s),
-            "tokens_per_s": _r(self.tokens_per_s), "draft_yield": _r(self.draft_yield),
-            "alpha": _r(self.alpha), "alpha_basis": self.alpha_basis,
-            "mean_accepted_length": _r(self.mean_accepted_length),
-            "per_position_acceptance": [_r(a) for a in self.per_position_acceptance],
-            # "lower_bound": every value after position 0 is at least what it says (drafts shorter
-            # than the series); "positions": exact; None: no acceptance to tell
-            "per_position_basis": None if not self.per_position_acceptance else (
-                LOWER_BOUND if self.per_position_bound else POSITIONS),
+            "drafts_per_s": _r(self.drafts_per_s), "draft_tokens_per_s": _r(self.draft_tokens_per_s),
+            "accepted_per_s": _r(self.accepted_per_s), "tokens_per_s": _r(self.tokens_per_s),
+            **self.ratios(),
+            "counters_update": self.cadence,
             "violations": [v.to_dict() for v in self.violations], "gauges": dict(self.gauges),
             "notes": [n.to_dict() for n in self.notes],
         }
 
 
+    def ratios(self) -> dict[str, Any]:
+        """The window's ratios as JSON keys, each named for what it divides (the direct watch's
+        and the fleet's JSON share them): α with its basis, the engines' acceptance rate, the draft
+        share, the mean accepted length, and the per-position series, conditional and marginal,
+        each with a `_basis` saying which (the module docstring)."""
+        conditional = self.per_position_acceptance
+        told = any(a is not None for a in conditional)  # a series of None (no drafts) has no basis
+        return {
+            "alpha": _r(self.alpha), "alpha_basis": self.alpha_basis,
+            "acceptance_rate": _r(self.acceptance_rate), "draft_yield": _r(self.draft_yield),
+            "draft_share": _r(self.draft_share), "mean_accepted_length": _r(self.mean_accepted_length),
+            "accept_length_from_requests": _r(self.accept_length_from_requests),
+            "per_position_acceptance": [_r(a) for a in conditional],
+            "per_position_acceptance_basis": CONDITIONAL if told else None,
+            # "lower_bound": every conditional value after position 0 is at least what it says
+            # (drafts shorter than the series); "exact"; None: no acceptance to tell
+            "per_position_bound": None if not told else (LOWER_BOUND if self.per_position_bound else EXACT),
+            "per_position_marginal": [_r(a) for a in self.per_position_marginal],
+            "per_position_marginal_basis": MARGINAL if self.per_position_marginal else None,
+        }
+
+
 def _r(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
-
-
-def draft_yield(draft_tokens: int, accepted: int) -> float | None:
-    """accepted ÷ drafted (llama.cpp's "rate")."""
-    return accepted / draft_tokens if draft_tokens > 0 else None
-
-
-def mean_accepted_length(drafts: int, accepted: int) -> float | None:
-    """Tokens per verify step, bonus or correction included: 1 + accepted ÷ drafts."""
-    return 1.0 + accepted / drafts if drafts > 0 else None
 
 
 def verified_drafts(drafts: int, draft_tokens: int, accepted: int,
@@ -288,13 +348,15 @@ class WatchModel:
             generated = max(0, now - high)
             self._high = max(high, now)
         broken += check_invariants(d_drafts, d_tokens, d_acc, d_pos, "delta", complete=not beyond)
-        notes = scrape.notes
+        notes = scrape.notes + width_notes(base.width, scrape.width)
         if beyond and not self._beyond_said:
             self._beyond_said = True
             notes = (*notes, Note("positions_beyond", {"n": str(beyond), "most": str(MAX_POSITIONS)}))
         sample = WatchSample(scrape.t, scrape.t - last.t, d_drafts, d_tokens, d_acc, d_pos, generated,
                              scrape.active, reset, tuple(broken), dict(scrape.gauges), notes,
-                             positions_beyond=beyond)
+                             positions_beyond=beyond, cadence=scrape.cadence,
+                             verify_calls=_delta(base.verify_calls, scrape.verify_calls),
+                             requests_done=_delta(base.requests_done, scrape.requests_done))
         self.resets += reset
         self.total_drafts += d_drafts
         self.total_draft_tokens += d_tokens
@@ -313,7 +375,12 @@ class WatchModel:
         t = self._last.t if self._last is not None else 0.0
         return WatchSample(t, t - (self.started or t), self.total_drafts, self.total_draft_tokens,
                            self.total_accepted, tuple(self.total_per_position),
-                           self.total_tokens, self._last.active if self._last else None)
+                           self.total_tokens, self._last.active if self._last else None,
+                           cadence=self._last.cadence if self._last else None)
+
+
+def _delta(before: int | None, now: int | None) -> int | None:
+    return None if now is None else now - (before or 0)
 
 
 def _at(values: tuple[int, ...], k: int) -> int:
@@ -323,7 +390,8 @@ def _at(values: tuple[int, ...], k: int) -> int:
 def _went_down(before: Scrape, now: Scrape) -> bool:
     """Any cumulative counter lower than before: the server restarted (or reset its counters)."""
     pairs = [(before.drafts, now.drafts), (before.draft_tokens, now.draft_tokens),
-             (before.accepted, now.accepted), (before.tokens, now.tokens)]
+             (before.accepted, now.accepted), (before.tokens, now.tokens),
+             (before.verify_calls, now.verify_calls), (before.requests_done, now.requests_done)]
     kept = min(len(before.per_position), MAX_POSITIONS)
     pairs += [(_at(before.per_position, k), _at(now.per_position, k)) for k in range(kept)]
     return any(b is not None and n is not None and n < b for b, n in pairs)

@@ -233,12 +233,14 @@ def over_instances(samples: list[WatchSample], window_s: float) -> WatchSample |
     verified = [v for s in samples if (v := verified_drafts(s.drafts, s.draft_tokens, s.accepted, s.per_position,
                                                              beyond=s.positions_beyond))]
     basis = {b for _, b in verified}
+    cadences = {s.cadence for s in samples}
     return WatchSample(max(s.t for s in samples), window_s, sum(s.drafts for s in samples),
                        sum(s.draft_tokens for s in samples), sum(s.accepted for s in samples),
                        tuple(sum(s.per_position[k] for s in samples if k < len(s.per_position)) for k in range(width)),
                        sum(tokens) if tokens else None, sum(active) if active else None,
                        verified=sum(n for n, _ in verified) if verified else None,
-                       verified_basis=basis.pop() if len(basis) == 1 else COUNTS if basis else None)
+                       verified_basis=basis.pop() if len(basis) == 1 else COUNTS if basis else None,
+                       cadence=cadences.pop() if len(cadences) == 1 else None)
 
 
 def _outliers(windows: dict[InstanceKey, WatchSample | None], rules: AlertRules) -> set[InstanceKey]:

@@ -29,11 +29,6 @@ def reading_of(sample: WatchSample | None, otherwise: str = CONDITIONAL) -> str:
     return MARGINAL if sample.per_position_bound else CONDITIONAL
 
 
-def marginal_acceptance(per_position: tuple[int, ...], drafts: int) -> tuple[float | None, ...]:
-    """accepted(k) ÷ drafts per position (None without drafts)."""
-    return tuple(n / drafts if drafts > 0 else None for n in per_position)
-
-
 def position_reading(sample: WatchSample | None,
                      otherwise: str = CONDITIONAL) -> tuple[str, tuple[float | None, ...]]:
     """The reading the bars show for this sample and its values, position 0 first (`otherwise`:
@@ -42,5 +37,5 @@ def position_reading(sample: WatchSample | None,
         return otherwise, ()
     reading = reading_of(sample, otherwise)
     if reading == MARGINAL:
-        return reading, marginal_acceptance(sample.per_position, sample.drafts)
+        return reading, sample.per_position_marginal
     return reading, sample.per_position_acceptance

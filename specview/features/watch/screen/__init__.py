@@ -28,6 +28,7 @@ from specview.boundary.text import number, sanitize
 from specview.features.live.run_text import note_texts
 from specview.features.watch.model import WatchModel, WatchSample
 from specview.features.watch.model.by_load import LoadTable
+from specview.features.watch.model.cadence import cadence_phrase
 from specview.features.watch.model.position_reading import CONDITIONAL, position_reading
 from specview.features.watch.model.requests import RequestsNow
 from specview.features.watch.screen.load_text import load_lines
@@ -212,7 +213,11 @@ class WatchScreen(Screen[None]):
             checks = fill("watch.invariants_broken", t, n=len(self.model.violations))
         else:
             checks = text("watch.invariants_ok", t)
-        self.query_one("#watch-checks", Static).update(Text("\n".join((checks, *note_texts(s.notes, t)))))
+        cadence = cadence_phrase(s.cadence)
+        said = (checks, *([cadence.render(t)] if cadence else []), *note_texts(s.notes, t))
+        if s.accept_length_from_requests is not None:  # SGLang: τ from its counters, beside its gauge
+            said += (fill("watch.requests_accept_length", t, value=f"{s.accept_length_from_requests:.2f}"),)
+        self.query_one("#watch-checks", Static).update(Text("\n".join(said)))
         if self.requests_now is not None:
             self.query_one("#watch-requests", Static).update(Text("\n".join(requests_lines(self.requests_now, t))))
         self.query_one("#watch-load", Static).update(Text("\n".join(load_lines(self.by_load, t))))

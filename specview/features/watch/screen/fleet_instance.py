@@ -20,6 +20,7 @@ from textual.widgets import Footer, Label, Static
 
 from specview.boundary.text import number, sanitize
 from specview.features.live.run_text import note_texts
+from specview.features.watch.model.cadence import cadence_phrase
 from specview.features.watch.model.fleet import InstanceRow, said_in
 from specview.features.watch.model.position_reading import CONDITIONAL, position_reading
 from specview.features.watch.screen.fleet_cells import FIELD_CHARS, alert_line, engine_text, marks, state_text
@@ -111,6 +112,9 @@ class InstanceScreen(Screen[None]):
                       yield_=number(window.draft_yield if window else None, ".3f"), marks=marks(row).strip() or "—")]
         if row.outlier:
             lines.append(text("fleetscreen.outlier", t))
+        cadence = cadence_phrase(window.cadence if window else None)
+        if cadence is not None:
+            lines.append(cadence.render(t))
         lines += [alert_line(a, t) for a in row.alerts]
         if row.missing:
             names = ", ".join(sanitize(m, 120, one_line=True) for m in row.missing[:MAX_MISSING])

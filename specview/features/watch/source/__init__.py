@@ -45,6 +45,7 @@ class ServerWatch:
         wanted = checked_kind(server)
         self._conn = Connection(url, api_key, key_env, timeouts)
         self._poll = OnePoll(self._conn)  # /slots read once a poll (`one_poll`), however many parts want it
+        self._scrapes = 0  # detection's notes go with the second scrape: a model folds the first into no sample
         try:
             self._conn.get_text(f"{self._conn.root}/metrics", Phrase("watcherr.doing.metrics"), hint=METRICS_HINT)
             with self._server_values(Phrase("watcherr.doing.detecting")):
@@ -78,18 +79,22 @@ class ServerWatch:
         """One poll, within the request timeout. Raises BackendError when the server stopped
         answering /metrics (or did not finish in time) or sent a count that is not one."""
         t = time.monotonic()
+        self._scrapes += 1
         text = self._conn.get_text(f"{self._conn.root}/metrics", Phrase("watcherr.doing.watching"))
         kind = self.kind
         prefix = kind.metrics_prefix
-        names = tuple(n for n in (kind.tokens_counter, kind.active_gauge) if n)
+        names = tuple(n for n in (kind.tokens_counter, kind.active_gauge, kind.verify_counter, kind.requests_counter)
+                      if n)
+        gauges = kind.watch_gauges + ((kind.width_gauge,) if kind.width_gauge else ())
         # one pass over the text for every family read (the other lines are never parsed)
-        samples = read_samples(text, ((spec_family(prefix),) if prefix else ()) + sum_families(names)
-                               + kind.watch_gauges)
+        samples = read_samples(text, ((spec_family(prefix),) if prefix else ()) + sum_families(names) + gauges)
         with self._server_values(Phrase("watcherr.doing.watching")):
             counters = draft_counters(samples, prefix) if prefix else None
             sums = count_sums(samples, names) if names else {}
             in_flight = kind.in_flight_tokens(self._poll)
         tokens = sums.get(kind.tokens_counter or "")
+        verify, done = sums.get(kind.verify_counter or ""), sums.get(kind.requests_counter or "")
+        width = gauge_means(samples, (kind.width_gauge,)).get(kind.width_gauge) if kind.width_gauge else None
         return Scrape(
             t=t,
             drafts=counters.drafts if counters else None,
@@ -100,7 +105,11 @@ class ServerWatch:
             in_flight=in_flight,
             active=sums.get(kind.active_gauge or ""),
             gauges=gauge_means(samples, kind.watch_gauges) if kind.watch_gauges else {},
-            notes=samples.notes(),
+            notes=samples.notes() + (self.facts.notes if self._scrapes == 2 else ()),
+            cadence=kind.counters_update,
+            verify_calls=round(verify) if verify is not None else None,
+            requests_done=round(done) if done is not None else None,
+            width=width,
         )
 
     def requests(self) -> RequestsNow:

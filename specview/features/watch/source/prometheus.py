@@ -13,6 +13,14 @@ instance Prometheus has not scraped again since the last poll has no new sample 
 Prometheus cannot know more than its scrape interval lets it. A scrape stamped no later than the
 last one folded is never folded again, so no window is ever negative.
 
+The first poll's window is the asked one (`--interval`, so `--once` reads what it asked for): one
+more instant query at `interval` seconds ago, each instance's scrape then folded against its latest
+(Prometheus holds no point between two of its scrapes, so the window runs from the last scrape at or
+before that time: the asked interval, give or take one scrape interval; `window_s` says what it
+was). Where no scrape lies between (`interval` shorter than Prometheus's scrape interval) the
+window is the shortest Prometheus has, from the scrape before the latest; where Prometheus has no
+earlier scrape, the history's last window (below).
+
 The first poll also asks a range query over the retention, so the charts start before specview
 did: the values every `step` seconds (the window, or coarser: at most MAX_HISTORY windows, fewer
 for a big fleet so the answer stays a few MB), folded the same way. A history point stamped
@@ -33,18 +41,21 @@ that fails (down, 401/403, a query error, an answer too large) raises one Backen
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from argparse import Namespace
 from dataclasses import dataclass, field, replace
 
 from specview.backends.reason import reason_of
+from specview.backends.remote.server_kind import DIFFUSION_METHOD
 from specview.backends.remote.timeouts import Timeouts
 from specview.boundary.bounds import MAX_COUNTER, MAX_POSITION, Invalid
 from specview.boundary.text import sanitize, shown
 from specview.features.watch.model import MAX_POSITIONS, Scrape, WatchModel, WatchSample
 from specview.features.watch.model.fleet import InstanceKey, InstanceReading, State
 from specview.features.watch.model.fleet_keys import instance_label
+from specview.features.watch.source.first_window import between, instead
 from specview.features.watch.source.prometheus_api import PrometheusApi, PrometheusAuth, PrometheusSeries
 from specview.features.watch.source.promql import (
     COUNT,
@@ -53,7 +64,8 @@ from specview.features.watch.source.promql import (
     SCRAPED,
     UP,
     EngineSeries,
-    engine_series,
+    engine_of,
+    is_diffusion,
     match_selector,
     now_query,
 )
@@ -119,23 +131,38 @@ class PrometheusFleet:
             raise BackendError("watcherr.prometheus.no_instance", root=self.root, matching=shown_match)
         history: dict[Key, list[_InstanceAnswer]] = {}
         dropped: dict[Key, int] = {}
+        before: dict[Key, _InstanceAnswer] = {}
         history_note: Note | None = None
         if not self._followed:
             try:
                 history, dropped = self._history(at, len(answer))
             except BackendError as exc:  # the live numbers do not need it
                 history_note = Note("prometheus_no_history", {"error": str(exc)})
+            with contextlib.suppress(BackendError):  # without it, the window is the history's last
+                before = self._before(at, now)
         keys = sorted(set(now) | set(self._followed), key=lambda k: (instance_label(k), k))
         if len(keys) > MAX_INSTANCES:
             raise _too_many(self.root, len(keys))
-        readings = [self._reading(key, now.get(key), history.get(key, []), history_note, dropped.get(key, 0))
-                    for key in keys]
+        readings = [self._reading(key, now.get(key), history.get(key, []), history_note, dropped.get(key, 0),
+                                  before.get(key)) for key in keys]
         if any(r.error is FAILED_SCRAPE for r in readings):
             why = self._api.scrape_errors()  # one more request, only while an instance is down
             readings = [replace(r, error=Phrase("watcherr.prometheus.failed_scrape_why", why=said))
                         if r.error is FAILED_SCRAPE and (said := why.get(_job_instance(key))) is not None
                         else r for key, r in zip(keys, readings, strict=True)]
         return tuple(readings)
+
+    def _before(self, at: float, now: dict[Key, _InstanceAnswer]) -> dict[Key, _InstanceAnswer]:
+        """Each instance's values at its last scrape `window_s` before `at`; where that is the
+        scrape `now` holds (an interval shorter than Prometheus's), the scrape before that one."""
+        began = at - self.window_s
+        before = _instances(self._api.vector(now_query(self._matchers), began), began)
+        same = [key for key, answer in now.items() if key in before and _same_scrape(before[key], answer)]
+        if same:
+            earlier_at = min(now[key].scraped or at for key in same) - CLOCK_SLACK_S
+            earlier = _instances(self._api.vector(now_query(self._matchers), earlier_at), earlier_at)
+            before.update((key, earlier[key]) for key in same if key in earlier)
+        return before
 
     def _history(self, at: float, series: int) -> tuple[dict[Key, list[_InstanceAnswer]], dict[Key, int]]:
         """Each instance's values every `step` s over the retention, oldest first, each stamped
@@ -168,12 +195,12 @@ class PrometheusFleet:
         return history, dropped
 
     def _reading(self, key: Key, now: _InstanceAnswer | None, history: list[_InstanceAnswer],
-                 history_note: Note | None, dropped: int = 0) -> InstanceReading:
+                 history_note: Note | None, dropped: int = 0, before: _InstanceAnswer | None = None) -> InstanceReading:
         name = instance_label(key)
         if now is None:
             return InstanceReading(name, State.DOWN, error=Phrase("watcherr.prometheus.gone"), labels=key)
         names = _names_in(now)
-        series = _engine(names)
+        series = engine_of(names)
         first = key not in self._followed
         followed = self._followed.setdefault(key, _Followed())
         if first:
@@ -184,10 +211,13 @@ class PrometheusFleet:
         try:
             samples = [s for point in history if (s := _fold(followed, point, series)) is not None]
             sample = _fold(followed, now, series)
+            asked = _asked_window(before, now, series) if first else None
         except Invalid as exc:
             return InstanceReading(name, State.DOWN, engine=series.engine if series else None,
                                    error=Phrase("watcherr.prometheus.holds", what=reason_of(exc)), labels=key)
-        if first and sample is None and samples:  # no scrape since the history's last: that is the window
+        if asked is not None:  # the window asked for; the history up to where it begins
+            sample, samples = instead(asked, samples, sample)
+        elif first and sample is None and samples:  # no scrape in the window asked: the history's last
             sample = samples.pop()
         if sample is not None and followed.pending:
             sample, followed.pending = replace(sample, notes=(*sample.notes, *followed.pending)), ()
@@ -198,6 +228,9 @@ class PrometheusFleet:
         if now.up == 0:
             return InstanceReading(name, State.DOWN, engine=engine, gamma=gamma, missing=_missing(now, names, series),
                                    error=FAILED_SCRAPE, history=tuple(samples), labels=key)
+        if is_diffusion(names, series):  # named as what it is; the draft series it lacks are not missing
+            return InstanceReading(name, State.UP, engine=engine, method=DIFFUSION_METHOD, sample=sample,
+                                   history=tuple(samples), labels=key)
         return InstanceReading(name, State.UP, engine=engine, gamma=gamma, sample=sample,
                                missing=_missing(now, names, series), history=tuple(samples), labels=key)
 
@@ -284,13 +317,6 @@ def _names_in(point: _InstanceAnswer) -> set[str]:
     return {name for name, _pos in point.values} | set(point.gauges)
 
 
-def _engine(names: set[str]) -> EngineSeries | None:
-    """The kind with the most of its series among `names` (None: none of any kind)."""
-    scored = [(len(names.intersection(s.expected)), s) for s in engine_series()]
-    best = max(scored, key=lambda item: item[0], default=(0, None))
-    return best[1] if best[0] > 0 else None
-
-
 def _missing(point: _InstanceAnswer, names: set[str], series: EngineSeries | None) -> tuple[str, ...]:
     if series is None:
         return ()
@@ -345,6 +371,22 @@ def _fold(followed: _Followed, point: _InstanceAnswer, series: EngineSeries | No
     return sample
 
 
+def _same_scrape(before: _InstanceAnswer, now: _InstanceAnswer) -> bool:
+    """Whether `before` holds the scrape `now` holds (or a later one)."""
+    return before.scraped is not None and now.scraped is not None and before.scraped >= now.scraped
+
+
+def _asked_window(before: _InstanceAnswer | None, now: _InstanceAnswer,
+                  series: EngineSeries | None) -> WatchSample | None:
+    """The sample from the scrape `before` holds to the one `now` holds (None: the same scrape, a
+    failed one, or no `before`)."""
+    if before is None or not before.values or before.up == 0 or now.up == 0:
+        return None
+    if before.scraped is None or now.scraped is None or before.scraped >= now.scraped:
+        return None
+    return between(_scrape(before, series), _scrape(now, series))
+
+
 def _scrape(point: _InstanceAnswer, series: EngineSeries | None) -> Scrape:
     t = point.scraped if point.scraped is not None else point.at
     if series is None:
@@ -357,4 +399,6 @@ def _scrape(point: _InstanceAnswer, series: EngineSeries | None) -> Scrape:
                   accepted=_count(point, series.accepted), per_position=_positions(point, series.per_position),
                   tokens=_count(point, series.tokens),
                   active=active if active is not None and math.isfinite(active) else None,
-                  gauges=gauges, notes=notes, positions_beyond=point.beyond)
+                  gauges=gauges, notes=notes, positions_beyond=point.beyond, cadence=series.cadence,
+                  verify_calls=_count(point, series.verify), requests_done=_count(point, series.requests),
+                  width=gauges.get(series.width or ""))

@@ -49,13 +49,22 @@ class EngineSeries:
     tokens: str | None
     active: str | None
     gauges: tuple[str, ...]
+    cadence: str | None = None  # when its counters move (ServerKind.counters_update)
+    verify: str | None = None  # verify steps counted when requests end (ServerKind.verify_counter)
+    requests: str | None = None  # requests finished (ServerKind.requests_counter)
+    width: str | None = None  # the width an accept-rate gauge divides by (ServerKind.width_gauge)
+    diffusion: str | None = None  # a diffusion LM's counter (ServerKind.diffusion_counter)
     summed: tuple[str, ...] = field(init=False)  # the counters and the running gauge (summed over label sets)
+    averaged: tuple[str, ...] = field(init=False)  # the gauges (averaged over label sets)
     expected: tuple[str, ...] = field(init=False)  # every series an instance of this engine should have
 
     def __post_init__(self) -> None:  # computed once: every poll asks for them per instance
         names = (self.drafts, self.draft_tokens, self.accepted, self.per_position, self.tokens, self.active)
-        object.__setattr__(self, "summed", tuple(n for n in names if n))
-        object.__setattr__(self, "expected", self.summed + self.gauges)
+        required = tuple(n for n in names if n)
+        optional = tuple(n for n in (self.verify, self.requests, self.diffusion) if n)
+        object.__setattr__(self, "summed", required + optional)
+        object.__setattr__(self, "averaged", self.gauges + ((self.width,) if self.width else ()))
+        object.__setattr__(self, "expected", required + self.gauges)  # older builds lack the others
 
 
 @cache
@@ -66,10 +75,23 @@ def engine_series() -> tuple[EngineSeries, ...]:
         spec: tuple[str | None, ...] = spec_counter_names(kind.metrics_prefix) if kind.metrics_prefix else (None,) * 4
         drafts, draft_tokens, accepted, per_position = spec
         series = EngineSeries(kind.id, drafts, draft_tokens, accepted, per_position, kind.tokens_counter,
-                              kind.active_gauge, kind.watch_gauges)
+                              kind.active_gauge, kind.watch_gauges, kind.counters_update, kind.verify_counter,
+                              kind.requests_counter, kind.width_gauge, kind.diffusion_counter)
         if series.expected:
             found.append(series)
     return tuple(found)
+
+
+def engine_of(names: set[str]) -> EngineSeries | None:
+    """The kind with the most of its series among `names` (None: none of any kind)."""
+    scored = [(len(names.intersection(s.expected)), s) for s in engine_series()]
+    best = max(scored, key=lambda item: item[0], default=(0, None))
+    return best[1] if best[0] > 0 else None
+
+
+def is_diffusion(names: set[str], series: EngineSeries | None) -> bool:
+    """A diffusion LM: its kind's diffusion counter, and no draft counters."""
+    return series is not None and series.diffusion in names and series.draft_tokens not in names
 
 
 def match_selector(text: str | None) -> str:
@@ -127,7 +149,7 @@ def values_query(matchers: str) -> str:
     """Every instance's counters and running gauge (summed) and other gauges (averaged)."""
     series = engine_series()
     summed = tuple(n for s in series for n in s.summed)
-    gauges = tuple(n for s in series for n in s.gauges)
+    gauges = tuple(n for s in series for n in s.averaged)
     parts = [_tagged(f"sum by (__name__, instance, job, position) ({_selector(summed, matchers)})", COUNT)]
     if gauges:
         parts.append(_tagged(f"avg by (__name__, instance, job) ({_selector(gauges, matchers)})", GAUGE))

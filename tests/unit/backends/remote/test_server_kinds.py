@@ -113,3 +113,32 @@ def test_a_user_presets_engine_no_kind_knows_is_shown_under_its_own_name_made_sa
     shown = real_run_text(preset)
     assert "\x1b" not in shown and "\x07" not in shown
     assert "tabby" in shown and "tabby --serve" in shown and shown.count("specview --url") == 1
+
+
+def test_a_command_whose_method_an_engine_removed_says_which_releases_still_run_it() -> None:
+    """vLLM 0.33.0 dropped the `medusa` and `mlp_speculator` methods: the Medusa preset's vLLM
+    command says so, in each language; commands of methods every release has say nothing."""
+    medusa = get_preset("medusa")
+    (vllm,) = [r for r in real_runs(medusa, engines()) if r.engine == "vllm"]
+    assert '"method": "medusa"' in vllm.command and vllm.removed_in == "0.33"
+    assert "vLLM 0.33 removed this method: it runs on vLLM releases before 0.33 only" in real_run_text(medusa)
+    assert "vLLM 0.33 移除了这个方法" in real_run_text(medusa, "zh")
+    assert "removed this method" not in real_run_text(get_preset("ngram"))
+    for preset in load_presets().values():  # every shipped command of a removed method says so
+        for key, command in preset.run.items():
+            if key == "vllm" and ('"medusa"' in command or '"mlp_speculator"' in command):
+                assert preset.run_removed.get("vllm") == "0.33", preset.id
+
+
+def test_a_removal_for_an_engine_the_preset_does_not_run_is_refused_by_file() -> None:
+    import tomllib
+    from importlib import resources
+
+    from specview.catalog.presets import parse_preset
+    from specview.kernel.errors import PresetError
+
+    data = tomllib.loads((resources.files("specview") / "presets" / "medusa.toml").read_text())
+    assert parse_preset(data, "medusa.toml").run_removed == {"vllm": "0.33"}
+    for removed in ({"sglang": "0.6"}, {"vllm": 33}, "0.33"):
+        with pytest.raises(PresetError, match=r"medusa\.toml: key 'run_removed'"):
+            parse_preset({**data, "run_removed": removed}, "medusa.toml")

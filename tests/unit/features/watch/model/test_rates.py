@@ -36,7 +36,8 @@ def test_deltas_and_rates_between_two_scrapes() -> None:
     sample = model.feed(scrape(2.0, 20, 60, 40, (18, 14, 8), 110, active=2))
     assert sample is not None
     assert (sample.drafts, sample.draft_tokens, sample.accepted, sample.per_position) == (10, 30, 20, (9, 7, 4))
-    assert sample.drafts_per_s == 15.0 and sample.accepted_per_s == 10.0 and sample.tokens_per_s == 30.0
+    assert sample.drafts_per_s == 5.0 and sample.draft_tokens_per_s == 15.0  # verify steps, tokens drafted
+    assert sample.accepted_per_s == 10.0 and sample.tokens_per_s == 30.0
     assert sample.draft_yield == pytest.approx(20 / 30)
     assert sample.mean_accepted_length == 3.0  # 1 + 20 / 10
     # verified: all 10 drafts verify position 0; 9 reached position 1; 7 reached position 2
@@ -116,8 +117,9 @@ def test_the_monitor_gauges_come_from_the_gauge_table() -> None:
     sample = model.feed(scrape(2.0, 20, 60, 40, (18, 14, 8), 110, active=2))
     shown = {g.key: (g.value, g.note) for g in watch_texts(sample, "en")}
     assert shown == {
-        "drafts_per_second": ("15.0", ""), "accepted_per_second": ("10.0", ""),
-        "alpha": ("0.77", "yield 0.67 · α from the position series"), "mean_accepted_length": ("3.00", ""),
+        "draft_tokens_per_second": ("15.0", ""), "accepted_per_second": ("10.0", ""),
+        "alpha": ("0.77", "yield 0.67 (engines' acceptance rate) · α from the position series"),
+        "mean_accepted_length": ("3.00", ""),
         "tokens_per_second": ("30.0", ""), "running": ("2", ""),
     }
     assert all(g.value == "—" for g in watch_texts(None, "zh"))
@@ -141,7 +143,7 @@ def test_alpha_from_the_series_only_where_they_describe_every_draft() -> None:
     # no series at all (a server without them): the counts still give α, said as such
     assert verified_drafts(10, 40, 25, ()) == (25 + 10, COUNTS)
     shown = {g.key: g.note for g in watch_texts(sample, "en")}
-    assert shown["alpha"] == "yield 1.00 · α from the counts (at least this)"
+    assert shown["alpha"] == "yield 1.00 (engines' acceptance rate) · α from the counts (at least this)"
     assert "计数" in {g.key: g.note for g in watch_texts(sample, "zh")}["alpha"]
 
 
@@ -153,7 +155,7 @@ def test_per_position_acceptance_of_short_drafts_is_said_to_be_a_lower_bound() -
     model.feed(scrape(0.0, 0, 0, 0, (0,) * 48))
     short = model.feed(scrape(1.0, 30, 79, 79, series))
     assert short is not None and short.per_position_bound
-    assert short.to_dict()["per_position_basis"] == "lower_bound"
+    assert short.to_dict()["per_position_bound"] == "lower_bound"
     bars = position_texts(short.per_position_acceptance[:3], bound=True)
     assert [t for _, t in bars] == ["1.00", "≥ 0.67", "≥ 0.75"]  # 30/30, 20/30, 15/20
     # the line (and the bars) read such drafts the marginal way, accepted(k) ÷ drafts, and say so
@@ -166,7 +168,7 @@ def test_per_position_acceptance_of_short_drafts_is_said_to_be_a_lower_bound() -
     model.feed(scrape(0.0, 0, 0, 0, (0, 0, 0)))
     full = model.feed(scrape(1.0, 10, 30, 20, (9, 7, 4)))
     assert full is not None and not full.per_position_bound
-    assert full.to_dict()["per_position_basis"] == "positions" and "≥" not in line(full, "en")
+    assert full.to_dict()["per_position_bound"] == "exact" and "≥" not in line(full, "en")
     assert position_reading(full) == (CONDITIONAL, full.per_position_acceptance)
     assert "(conditional) 0.90 0.78 0.57" in line(full, "en")
 
@@ -185,3 +187,29 @@ def test_a_window_without_drafts_keeps_the_reading_shown_before() -> None:
     idle = WatchSample(0.0, 1.0, 0, 0, 0, (), 0, 0.0)
     assert position_reading(idle, MARGINAL) == (MARGINAL, ())
     assert position_reading(idle)[0] == CONDITIONAL and position_reading(None, MARGINAL)[0] == MARGINAL
+
+
+def test_each_ratio_is_named_for_what_it_divides() -> None:
+    """α (accepted ÷ verified) apart from the engines' acceptance rate (accepted ÷ drafted, vLLM's
+    dashboard and `vllm bench serve`); the conditional per-position series beside the marginal one
+    (the dashboard's: accepted at k ÷ drafts), each saying which; the draft share (accepted ÷
+    generated, the dashboard's "output from drafts"); drafts/s apart from draft tokens/s."""
+    model = WatchModel()
+    model.feed(scrape(0.0, 10, 30, 20, (9, 7, 4), 50))
+    sample = model.feed(scrape(2.0, 20, 60, 40, (18, 14, 8), 110))
+    assert sample is not None
+    d = sample.to_dict()
+    assert d["alpha"] == round(20 / 26, 4) and d["alpha_basis"] == POSITIONS
+    assert d["acceptance_rate"] == d["draft_yield"] == round(20 / 30, 4)
+    assert d["draft_share"] == round(20 / 60, 4)
+    assert d["per_position_acceptance"] == [0.9, round(7 / 9, 4), round(4 / 7, 4)]
+    assert d["per_position_acceptance_basis"] == "conditional" and d["per_position_bound"] == "exact"
+    assert d["per_position_marginal"] == [0.9, 0.7, 0.4] and d["per_position_marginal_basis"] == "marginal"
+    assert (d["drafts_per_s"], d["draft_tokens_per_s"]) == (5.0, 15.0)
+    # nothing drafted: every ratio None, the series empty, no basis
+    idle = model.feed(scrape(3.0, 20, 60, 40, (18, 14, 8), 110))
+    assert idle is not None
+    i = idle.to_dict()
+    assert all(i[k] is None for k in ("alpha", "acceptance_rate", "draft_share", "per_position_acceptance_basis",
+                                      "per_position_marginal_basis", "per_position_bound"))
+    assert i["per_position_marginal"] == [] and i["per_position_acceptance"] == [None, None, None]

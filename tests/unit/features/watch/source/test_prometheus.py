@@ -46,3 +46,16 @@ def test_the_command_line_builds_the_fleet(monkeypatch: pytest.MonkeyPatch) -> N
     with pytest.raises(CliError, match="not both"):
         prometheus_fleet_of(Namespace(prometheus="http://h:1", prometheus_user="u", prometheus_password_env="P",
                                       prometheus_token_env="T"))
+
+
+def test_sglangs_verify_counters_and_width_are_asked_but_not_required() -> None:
+    """τ from counters needs `spec_verify_calls_total` and `num_requests_total`, the accept-rate
+    note the width gauge: all three are read where Prometheus has them, and an older SGLang
+    without them lacks nothing it should export."""
+    sglang = {s.engine: s for s in engine_series()}["sglang"]
+    assert (sglang.verify, sglang.requests, sglang.width) == (
+        "sglang:spec_verify_calls_total", "sglang:num_requests_total", "sglang:spec_num_draft_tokens")
+    assert sglang.cadence == "request_end"
+    query = now_query("")
+    assert all(name in query for name in (sglang.verify, sglang.requests, sglang.width))
+    assert not {sglang.verify, sglang.requests, sglang.width} & set(sglang.expected)
