@@ -96,8 +96,9 @@ def observe(url: str, *, window_s: float, probes: int, api_key: ApiKey | None, k
         obs.speculating = obs.speculating or watch.facts.speculating
         obs.totals = model.totals()
         for v in model.violations:
-            obs.set_aside.append(Phrase("doctor.set_aside_text.counters", url=obs.url, rule=Phrase(f"watch.rule.{v.rule}"),
-                                        values=", ".join(f"{k} {n}" for k, n in v.values.items())))
+            values = ", ".join(f"{k} {n}" for k, n in v.values.items())
+            obs.set_aside.append(Phrase("doctor.set_aside_text.counters", url=obs.url,
+                                        rule=Phrase(f"watch.rule.{v.rule}"), values=values))
         return obs
     finally:
         conn.interrupt()  # a probe still in flight ends now

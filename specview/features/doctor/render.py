@@ -46,7 +46,8 @@ def lines(reports: Sequence[Report], lang: str) -> list[str]:
 
 def as_json(reports: Sequence[Report], lang: str) -> dict[str, Any]:
     return {"schema": SCHEMA, "lang": lang, "servers": [
-        {"url": _safe(obs.url), "engine": _safe(obs.engine), "method": None if obs.method is None else _safe(obs.method),
+        {"url": _safe(obs.url), "engine": _safe(obs.engine),
+         "method": None if obs.method is None else _safe(obs.method),
          "window_s": obs.window_s, "samples": obs.samples, "probes": len(obs.probes),
          "findings": [_clean(f.to_dict(lang)) for f in found]}
         for obs, found in reports]}

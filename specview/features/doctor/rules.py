@@ -86,10 +86,11 @@ def speculation(obs: Observation, trusted: bool = True) -> Finding:
         return Finding("on" if obs.speculating else "off", OK if obs.speculating else WARN, level, reason,
                        {"method": obs.method or "—", "gamma": gamma or "—"}, tuple(evidence),
                        None if obs.speculating else on_flag)
+    if obs.prefix is None and not sglang_gauges and not obs.speculating:
+        return Finding("unknown", WARN, LOW, "no_family", {"engine": obs.engine}, tuple(evidence))
     if not obs.speculating and not sglang_gauges and (drafted_ever is None or drafted_ever == 0):
         reason = "no_counters" if drafted_ever is None else "zero_drafts"
-        level = LOW if obs.prefix is None and not sglang_gauges and obs.engine == "generic" else HIGH
-        return Finding("off", WARN, level, reason, {"engine": obs.engine}, tuple(evidence), on_flag)
+        return Finding("off", WARN, HIGH, reason, {"engine": obs.engine}, tuple(evidence), on_flag)
     if window is not None and window.draft_tokens == 0 and (made or 0) > 0:
         never = drafted_ever == 0
         severity = WARN if is_ngram(obs) or not never else PROBLEM
