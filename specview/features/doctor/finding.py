@@ -35,7 +35,7 @@ class Evidence:
 
 
 @dataclass(frozen=True, slots=True)
-class Finding:
+class DoctorFinding:
     id: str
     severity: str
     confidence: str

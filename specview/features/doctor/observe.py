@@ -50,7 +50,6 @@ class Observation:
     probes: list[ProbeResult] = field(default_factory=list)
     set_aside: list[Phrase] = field(default_factory=list)  # numbers that failed a check, one line each
     errors: list[Phrase] = field(default_factory=list)  # a source that stopped answering, one line each
-    props_keys: int | None = None
     prefix: str | None = None  # the engine's metric prefix (llamacpp, vllm), None where it has none
     tokens_source: str | None = None  # the generated-tokens counter
 
@@ -112,11 +111,9 @@ def _read_props(conn: Connection, obs: Observation) -> None:
     if obs.engine != "llama-server":
         return
     props: Any = conn.probe_json(f"{conn.root}/props")
-    if isinstance(props, dict):
-        obs.props_keys = len(props)
-        if len(props) > MAX_PROPS_KEYS:
-            obs.set_aside.append(Phrase("doctor.set_aside_text.props", url=obs.url, n=len(props), most=MAX_PROPS_KEYS))
-            obs.method = None  # what detection read from it is not used either
+    if isinstance(props, dict) and len(props) > MAX_PROPS_KEYS:
+        obs.set_aside.append(Phrase("doctor.set_aside_text.props", url=obs.url, n=len(props), most=MAX_PROPS_KEYS))
+        obs.method = None  # what detection read from it is not used either
 
 
 def _probe_deadline(timeouts: Timeouts, window_s: float) -> float:

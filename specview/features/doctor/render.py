@@ -11,14 +11,14 @@ from typing import Any
 
 from specview.boundary.bounds import MAX_SHOWN
 from specview.boundary.text import sanitize
-from specview.features.doctor.finding import Finding
+from specview.features.doctor.finding import DoctorFinding
 from specview.features.doctor.observe import Observation
 from specview.texts.catalog import fill
 
 SCHEMA = 1  # the version of `doctor --json`'s shape
 MAX_EVIDENCE_SHOWN = 12  # evidence lines per finding in the text (the JSON has all)
 
-Report = tuple[Observation, Sequence[Finding]]
+Report = tuple[Observation, Sequence[DoctorFinding]]
 
 
 def _safe(text: str) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from specview.features.doctor.finding import HIGH, LOW, MEDIUM, OK, PROBLEM, WARN, Evidence, Finding
+from specview.features.doctor.finding import HIGH, LOW, MEDIUM, OK, PROBLEM, WARN, DoctorFinding, Evidence
 from specview.features.doctor.flags import DEFAULT_GAMMA, SET_GAMMA, TURN_ON, flag
 from specview.features.doctor.observe import Observation
 from specview.kernel.gamma_choice import best_of
@@ -30,7 +30,7 @@ DIFFER = 0.10  # α and the engines' acceptance rate differ by more than this sh
 BETTER = 0.05  # another γ must beat the current one by this share to be recommended
 
 
-def diagnose(obs: Observation, baseline_tps: float | None = None) -> list[Finding]:
+def diagnose(obs: Observation, baseline_tps: float | None = None) -> list[DoctorFinding]:
     """Every finding for one server, in the order they are shown."""
     found = list(checks(obs))
     trusted = not any(s.key == "doctor.set_aside_text.counters" for s in obs.set_aside)
@@ -63,7 +63,7 @@ def gamma_of(obs: Observation) -> tuple[int | None, str]:
     return None, ""
 
 
-def speculation(obs: Observation, trusted: bool = True) -> Finding:
+def speculation(obs: Observation, trusted: bool = True) -> DoctorFinding:
     """On or off, and a drafter that drafts nothing."""
     last, window = obs.last, obs.totals
     drafted_source = _metric(obs, "spec_decode_num_draft_tokens_total")
@@ -83,24 +83,24 @@ def speculation(obs: Observation, trusted: bool = True) -> Finding:
     sglang_gauges = last is not None and any("spec_" in g for g in last.gauges)
     if not trusted:
         level, reason = LOW, "counters_set_aside"
-        return Finding("on" if obs.speculating else "off", OK if obs.speculating else WARN, level, reason,
+        return DoctorFinding("on" if obs.speculating else "off", OK if obs.speculating else WARN, level, reason,
                        {"method": obs.method or "—", "gamma": gamma or "—"}, tuple(evidence),
                        None if obs.speculating else on_flag)
     if obs.prefix is None and not sglang_gauges and not obs.speculating:
-        return Finding("unknown", WARN, LOW, "no_family", {"engine": obs.engine}, tuple(evidence))
+        return DoctorFinding("unknown", WARN, LOW, "no_family", {"engine": obs.engine}, tuple(evidence))
     if not obs.speculating and not sglang_gauges and (drafted_ever is None or drafted_ever == 0):
         reason = "no_counters" if drafted_ever is None else "zero_drafts"
-        return Finding("off", WARN, HIGH, reason, {"engine": obs.engine}, tuple(evidence), on_flag)
+        return DoctorFinding("off", WARN, HIGH, reason, {"engine": obs.engine}, tuple(evidence), on_flag)
     if window is not None and window.draft_tokens == 0 and (made or 0) > 0:
         never = drafted_ever == 0
         severity = WARN if is_ngram(obs) or not never else PROBLEM
         level = MEDIUM if is_ngram(obs) else HIGH
-        return Finding("idle", severity, level, "ngram_idle" if is_ngram(obs) else "tokens_no_drafts",
+        return DoctorFinding("idle", severity, level, "ngram_idle" if is_ngram(obs) else "tokens_no_drafts",
                        {"method": obs.method or "—", "tokens": made}, tuple(evidence))
     if window is not None and window.draft_tokens > 0:
-        return Finding("on", OK, HIGH, "drafts_seen", {"method": obs.method or "—", "gamma": gamma or "—"},
+        return DoctorFinding("on", OK, HIGH, "drafts_seen", {"method": obs.method or "—", "gamma": gamma or "—"},
                        tuple(evidence))
-    return Finding("on", OK, LOW, "no_traffic", {"method": obs.method or "—", "gamma": gamma or "—"},
+    return DoctorFinding("on", OK, LOW, "no_traffic", {"method": obs.method or "—", "gamma": gamma or "—"},
                    tuple(evidence))
 
 
@@ -135,7 +135,7 @@ def _rates(obs: Observation) -> list[Evidence]:
             Evidence("accepted", w.accepted, acc)]
 
 
-def pays(obs: Observation, baseline_tps: float | None) -> Finding:
+def pays(obs: Observation, baseline_tps: float | None) -> DoctorFinding:
     """Does speculation pay in this window."""
     w = obs.totals
     assert w is not None and w.drafts > 0
@@ -146,7 +146,7 @@ def pays(obs: Observation, baseline_tps: float | None) -> Finding:
     if s is not None:
         c, _ = draft_cost(obs, baseline_tps)
         evidence += [Evidence("speedup", s, "probe timings ÷ --baseline-tps"), Evidence("c_implied", c, "theory")]
-        return Finding("pays_measured", OK if s >= 1.0 else PROBLEM, MEDIUM, "baseline_given",
+        return DoctorFinding("pays_measured", OK if s >= 1.0 else PROBLEM, MEDIUM, "baseline_given",
                        {"speedup": f"{s:.2f}", "c": f"{c:.2f}", "tau": f"{tau:.2f}"}, tuple(evidence))
     c, _ = draft_cost(obs, None)
     gamma = max(1, round(mean_gamma))
@@ -154,7 +154,7 @@ def pays(obs: Observation, baseline_tps: float | None) -> Finding:
     expected = speedup_of_tau(tau, gamma, c)
     evidence += [Evidence("c_assumed", c, "assumed"), Evidence("alpha_needed", needed, "theory"),
                  Evidence("expected_speedup", expected, "theory, c assumed")]
-    return Finding("pays_unknown", OK if expected >= 1.0 else WARN, LOW, "no_baseline",
+    return DoctorFinding("pays_unknown", OK if expected >= 1.0 else WARN, LOW, "no_baseline",
                    {"c": f"{c:.2f}", "gamma": gamma, "needed": f"{needed:.2f}",
                     "alpha": "—" if w.alpha is None else f"{w.alpha:.2f}", "expected": f"{expected:.2f}"},
                    tuple(evidence))
@@ -170,7 +170,7 @@ def speedups_by_gamma(marginal: Sequence[float], c: float) -> list[float]:
     return out
 
 
-def which_gamma(obs: Observation, c: float, c_measured: bool) -> Finding | None:
+def which_gamma(obs: Observation, c: float, c_measured: bool) -> DoctorFinding | None:
     """The per-position curve and the γ it recommends (None without per-position series)."""
     w = obs.totals
     if w is None or not w.per_position or w.drafts <= 0:
@@ -191,14 +191,14 @@ def which_gamma(obs: Observation, c: float, c_measured: bool) -> Finding | None:
     fields: dict[str, object] = {"best": best, "best_speedup": f"{speeds[best]:.2f}", "now": now,
                                  "now_speedup": f"{speeds[now]:.2f}", "c": f"{c:.2f}"}
     if best == 0:
-        return Finding("gamma_none", WARN, level, reason, fields, tuple(evidence))
+        return DoctorFinding("gamma_none", WARN, level, reason, fields, tuple(evidence))
     if best != now and speeds[best] > speeds[now] * (1 + BETTER):
-        return Finding("gamma_change", WARN, level, reason, fields, tuple(evidence),
+        return DoctorFinding("gamma_change", WARN, level, reason, fields, tuple(evidence),
                        flag(SET_GAMMA, obs.engine, best))
-    return Finding("gamma_keep", OK, level, reason, fields, tuple(evidence))
+    return DoctorFinding("gamma_keep", OK, level, reason, fields, tuple(evidence))
 
 
-def numbers(obs: Observation) -> Finding:
+def numbers(obs: Observation) -> DoctorFinding:
     """Each engine's "acceptance" side by side: specview's α and the dashboards' rate."""
     w = obs.totals
     assert w is not None
@@ -213,16 +213,16 @@ def numbers(obs: Observation) -> Finding:
                                  "tau": f"{w.mean_accepted_length or 1.0:.2f}",
                                  "cadence": Phrase(f"doctor.cadence.{obs.engine}")}
     differ = alpha is not None and rate is not None and alpha > 0 and (alpha - rate) / alpha > DIFFER
-    return Finding("numbers_differ" if differ else "numbers", WARN if differ else OK, HIGH, "definitions",
+    return DoctorFinding("numbers_differ" if differ else "numbers", WARN if differ else OK, HIGH, "definitions",
                    fields, tuple(evidence))
 
 
-def checks(obs: Observation) -> list[Finding]:
+def checks(obs: Observation) -> list[DoctorFinding]:
     """What was set aside, what stopped answering, and probes that failed: one finding each."""
-    found = [Finding("set_aside", PROBLEM, HIGH, "checks_failed", {"what": line}) for line in obs.set_aside]
-    found += [Finding("stopped", WARN, HIGH, "source_stopped", {"what": line}) for line in obs.errors]
+    found = [DoctorFinding("set_aside", PROBLEM, HIGH, "checks_failed", {"what": line}) for line in obs.set_aside]
+    found += [DoctorFinding("stopped", WARN, HIGH, "source_stopped", {"what": line}) for line in obs.errors]
     failed = [p.error for p in obs.probes if p.error is not None]
     if failed:
-        found.append(Finding("probe_failed", WARN, HIGH, "probe_errors",
+        found.append(DoctorFinding("probe_failed", WARN, HIGH, "probe_errors",
                              {"n": len(failed), "of": len(obs.probes), "what": failed[0]}))
     return found

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from specview.features.doctor.finding import HIGH, LOW, MEDIUM, OK, PROBLEM, WARN, Finding
+from specview.features.doctor.finding import HIGH, LOW, MEDIUM, OK, PROBLEM, WARN, DoctorFinding
 from specview.features.doctor.observe import Observation
 from specview.features.doctor.probe import ProbeResult
 from specview.features.doctor.rules import (
@@ -35,7 +35,7 @@ def window(first: Scrape, last: Scrape, *, engine: str = "llama-server", method:
     return obs
 
 
-def by_id(found: list[Finding], prefix: str) -> Finding:
+def by_id(found: list[DoctorFinding], prefix: str) -> DoctorFinding:
     (hit,) = [f for f in found if f.id.startswith(prefix)]
     return hit
 
