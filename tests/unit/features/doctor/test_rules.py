@@ -55,8 +55,7 @@ def test_off_for_vllm_names_its_speculative_config() -> None:
 
 
 def test_a_drafter_that_never_drafts_while_tokens_are_made_is_a_problem() -> None:
-    zero = dict(drafts=0, draft_tokens=0, accepted=0)
-    obs = window(Scrape(0.0, tokens=0, **zero), Scrape(10.0, tokens=80, **zero), method="draft model (draft-simple)",
+    obs = window(Scrape(0.0, 0, 0, 0, tokens=0), Scrape(10.0, 0, 0, 0, tokens=80), method="draft model (draft-simple)",
                  speculating=True)
     found = speculation(obs)
     assert (found.id, found.severity, found.confidence) == ("idle", PROBLEM, HIGH)
@@ -64,8 +63,7 @@ def test_a_drafter_that_never_drafts_while_tokens_are_made_is_a_problem() -> Non
 
 
 def test_an_ngram_drafter_idle_in_the_window_is_only_a_warning() -> None:
-    zero = dict(drafts=0, draft_tokens=0, accepted=0)
-    obs = window(Scrape(0.0, tokens=0, **zero), Scrape(10.0, tokens=80, **zero), method="n-gram (ngram-simple)",
+    obs = window(Scrape(0.0, 0, 0, 0, tokens=0), Scrape(10.0, 0, 0, 0, tokens=80), method="n-gram (ngram-simple)",
                  speculating=True)
     found = speculation(obs)
     assert (found.id, found.severity, found.confidence) == ("idle", WARN, MEDIUM)
@@ -140,7 +138,8 @@ def test_the_numbers_side_by_side_warn_when_alpha_and_the_dashboards_rate_differ
     assert found.id == "numbers_differ" and found.severity == WARN
     evidence = {e.name: e.value for e in found.evidence}
     assert evidence["yield"] == pytest.approx(12 / 40)
-    assert evidence["alpha"] is not None and evidence["alpha"] > evidence["yield"]
+    alpha, rate = evidence["alpha"], evidence["yield"]
+    assert isinstance(alpha, float) and isinstance(rate, float) and alpha > rate
     assert evidence["draft_share"] == pytest.approx(12 / 60)
     assert "request ends" in found.said("en")
 
