@@ -54,6 +54,17 @@ def is_ngram(obs: Observation) -> bool:
     return "n-gram" in method or "ngram" in method
 
 
+def finished_tokens(obs: Observation) -> int | None:
+    """Generated tokens the counter gained in the window, without the tokens of requests still
+    running (llama-server's draft counters, like its token counter, move only when a request ends:
+    comparing them with tokens in flight would find drafts missing that are only late). None where
+    the server has no token counter or it went back (a restart)."""
+    first, last = obs.first, obs.last
+    if first is None or last is None or first.tokens is None or last.tokens is None or last.tokens < first.tokens:
+        return None
+    return last.tokens - first.tokens
+
+
 def gamma_of(obs: Observation) -> tuple[int | None, str]:
     """γ as the server says it (detection), else the number of per-position series; with its basis."""
     if obs.gamma:
@@ -69,7 +80,7 @@ def speculation(obs: Observation, trusted: bool = True) -> DoctorFinding:
     drafted_source = _metric(obs, "spec_decode_num_draft_tokens_total")
     has_counters = last is not None and last.draft_tokens is not None and trusted
     drafted_ever = last.draft_tokens if has_counters and last is not None else None
-    made = window.tokens if window is not None else None
+    made = finished_tokens(obs)
     evidence = [Evidence("engine", obs.engine, "detection"), Evidence("method", obs.method, "/props, /slots")]
     if has_counters:
         evidence.append(Evidence("drafted_total", drafted_ever, drafted_source))
@@ -203,7 +214,8 @@ def numbers(obs: Observation) -> DoctorFinding:
     w = obs.totals
     assert w is not None
     evidence = _rates(obs)
-    share = w.accepted / w.tokens if w.tokens else None
+    made = finished_tokens(obs)
+    share = w.accepted / made if made else None
     evidence.append(Evidence("draft_share", share, f"accepted ÷ {obs.tokens_source or 'generated tokens'}"))
     for name, value in sorted((obs.last.gauges if obs.last else {}).items()):
         evidence.append(Evidence(name, value, "gauge"))

@@ -69,6 +69,15 @@ def test_an_ngram_drafter_idle_in_the_window_is_only_a_warning() -> None:
     assert (found.id, found.severity, found.confidence) == ("idle", WARN, MEDIUM)
 
 
+def test_tokens_of_requests_still_running_do_not_make_a_drafter_look_idle() -> None:
+    # llama-server: the draft counters move when a request ends; /slots shows 80 tokens in flight
+    obs = window(Scrape(0.0, 0, 0, 0, tokens=0), Scrape(10.0, 0, 0, 0, tokens=0, in_flight=80),
+                 method="draft model (draft-simple)", speculating=True)
+    assert obs.totals is not None and obs.totals.tokens == 80  # the watch counts them as they go
+    found = speculation(obs)
+    assert (found.id, found.confidence, found.reason) == ("on", LOW, "no_traffic")
+
+
 def test_on_with_method_and_gamma_from_the_position_series() -> None:
     obs = window(Scrape(0.0, 0, 0, 0, (0, 0, 0), tokens=0),
                  Scrape(10.0, 10, 30, 15, (8, 5, 2), tokens=40), method="n-gram (ngram-simple)", speculating=True)
