@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,6 +61,7 @@ def observe(url: str, *, window_s: float, probes: int, api_key: ApiKey | None, k
     probes = min(max(probes, 0), MAX_PROBES)
     watch = ServerWatch(url, api_key, key_env, server, timeouts)  # a BackendError says why it cannot be read
     conn = Connection(url, api_key, key_env, timeouts)  # /props and the probes: asked apart from the watch
+    pool: ThreadPoolExecutor | None = None
     try:
         watch.describe()  # learns the method from /slots where the server names it there
         facts = watch.facts
@@ -70,7 +71,9 @@ def observe(url: str, *, window_s: float, probes: int, api_key: ApiKey | None, k
         model = WatchModel(history=int(MAX_WINDOW_S / POLL_S) + 2)
         obs.first = obs.last = watch.scrape()
         model.feed(obs.first)
-        pending = _start_probes(conn, probes, _probe_deadline(timeouts, window_s), model_name)
+        pool = ThreadPoolExecutor(max_workers=PROBE_WORKERS, thread_name_prefix="specview-doctor-probe")
+        deadline = _probe_deadline(timeouts, window_s)
+        pending = [pool.submit(probe_once, conn, k, deadline, model_name) for k in range(probes)]
         ends = time.monotonic() + window_s
         stop = threading.Event()
         while True:
@@ -86,7 +89,7 @@ def observe(url: str, *, window_s: float, probes: int, api_key: ApiKey | None, k
             obs.samples += 1
             if time.monotonic() >= ends and all(f.done() for f in pending):
                 break
-            if time.monotonic() >= ends + _probe_deadline(timeouts, window_s):
+            if time.monotonic() >= ends + deadline:
                 break
         obs.probes = [f.result() for f in pending if f.done()]
         obs.probes += [ProbeResult(error=Phrase("doctor.probe.late")) for f in pending if not f.done()]
@@ -94,12 +97,18 @@ def observe(url: str, *, window_s: float, probes: int, api_key: ApiKey | None, k
         obs.method = obs.method or watch.facts.method
         obs.speculating = obs.speculating or watch.facts.speculating
         obs.totals = model.totals()
-        for v in model.violations:
+        said: set[str] = set()
+        for v in model.violations:  # one line per broken rule (a lying scrape breaks it at every poll)
+            if v.rule in said:
+                continue
+            said.add(v.rule)
             values = ", ".join(f"{k} {n}" for k, n in v.values.items())
             obs.set_aside.append(Phrase("doctor.set_aside_text.counters", url=obs.url,
                                         rule=Phrase(f"watch.rule.{v.rule}"), values=values))
         return obs
     finally:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)  # a probe not started never starts
         conn.interrupt()  # a probe still in flight ends now
         conn.close()
         watch.close()
@@ -119,13 +128,3 @@ def _read_props(conn: Connection, obs: Observation) -> None:
 def _probe_deadline(timeouts: Timeouts, window_s: float) -> float:
     """How long one probe may take: the request timeout, at most the window plus 30 s."""
     return min(timeouts.request, window_s + 30.0)
-
-
-def _start_probes(conn: Connection, n: int, deadline: float, model: str | None) -> list[Future[ProbeResult]]:
-    """`n` probes, at most PROBE_WORKERS at once, each ending by `deadline` seconds."""
-    if n <= 0:
-        return []
-    pool = ThreadPoolExecutor(max_workers=min(n, PROBE_WORKERS), thread_name_prefix="specview-doctor-probe")
-    futures = [pool.submit(probe_once, conn, k, deadline, model) for k in range(n)]
-    pool.shutdown(wait=False)  # collected by the window's loop; conn.interrupt() ends any left
-    return futures
