@@ -40,7 +40,7 @@ def test_a_plain_llama_server_is_off_with_the_flag_to_turn_it_on(tmp_path: Path)
     assert off["severity"] == "warn" and off["confidence"]["level"] == "high"
     assert off["flag"].startswith("--spec-type ngram-simple --spec-draft-n-max 3")
     assert report["servers"][0]["engine"] == "llama-server" and report["servers"][0]["probes"] == 0
-    assert words.returncode == 0 and "未开启投机解码" in words.out and "--spec-type" in words.out
+    assert words.returncode == 0 and "未开启推测解码" in words.out and "--spec-type" in words.out
 
 
 def test_an_ngram_llama_server_is_on_with_which_gamma(tmp_path: Path) -> None:

@@ -37,4 +37,4 @@ def test_no_escape_sequence_of_the_server_reaches_the_output() -> None:
 
 def test_the_text_is_in_the_asked_language() -> None:
     zh = "\n".join(lines(report(), "zh"))
-    assert "投机解码已开启" in zh and "置信度高" in zh and "修改：--spec-type ngram-simple" in zh
+    assert "推测解码已开启" in zh and "置信度高" in zh and "修改：--spec-type ngram-simple" in zh
