@@ -177,3 +177,17 @@ def test_every_finding_says_itself_in_both_languages() -> None:
         en, zh = f.said("en"), f.said("zh")
         assert en and zh and en != zh and "{" not in en + zh
         assert f.why("en") != f.why("zh")
+
+
+def test_with_a_baseline_the_gamma_advice_uses_the_implied_c_and_is_sure_of_it() -> None:
+    probe = ProbeResult(tokens=40, decode_ms=2000.0)  # 20 tok/s against a plain 16: 1.25×
+    obs = window(Scrape(0.0, 0, 0, 0, (0, 0, 0), tokens=0),
+                 Scrape(10.0, 100, 300, 150, (80, 50, 20), tokens=250), method="MTP", gamma=3, speculating=True,
+                 probes=[probe])
+    found = diagnose(obs, baseline_tps=16.0)
+    gamma = by_id(found, "gamma_")
+    c = implied_c(2.5, 3.0, 1.25)  # τ 1 + 150 ÷ 100, mean draft 3
+    assert c is not None and c == pytest.approx((2.5 / 1.25 - 1) / 3)
+    assert {e.name: e.value for e in gamma.evidence}["c"] == pytest.approx(c)
+    assert (gamma.confidence, gamma.reason) == (HIGH, "c_measured")
+    assert by_id(found, "pays_").id == "pays_measured" and by_id(found, "pays_").severity == OK
