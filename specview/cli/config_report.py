@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from specview.texts.catalog import Phrase
 
 # commands that never open a terminal UI: their problems go to stderr before they run (cli/__init__.py)
-HEADLESS_COMMANDS = frozenset({"presets", "bench", "calc", "sweep", "diff", "serve", "info"})
+HEADLESS_COMMANDS = frozenset({"presets", "bench", "calc", "sweep", "diff", "serve", "info", "doctor"})
 
 @dataclass(frozen=True, slots=True)
 class ConfigProblems:

@@ -47,6 +47,7 @@ COMMANDS = (
     "specview.features.learn.calc_command",
     "specview.features.serve.command",
     "specview.features.watch.command",
+    "specview.features.doctor.command",
     "specview.features.sweep.command",
     "specview.features.diff.command",
 )

@@ -138,3 +138,12 @@ def alpha_for_tau(tau: float, gamma: int) -> float:
         else:
             hi = mid
     return (lo + hi) / 2
+
+
+def implied_c(tau: float, gamma: float, measured_speedup: float, verify_ratio: float = 1.0) -> float | None:
+    """The draft cost c that `speedup_of_tau` would need to give `measured_speedup` at this τ
+    and (mean) γ: the same formula solved for c, (τ ÷ speedup − v) ÷ γ. None where γ or the
+    speedup is not positive; a negative answer (faster than the formula allows at c 0) is 0."""
+    if gamma <= 0 or measured_speedup <= 0:
+        return None
+    return max(0.0, (tau / measured_speedup - verify_ratio) / gamma)

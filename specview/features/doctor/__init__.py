@@ -1,0 +1,1 @@
+"""`specview doctor`: findings about a running server (command.py)."""

@@ -1,0 +1,71 @@
+"""`specview doctor URL…`: is speculation on, does it pay, which γ, and why the numbers disagree.
+
+Headless. Each server is observed for `--window` seconds through what it exposes (/metrics
+through the watch's sources, llama-server's /props and /slots, /v1/models); no request of ours
+is sent unless `--probe N` asks (N short prompts, each with a deadline). Each finding comes with
+its evidence, a confidence and the exact flag to change for that engine. `--json` prints the
+stable schema (finding.py); `--check` exits 1 when any finding is a problem. A server that
+cannot be read at all is one line and exit 2, as every command.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from specview.cli.argtypes import Parser, SubParsers, float_in, int_in, lang_option, server_option
+from specview.cli.help_format import Help
+from specview.cli.timeout_args import timeout_options
+
+DEFAULT_WINDOW_S = 10.0
+
+
+def register(sub: SubParsers, selectors: Parser) -> None:
+    from specview.features.doctor.observe import MAX_PROBES, MAX_WINDOW_S
+
+    doctor = sub.add_parser("doctor", help="cli_help.doctor.help", description="cli_help.doctor.description")
+    doctor.add_argument("urls", nargs="+", metavar="URL", help="cli_help.doctor.urls")
+    doctor.add_argument("--window", type=float_in(0.5, MAX_WINDOW_S, "--window"), default=DEFAULT_WINDOW_S,
+                        metavar="S", help=Help("cli_help.doctor.window", default=f"{DEFAULT_WINDOW_S:g}",
+                                               most=f"{MAX_WINDOW_S:g}"))
+    doctor.add_argument("--probe", type=int_in(0, MAX_PROBES, "--probe"), default=0, metavar="N",
+                        help=Help("cli_help.doctor.probe", most=MAX_PROBES))
+    doctor.add_argument("--baseline-tps", type=float_in(0.001, 1e6, "--baseline-tps"), metavar="X",
+                        help="cli_help.doctor.baseline_tps")
+    doctor.add_argument("--json", action="store_true", help="cli_help.doctor.json")
+    doctor.add_argument("--check", action="store_true", help="cli_help.doctor.check")
+    server_option(doctor, "cli_help.watch.server", default=argparse.SUPPRESS)
+    doctor.add_argument("--api-key-env", metavar="NAME", default=argparse.SUPPRESS, help="cli_help.api_key_env")
+    lang_option(doctor, default=argparse.SUPPRESS)
+    timeout_options(doctor, streams=False, default=argparse.SUPPRESS)
+    doctor.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from specview.boundary.jsonio import dumps
+    from specview.boundary.secrets import add_url_secrets
+    from specview.catalog.config import load_config
+    from specview.cli.runspec_args import api_key_of
+    from specview.cli.timeout_args import timeouts_of
+    from specview.features.doctor.finding import PROBLEM
+    from specview.features.doctor.observe import observe
+    from specview.features.doctor.render import as_json, lines
+    from specview.features.doctor.rules import diagnose
+    from specview.kernel.langs import DEFAULT_LANG
+
+    for url in args.urls:
+        add_url_secrets(url)
+    config = load_config()
+    lang = getattr(args, "lang", None) or config.lang or DEFAULT_LANG
+    key, key_env = api_key_of(args, config)
+    timeouts = timeouts_of(args, config)
+    reports = []
+    for url in args.urls:
+        obs = observe(url, window_s=args.window, probes=args.probe, api_key=key, key_env=key_env,
+                      server=getattr(args, "server", None), timeouts=timeouts)
+        reports.append((obs, diagnose(obs, args.baseline_tps)))
+    if args.json:
+        print(dumps(as_json(reports, lang), indent=1))
+    else:
+        print("\n".join(lines(reports, lang)))
+    problem = any(f.severity == PROBLEM for _obs, found in reports for f in found)
+    return 1 if args.check and problem else 0

@@ -1,0 +1,130 @@
+"""What `specview doctor` sees of one server in its window: the watch's own scrapes, /props, and
+(with `--probe N`) the timings of its own few requests.
+
+Nothing here sends a prompt unless `probes` > 0. The server is scraped through the watch's
+ServerWatch (features/watch/source/), folded by the watch's WatchModel, which checks every
+counter invariant; a scrape that fails mid-window ends the window (what was seen so far stands,
+and the failure is one line in `errors`). The window is bounded (MAX_WINDOW_S) and so are the
+probes (MAX_PROBES, each with its own deadline).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from specview.backends.remote.client import Connection
+from specview.backends.remote.timeouts import Timeouts
+from specview.boundary.api_key import ApiKey
+from specview.boundary.secrets import public_url
+from specview.features.doctor.probe import ProbeResult, probe_once
+from specview.features.watch.model import Scrape, WatchModel, WatchSample
+from specview.features.watch.source import ServerWatch
+from specview.kernel.errors import SpecviewError
+from specview.texts.catalog import Phrase
+
+MAX_WINDOW_S = 120.0
+MAX_PROBES = 16
+POLL_S = 1.0  # one scrape a second within the window
+PROBE_WORKERS = 4  # probes in flight at once
+MAX_PROPS_KEYS = 10_000  # a /props with more top-level keys is set aside (real ones have ~20)
+
+
+@dataclass
+class Observation:
+    """One server's window: its kind and facts, the folded totals, the probes' answers."""
+
+    url: str
+    engine: str
+    method: str | None
+    gamma: int | None
+    speculating: bool
+    window_s: float
+    first: Scrape | None = None
+    last: Scrape | None = None
+    totals: WatchSample | None = None
+    samples: int = 0
+    probes: list[ProbeResult] = field(default_factory=list)
+    set_aside: list[Phrase] = field(default_factory=list)  # numbers that failed a check, one line each
+    errors: list[Phrase] = field(default_factory=list)  # a source that stopped answering, one line each
+    prefix: str | None = None  # the engine's metric prefix (llamacpp, vllm), None where it has none
+    tokens_source: str | None = None  # the generated-tokens counter
+
+
+def observe(url: str, *, window_s: float, probes: int, api_key: ApiKey | None, key_env: str | None,
+            server: str | None, timeouts: Timeouts, model_name: str | None = None) -> Observation:
+    """Watch `url` for `window_s` seconds (and send `probes` requests of our own meanwhile)."""
+    window_s = min(max(window_s, 0.0), MAX_WINDOW_S)
+    probes = min(max(probes, 0), MAX_PROBES)
+    watch = ServerWatch(url, api_key, key_env, server, timeouts)  # a BackendError says why it cannot be read
+    conn = Connection(url, api_key, key_env, timeouts)  # /props and the probes: asked apart from the watch
+    pool: ThreadPoolExecutor | None = None
+    try:
+        watch.describe()  # learns the method from /slots where the server names it there
+        facts = watch.facts
+        obs = Observation(public_url(url) or url, watch.kind.id, facts.method, facts.gamma, facts.speculating,
+                          window_s, prefix=watch.kind.metrics_prefix, tokens_source=watch.kind.tokens_counter)
+        _read_props(conn, obs)
+        model = WatchModel(history=int(MAX_WINDOW_S / POLL_S) + 2)
+        obs.first = obs.last = watch.scrape()
+        model.feed(obs.first)
+        pool = ThreadPoolExecutor(max_workers=PROBE_WORKERS, thread_name_prefix="specview-doctor-probe")
+        deadline = _probe_deadline(timeouts, window_s)
+        pending = [pool.submit(probe_once, conn, k, deadline, model_name) for k in range(probes)]
+        ends = time.monotonic() + window_s
+        stop = threading.Event()
+        while True:
+            left = ends - time.monotonic()
+            stop.wait(min(POLL_S, left) if left > 0 else POLL_S)  # past the window: probes still running
+            try:
+                scrape = watch.scrape()
+            except SpecviewError as exc:
+                obs.errors.append(exc.phrase)
+                break
+            obs.last = scrape
+            model.feed(scrape)
+            obs.samples += 1
+            if time.monotonic() >= ends and all(f.done() for f in pending):
+                break
+            if time.monotonic() >= ends + deadline:
+                break
+        obs.probes = [f.result() for f in pending if f.done()]
+        obs.probes += [ProbeResult(error=Phrase("doctor.probe.late")) for f in pending if not f.done()]
+        watch.describe()
+        obs.method = obs.method or watch.facts.method
+        obs.speculating = obs.speculating or watch.facts.speculating
+        obs.totals = model.totals()
+        said: set[str] = set()
+        for v in model.violations:  # one line per broken rule (a lying scrape breaks it at every poll)
+            if v.rule in said:
+                continue
+            said.add(v.rule)
+            values = ", ".join(f"{k} {n}" for k, n in v.values.items())
+            obs.set_aside.append(Phrase("doctor.set_aside_text.counters", url=obs.url,
+                                        rule=Phrase(f"watch.rule.{v.rule}"), values=values))
+        return obs
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)  # a probe not started never starts
+        conn.interrupt()  # a probe still in flight ends now
+        conn.close()
+        watch.close()
+
+
+def _read_props(conn: Connection, obs: Observation) -> None:
+    """llama-server's /props (bounded by the client's body limit): only its size is judged here;
+    a /props of more keys than any server sends is set aside, and nothing is read from it."""
+    if obs.engine != "llama-server":
+        return
+    props: Any = conn.probe_json(f"{conn.root}/props")
+    if isinstance(props, dict) and len(props) > MAX_PROPS_KEYS:
+        obs.set_aside.append(Phrase("doctor.set_aside_text.props", url=obs.url, n=len(props), most=MAX_PROPS_KEYS))
+        obs.method = None  # what detection read from it is not used either
+
+
+def _probe_deadline(timeouts: Timeouts, window_s: float) -> float:
+    """How long one probe may take: the request timeout, at most the window plus 30 s."""
+    return min(timeouts.request, window_s + 30.0)

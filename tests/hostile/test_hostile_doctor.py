@@ -1,0 +1,109 @@
+"""`specview doctor` against a real HTTP server that lies: counters that break their invariants, a
+/props of too many keys, probes that never answer. Each case runs the command as a user does (a
+child process under a memory and a time limit): the lie is one line naming the source, no finding
+rests on a number that failed its check, and the run ends in bounded time."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.hostile_checks import assert_terminal_clean
+from tests.support.hostile_server import HostileServer, Scenario, hostile_server
+from tests.support.limited_run import Run, base_env, run_cli
+
+TIME_LIMIT = 60.0
+PROPS = json.dumps({"build_info": "b1", "default_generation_settings": {"params": {"speculative.types": "draft-mtp"}}})
+BUILT_ON_COUNTERS = {"pays_unknown", "pays_measured", "gamma_change", "gamma_keep", "gamma_none", "numbers",
+                     "numbers_differ"}
+
+
+def metrics(drafts: int, drafted: int, accepted: int, positions: tuple[int, ...]) -> str:
+    lines = [f"llamacpp:spec_decode_num_drafts_total {drafts}",
+             f"llamacpp:spec_decode_num_draft_tokens_total {drafted}",
+             f"llamacpp:spec_decode_num_accepted_tokens_total {accepted}",
+             "llamacpp:tokens_predicted_total 500", "llamacpp:requests_processing 0"]
+    lines += [f'llamacpp:spec_decode_num_accepted_tokens_per_pos_total{{position="{k}"}} {n}'
+              for k, n in enumerate(positions)]
+    return "\n".join(lines) + "\n"
+
+
+def llama(body: str, props: bytes = PROPS.encode(), **scenario: Any) -> Scenario:
+    return Scenario(models=[{"id": "m", "owned_by": "llamacpp"}],
+                    get={"/props": (200, "application/json", props), "/slots": (200, "application/json", b"[]"),
+                         "/metrics": (200, "text/plain; version=0.0.4", body.encode())}, **scenario)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[HostileServer]:
+    with hostile_server() as running:
+        yield running
+
+
+def doctor(server: HostileServer, scenario: Scenario, home: Path, *args: str) -> Run:
+    server.scenario = scenario
+    return run_cli(["doctor", server.root, "--window", "1", "--json", *args], base_env(home), timeout=TIME_LIMIT)
+
+
+def findings(run: Run) -> list[dict[str, Any]]:
+    (one,) = json.loads(run.out)["servers"]
+    return list(one["findings"])
+
+
+@pytest.mark.parametrize(("body", "rule"), [
+    (metrics(10, 20, 30, (20, 10)), "accepted ≤ drafted"),  # drafted < accepted
+    (metrics(10, 30, 12, (5, 3, 1)), "Σ per-position = accepted"),  # 5 + 3 + 1 ≠ 12
+])
+def test_lying_counters_are_set_aside_and_nothing_is_built_on_them(server: HostileServer, tmp_path: Path,
+                                                                   body: str, rule: str) -> None:
+    run = doctor(server, llama(body), tmp_path, "--check", "--window", "3")
+    assert not run.timed_out and run.returncode == 1, run.err  # --check: a problem
+    found = findings(run)
+    aside = [f for f in found if f["id"] == "set_aside"]
+    assert aside and aside[0]["severity"] == "problem"
+    assert len(aside) <= 2  # one line per broken rule, not one per poll
+    assert server.root in aside[0]["text"] and rule in aside[0]["text"]
+    assert not {f["id"] for f in found} & BUILT_ON_COUNTERS
+    human = doctor(server, llama(body), tmp_path)
+    assert human.returncode == 0  # without --check it only reports
+    text = run_cli(["doctor", server.root, "--window", "1"], base_env(tmp_path), timeout=TIME_LIMIT)
+    assert rule in text.out and text.returncode == 0
+    assert_terminal_clean(text.stdout)
+
+
+def test_a_props_of_a_million_keys_is_bounded(server: HostileServer, tmp_path: Path) -> None:
+    keys = ",".join(f'"{k:x}":0' for k in range(1_000_000))
+    props = ('{"build_info":"b1",' + keys + "}").encode()
+    assert len(props) > 8 * 2**20  # beyond what specview reads of one answer: as if there were no /props
+    run = doctor(server, llama(metrics(10, 30, 12, (8, 3, 1)), props), tmp_path)
+    assert not run.timed_out and run.returncode == 0, run.err
+    (found,) = findings(run)  # not recognised as llama-server: it cannot tell, and says so
+    assert (found["id"], found["confidence"]["level"]) == ("unknown", "low")
+
+
+def test_a_props_of_too_many_keys_is_set_aside(server: HostileServer, tmp_path: Path) -> None:
+    keys = ",".join(f'"{k:x}":0' for k in range(20_000))
+    props = ('{"build_info":"b1",' + keys + "}").encode()
+    run = doctor(server, llama(metrics(10, 30, 12, (8, 3, 1)), props), tmp_path)
+    assert run.returncode == 0, run.err
+    aside = [f for f in findings(run) if f["id"] == "set_aside"]
+    assert len(aside) == 1 and "/props" in aside[0]["text"] and "20001 keys" in aside[0]["text"]
+
+
+def test_a_probe_that_never_answers_ends_at_its_deadline(server: HostileServer, tmp_path: Path) -> None:
+    run = doctor(server, llama(metrics(10, 30, 12, (8, 3, 1)), stall=True), tmp_path, "--probe", "2",
+                 "--request-timeout", "2")
+    server.release.set()
+    assert not run.timed_out and run.elapsed < 30, run.elapsed
+    assert run.returncode == 0, run.err
+    (failed,) = [f for f in findings(run) if f["id"] == "probe_failed"]
+    assert failed["severity"] == "warn" and "2 of 2" in failed["text"]
+
+
+def test_an_unreachable_server_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    run = run_cli(["doctor", "http://127.0.0.1:9", "--window", "1"], base_env(tmp_path), timeout=TIME_LIMIT)
+    assert run.returncode == 2 and len(run.err.strip().splitlines()) == 1, run.err

@@ -1,0 +1,66 @@
+"""`specview doctor` against real llama-servers (Gemma 3 270M): a plain one (speculation off, with
+the flag that turns it on) and an n-gram one driven by doctor's own probes (on, n-gram, which γ,
+the numbers side by side). Run as a user runs it: a child process, its JSON read back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.limited_run import base_env, run_cli
+from tests.support.llama_server import NGRAM_ARGS, llama_server, server_binary
+
+pytestmark = pytest.mark.skipif(server_binary() is None, reason="llama-server not built (make llama-server)")
+
+TIME_LIMIT = 240.0  # a busy 2-core machine; each run takes seconds when all is well
+
+
+def doctor(root: str, home: Path, *args: str) -> tuple[int, dict[str, Any], str]:
+    run = run_cli(["doctor", root, "--json", *args], base_env(home), timeout=TIME_LIMIT)
+    assert not run.timed_out, run.err
+    return run.returncode, json.loads(run.out) if run.out.strip() else {}, run.err
+
+
+def by_id(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    (server,) = report["servers"]
+    return {f["id"]: f for f in server["findings"]}
+
+
+def test_a_plain_llama_server_is_off_with_the_flag_to_turn_it_on(tmp_path: Path) -> None:
+    with llama_server() as server:
+        code, report, err = doctor(server.root, tmp_path, "--window", "1", "--check")
+        words = run_cli(["doctor", server.root, "--window", "1", "--lang", "zh"], base_env(tmp_path),
+                        timeout=TIME_LIMIT)
+    assert code == 0, err  # off is a warning, not a problem
+    found = by_id(report)
+    off = found["off"]
+    assert off["severity"] == "warn" and off["confidence"]["level"] == "high"
+    assert off["flag"].startswith("--spec-type ngram-simple --spec-draft-n-max 3")
+    assert report["servers"][0]["engine"] == "llama-server" and report["servers"][0]["probes"] == 0
+    assert words.returncode == 0 and "未开启推测解码" in words.out and "--spec-type" in words.out
+
+
+def test_an_ngram_llama_server_is_on_with_which_gamma(tmp_path: Path) -> None:
+    with llama_server(NGRAM_ARGS) as server:
+        code, report, err = doctor(server.root, tmp_path, "--window", "1", "--probe", "3", "--check")
+    assert code == 0, err
+    found = by_id(report)
+    on = found["on"]
+    assert on["confidence"]["level"] == "high" and "ngram-simple" in report["servers"][0]["method"]
+    evidence = {e["name"]: e for e in on["evidence"]}
+    assert evidence["gamma"]["value"] == 4  # --spec-ngram-simple-size-m 4: four position series
+    assert evidence["drafted_in_window"]["value"] > 0
+    (gamma,) = [f for i, f in found.items() if i.startswith("gamma_")]
+    positions = [e for e in gamma["evidence"] if e["name"].startswith("position_")]
+    assert len(positions) == 4 and all(0.0 <= e["value"] <= 1.0 for e in positions)
+    assert any(e["name"] == "c" and e["source"] == "assumed" for e in gamma["evidence"])
+    pays = found["pays_unknown"]  # no baseline given: says so
+    assert pays["confidence"]["reason"] == "no_baseline"
+    (numbers,) = [f for i, f in found.items() if i.startswith("numbers")]
+    names = {e["name"] for e in numbers["evidence"]}
+    assert {"alpha", "yield", "tau", "draft_share"} <= names
+    assert "request ends" in numbers["text"]
+    assert report["servers"][0]["probes"] == 3 and "probe_failed" not in found
