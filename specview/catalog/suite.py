@@ -82,7 +82,19 @@ def load_suite(name_or_path: str | None) -> Suite:
 
 
 def _read_file(path: Path) -> Any:
-    """A user's suite file, size-checked before it is parsed (boundary/safe_files.py: regular files only)."""
+    """A user's suite file, size-checked before it is parsed (boundary/safe_files.py: regular files only),
+    and not through a link (a shared folder's `suite.toml -> ~/.ssh/id_ed25519` is refused, not quoted)."""
+    import os
+    import stat
+
+    from specview.boundary.safe_files import Refused
+    from specview.kernel.os_reason import os_reason
+
+    try:
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            raise Refused(path, "is", "link")
+    except OSError as exc:
+        raise SuiteError("catalogerr.toml.cannot_read", path=path, reason=os_reason(exc)) from None
     if path.suffix == ".json":
         return _read_json(path)
     from specview.catalog.presets import read_toml
