@@ -50,7 +50,7 @@ def prompt_run(category: str, stats: dict[str, Any]) -> PromptRun:
 
 def run_config(spec: RunSpec, suite: Suite, args: argparse.Namespace) -> SuiteRun:
     """Every prompt of `suite` through `spec`, one headless run each (bench's own `bench_one`)."""
-    from specview.features.live.bench_command import bench_one, paired_baseline, run_name
+    from specview.features.live.bench_command import bench_one, paired_baseline
     from specview.kernel.suite_fold import fold
 
     runs, name = [], ""
@@ -60,7 +60,7 @@ def run_config(spec: RunSpec, suite: Suite, args: argparse.Namespace) -> SuiteRu
             one = paired_baseline(one, args.baseline_url)
         result = bench_one(one, args.rounds if one.kind is BackendKind.SIM else None)
         runs.append(prompt_run(category, result.stats))
-        name = name or f"{run_name(one, result.reading)} ({result.reading.info.run_label})"
+        name = name or result.reading.info.run_label  # backend, model and drafter, γ, T: what --vs changes
     return SuiteRun(name, spec, runs, fold(runs))
 
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from specview.kernel.suite_fold import CategoryChange, CategoryFold, Change, Interval
     from specview.kernel.verdict import Estimate
 
-NAME_CHARS = 80  # of a run's or a category's name as shown
+NAME_CHARS = 160  # of a run's or a category's name as shown
 MARKS = {Outcome.ABOVE: " ▲", Outcome.BELOW: " ▼", Outcome.WITHIN: ""}  # B above / below A beyond noise
 FORMATS = {"alpha": ".2f", "tau": ".2f", "tokens_per_second": ".1f", "speedup": ".2f"}
 
