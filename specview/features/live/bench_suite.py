@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from specview.kernel.suite_fold import CategoryFold, PromptRun
 
 # what `--vs` may not change: the output and the suite are the command's, not one configuration's
+SEEDS = 2**32  # --seed's range
 VS_REFUSED = frozenset({"suite", "vs", "json", "table", "record", "force", "baseline_url", "lang"})
 
 
@@ -49,13 +50,15 @@ def prompt_run(category: str, stats: dict[str, Any]) -> PromptRun:
 
 
 def run_config(spec: RunSpec, suite: Suite, args: argparse.Namespace) -> SuiteRun:
-    """Every prompt of `suite` through `spec`, one headless run each (bench's own `bench_one`)."""
+    """Every prompt of `suite` through `spec`, one headless run each (bench's own `bench_one`), the
+    prompt numbered i (from 0, in the file's order) with seed `--seed` + i."""
     from specview.features.live.bench_command import bench_one, paired_baseline
     from specview.kernel.suite_fold import fold
 
     runs, name = [], ""
-    for category, prompt in suite.prompts():
-        one = replace(spec, prompt=prompt)
+    for index, (category, prompt) in enumerate(suite.prompts()):
+        # its own seed per prompt: repeats of one draw would make the simulator's spread 0, a false precision
+        one = replace(spec, prompt=prompt, seed=(spec.seed + index) % SEEDS)
         if args.baseline_url:
             one = paired_baseline(one, args.baseline_url)
         result = bench_one(one, args.rounds if one.kind is BackendKind.SIM else None)

@@ -26,6 +26,8 @@ def test_json_has_every_category_and_says_the_simulator_ignores_the_prompts_cont
     assert run["prompt_independent"] is True and "simulat" in run["note"]
     assert len(run["prompts"]) == sum(c["prompts"] for c in run["categories"])
     assert got["difference"] is None
+    # each prompt its own seed: the simulator's spread across a category's prompts is a draw's, never 0
+    assert all(c["tau"]["standard_error"] > 0 for c in run["categories"])
 
 
 def test_vs_runs_a_second_configuration_and_prints_the_difference(capsys: pytest.CaptureFixture[str]) -> None:
