@@ -27,6 +27,7 @@ MAX_CATEGORIES = 32
 MAX_PROMPTS = 64  # per category
 MAX_PROMPT_CHARS = 4000
 MAX_LINE_CHARS = 200  # a suite's name and licence
+SELECTOR_KINDS = ("llama:", "url:", "replay:")  # backends/selector.py's kinds
 CATEGORY_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 # the categories whose names the catalog has, in zh and en (texts/suite.*.toml: suite.category.<id>)
 KNOWN_CATEGORIES = ("code", "math", "chat", "summarisation", "extraction", "translation", "creative", "chinese")
@@ -75,6 +76,8 @@ def load_suite(name_or_path: str | None) -> Suite:
     name = name_or_path or DEFAULT_SUITE
     if name in shipped_suites():
         return _shipped(name)
+    if name.startswith(SELECTOR_KINDS):  # `--suite llama:T.gguf+ngram`: --suite took the run's selector
+        raise SuiteError("suite.err.selector", name=name)
     path = Path(name)
     if "/" not in name and not name.endswith((".toml", ".json")) and not path.exists():
         raise SuiteError("suite.err.unknown", name=name, known=", ".join(shipped_suites()))

@@ -148,3 +148,9 @@ def test_too_many_categories_is_refused() -> None:
     with pytest.raises(SuiteError) as exc:
         parse_suite(data, "where")
     assert exc.value.phrase.key == "suite.err.too_many_categories"
+
+
+def test_a_selector_taken_as_the_suite_says_where_it_goes() -> None:
+    with pytest.raises(SuiteError) as exc:
+        load_suite("llama:/models/t.gguf+ngram")
+    assert exc.value.phrase.key == "suite.err.selector"
