@@ -72,3 +72,16 @@ def test_a_hostile_suite_file_is_one_line_naming_it(tmp_path: Path, lang: str,
     assert captured.out == ""
     assert captured.err.count("\n") == 1 and str(tmp_path / "bad") in captured.err
     assert_terminal_clean(captured.err.encode())
+
+
+@pytest.mark.parametrize("output", ["--table", "--json"])
+def test_a_suites_hostile_name_never_reaches_the_terminal(tmp_path: Path, output: str,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "mine.json"
+    hostile = HOSTILE.replace("\x00", "")
+    path.write_text(json.dumps({"schema": 1, "name": hostile, "license": hostile,
+                                "categories": [{"id": "own", "prompts": [hostile, "plain"]}]}), encoding="utf-8")
+    assert main(["bench", "--suite", str(path), "--rounds", "5", output]) == 0
+    out = capsys.readouterr().out
+    assert_terminal_clean(out.encode())
+    assert "own" in out
