@@ -135,6 +135,14 @@ def run_bench(args: argparse.Namespace) -> int:
     from specview.boundary.jsonio import dumps
     from specview.kernel.langs import DEFAULT_LANG
 
+    if args.suite:
+        from specview.features.live.bench_suite import run_suite
+
+        return run_suite(args)
+    if args.vs:
+        from specview.kernel.errors import CliError
+
+        raise CliError("suite.err.vs_alone")
     specs = specs_from_args(args, speed=0.0, max_rounds=args.rounds)
     if args.record and len(specs) > 1:
         from specview.cli.errors import CliError
@@ -179,4 +187,6 @@ def register(sub: SubParsers, selectors: Parser) -> None:
                        help="cli_help.record_force")
     bench.add_argument("--baseline-url", metavar="URL",
                        help="cli_help.bench.baseline_url")
+    bench.add_argument("--suite", nargs="?", const="default", metavar="NAME|FILE", help="suite.help.suite")
+    bench.add_argument("--vs", metavar="OPTIONS", help="suite.help.vs")
     bench.set_defaults(run=run_bench)
