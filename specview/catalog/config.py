@@ -199,7 +199,7 @@ def load_config(path: Path | None = None) -> Config:
     problems: list[Phrase] = []
     data: dict[str, Any] = {}
     if path.is_file():
-        from specview.catalog.presets import read_toml
+        from specview.catalog.small_files import read_toml
 
         try:
             data = read_toml(path, MAX_CONFIG_BYTES, ConfigError)

@@ -21,7 +21,6 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from specview.boundary.safe_files import open_regular
 from specview.boundary.text import shown
 from specview.catalog.claims import load_claims
 from specview.catalog.preset_shapes import Shape, parse_shape
@@ -35,8 +34,8 @@ from specview.catalog.provenance import (
     parse_findings,
     parse_provenance,
 )
-from specview.kernel.errors import PresetError, SpecviewError
-from specview.kernel.os_reason import os_reason
+from specview.catalog.small_files import read_toml
+from specview.kernel.errors import PresetError
 from specview.kernel.theory import MAX_GAMMA, alpha_for_tau, expected_tau, tau_from_positions
 from specview.methods.acceptance import check_model
 from specview.methods.registry import methods
@@ -317,26 +316,6 @@ def _mixture(acc: dict[str, Any], gamma: int, mean_length: float | None, where: 
         raise PresetError("catalogerr.preset.mixture_above", where=where, mean_length=mean_length, matched=matched,
                           gamma=gamma)
     return float(matched)
-
-
-def read_toml(path: Path, limit: int, error: type[SpecviewError]) -> dict[str, Any]:
-    """A small TOML file from outside: size bounded, every failure an `error` naming the file. Only a
-    regular file is opened (a FIFO or a device at the name would block the read: refused instead)."""
-    try:
-        with open_regular(path) as file:
-            raw = file.read(limit + 1)
-    except OSError as exc:
-        raise error("catalogerr.toml.cannot_read", path=path, reason=os_reason(exc)) from None
-    if len(raw) > limit:
-        raise error("catalogerr.toml.too_large", path=path, kib=limit // 1024)
-    try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise error("catalogerr.toml.not_utf8", path=path) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise error("catalogerr.toml.not_toml", path=path, reason=exc) from None
-    except (ValueError, RecursionError) as exc:  # a 5000-digit number, arrays nested too deeply
-        raise error("catalogerr.toml.unreadable", path=path, kind=type(exc).__name__) from None
 
 
 def load_preset_file(path: Path) -> Preset:

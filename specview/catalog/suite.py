@@ -100,26 +100,17 @@ def _read_file(path: Path) -> Any:
         raise SuiteError("catalogerr.toml.cannot_read", path=path, reason=os_reason(exc)) from None
     if path.suffix == ".json":
         return _read_json(path)
-    from specview.catalog.presets import read_toml
+    from specview.catalog.small_files import read_toml
 
     return read_toml(path, MAX_SUITE_BYTES, SuiteError)
 
 
 def _read_json(path: Path) -> Any:
-    from specview.boundary.safe_files import open_regular
-    from specview.kernel.os_reason import os_reason
+    from specview.catalog.small_files import read_small
 
+    raw = read_small(path, MAX_SUITE_BYTES, SuiteError)
     try:
-        with open_regular(path) as file:
-            raw = file.read(MAX_SUITE_BYTES + 1)
-    except OSError as exc:
-        raise SuiteError("catalogerr.toml.cannot_read", path=path, reason=os_reason(exc)) from None
-    if len(raw) > MAX_SUITE_BYTES:
-        raise SuiteError("catalogerr.toml.too_large", path=path, kib=MAX_SUITE_BYTES // 1024)
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise SuiteError("catalogerr.toml.not_utf8", path=path) from None
+        return json.loads(raw)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError; so is a huge number
         raise SuiteError("suite.err.not_json", path=path, kind=type(exc).__name__) from None
 

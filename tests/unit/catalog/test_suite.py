@@ -69,14 +69,7 @@ def test_a_million_prompts_is_refused_by_size_before_parsing(tmp_path: Path) -> 
     path = tmp_path / "million.toml"
     prompts = ", ".join(['"p"'] * 1_000_000)
     path.write_text(f'schema = 1\nname = "x"\nlicense = "x"\n[[categories]]\nid = "a"\nprompts = [{prompts}]\n')
-    tracemalloc.start()
-    try:
-        exc = _refused(path)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert exc.value.phrase.key == "catalogerr.toml.too_large"
-    assert peak < 4 * MAX_SUITE_BYTES  # read no further than the bound
+    _refused_within_the_bound(path)
 
 
 def test_a_hundred_megabyte_prompt_is_refused_with_bounded_memory(tmp_path: Path) -> None:
@@ -86,14 +79,7 @@ def test_a_hundred_megabyte_prompt_is_refused_with_bounded_memory(tmp_path: Path
         out.seek(100 * 2**20)
         out.write(b'"]}]}')
     assert path.stat().st_size > 100 * 2**20
-    tracemalloc.start()
-    try:
-        exc = _refused(path)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert exc.value.phrase.key == "catalogerr.toml.too_large"
-    assert peak < 4 * MAX_SUITE_BYTES
+    _refused_within_the_bound(path)
 
 
 @pytest.mark.parametrize(("body", "suffix", "key"), [
@@ -154,3 +140,15 @@ def test_a_selector_taken_as_the_suite_says_where_it_goes() -> None:
     with pytest.raises(SuiteError) as exc:
         load_suite("llama:/models/t.gguf+ngram")
     assert exc.value.phrase.key == "suite.err.selector"
+
+
+def _refused_within_the_bound(path: Path) -> None:
+    """Refused as too large, having read no further than the bound (memory traced while it reads)."""
+    tracemalloc.start()
+    try:
+        exc = _refused(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert exc.value.phrase.key == "catalogerr.toml.too_large"
+    assert peak < 4 * MAX_SUITE_BYTES

@@ -22,8 +22,9 @@ import pytest
 from specview.catalog.claims import parse_claim
 from specview.catalog.config import load_config
 from specview.catalog.preset_shapes import parse_shape
-from specview.catalog.presets import MAX_PRESET_BYTES, get_preset, load_preset_file, load_presets, read_toml
+from specview.catalog.presets import MAX_PRESET_BYTES, get_preset, load_preset_file, load_presets
 from specview.catalog.provenance import parse_provenance
+from specview.catalog.small_files import read_toml
 from specview.cli.app_run import ui_settings
 from specview.features.learn.command import target_path
 from specview.features.learn.registry import lesson
