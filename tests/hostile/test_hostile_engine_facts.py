@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from specview.backends.factory import make_backend
+from specview.backends.remote.options import RemoteOptions
 from specview.backends.remote.server_kind import DIFFUSION_METHOD
 from specview.cli import main
 from specview.features.live.run_text import note_texts
@@ -141,7 +142,8 @@ def test_vllms_verification_rule_is_flagged_where_the_server_tells_it(
         assert [n.id for n in watch.facts.notes] == ([f"vllm_{'fly_lossy' if rule == 'fly' else rule}"] if said else [])
     finally:
         watch.close()
-    backend = make_backend(RunSpec(url=server.url, max_tokens=8))  # a run's notes (the side panel, recordings)
+    # a run's notes (the side panel, recordings)
+    backend = make_backend(RunSpec(max_tokens=8, options=RemoteOptions(url=server.url)))
     try:
         run_notes = note_texts(backend.info.notes, "en")
     finally:

@@ -30,6 +30,7 @@ ALLOWED = frozenset("""
     Ctrl C textual serve Leviathan qwen3 mtp glm T D W x e g id host port model FILE replay url
     pip install specview tui demo serve_max_sessions job space n r p q F1 tabbyapi generic sglang vllm
     llama_server v A B alerts Python python Textual CUDA Metal BLAS
+    sim default toml TOML severity flag confidence evidence props slots
 """.split())  # noqa: SIM905 - a list to read, not to type
 
 
