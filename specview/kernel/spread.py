@@ -120,16 +120,58 @@ class CalibrationSpreads:
                                  self._plain.spots.n, self._plain.repeats)
 
 
+@dataclass(slots=True)
+class RatioSums:
+    """Sums of (x, y) pairs (one per batch or window) for the ratio estimator R = Σy ÷ Σx and its
+    standard error: the run's tokens/s over its batches, a load level's τ and tokens/s over its windows."""
+
+    n: int = 0
+    sx: float = 0.0
+    sy: float = 0.0
+    sxx: float = 0.0
+    sxy: float = 0.0
+    syy: float = 0.0
+
+    def add(self, x: float, y: float) -> None:
+        self.n += 1
+        self.sx += x
+        self.sy += y
+        self.sxx += x * x
+        self.sxy += x * y
+        self.syy += y * y
+
+    def plus(self, x: float, y: float) -> RatioSums:
+        """These sums with one more pair (self unchanged)."""
+        more = RatioSums(self.n, self.sx, self.sy, self.sxx, self.sxy, self.syy)
+        more.add(x, y)
+        return more
+
+    def value(self) -> float | None:
+        return self.sy / self.sx if self.sx > 0 else None
+
+    def standard_error(self) -> float | None:
+        """se of R over the n pairs: √(Σ(y − R·x)² / (n(n − 1))) / x̄ (None below MIN_BATCHES pairs or
+        without x)."""
+        if self.n < MIN_BATCHES or self.sx <= 0:
+            return None
+        rate = self.sy / self.sx
+        residual = max(0.0, self.syy - 2 * rate * self.sxy + rate * rate * self.sxx)  # Σ (y − R·x)²
+        return math.sqrt(residual / (self.n * (self.n - 1))) / (self.sx / self.n)
+
+
 class RateBatches:
     """The run's tokens/s in batches of `size` rounds, for the ratio estimator's standard error."""
 
     def __init__(self, size: int = BATCH_ROUNDS) -> None:
         self.size = size
-        self.batches = 0
-        self._sx = self._sy = self._sxx = self._sxy = self._syy = 0.0
+        self._sums = RatioSums()  # the closed batches: (seconds, tokens) each
         self._mark: float | None = None  # where the open batch began
         self._rounds = 0
         self._tokens = 0
+
+    @property
+    def batches(self) -> int:
+        return self._sums.n
 
     def start(self, t: float) -> None:
         """The run's clock starts at `t` (the first round's start)."""
@@ -140,34 +182,15 @@ class RateBatches:
         self._rounds += 1
         self._tokens += tokens
         if self._rounds == self.size and self._mark is not None:
-            self._close(t_wall - self._mark, self._tokens)
+            self._sums.add(t_wall - self._mark, self._tokens)
             self._mark, self._rounds, self._tokens = t_wall, 0, 0
-
-    def _close(self, x: float, y: float) -> None:
-        self.batches += 1
-        self._sx += x
-        self._sy += y
-        self._sxx += x * x
-        self._sxy += x * y
-        self._syy += y * y
 
     def standard_error(self, t_last: float | None) -> float | None:
         """se of Σy / Σx over the closed batches and the open one (which ends at `t_last`)."""
-        n, sx, sy, sxx, sxy, syy = self.batches, self._sx, self._sy, self._sxx, self._sxy, self._syy
+        sums = self._sums
         if self._rounds and self._mark is not None and t_last is not None and t_last > self._mark:
-            x, y = t_last - self._mark, float(self._tokens)
-            n, sx, sy, sxx, sxy, syy = n + 1, sx + x, sy + y, sxx + x * x, sxy + x * y, syy + y * y
-        return ratio_standard_error(n, sx, sy, sxx, sxy, syy)
-
-
-def ratio_standard_error(n: int, sx: float, sy: float, sxx: float, sxy: float, syy: float) -> float | None:
-    """se of the ratio estimator R = Σy / Σx over n batches, from their sums Σx, Σy, Σx², Σxy, Σy²:
-    √(Σ(y − R·x)² / (n(n − 1))) / x̄ (None below MIN_BATCHES batches or without x)."""
-    if n < MIN_BATCHES or sx <= 0:
-        return None
-    rate = sy / sx
-    residual = max(0.0, syy - 2 * rate * sxy + rate * rate * sxx)  # Σ (y − R·x)²
-    return math.sqrt(residual / (n * (n - 1))) / (sx / n)
+            sums = sums.plus(t_last - self._mark, float(self._tokens))
+        return sums.standard_error()
 
 
 def relative(value: float | None, spread: float | None) -> float | None:

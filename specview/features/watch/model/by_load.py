@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from specview.features.watch.model import COUNTS, POSITIONS, WatchSample, verified_drafts
-from specview.kernel.spread import ratio_standard_error
+from specview.kernel.spread import RatioSums
 from specview.kernel.stats import wilson
 
 MAX_LEVELS = 64  # levels kept; a sample at a new level beyond them is counted, not kept
@@ -45,31 +45,11 @@ MAX_LEVEL = 100_000  # running requests no server has: a gauge above it is not a
 Z = 1.96  # the intervals' 95 %
 
 
-@dataclass(slots=True)
-class _Ratio:
-    """Sums of (x, y) pairs, one per window, for Σy ÷ Σx and its ratio-estimator interval."""
-
-    n: int = 0
-    sx: float = 0.0
-    sy: float = 0.0
-    sxx: float = 0.0
-    sxy: float = 0.0
-    syy: float = 0.0
-
-    def add(self, x: float, y: float) -> None:
-        self.n += 1
-        self.sx += x
-        self.sy += y
-        self.sxx += x * x
-        self.sxy += x * y
-        self.syy += y * y
-
-    def value(self) -> float | None:
-        return self.sy / self.sx if self.sx > 0 else None
-
-    def interval(self) -> tuple[float, float] | None:
-        value, se = self.value(), ratio_standard_error(self.n, self.sx, self.sy, self.sxx, self.sxy, self.syy)
-        return None if value is None or se is None else (max(0.0, value - Z * se), value + Z * se)
+def _interval(sums: RatioSums | None) -> tuple[float, float] | None:
+    """R = Σy ÷ Σx over a level's windows, ± Z standard errors (None below two windows)."""
+    value = sums.value() if sums is not None else None
+    se = sums.standard_error() if sums is not None else None
+    return None if value is None or se is None else (max(0.0, value - Z * se), value + Z * se)
 
 
 @dataclass(slots=True)
@@ -85,8 +65,8 @@ class LoadLevel:
     verified: int = 0
     tokens: int = 0
     counts_basis: bool = False  # some window's α rested on the counts (a lower bound)
-    _tau: _Ratio | None = None
-    _rate: _Ratio | None = None
+    _tau: RatioSums | None = None
+    _rate: RatioSums | None = None
 
     def add(self, sample: WatchSample, verified: int) -> None:
         self.windows += 1
@@ -98,10 +78,10 @@ class LoadLevel:
         self.tokens += sample.tokens or 0
         self.counts_basis |= sample.alpha_basis == COUNTS
         if sample.drafts > 0:
-            self._tau = self._tau or _Ratio()
+            self._tau = self._tau or RatioSums()
             self._tau.add(sample.drafts, sample.accepted)
         if sample.tokens is not None and sample.dt > 0:
-            self._rate = self._rate or _Ratio()
+            self._rate = self._rate or RatioSums()
             self._rate.add(sample.dt, sample.tokens)
 
     @property
@@ -126,7 +106,7 @@ class LoadLevel:
 
     @property
     def tau_interval(self) -> tuple[float, float] | None:
-        found = self._tau.interval() if self._tau is not None else None
+        found = _interval(self._tau)
         return None if found is None else (1.0 + found[0], 1.0 + found[1])
 
     @property
@@ -135,7 +115,7 @@ class LoadLevel:
 
     @property
     def tokens_per_s_interval(self) -> tuple[float, float] | None:
-        return self._rate.interval() if self._rate is not None else None
+        return _interval(self._rate)
 
     @property
     def tokens_per_s_per_request(self) -> float | None:
