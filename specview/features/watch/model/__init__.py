@@ -380,8 +380,8 @@ class WatchModel:
     def totals(self) -> WatchSample:
         """Everything since watching began, as one sample."""
         t = self._last.t if self._last is not None else 0.0
-        return WatchSample(t, t - (self.started or t), self.total_drafts, self.total_draft_tokens,
-                           self.total_accepted, tuple(self.total_per_position),
+        return WatchSample(t, t - (t if self.started is None else self.started), self.total_drafts,
+                           self.total_draft_tokens, self.total_accepted, tuple(self.total_per_position),
                            self.total_tokens, self._last.active if self._last else None,
                            cadence=self._last.cadence if self._last else None)
 
