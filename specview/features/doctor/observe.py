@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +22,7 @@ from specview.backends.remote.timeouts import Timeouts
 from specview.boundary.api_key import ApiKey
 from specview.boundary.secrets import public_url
 from specview.features.doctor.probe import ProbeResult, probe_once
-from specview.features.watch.model import Scrape, WatchModel, WatchSample
+from specview.features.watch.model import Scrape, Violation, WatchModel, WatchSample
 from specview.features.watch.source import ServerWatch
 from specview.kernel.errors import SpecviewError
 from specview.texts.catalog import Phrase
@@ -97,14 +98,7 @@ def observe(url: str, *, window_s: float, probes: int, api_key: ApiKey | None, k
         obs.method = obs.method or watch.facts.method
         obs.speculating = obs.speculating or watch.facts.speculating
         obs.totals = model.totals()
-        said: set[str] = set()
-        for v in model.violations:  # one line per broken rule (a lying scrape breaks it at every poll)
-            if v.rule in said:
-                continue
-            said.add(v.rule)
-            values = ", ".join(f"{k} {n}" for k, n in v.values.items())
-            obs.set_aside.append(Phrase("doctor.set_aside_text.counters", url=obs.url,
-                                        rule=Phrase(f"watch.rule.{v.rule}"), values=values))
+        obs.set_aside += set_aside_of(model.violations, obs.url)
         return obs
     finally:
         if pool is not None:
@@ -112,6 +106,17 @@ def observe(url: str, *, window_s: float, probes: int, api_key: ApiKey | None, k
         conn.interrupt()  # a probe still in flight ends now
         conn.close()
         watch.close()
+
+
+def set_aside_of(violations: Iterable[Violation], url: str) -> list[Phrase]:
+    """One line per broken rule (a lying server breaks the same rule at every poll)."""
+    said: dict[str, Phrase] = {}
+    for v in violations:
+        if v.rule not in said:
+            values = ", ".join(f"{k} {n}" for k, n in v.values.items())
+            said[v.rule] = Phrase("doctor.set_aside_text.counters", url=url, rule=Phrase(f"watch.rule.{v.rule}"),
+                                  values=values)
+    return list(said.values())
 
 
 def _read_props(conn: Connection, obs: Observation) -> None:

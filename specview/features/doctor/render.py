@@ -31,16 +31,25 @@ def lines(reports: Sequence[Report], lang: str) -> list[str]:
         out.append(fill("doctor.head", lang, url=_safe(obs.url), engine=_safe(obs.engine),
                         window=f"{obs.window_s:g}", samples=obs.samples, probes=len(obs.probes)))
         for f in found:
-            out.append(f"  [{fill(f'doctor.severity.{f.severity}', lang)}] {_safe(f.said(lang))}")
-            out.append("    " + fill("doctor.confidence", lang, level=fill(f"doctor.level.{f.confidence}", lang),
-                                     why=f.why(lang)))
-            for e in f.evidence[:MAX_EVIDENCE_SHOWN]:
-                out.append(f"    · {_safe(e.shown())}")
-            if len(f.evidence) > MAX_EVIDENCE_SHOWN:
-                out.append("    · " + fill("doctor.more_evidence", lang, n=len(f.evidence) - MAX_EVIDENCE_SHOWN))
-            if f.flag:
-                out.append("    " + fill("doctor.flag", lang, flag=f.flag))
+            out.append(f"  {said_line(f, lang)}")
+            out += [f"    {line}" for line in detail_lines(f, lang)]
         out.append("")
+    return out
+
+
+def said_line(f: DoctorFinding, lang: str) -> str:
+    """The finding in words, after its severity as a word (the cue that needs no colour)."""
+    return f"[{fill(f'doctor.severity.{f.severity}', lang)}] {_safe(f.said(lang))}"
+
+
+def detail_lines(f: DoctorFinding, lang: str) -> list[str]:
+    """Its confidence, evidence (at most MAX_EVIDENCE_SHOWN) and the flag to change."""
+    out = [fill("doctor.confidence", lang, level=fill(f"doctor.level.{f.confidence}", lang), why=f.why(lang))]
+    out += [f"· {_safe(e.shown())}" for e in f.evidence[:MAX_EVIDENCE_SHOWN]]
+    if len(f.evidence) > MAX_EVIDENCE_SHOWN:
+        out.append("· " + fill("doctor.more_evidence", lang, n=len(f.evidence) - MAX_EVIDENCE_SHOWN))
+    if f.flag:
+        out.append(fill("doctor.flag", lang, flag=f.flag))
     return out
 
 

@@ -304,6 +304,7 @@ class WatchModel:
 
     def __init__(self, history: int = 240) -> None:
         self._last: Scrape | None = None
+        self.first: Scrape | None = None  # the scrape the totals count from (counters None after a restart)
         self._high = 0  # the highest generated-token sum (counter + in flight) seen since a reset
         self.history: deque[WatchSample] = deque(maxlen=history)
         self.resets = 0
@@ -317,6 +318,10 @@ class WatchModel:
         self._beyond_said = False  # the note about position series past MAX_POSITIONS (said once)
 
     @property
+    def last(self) -> Scrape | None:  # the latest scrape, as the server said it (cumulative counters)
+        return self._last
+
+    @property
     def has_drafts(self) -> bool:
         """Whether the server publishes speculative counters at all."""
         return self._last is not None and self._last.draft_tokens is not None
@@ -327,6 +332,7 @@ class WatchModel:
         if self.started is None:
             self.started = scrape.t
         if last is None:
+            self.first = scrape
             self._high = (scrape.tokens or 0) + (scrape.in_flight or 0)
         beyond = scrape.positions_beyond + max(0, len(scrape.per_position) - MAX_POSITIONS)
         broken = check_invariants(scrape.drafts or 0, scrape.draft_tokens or 0, scrape.accepted or 0,
@@ -358,6 +364,7 @@ class WatchModel:
                              verify_calls=_delta(base.verify_calls, scrape.verify_calls),
                              requests_done=_delta(base.requests_done, scrape.requests_done))
         self.resets += reset
+        self.first = Scrape(last.t) if reset else self.first  # after a restart: no base for the counters
         self.total_drafts += d_drafts
         self.total_draft_tokens += d_tokens
         self.total_accepted += d_acc
@@ -373,8 +380,8 @@ class WatchModel:
     def totals(self) -> WatchSample:
         """Everything since watching began, as one sample."""
         t = self._last.t if self._last is not None else 0.0
-        return WatchSample(t, t - (self.started or t), self.total_drafts, self.total_draft_tokens,
-                           self.total_accepted, tuple(self.total_per_position),
+        return WatchSample(t, t - (t if self.started is None else self.started), self.total_drafts,
+                           self.total_draft_tokens, self.total_accepted, tuple(self.total_per_position),
                            self.total_tokens, self._last.active if self._last else None,
                            cadence=self._last.cadence if self._last else None)
 

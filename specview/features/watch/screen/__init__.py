@@ -25,6 +25,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
 from specview.boundary.text import number, sanitize
+from specview.features.doctor.from_readings import from_watch
+from specview.features.doctor.observe import Observation
+from specview.features.doctor.screen import DoctorScreen
 from specview.features.live.run_text import note_texts
 from specview.features.watch.model import WatchModel, WatchSample
 from specview.features.watch.model.by_load import LoadTable
@@ -57,7 +60,7 @@ HISTORY = 240  # points of the α and tokens/s charts
 class WatchScreen(Screen[None]):
     """Gauges and charts of one server, fed by a poller on a thread worker."""
 
-    BINDINGS = [bind("space", "toggle_pause", "watch.pause")]
+    BINDINGS = [bind("space", "toggle_pause", "watch.pause"), bind("d", "doctor", "watch.doctor")]
 
     def __init__(self, source: ServerWatch, interval: float, lang: str = "en",
                  throttle: Throttle | None = None) -> None:
@@ -226,6 +229,17 @@ class WatchScreen(Screen[None]):
     def _set_state(self, kind: str) -> None:
         self.state = RunState(kind)
         self._status.set(state=self.state.text(self.lang))
+
+    def doctor_reading(self) -> Observation | None:
+        """Doctor's observation from this watch's readings (None before the first poll came back)."""
+        if self.model.last is None:
+            return None
+        facts, kind = self.source.facts, self.source.kind
+        return from_watch(self.source.root, kind.id, facts.method, facts.gamma, facts.speculating, self.model,
+                          self.samples_shown)
+
+    def action_doctor(self) -> None:
+        self.app.push_screen(DoctorScreen(self.doctor_reading, "watch", self.lang))
 
     def action_toggle_pause(self) -> None:
         if self.poller.paused:

@@ -186,9 +186,9 @@ class FleetScreen(Screen[None]):
         self._draw()
         if snapshot.hooks is not None:
             self._show_hooks(snapshot.hooks)
-        on_top = self.app.screen
-        if isinstance(on_top, InstanceScreen):
-            on_top.update(next((r for r in snapshot.rows if r.key == on_top.key), None), snapshot.window_s)
+        for opened in self.app.screen_stack:  # on top, or under the doctor screen it opened
+            if isinstance(opened, InstanceScreen):
+                opened.update(next((r for r in snapshot.rows if r.key == opened.key), None), snapshot.window_s)
 
     def _draw(self) -> None:
         snapshot = self.snapshot

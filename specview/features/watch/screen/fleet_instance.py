@@ -19,6 +19,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
 from specview.boundary.text import number, sanitize
+from specview.features.doctor.from_readings import from_row
+from specview.features.doctor.screen import DoctorScreen
 from specview.features.live.run_text import note_texts
 from specview.features.watch.model.cadence import cadence_phrase
 from specview.features.watch.model.fleet import InstanceRow, said_in
@@ -47,7 +49,7 @@ class InstanceScreen(Screen[None]):
     #instance-now, #instance-more { width: 1fr; padding: 0 1; border: round $panel; }
     .instance-heading { color: $text-muted; margin-top: 1; }
     """
-    BINDINGS = [bind("escape", "back", "fleetscreen.back")]
+    BINDINGS = [bind("escape", "back", "fleetscreen.back"), bind("d", "doctor", "fleetscreen.doctor")]
 
     def __init__(self, row: InstanceRow, window_s: float, lang: str = "en") -> None:
         super().__init__()
@@ -123,6 +125,10 @@ class InstanceScreen(Screen[None]):
         if row.error:
             lines.append(fill("fleetscreen.error", t, error=sanitize(said_in(row.error, t) or "", 300, one_line=True)))
         return lines + note_texts(row.notes, t)
+
+    def action_doctor(self) -> None:
+        """Doctor's findings from the latest row (the fleet keeps feeding this screen while they show)."""
+        self.app.push_screen(DoctorScreen(lambda: from_row(self.row, self.window_s), "fleet", self.lang))
 
     def action_back(self) -> None:
         self.dismiss()
