@@ -89,7 +89,8 @@ def speculation(obs: Observation, trusted: bool = True) -> DoctorFinding:
         evidence[1] = Evidence("method", None, "cannot tell: no /props, /slots through Prometheus")
         method = Phrase("doctor.method_unread")
     if has_counters:
-        evidence.append(Evidence("drafted_total", drafted_ever, drafted_source))
+        held = " (all Prometheus holds of the last 10 min)" if obs.via is not None else ""
+        evidence.append(Evidence("drafted_total", drafted_ever, drafted_source + held))
     if window is not None and trusted:
         evidence += [Evidence("drafted_in_window", window.draft_tokens, drafted_source),
                      Evidence("tokens_in_window", made, obs.tokens_source or "—")]
