@@ -27,6 +27,7 @@ pytestmark = [
 ]
 
 TIME_LIMIT = 240.0
+SLACK_S = 3.0  # the window reaches this far before the probes: `doctor --prometheus` starts later than asked
 
 
 @dataclass
@@ -55,9 +56,10 @@ def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
         time.sleep(0.1)
 
 
-def scraped_at(prom: RunningPrometheus, instance: str) -> float:
-    query = f'timestamp(up{{instance="{instance}"}})'
-    result = httpx.get(f"{prom.url}/api/v1/query", params={"query": query}, timeout=5).json()["data"]["result"]
+def scraped_at(prom: RunningPrometheus, instance: str, at: float | None = None) -> float:
+    """The time of the last scrape of `instance` Prometheus holds (at `at`, default now); 0 before any."""
+    params = {"query": f'timestamp(up{{instance="{instance}"}})', **({"time": f"{at:.3f}"} if at else {})}
+    result = httpx.get(f"{prom.url}/api/v1/query", params=params, timeout=5).json()["data"]["result"]
     return float(result[0]["value"][1]) if result else 0.0
 
 
@@ -80,8 +82,10 @@ def evidence(finding: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_through_prometheus_doctor_says_what_it_says_of_the_server(setup: Setup, tmp_path: Path) -> None:
-    scraped_after(setup, time.time())
-    mark = time.time()  # Prometheus holds a scrape from before the probes, at or before this
+    began = time.time()  # the server is idle from here until the probes
+    wait_until(lambda: scraped_at(setup.prometheus, setup.instance, time.time() - SLACK_S) > began, 30,
+               "no scrape to start the window at")
+    mark = time.time() - SLACK_S  # Prometheus holds a scrape of the idle server in [began, mark]
     direct = doctor(tmp_path, setup.server.root, "--window", "1", "--probe", "3")
     scraped_after(setup, time.time())  # ... and one after they all ended
     window = f"{time.time() - mark:.3f}"
