@@ -107,3 +107,38 @@ def test_a_probe_that_never_answers_ends_at_its_deadline(server: HostileServer, 
 def test_an_unreachable_server_is_one_line_and_exit_2(tmp_path: Path) -> None:
     run = run_cli(["doctor", "http://127.0.0.1:9", "--window", "1"], base_env(tmp_path), timeout=TIME_LIMIT)
     assert run.returncode == 2 and len(run.err.strip().splitlines()) == 1, run.err
+
+
+def prometheus_answer(result: list[dict[str, Any]]) -> bytes:
+    return json.dumps({"status": "success", "data": {"resultType": "vector", "result": result}}).encode()
+
+
+@pytest.mark.parametrize("answer", [
+    (200, "text/html", b"<html>" + b"garbage " * 10_000),
+    (200, "application/json", b'{"status": "success", "data": {"resultType": "matrix", "result": 7}}'),
+    (200, "application/json", b"[" * 100_000),
+])
+def test_a_prometheus_that_answers_garbage_is_one_line_and_exit_2(server: HostileServer, tmp_path: Path,
+                                                                 answer: tuple[int, str, bytes]) -> None:
+    server.scenario = Scenario(get={"/api/v1/query": answer, "/api/v1/query_range": answer})
+    run = run_cli(["doctor", "--prometheus", server.root, "--window", "2"], base_env(tmp_path), timeout=TIME_LIMIT)
+    assert not run.timed_out and run.returncode == 2 and not run.out, run.err
+    assert len(run.err.strip().splitlines()) == 1 and server.root in run.err, run.err
+
+
+def test_a_counter_in_prometheus_that_is_not_a_count_builds_no_finding(server: HostileServer,
+                                                                      tmp_path: Path) -> None:
+    base = {"job": "j", "instance": "a:1"}
+    now = 1.7e9
+    series = [({**base, "specview_part": "up"}, 1.0), ({**base, "specview_part": "scraped"}, now),
+              ({**base, "__name__": "llamacpp:spec_decode_num_drafts_total", "specview_part": "count"}, -5.0),
+              ({**base, "__name__": "llamacpp:spec_decode_num_draft_tokens_total", "specview_part": "count"}, 9.0)]
+    body = prometheus_answer([{"metric": labels, "value": [now, str(value)]} for labels, value in series])
+    server.scenario = Scenario(get={"/api/v1/query": (200, "application/json", body)})
+    run = run_cli(["doctor", "--prometheus", server.root, "--window", "2", "--json"], base_env(tmp_path),
+                  timeout=TIME_LIMIT)
+    assert not run.timed_out and run.returncode == 0, run.err
+    (one,) = json.loads(run.out)["servers"]
+    assert one["via"] == "prometheus" and one["url"] == "a:1"
+    (found,) = one["findings"]  # no on/off, no rate: the one line saying why
+    assert found["id"] == "stopped" and "drafts_total" in found["text"] and "-5" in found["text"]

@@ -6,15 +6,27 @@ is sent unless `--probe N` asks (N short prompts, each with a deadline). Each fi
 its evidence, a confidence and the exact flag to change for that engine. `--json` prints the
 stable schema (finding.py); `--check` exits 1 when any finding is a problem. A server that
 cannot be read at all is one line and exit 2, as every command.
+
+The servers: the URLs, then those of `--targets FILE` (the file `watch --targets` reads, by its
+reader), or `--prometheus URL` (with `--match` and the credential flags, as `watch --prometheus`
+takes them): every instance Prometheus scrapes, over the last `--window` s it holds
+(through_prometheus.py), findings per instance; /props, /slots and probes are not available there.
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from specview.cli.argtypes import Parser, SubParsers, float_in, int_in, lang_option, server_option
 from specview.cli.help_format import Help
 from specview.cli.timeout_args import timeout_options
+from specview.features.watch.command.fleet_args import add_prometheus_options
+
+if TYPE_CHECKING:
+    from specview.backends.remote.timeouts import Timeouts
+    from specview.features.doctor.observe import Observation
 
 DEFAULT_WINDOW_S = 10.0
 
@@ -23,7 +35,8 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     from specview.features.doctor.observe import MAX_PROBES, MAX_WINDOW_S
 
     doctor = sub.add_parser("doctor", help="cli_help.doctor.help", description="cli_help.doctor.description")
-    doctor.add_argument("urls", nargs="+", metavar="URL", help="cli_help.doctor.urls")
+    doctor.add_argument("urls", nargs="*", metavar="URL", help="cli_help.doctor.urls")
+    doctor.add_argument("--targets", type=Path, metavar="FILE", help="cli_help.doctor.targets")
     doctor.add_argument("--window", type=float_in(0.5, MAX_WINDOW_S, "--window"), default=DEFAULT_WINDOW_S,
                         metavar="S", help=Help("cli_help.doctor.window", default=f"{DEFAULT_WINDOW_S:g}",
                                                most=f"{MAX_WINDOW_S:g}"))
@@ -37,6 +50,7 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     doctor.add_argument("--api-key-env", metavar="NAME", default=argparse.SUPPRESS, help="cli_help.api_key_env")
     lang_option(doctor, default=argparse.SUPPRESS)
     timeout_options(doctor, streams=False, default=argparse.SUPPRESS)
+    add_prometheus_options(doctor)
     doctor.set_defaults(run=run)
 
 
@@ -50,22 +64,46 @@ def run(args: argparse.Namespace) -> int:
     from specview.features.doctor.observe import observe
     from specview.features.doctor.render import as_json, lines
     from specview.features.doctor.rules import diagnose
+    from specview.features.watch.command.targets import all_targets
+    from specview.kernel.errors import CliError
     from specview.kernel.langs import DEFAULT_LANG
 
-    for url in args.urls:
-        add_url_secrets(url)
     config = load_config()
     lang = getattr(args, "lang", None) or config.lang or DEFAULT_LANG
-    key, key_env = api_key_of(args, config)
     timeouts = timeouts_of(args, config)
     reports = []
-    for url in args.urls:
-        obs = observe(url, window_s=args.window, probes=args.probe, api_key=key, key_env=key_env,
-                      server=getattr(args, "server", None), timeouts=timeouts)
-        reports.append((obs, diagnose(obs, args.baseline_tps)))
+    if args.prometheus is not None:
+        for obs in _through_prometheus(args, timeouts):
+            reports.append((obs, diagnose(obs, args.baseline_tps)))
+    else:
+        urls = all_targets(args.urls, args.targets)
+        if not urls:
+            raise CliError("doctor.prometheus.no_servers")
+        for url in urls:
+            add_url_secrets(url)
+        key, key_env = api_key_of(args, config)
+        for url in urls:
+            obs = observe(url, window_s=args.window, probes=args.probe, api_key=key, key_env=key_env,
+                          server=getattr(args, "server", None), timeouts=timeouts)
+            reports.append((obs, diagnose(obs, args.baseline_tps)))
     if args.json:
         print(dumps(as_json(reports, lang), indent=1))
     else:
         print("\n".join(lines(reports, lang)))
     problem = any(f.severity == PROBLEM for _obs, found in reports for f in found)
     return 1 if args.check and problem else 0
+
+
+def _through_prometheus(args: argparse.Namespace, timeouts: Timeouts) -> list[Observation]:
+    """Every instance `--prometheus` (narrowed by `--match`) scrapes, over its last `--window` s."""
+    from specview.kernel.errors import CliError
+
+    if args.urls or args.targets is not None:
+        raise CliError("doctor.prometheus.with_urls")
+    if args.probe:
+        raise CliError("doctor.prometheus.no_probe")
+    try:
+        from specview.features.doctor.through_prometheus import observe_prometheus
+    except ImportError:
+        raise CliError("watcherr.command.no_prometheus") from None
+    return observe_prometheus(args, args.window, timeouts)

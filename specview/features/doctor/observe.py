@@ -53,6 +53,7 @@ class Observation:
     errors: list[Phrase] = field(default_factory=list)  # a source that stopped answering, one line each
     prefix: str | None = None  # the engine's metric prefix (llamacpp, vllm), None where it has none
     tokens_source: str | None = None  # the generated-tokens counter
+    via: str | None = None  # "prometheus": read through Prometheus (no /props, /slots, probes)
 
 
 def observe(url: str, *, window_s: float, probes: int, api_key: ApiKey | None, key_env: str | None,

@@ -28,8 +28,9 @@ def _safe(text: str) -> str:
 def lines(reports: Sequence[Report], lang: str) -> list[str]:
     out: list[str] = []
     for obs, found in reports:
-        out.append(fill("doctor.head", lang, url=_safe(obs.url), engine=_safe(obs.engine),
-                        window=f"{obs.window_s:g}", samples=obs.samples, probes=len(obs.probes)))
+        head = "doctor.head" if obs.via is None else "doctor.head_prometheus"
+        out.append(fill(head, lang, url=_safe(obs.url), engine=_safe(obs.engine),
+                        window=f"{obs.window_s:.3g}", samples=obs.samples, probes=len(obs.probes)))
         for f in found:
             out.append(f"  {said_line(f, lang)}")
             out += [f"    {line}" for line in detail_lines(f, lang)]
@@ -57,7 +58,7 @@ def as_json(reports: Sequence[Report], lang: str) -> dict[str, Any]:
     return {"schema": SCHEMA, "lang": lang, "servers": [
         {"url": _safe(obs.url), "engine": _safe(obs.engine),
          "method": None if obs.method is None else _safe(obs.method),
-         "window_s": obs.window_s, "samples": obs.samples, "probes": len(obs.probes),
+         "window_s": obs.window_s, "samples": obs.samples, "probes": len(obs.probes), "via": obs.via,
          "findings": [_clean(f.to_dict(lang)) for f in found]}
         for obs, found in reports]}
 

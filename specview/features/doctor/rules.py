@@ -33,6 +33,8 @@ BETTER = 0.05  # another γ must beat the current one by this share to be recomm
 def diagnose(obs: Observation, baseline_tps: float | None = None) -> list[DoctorFinding]:
     """Every finding for one server, in the order they are shown."""
     found = list(checks(obs))
+    if obs.last is None and obs.errors:  # nothing was read: nothing is concluded
+        return found
     trusted = not any(s.key == "doctor.set_aside_text.counters" for s in obs.set_aside)
     found.append(speculation(obs, trusted))
     if trusted and obs.totals is not None and obs.totals.drafts > 0:
@@ -82,8 +84,13 @@ def speculation(obs: Observation, trusted: bool = True) -> DoctorFinding:
     drafted_ever = last.draft_tokens if has_counters and last is not None else None
     made = finished_tokens(obs)
     evidence = [Evidence("engine", obs.engine, "detection"), Evidence("method", obs.method, "/props, /slots")]
+    method: object = obs.method or "—"
+    if obs.via is not None:  # Prometheus holds /metrics only
+        evidence[1] = Evidence("method", None, "cannot tell: no /props, /slots through Prometheus")
+        method = Phrase("doctor.method_unread")
     if has_counters:
-        evidence.append(Evidence("drafted_total", drafted_ever, drafted_source))
+        held = " (all Prometheus holds of the last 10 min)" if obs.via is not None else ""
+        evidence.append(Evidence("drafted_total", drafted_ever, drafted_source + held))
     if window is not None and trusted:
         evidence += [Evidence("drafted_in_window", window.draft_tokens, drafted_source),
                      Evidence("tokens_in_window", made, obs.tokens_source or "—")]
@@ -95,23 +102,26 @@ def speculation(obs: Observation, trusted: bool = True) -> DoctorFinding:
     if not trusted:
         level, reason = LOW, "counters_set_aside"
         return DoctorFinding("on" if obs.speculating else "off", OK if obs.speculating else WARN, level, reason,
-                       {"method": obs.method or "—", "gamma": gamma or "—"}, tuple(evidence),
+                       {"method": method, "gamma": gamma or "—"}, tuple(evidence),
                        None if obs.speculating else on_flag)
     if obs.prefix is None and not sglang_gauges and not obs.speculating:
         return DoctorFinding("unknown", WARN, LOW, "no_family", {"engine": obs.engine}, tuple(evidence))
     if not obs.speculating and not sglang_gauges and (drafted_ever is None or drafted_ever == 0):
         reason = "no_counters" if drafted_ever is None else "zero_drafts"
-        return DoctorFinding("off", WARN, HIGH, reason, {"engine": obs.engine}, tuple(evidence), on_flag)
+        level = HIGH
+        if obs.via is not None and drafted_ever is not None:  # a drafter loaded and never used looks the same
+            level, reason = MEDIUM, "zero_drafts_prometheus"
+        return DoctorFinding("off", WARN, level, reason, {"engine": obs.engine}, tuple(evidence), on_flag)
     if window is not None and window.draft_tokens == 0 and (made or 0) > 0:
         never = drafted_ever == 0
         severity = WARN if is_ngram(obs) or not never else PROBLEM
         level = MEDIUM if is_ngram(obs) else HIGH
         return DoctorFinding("idle", severity, level, "ngram_idle" if is_ngram(obs) else "tokens_no_drafts",
-                       {"method": obs.method or "—", "tokens": made}, tuple(evidence))
+                       {"method": method, "tokens": made}, tuple(evidence))
     if window is not None and window.draft_tokens > 0:
-        return DoctorFinding("on", OK, HIGH, "drafts_seen", {"method": obs.method or "—", "gamma": gamma or "—"},
+        return DoctorFinding("on", OK, HIGH, "drafts_seen", {"method": method, "gamma": gamma or "—"},
                        tuple(evidence))
-    return DoctorFinding("on", OK, LOW, "no_traffic", {"method": obs.method or "—", "gamma": gamma or "—"},
+    return DoctorFinding("on", OK, LOW, "no_traffic", {"method": method, "gamma": gamma or "—"},
                    tuple(evidence))
 
 

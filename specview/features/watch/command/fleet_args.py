@@ -48,7 +48,13 @@ def add_fleet_options(watch: Parser) -> None:
         low, high = WATCH_ALERTS[key]
         kind = int_in(int(low), int(high), flag) if key in WHOLE_ALERT_KEYS else float_in(low, high, flag)
         alerts.add_argument(flag, dest=f"alert_{key}", type=kind, metavar="X", help=f"cli_help.alerts.{key}")
-    prom = watch.add_argument_group("cli_help.prometheus.title", "cli_help.prometheus.description")
+    add_prometheus_options(watch)
+
+
+def add_prometheus_options(parser: Parser) -> None:
+    """`--prometheus URL`, `--match SEL` and its credentials (read by `prometheus_fleet_of`);
+    `specview doctor` takes the same."""
+    prom = parser.add_argument_group("cli_help.prometheus.title", "cli_help.prometheus.description")
     prom.add_argument("--prometheus", metavar="URL", help="cli_help.prometheus.url")
     prom.add_argument("--match", metavar="SEL", help="cli_help.prometheus.match")
     prom.add_argument("--prometheus-user", metavar="NAME", help="cli_help.prometheus.user")
