@@ -2,26 +2,12 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
-
-import pytest
 from textual.pilot import Pilot
 
 from specview.features.watch.fleet_app import FleetApp
 from specview.features.watch.screen.fleet import FleetScreen
 from tests.support.app_helpers import wait_until
-from tests.support.fleet_snapshots import Snapshots, five
-
-
-@pytest.fixture(autouse=True)
-def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The screen shows times of day: the same in every time zone the tests run in."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+from tests.support.fleet_snapshots import Snapshots, five, utc  # noqa: F401 - utc: an autouse fixture
 
 
 def app(lang: str = "en") -> FleetApp:

@@ -17,8 +17,7 @@ import signal
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -27,6 +26,7 @@ import pytest
 from tests.support.exporter import nobody_url
 from tests.support.limited_run import ROOT, base_env, run_cli, run_tty
 from tests.support.processes import stop
+from tests.support.waiting import wait_until
 
 MAX_RUNNING = 4  # runner/alert_hook.py: runs at once
 
@@ -45,14 +45,6 @@ def group_members(pgid: int) -> list[int]:
         if int(pgrp) == pgid and state not in ("Z", "X"):
             found.append(int(entry.name))
     return found
-
-
-def eventually(predicate: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout} s: {what}")
-        time.sleep(0.05)
 
 
 def groups_in(pids: Path) -> list[int]:
@@ -144,7 +136,7 @@ def test_an_alert_due_again_while_it_waits_is_coalesced_counted_and_said(tmp_pat
         watch = Watch([*(a for url in rack for a in ("--url", url)), "-d", "0.3", "--json", "--alert-window", "1",
                        "--on-alert", slow_hook(pids), "--on-alert-timeout", "60"], env)
         try:
-            eventually(lambda: any(h["coalesced"] >= 1 for h in watch.hooks()), 30, "an alert coalesced")
+            wait_until(lambda: any(h["coalesced"] >= 1 for h in watch.hooks()), 30, "an alert coalesced")
             hooks = watch.hooks()
             assert all(h["running"] <= MAX_RUNNING for h in hooks)
             assert hooks[0]["started"] == MAX_RUNNING and hooks[0]["waiting"] == 1
@@ -154,7 +146,7 @@ def test_an_alert_due_again_while_it_waits_is_coalesced_counted_and_said(tmp_pat
         assert code == 128 + signal.SIGTERM, err
         groups = groups_in(pids)
         assert len(groups) == MAX_RUNNING  # the fifth never had a free place
-        eventually(lambda: not any(group_members(g) for g in groups), 5, "every hook's group gone")
+        wait_until(lambda: not any(group_members(g) for g in groups), 5, "every hook's group gone")
         (said,) = [line for line in err.splitlines() if "--on-alert" in line]
         assert "coalesced while waiting" in said and f"their process groups ended: {MAX_RUNNING}" in said
 
@@ -165,12 +157,12 @@ def test_a_hook_past_its_timeout_is_ended_with_its_whole_group(tmp_path: Path, e
         watch = Watch(["--url", nobody_url(), "-d", "0.3", "--json", "--alert-window", "60",
                        "--on-alert", slow_hook(pids), "--on-alert-timeout", "1"], env)
         try:
-            eventually(lambda: len(groups_in(pids)) == 1, 30, "the hook started")
+            wait_until(lambda: len(groups_in(pids)) == 1, 30, "the hook started")
             (group,) = groups_in(pids)
             assert len(group_members(group)) == 3  # the shell and two sleeps
-            eventually(lambda: not group_members(group), 10, "its group gone after the timeout")
+            wait_until(lambda: not group_members(group), 10, "its group gone after the timeout")
             assert watch.proc.poll() is None  # specview still watching: the timeout did it
-            eventually(lambda: any(h["timed_out"] == 1 and h["running"] == 0 for h in watch.hooks()), 10,
+            wait_until(lambda: any(h["timed_out"] == 1 and h["running"] == 0 for h in watch.hooks()), 10,
                        "the timeout counted")
             code, err = watch.end(signal.SIGTERM)
         finally:
@@ -189,14 +181,14 @@ def test_no_hook_outlives_specview_ended_by_a_signal(tmp_path: Path, env: dict[s
         watch = Watch(["--url", nobody_url(), "-d", "0.3", "--json", "--on-alert", slow_hook(pids),
                        "--on-alert-timeout", "60"], env)
         try:
-            eventually(lambda: len(groups_in(pids)) == 1 and bool(group_members(groups_in(pids)[0])), 30,
+            wait_until(lambda: len(groups_in(pids)) == 1 and bool(group_members(groups_in(pids)[0])), 30,
                        "the hook started")
             (group,) = groups_in(pids)
             exit_code, err = watch.end(sig)
         finally:
             watch.close()
         assert exit_code == code, err
-        eventually(lambda: not group_members(group), 5, "its group gone with specview")
+        wait_until(lambda: not group_members(group), 5, "its group gone with specview")
         assert "still running at the end, their process groups ended: 1" in err
 
 
@@ -210,7 +202,7 @@ def test_a_hook_that_ignores_sigterm_is_killed_at_its_timeout_before_a_normal_en
         assert run.returncode == 0 and not run.timed_out, run.err
         assert "ran past 1 s and was stopped" in run.err
         (group,) = groups_in(pids)
-        eventually(lambda: not group_members(group), 5, "its group gone when specview ended")
+        wait_until(lambda: not group_members(group), 5, "its group gone when specview ended")
 
 
 def test_the_fleet_screen_shows_the_runs_and_quitting_ends_them(tmp_path: Path, env: dict[str, str]) -> None:
@@ -223,4 +215,4 @@ def test_the_fleet_screen_shows_the_runs_and_quitting_ends_them(tmp_path: Path, 
         assert run.returncode == 0 and not run.timed_out, run.screens[-1]
         assert run.saw("--on-alert: 1 running · 0 waiting · 0 coalesced")  # what 80 columns keep of it
         (group,) = groups_in(pids)
-        eventually(lambda: not group_members(group), 5, "its group gone when the screen quit")
+        wait_until(lambda: not group_members(group), 5, "its group gone when the screen quit")

@@ -29,8 +29,9 @@ from specview.kernel.errors import SpecviewError
 from tests.support.docs_pages import DOCS, Page, page, pages
 from tests.support.exporter import exporters
 from tests.support.processes import stop
-from tests.support.serve_run import free_port, listening, wait_until
+from tests.support.serve_run import free_port, listening
 from tests.support.tmux_pane import tmux_pane
+from tests.support.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 INLINE = re.compile(r"`(specview(?: [^`]*)?)`")

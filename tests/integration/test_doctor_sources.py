@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +20,7 @@ import pytest
 from tests.support.limited_run import base_env, run_cli
 from tests.support.llama_server import NGRAM_ARGS, RunningServer, llama_server, server_binary
 from tests.support.prometheus import RunningPrometheus, prometheus, prometheus_binary
+from tests.support.waiting import wait_until
 
 pytestmark = [
     pytest.mark.skipif(server_binary() is None, reason="llama-server not built (make llama-server)"),
@@ -46,14 +47,6 @@ def setup() -> Iterator[Setup]:
         server = stack.enter_context(llama_server(NGRAM_ARGS))
         prom = stack.enter_context(prometheus([server.root.removeprefix("http://")], scrape_s=1.0))
         yield Setup(server, prom)
-
-
-def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise TimeoutError(what)
-        time.sleep(0.1)
 
 
 def scraped_at(prom: RunningPrometheus, instance: str, at: float | None = None) -> float:

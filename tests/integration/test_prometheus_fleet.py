@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +31,7 @@ from tests.support.llama_server import NGRAM_ARGS, RunningServer, free_port, lla
 from tests.support.mtp_gguf import write_tiny_mtp
 from tests.support.prometheus import RunningPrometheus, prometheus, prometheus_binary
 from tests.support.vllm_server import NGRAM_CONFIG, vllm_python, vllm_server
+from tests.support.waiting import wait_until
 
 pytestmark = [
     pytest.mark.skipif(server_binary() is None, reason="llama-server not built (make llama-server)"),
@@ -56,14 +57,6 @@ class Fleet:
 
     def instance(self, name: str) -> str:
         return self.servers[name].root.removeprefix("http://")
-
-
-def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise TimeoutError(what)
-        time.sleep(0.1)
 
 
 def scraped_at(prom: RunningPrometheus, instance: str) -> float:

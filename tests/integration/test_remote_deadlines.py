@@ -21,6 +21,7 @@ from specview.kernel.errors import BackendError
 from specview.kernel.runspec import RunSpec
 from specview.kernel.session import Session
 from tests.support.hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
+from tests.support.waiting import wait_until
 
 BODY = {"model": "m", "messages": [], "stream": True}
 
@@ -29,14 +30,6 @@ BODY = {"model": "m", "messages": [], "stream": True}
 def server() -> Iterator[HostileServer]:
     with hostile_server() as running:
         yield running
-
-
-def wait_until(condition: object, seconds: float = 20.0) -> None:
-    assert callable(condition)
-    end = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < end, "the condition never held"
-        time.sleep(0.01)
 
 
 def test_holding_an_event_is_not_a_stalled_stream(server: HostileServer) -> None:

@@ -15,7 +15,7 @@ from tests.support.exporter import exporters
 from tests.support.hostile_checks import json_lines, one_error_line
 from tests.support.limited_run import base_env
 from tests.support.processes import stop
-from tests.support.serve_run import wait_until
+from tests.support.waiting import wait_until
 
 PROMPT_S = 60  # seconds: a refusal takes about one start of Python
 

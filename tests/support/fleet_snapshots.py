@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Iterator
+
+import pytest
 
 from specview.features.watch.model import WatchSample
 from specview.features.watch.model.fleet import (
@@ -80,3 +84,14 @@ class Snapshots:
 
     def close(self) -> None:
         self.closed.set()
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The fleet shows times of day: the same in every time zone the tests run in (autouse in every
+    module that imports it)."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()

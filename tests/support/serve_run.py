@@ -14,14 +14,14 @@ import resource
 import socket
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 from tests.support.limited_run import base_env
 from tests.support.processes import stop
+from tests.support.waiting import wait_until
 
 SPECVIEW = Path(sys.executable).parent / "specview"
 START_TIMEOUT_S = 30.0
@@ -37,14 +37,6 @@ def free_port() -> int:
 def listening(port: int) -> bool:
     with socket.socket() as sock:
         return sock.connect_ex(("127.0.0.1", port)) == 0
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
-    """Poll `predicate` until it holds; fail naming `what` after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 @dataclass
