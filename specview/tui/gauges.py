@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from specview.features.watch.model import Violation, WatchSample
+from specview.features.watch.model import WatchSample
+from specview.features.watch.model.invariants import Violation
 from specview.kernel.backend import Origin
 from specview.kernel.events import Basis
 from specview.kernel.gauges import PANE, PANEL, SUMMARY, WATCH, GaugeSpec, Reading, gauges

@@ -1,7 +1,7 @@
 """The exact flag to change, per engine: written as each engine spells it (not translated).
 
-Spellings from the research notes (/work/shared/research/engines.md §llama.cpp, §vLLM, §SGLang,
-llama-server-observed.md, and engines-2026-12b.md): llama-server `--spec-type`, `--model-draft`/
+Spellings as each engine's own help and docs give them (`llama-server --help`, vLLM's speculative
+decoding docs, SGLang's server arguments; docs/doctor.md lists them): llama-server `--spec-type`, `--model-draft`/
 `-md`, `--spec-draft-n-max` (older builds `--draft-max`); vLLM `--speculative-config
 '{"method":…,"num_speculative_tokens":…}'`; SGLang `--speculative-algorithm`,
 `--speculative-num-steps`, `--speculative-num-draft-tokens`. `{gamma}` is filled in.

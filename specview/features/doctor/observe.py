@@ -22,7 +22,8 @@ from specview.backends.remote.timeouts import Timeouts
 from specview.boundary.api_key import ApiKey
 from specview.boundary.secrets import public_url
 from specview.features.doctor.probe import ProbeResult, probe_once
-from specview.features.watch.model import Scrape, Violation, WatchModel, WatchSample
+from specview.features.watch.model import Scrape, WatchModel, WatchSample
+from specview.features.watch.model.invariants import Violation
 from specview.features.watch.source import ServerWatch
 from specview.kernel.errors import SpecviewError
 from specview.texts.catalog import Phrase

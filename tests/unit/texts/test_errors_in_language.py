@@ -51,7 +51,7 @@ from specview.features.watch.model.fleet import said_in
 from specview.features.watch.runner.alert_hook import command_argv
 from specview.features.watch.screen.fleet_filter import compile_filter
 from specview.features.watch.source.direct import DirectFleet
-from specview.features.watch.source.prometheus import _count, _InstanceAnswer
+from specview.features.watch.source.prometheus_answer import InstanceAnswer, count_of
 from specview.features.watch.source.prometheus_api import PrometheusAuth
 from specview.features.watch.source.promql import match_selector
 from specview.kernel.errors import SpecviewError, describe_error
@@ -141,7 +141,7 @@ def _watch_args(**given: object) -> argparse.Namespace:
 
 
 def _no_counts() -> None:
-    _count(_InstanceAnswer(values={("vllm:x_total", ""): float("nan")}), "vllm:x_total")
+    count_of(InstanceAnswer(values={("vllm:x_total", ""): float("nan")}), "vllm:x_total")
 
 
 # (module, the call that fails, the id it raises, data its Chinese text shows)

@@ -42,7 +42,6 @@ that fails (down, 401/403, a query error, an answer too large) raises one Backen
 from __future__ import annotations
 
 import contextlib
-import math
 import time
 from argparse import Namespace
 from dataclasses import dataclass, field, replace
@@ -50,19 +49,21 @@ from dataclasses import dataclass, field, replace
 from specview.backends.reason import reason_of
 from specview.backends.remote.server_kind import DIFFUSION_METHOD
 from specview.backends.remote.timeouts import Timeouts
-from specview.boundary.bounds import MAX_COUNTER, MAX_POSITION, Invalid
-from specview.boundary.text import sanitize, shown
-from specview.features.watch.model import MAX_POSITIONS, Scrape, WatchModel, WatchSample
-from specview.features.watch.model.fleet import InstanceKey, InstanceReading, State
+from specview.boundary.bounds import Invalid
+from specview.boundary.text import sanitize
+from specview.features.watch.model import WatchModel, WatchSample
+from specview.features.watch.model.fleet import InstanceReading, State
 from specview.features.watch.model.fleet_keys import instance_label
 from specview.features.watch.source.first_window import between, instead
+from specview.features.watch.source.prometheus_answer import (
+    InstanceAnswer,
+    Key,
+    add_series,
+    key_of,
+    scrape_of,
+)
 from specview.features.watch.source.prometheus_api import PrometheusApi, PrometheusAuth, PrometheusSeries
 from specview.features.watch.source.promql import (
-    COUNT,
-    GAUGE,
-    PART,
-    SCRAPED,
-    UP,
     EngineSeries,
     engine_of,
     is_diffusion,
@@ -81,21 +82,7 @@ DEFAULT_WINDOW_S = 2.0
 FAILED_SCRAPE = Phrase("watcherr.prometheus.failed_scrape")  # compared by identity
 DEFAULT_RETENTION_S = 600.0
 
-Key = InstanceKey  # an instance's labels: every one but these
-NOT_IDENTITY = frozenset({"__name__", "position", PART})
 CLOCK_SLACK_S = 0.001  # the range is sent to the millisecond
-
-
-@dataclass
-class _InstanceAnswer:
-    """What Prometheus holds for one instance at one time."""
-
-    values: dict[tuple[str, str], float] = field(default_factory=dict)  # (series, position) -> value
-    gauges: dict[str, float] = field(default_factory=dict)
-    up: float | None = None
-    scraped: float | None = None  # the time of the scrape the values come from (timestamp(up))
-    at: float = 0.0  # when Prometheus was asked (the time stamp where there is no `up`)
-    beyond: int = 0  # position series at MAX_POSITIONS or beyond: counted, not kept
 
 
 @dataclass
@@ -129,9 +116,9 @@ class PrometheusFleet:
             shown_match = (Phrase("watcherr.prometheus.matching", match=sanitize(self._matchers, 200, one_line=True))
                            if self._matchers else "")
             raise BackendError("watcherr.prometheus.no_instance", root=self.root, matching=shown_match)
-        history: dict[Key, list[_InstanceAnswer]] = {}
+        history: dict[Key, list[InstanceAnswer]] = {}
         dropped: dict[Key, int] = {}
-        before: dict[Key, _InstanceAnswer] = {}
+        before: dict[Key, InstanceAnswer] = {}
         history_note: Note | None = None
         if not self._followed:
             try:
@@ -152,19 +139,19 @@ class PrometheusFleet:
                         else r for key, r in zip(keys, readings, strict=True)]
         return tuple(readings)
 
-    def _before(self, at: float, now: dict[Key, _InstanceAnswer]) -> dict[Key, _InstanceAnswer]:
+    def _before(self, at: float, now: dict[Key, InstanceAnswer]) -> dict[Key, InstanceAnswer]:
         """Each instance's values at its last scrape `window_s` before `at`; where that is the
         scrape `now` holds (an interval shorter than Prometheus's), the scrape before that one."""
         began = at - self.window_s
         before = _instances(self._api.vector(now_query(self._matchers), began), began)
-        same = [key for key, answer in now.items() if key in before and _same_scrape(before[key], answer)]
+        same = [key for key, answer in now.items() if key in before and _samescrape_of(before[key], answer)]
         if same:
             earlier_at = min(now[key].scraped or at for key in same) - CLOCK_SLACK_S
             earlier = _instances(self._api.vector(now_query(self._matchers), earlier_at), earlier_at)
             before.update((key, earlier[key]) for key in same if key in earlier)
         return before
 
-    def _history(self, at: float, series: int) -> tuple[dict[Key, list[_InstanceAnswer]], dict[Key, int]]:
+    def _history(self, at: float, series: int) -> tuple[dict[Key, list[InstanceAnswer]], dict[Key, int]]:
         """Each instance's values every `step` s over the retention, oldest first, each stamped
         with the time of the scrape it comes from; at most MAX_HISTORY_POINTS points in all for
         the `series` the instant query found (a big fleet gets coarser steps, not a refusal).
@@ -173,10 +160,10 @@ class PrometheusFleet:
         windows = max(MIN_HISTORY, min(MAX_HISTORY, MAX_HISTORY_POINTS // max(1, series)))
         step = round(max(self.window_s, self.retention_s / windows), 3)  # as the query sends them
         start, end = round(at - self.retention_s, 3), round(at, 3)
-        found: dict[Key, dict[float, _InstanceAnswer]] = {}
+        found: dict[Key, dict[float, InstanceAnswer]] = {}
         dropped: dict[Key, int] = {}
         for one in self._api.matrix(now_query(self._matchers), start, end, step):
-            key = _key(one.labels)
+            key = key_of(one.labels)
             points = found.setdefault(key, {})
             if len(found) > MAX_INSTANCES:
                 raise _too_many(self.root, len(found))
@@ -184,8 +171,8 @@ class PrometheusFleet:
                 if not _asked(t, start, end, step):
                     dropped[key] = dropped.get(key, 0) + 1
                     continue
-                _add(points.setdefault(t, _InstanceAnswer(at=t)), one.labels, value)
-        history: dict[Key, list[_InstanceAnswer]] = {}
+                add_series(points.setdefault(t, InstanceAnswer(at=t)), one.labels, value)
+        history: dict[Key, list[InstanceAnswer]] = {}
         for key, points in found.items():
             kept = [points[t] for t in sorted(points)
                     if (stamp := points[t].scraped) is None or stamp <= t + CLOCK_SLACK_S]
@@ -194,8 +181,8 @@ class PrometheusFleet:
             history[key] = kept
         return history, dropped
 
-    def _reading(self, key: Key, now: _InstanceAnswer | None, history: list[_InstanceAnswer],
-                 history_note: Note | None, dropped: int = 0, before: _InstanceAnswer | None = None) -> InstanceReading:
+    def _reading(self, key: Key, now: InstanceAnswer | None, history: list[InstanceAnswer],
+                 history_note: Note | None, dropped: int = 0, before: InstanceAnswer | None = None) -> InstanceReading:
         name = instance_label(key)
         if now is None:
             return InstanceReading(name, State.DOWN, error=Phrase("watcherr.prometheus.gone"), labels=key)
@@ -257,11 +244,6 @@ def prometheus_fleet_of(args: Namespace, timeouts: Timeouts | None = None) -> Pr
                            retention_s=float(retention) if retention else DEFAULT_RETENTION_S, timeouts=timeouts)
 
 
-def _key(labels: dict[str, str]) -> Key:
-    """The instance a series belongs to: its labels but the series' own (see the module docstring)."""
-    return tuple(sorted((name, value) for name, value in labels.items() if name not in NOT_IDENTITY))
-
-
 def _asked(t: float, start: float, end: float, step: float) -> bool:
     """Whether a range answer's time stamp is one the query asked for: start + k·step, within [start, end]."""
     if not start - CLOCK_SLACK_S <= t <= end + CLOCK_SLACK_S:
@@ -274,36 +256,12 @@ def _job_instance(key: Key) -> tuple[str, str]:
     return labels.get("job", ""), labels.get("instance", "")
 
 
-def _beyond(position: str) -> bool:
-    """A whole `position` from MAX_POSITIONS to MAX_POSITION: counted, not kept (one that is not
-    whole, or past MAX_POSITION, is kept for `_positions` to refuse by name)."""
-    try:
-        return MAX_POSITIONS <= int(position) <= MAX_POSITION
-    except ValueError:
-        return False
-
-
-def _add(into: _InstanceAnswer, labels: dict[str, str], value: float) -> None:
-    part, name = labels.get(PART), labels.get("__name__", "")
-    if part == COUNT:
-        position = labels.get("position", "")
-        if position and _beyond(position):
-            into.beyond += 1
-            return
-        into.values[(name, position)] = value
-    elif part == GAUGE:
-        into.gauges[name] = value
-    elif part == UP:
-        into.up = value
-    elif part == SCRAPED and math.isfinite(value):
-        into.scraped = value
-
-
-def _instances(result: list[PrometheusSeries], at: float) -> dict[Key, _InstanceAnswer]:
-    found: dict[Key, _InstanceAnswer] = {}
+def _instances(result: list[PrometheusSeries], at: float) -> dict[Key, InstanceAnswer]:
+    found: dict[Key, InstanceAnswer] = {}
     for series in result:
         if series.points:
-            _add(found.setdefault(_key(series.labels), _InstanceAnswer(at=at)), series.labels, series.points[0][1])
+            into = found.setdefault(key_of(series.labels), InstanceAnswer(at=at))
+            add_series(into, series.labels, series.points[0][1])
         if len(found) > MAX_INSTANCES:
             raise _too_many("Prometheus", len(found))
     return found
@@ -313,52 +271,23 @@ def _too_many(root: str, n: int) -> BackendError:
     return BackendError("watcherr.prometheus.too_many", root=root, n=n, most=MAX_INSTANCES)
 
 
-def _names_in(point: _InstanceAnswer) -> set[str]:
+def _names_in(point: InstanceAnswer) -> set[str]:
     return {name for name, _pos in point.values} | set(point.gauges)
 
 
-def _missing(point: _InstanceAnswer, names: set[str], series: EngineSeries | None) -> tuple[str, ...]:
+def _missing(point: InstanceAnswer, names: set[str], series: EngineSeries | None) -> tuple[str, ...]:
     if series is None:
         return ()
     drafted = (point.values.get((series.draft_tokens or "", "")) or 0) > 0
     return tuple(n for n in series.expected if n not in names and (n != series.per_position or drafted))
 
 
-def _width(point: _InstanceAnswer, series: EngineSeries | None) -> int | None:
+def _width(point: InstanceAnswer, series: EngineSeries | None) -> int | None:
     positions = [pos for name, pos in point.values if series is not None and name == series.per_position]
     return len(positions) or None
 
 
-def _count(point: _InstanceAnswer, name: str | None, position: str = "") -> int | None:
-    """A counter's value as a count; Invalid naming the series for one that is not."""
-    if name is None or (name, position) not in point.values:
-        return None
-    value = point.values[(name, position)]
-    if not math.isfinite(value) or not 0 <= value <= MAX_COUNTER:
-        label = f'{{position="{shown(position, 20)}"}}' if position else ""
-        raise Invalid(Phrase("watcherr.prometheus.not_count", name=name, label=label, value=value, most=MAX_COUNTER))
-    return round(value)
-
-
-def _positions(point: _InstanceAnswer, name: str | None) -> tuple[int, ...]:
-    if name is None:
-        return ()
-    counts: dict[int, int] = {}
-    for series, label in point.values:
-        if series != name:
-            continue
-        try:
-            pos = int(label)
-        except ValueError:
-            raise Invalid(Phrase("watcherr.prometheus.position_not_whole", name=name, label=shown(label))) from None
-        if not 0 <= pos <= MAX_POSITION:
-            raise Invalid(Phrase("watcherr.prometheus.position_range", name=name, label=shown(label),
-                                 most=MAX_POSITION))
-        counts[pos] = _count(point, name, label) or 0
-    return tuple(counts.get(k, 0) for k in range(max(counts) + 1)) if counts else ()
-
-
-def _fold(followed: _Followed, point: _InstanceAnswer, series: EngineSeries | None) -> WatchSample | None:
+def _fold(followed: _Followed, point: InstanceAnswer, series: EngineSeries | None) -> WatchSample | None:
     """The sample since the last scrape folded, or None: a scrape already folded, a failed one
     (its series are gone until the next), or the first."""
     if point.up == 0 or not (point.values or point.gauges or point.beyond):
@@ -366,17 +295,17 @@ def _fold(followed: _Followed, point: _InstanceAnswer, series: EngineSeries | No
     stamp = point.scraped if point.scraped is not None else point.at
     if followed.folded is not None and stamp <= followed.folded:  # folded already, or older: never backwards
         return None
-    sample = followed.model.feed(_scrape(point, series))
+    sample = followed.model.feed(scrape_of(point, series))
     followed.folded = stamp
     return sample
 
 
-def _same_scrape(before: _InstanceAnswer, now: _InstanceAnswer) -> bool:
+def _samescrape_of(before: InstanceAnswer, now: InstanceAnswer) -> bool:
     """Whether `before` holds the scrape `now` holds (or a later one)."""
     return before.scraped is not None and now.scraped is not None and before.scraped >= now.scraped
 
 
-def _asked_window(before: _InstanceAnswer | None, now: _InstanceAnswer,
+def _asked_window(before: InstanceAnswer | None, now: InstanceAnswer,
                   series: EngineSeries | None) -> WatchSample | None:
     """The sample from the scrape `before` holds to the one `now` holds (None: the same scrape, a
     failed one, or no `before`)."""
@@ -384,21 +313,4 @@ def _asked_window(before: _InstanceAnswer | None, now: _InstanceAnswer,
         return None
     if before.scraped is None or now.scraped is None or before.scraped >= now.scraped:
         return None
-    return between(_scrape(before, series), _scrape(now, series))
-
-
-def _scrape(point: _InstanceAnswer, series: EngineSeries | None) -> Scrape:
-    t = point.scraped if point.scraped is not None else point.at
-    if series is None:
-        return Scrape(t, positions_beyond=point.beyond)
-    gauges = {name: v for name, v in point.gauges.items() if math.isfinite(v)}
-    odd = sorted(set(point.gauges) - set(gauges))
-    active = point.values.get((series.active or "", ""))
-    notes = (Note("prometheus_not_finite", {"series": ", ".join(odd)}),) if odd else ()
-    return Scrape(t, drafts=_count(point, series.drafts), draft_tokens=_count(point, series.draft_tokens),
-                  accepted=_count(point, series.accepted), per_position=_positions(point, series.per_position),
-                  tokens=_count(point, series.tokens),
-                  active=active if active is not None and math.isfinite(active) else None,
-                  gauges=gauges, notes=notes, positions_beyond=point.beyond, cadence=series.cadence,
-                  verify_calls=_count(point, series.verify), requests_done=_count(point, series.requests),
-                  width=gauges.get(series.width or ""))
+    return between(scrape_of(before, series), scrape_of(now, series))

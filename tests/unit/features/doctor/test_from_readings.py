@@ -7,7 +7,8 @@ from specview.features.doctor.finding import PROBLEM
 from specview.features.doctor.from_readings import from_row, from_watch
 from specview.features.doctor.rules import diagnose, finished_tokens
 from specview.features.doctor.screen import MARKS, finding_blocks
-from specview.features.watch.model import Scrape, Violation, WatchModel, WatchSample
+from specview.features.watch.model import Scrape, WatchModel, WatchSample
+from specview.features.watch.model.invariants import Violation
 from tests.support.fleet_snapshots import row, window
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 
-from specview.features.watch.model import POSITIONS, Violation, WatchSample
+from specview.features.watch.model import POSITIONS, WatchSample
 from specview.features.watch.model.by_load import MAX_LEVELS, LoadTable
+from specview.features.watch.model.invariants import Violation
 from specview.kernel.stats import wilson
 
 

@@ -7,17 +7,12 @@ import re
 import pytest
 
 from specview.features.watch.command import line
-from specview.features.watch.model import (
+from specview.features.watch.model import COUNTS, POSITIONS, Scrape, WatchModel, WatchSample, verified_drafts
+from specview.features.watch.model.invariants import (
     ACCEPTED_LE_DRAFTED,
-    COUNTS,
-    POSITIONS,
     POSITIONS_FALL,
     POSITIONS_SUM,
-    Scrape,
-    WatchModel,
-    WatchSample,
     check_invariants,
-    verified_drafts,
 )
 from specview.features.watch.model.position_reading import CONDITIONAL, MARGINAL, position_reading
 from specview.kernel.gauges import position_texts
