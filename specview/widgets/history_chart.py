@@ -33,6 +33,7 @@ class HistoryChart(Widget):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.fixed, self.rate = fixed, rate
         self.data: tuple[float | None, ...] = ()
+        self._drawn: tuple[object, tuple[str, str], list[str]] | None = None  # (what, labels, rows) of the last draw
 
     @property
     def scale(self) -> Scale:
@@ -50,15 +51,25 @@ class HistoryChart(Widget):
         scale = self.scale
         return scale_label(scale.high, rate=self.rate), scale_label(scale.low, rate=self.rate)
 
+    def _rows(self) -> tuple[tuple[str, str], list[str]]:
+        """The labels and every row's cells, worked out once per data and size (render_line asks per row)."""
+        what = (self.data, self.size.width, self.size.height)
+        if self._drawn is None or self._drawn[0] != what:
+            top, bottom = self.labels()
+            room = max(0, self.size.width - max(len(top), len(bottom)) - 1)
+            points = self.data[-room:] if room else ()
+            rows = column_rows(points, self.scale, self.size.height) if self.size.height > 0 else []
+            self._drawn = (what, (top, bottom), rows)
+        return self._drawn[1], self._drawn[2]
+
     def render_line(self, y: int) -> Strip:
         width, rows = self.size.width, self.size.height
         base = self.rich_style
         label_style: Style = self.get_component_rich_style("history--scale")
-        top, bottom = self.labels()
+        (top, bottom), drawn = self._rows()
         gutter = max(len(top), len(bottom))
         room = max(0, width - gutter - 1)
-        points = self.data[-room:] if room else ()
-        cells = column_rows(points, self.scale, rows)[y] if rows > 0 and y < rows else ""
+        cells = drawn[y] if y < len(drawn) else ""
         said = top if y == 0 else bottom if y == rows - 1 else ""
         segments = [Segment(f"{said:>{gutter}}▕", label_style),
                     Segment(cells.rjust(room), self.get_component_rich_style("history--bar"))]
