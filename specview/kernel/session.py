@@ -113,18 +113,23 @@ class Session:
         try:
             rounds = iter(self.backend.rounds(self._stop))
             while self._gate():
-                rnd = next(rounds, None)
-                # what a backend says besides its rounds: a single step goes on to the next round
-                while rnd is not None and type(rnd) is not Round and not kind_of(rnd).stepped:
-                    if not self._deliver([rnd]):
-                        return
+                # one step shows one round: what a backend says besides its rounds, and a round the
+                # mask holds back (its text may begin a secret), go on to the next round
+                shown = False
+                while not shown:
                     rnd = next(rounds, None)
-                if rnd is None:
-                    break
-                if self._paused_total and type(rnd) is Round and not self.backend.info.virtual_clock:
-                    rnd = replace(rnd, t_wall=rnd.t_wall - self._paused_total)
-                if not self._deliver(masked(mask, rnd)):
-                    break
+                    if rnd is None:
+                        return
+                    if type(rnd) is not Round and not kind_of(rnd).stepped:
+                        if not self._deliver([rnd]):
+                            return
+                        continue
+                    if self._paused_total and type(rnd) is Round and not self.backend.info.virtual_clock:
+                        rnd = replace(rnd, t_wall=rnd.t_wall - self._paused_total)
+                    out = masked(mask, rnd)
+                    if not self._deliver(out):
+                        return
+                    shown = any(kind_of(item).stepped for item in out)
         except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
             self._error = failed = _reason(exc)
         finally:

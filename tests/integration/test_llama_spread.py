@@ -6,6 +6,9 @@ The machine these tests run on is shared (other processes come and go), so nothi
 fixed tolerance: the run recalibrates every CALIBRATE_EVERY rounds, which interleaves the
 calibrations with the rounds they are compared with (a change in load reaches both), and the two
 must agree within K standard errors of their difference, both errors measured by the run itself.
+A calibration times the forward alone, and the run's wall clock also holds the loop's own work
+between forwards (sampling, the events: about 1.5 % here), so the run is compared with the
+calibrated rate times the share of its wall time its forwards took, which the run measures too.
 """
 
 from __future__ import annotations
@@ -34,16 +37,22 @@ PLAIN_TOKENS = 128
 K = 3.0
 # A spread this wide would make the comparison say nothing: a measurement, not a pass by default.
 MAX_RELATIVE_SPREAD = 1 / 3
+# The loop's work between forwards is small beside a forward: more would be a slow loop to mend.
+MIN_FORWARD_SHARE = 0.9
 
 
 def test_a_plain_run_and_its_calibrated_plain_step_agree_within_their_spread() -> None:
     backend = LlamaBackend(demo_model_path(), LlamaOptions(prompt=PROMPT, plain=True, max_tokens=PLAIN_TOKENS,
                                                            n_threads=1, calibrate_every=CALIBRATE_EVERY))
     session = Session(backend)
-    list(session.run_headless())
+    rounds = list(session.run_headless())
     snap = session.metrics.snapshot()
     reading = Reading.of(snap, backend.info)
     over = reading.over
+    # the share of the run's wall time its forwards took (the first round's has no start to measure from)
+    forwards = sum(r.t_verify_s or 0.0 for r in rounds[1:])
+    share = forwards / (rounds[-1].t_wall - rounds[0].t_wall)
+    assert MIN_FORWARD_SHARE < share <= 1.0, share
     assert snap.tokens == PLAIN_TOKENS and snap.drafted == 0
     assert snap.calibrations >= PLAIN_TOKENS // (CALIBRATE_EVERY + 1)
     # 1× by definition, not the run's tokens/s ÷ its own calibrated step
@@ -52,9 +61,10 @@ def test_a_plain_run_and_its_calibrated_plain_step_agree_within_their_spread() -
     plain, plain_spread = over.plain_tokens_per_second, over.plain_tokens_per_second_spread
     assert run and plain and run_spread and plain_spread, (run, run_spread, plain, plain_spread)
     both = math.hypot(run_spread, plain_spread)
-    numbers = f"run {run:.1f} ± {run_spread:.1f} tok/s, calibrated {plain:.1f} ± {plain_spread:.1f} tok/s"
+    numbers = (f"run {run:.1f} ± {run_spread:.1f} tok/s, calibrated {plain:.1f} ± {plain_spread:.1f} tok/s, "
+               f"forwards {share:.3f} of the run's time")
     assert both < MAX_RELATIVE_SPREAD * plain, numbers
-    assert abs(run - plain) <= K * both, numbers
+    assert abs(run - plain * share) <= K * both, numbers
     stats = stats_dict(backend.info, snap, "")
     assert stats["speedup"] == 1.0 and stats["provenance"]["speedup_basis"] == "definition"
     assert stats["spread"]["plain_tokens_per_second"] and stats["spread"]["tokens_per_second"]

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from specview.backends.process import ChildProcessBackend, offload
 from specview.backends.sim.backend import SimBackend
+from specview.boundary.secrets import add_secret, forget_secrets
 from specview.catalog.presets import get_preset
 from specview.kernel.errors import BackendError
 from specview.kernel.events import Calibration, Round, TokenEvent, TokenStatus
@@ -141,6 +142,43 @@ def test_a_paused_session_parks_and_a_step_lets_exactly_one_round_through() -> N
         assert _until(lambda: session.produced > 1)
     finally:
         session.stop()
+
+
+class _Texts:
+    """A backend whose rounds carry the given texts, one token each, then nothing more."""
+
+    def __init__(self, texts: list[str]) -> None:
+        from specview.kernel.backend import BackendInfo
+
+        self.texts = texts
+        self.info = BackendInfo(backend="test", label="texts", gamma=1, temperature=0.0, virtual_clock=True)
+
+    def rounds(self, stop: threading.Event):  # type: ignore[no-untyped-def]
+        for i, text in enumerate(self.texts):
+            yield Round(i, 1, (TokenEvent(0, text, TokenStatus.BONUS, 0),), 0.001, 0.002, float(i + 1))
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_step_shows_a_round_even_when_the_mask_holds_one_back() -> None:
+    """A round whose text may begin a secret is held until the next one: the step goes on to it,
+    so the step shows a round (it used to show nothing, and the step was spent)."""
+    forget_secrets()
+    add_secret("sk-very-secret-key-123")
+    try:
+        session = Session(_Texts(["hello", " sk", "-and then", " more", " text"]))
+        session.pause()
+        session.start()
+        assert _until(lambda: session.parked)
+        session.step()
+        assert _until(lambda: session.parked) and session.produced == 1
+        session.step()  # " sk" may begin the secret: held, and " -and then" comes with it
+        assert _until(lambda: session.parked) and session.produced == 3
+        assert [r.index for r in session.drain().rounds] == [0, 1, 2]
+    finally:
+        session.stop()
+        forget_secrets()
 
 
 def _events(texts: list[str]) -> list[TokenEvent]:
