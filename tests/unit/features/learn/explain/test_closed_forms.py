@@ -139,7 +139,8 @@ def test_survival_and_what_each_preset_keeps_by_position() -> None:
         assert row["kept"] == pytest.approx([r * s for r, s in zip(row["reach"], row["survival"], strict=True)])
         assert row["tau"] == pytest.approx(1 + sum(row["kept"]))
         if row["kind"] in ("chain", "tree", "parallel"):  # every round drafts γ: the reach is 1
-            assert row["reach"] == [1.0] * row["gamma"] and row["tau"] == pytest.approx(tau_from_positions(row["acceptance"]))
+            assert row["reach"] == [1.0] * row["gamma"]
+            assert row["tau"] == pytest.approx(tau_from_positions(row["acceptance"]))
         preset = get_preset(row["id"], user_dir=Path("/nonexistent"))
         if preset.shape.depth is not None:  # depth varies per round: no full chain each time, τ below it
             assert 1.0 <= row["tau"] < tau_from_positions(row["acceptance"])
