@@ -32,6 +32,7 @@ from specview.widgets.slider import Slider
 
 # A diagram line is a list of (text, the steps that light it up); the last step lights everything.
 Piece = tuple[str, frozenset[int]]
+SCHOOLS = ("parallel", "sequential")  # the two diagrams, each with its step's caption
 
 
 def _state(value: float) -> str:
@@ -68,6 +69,7 @@ class MtpScreen(LearnScreen):
     """`n` steps both diagrams; the preset slider picks the row of the survival table."""
 
     BINDINGS = [bind("n", "next", "learn.mtp.next")]
+    DEFAULT_CSS = "MtpScreen .mtp-step { margin: 0 0 1 0; }"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -76,7 +78,9 @@ class MtpScreen(LearnScreen):
 
     def body(self) -> ComposeResult:
         self.preset_ids = self.listed_presets()
-        yield Static(id="diagrams", classes="learn-numbers")
+        for name in SCHOOLS:
+            yield Static(id=f"diagram-{name}", classes="learn-numbers")
+            yield Prose(id=f"step-{name}", classes="mtp-step")
         yield Slider(self.ts("preset"), list(range(len(self.preset_ids))), 0, lambda i: preset_name(self.preset_ids[i]),
                      id="preset")
         yield Static(self.ts("table"), classes="learn-note")
@@ -91,7 +95,10 @@ class MtpScreen(LearnScreen):
 
     def refresh_numbers(self) -> None:
         n = self.numbers()
-        self.query_one("#diagrams", Static).update(self._diagrams(n["step"]))
+        for name in SCHOOLS:
+            self.query_one(f"#diagram-{name}", Static).update(self._diagram(name, n["step"]))
+            self.query_one(f"#step-{name}", Prose).update(
+                f"▶ {n['step'] + 1}/{DIAGRAM_STEPS} " + self.ts(f"step.{name}.{n['step']}"))
         rows, cells = [], []
         for row in n["presets"]:
             rows.append(f"{preset_name(row['id'])} ({self._school(row['method'])})")
@@ -149,16 +156,15 @@ class MtpScreen(LearnScreen):
         """The drafter's school, in the words its method unit gives (specview/methods/<id>/texts.*)."""
         return methods()[method].school_in(self.lang)
 
-    def _diagrams(self, step: int) -> Text:
+    def _diagram(self, name: str, step: int) -> Text:
+        """One school's title and diagram, the pieces lit at this step; its caption is a Prose below (Chinese wraps)."""
         trunk, head = self.ts("trunk"), self.ts("head")
-        out = Text()
-        for name, lines in (("parallel", parallel(trunk, head)), ("sequential", sequential(trunk, head))):
-            out.append(self.ts(f"title.{name}") + "\n", style="bold")
-            for pieces in lines:
-                for text, steps in pieces:
-                    out.append(text, style="bold reverse" if step in steps else "dim")
+        out = Text(self.ts(f"title.{name}") + "\n", style="bold")
+        for i, pieces in enumerate((parallel if name == "parallel" else sequential)(trunk, head)):
+            if i:
                 out.append("\n")
-            out.append(f"▶ {step + 1}/{DIAGRAM_STEPS} " + self.ts(f"step.{name}.{step}") + "\n\n")
+            for text, steps in pieces:
+                out.append(text, style="bold reverse" if step in steps else "dim")
         return out
 
     def action_next(self) -> None:
