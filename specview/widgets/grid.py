@@ -63,10 +63,11 @@ class Grid(Widget):
         def control(self) -> Grid:
             return self.grid
 
-    def __init__(self, *, cell_width: int = 4, selectable: bool = False, **kwargs: object) -> None:
+    def __init__(self, *, cell_width: int = 4, selectable: bool = False, gap: int = 1, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.can_focus = selectable
         self.cell_width = cell_width
+        self.gap = gap  # spaces after each cell's text (within cell_width): 2 keeps wide texts from running together
         self.row_labels: tuple[str, ...] = ()
         self.column_labels: tuple[str, ...] = ()
         self.cells: tuple[tuple[Cell, ...], ...] = ()
@@ -102,7 +103,8 @@ class Grid(Widget):
         room = self.size.width - head
         if room <= 0 or not self.column_labels:
             return self.cell_width
-        return max(MIN_CELL, min(self.cell_width, room // len(self.column_labels)))
+        # the last column needs no gap after it: a wider gap takes its cells from the room between columns only
+        return max(MIN_CELL, min(self.cell_width, (room + self.gap - 1) // len(self.column_labels)))
 
     def render(self) -> Text:
         style = self.get_component_rich_style
@@ -111,7 +113,7 @@ class Grid(Widget):
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(" " * head, style("grid--header"))
         for label in self.column_labels:
-            out.append(fit(label, width - 1) + " ", style("grid--header"))
+            out.append(fit(label, width - self.gap) + " " * self.gap, style("grid--header"))
         for r, label in enumerate(self.row_labels):
             out.append("\n")
             chosen = r == self.selected
@@ -122,6 +124,6 @@ class Grid(Widget):
                 cell_style = style(f"grid--{cell.state if cell.state in STATES else 'plain'}")
                 if (r, c) in self.selected_cells:
                     cell_style = cell_style + style("grid--selected")
-                out.append(fit(cell.text, width - 1), cell_style)
-                out.append(" ")
+                out.append(fit(cell.text, width - self.gap), cell_style)
+                out.append(" " * self.gap)
         return out

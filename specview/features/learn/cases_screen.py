@@ -64,7 +64,7 @@ class CasesScreen(LearnScreen):
     def body(self) -> ComposeResult:
         yield Slider(self.ts("column"), list(range(len(COLUMNS))), 0, lambda i: self.ts(f"name.{COLUMNS[i]}"),
                      id="column")
-        yield Grid(cell_width=20, id="cases")
+        yield Grid(cell_width=21, gap=2, id="cases")
         yield Prose(id="about", classes="learn-numbers")
         yield Prose(self.ts("note"), classes="learn-note")
 
@@ -87,9 +87,11 @@ class CasesScreen(LearnScreen):
             ("tau", lambda c: tagged(c, "tau", f"{c['tau']:.2f}")),
             ("c", lambda c: tagged(c, "c", f"{c['c']:g}")),
             ("speedup", lambda c: tagged(c, "speedup", f"{c['speedup']:.2f}×")),
-            ("sources", lambda c: ", ".join(self.ts(f"tag.{t}") for t in c["sources"])),
-            ("claims", lambda c: self.ts("claims_count",
-                agree=sum(1 for x in c["claims"] if x["reproduced"]), total=len(c["claims"]))),
+            ("reported", lambda c: self.ts(f"reported.{c['preset']}", gamma=c["reported"]["gamma"],
+                                           **c["reported"]["figures"])),
+            ("reported_by", lambda c: f"{self._words(c['reported']['by'])} {tag('cited', self.lang)}"),
+            ("sources", lambda c: self._words(c["sources"])),
+            ("claims", self._claims),
         ]
         for key, show in numeric:
             rows.append(self.t("learn.cases.row.temperature") if key == "temperature" else self.ts(f"row.{key}"))
@@ -104,6 +106,21 @@ class CasesScreen(LearnScreen):
         c_line = fill(f"learn.cases.c.{preset}", self.lang, c=cols[chosen]["c"], speedup=cols[chosen]["speedup"])
         self.query_one("#about", Prose).update("\n".join([self.ts(f"about.{preset}"), c_line, *claims,
                                                           self.t("learn.cases.legend"), self.ts("keys")]))
+
+    def _words(self, tags: list[str]) -> str:
+        """Source tags in words, listed the way the language lists (、 in Chinese)."""
+        return self.ts("list_sep").join(self.ts(f"tag.{t}") for t in tags)
+
+    def _claims(self, column: dict[str, Any]) -> str:
+        """The cited figures by what they are to the preset: inputs and bounds are counted as such, never as figures
+        that failed to reproduce; only the rest (checks) say how many were reproduced."""
+        claims = column["claims"]
+        parts = [self.ts(f"claims.{role}", n=n) for role in ("input", "bound")
+                 if (n := sum(1 for x in claims if x["role"] == role))]
+        checks = [x for x in claims if x["role"] == "check"]
+        if checks:
+            parts.append(self.ts("claims.check", agree=sum(1 for x in checks if x["reproduced"]), total=len(checks)))
+        return self.ts("list_sep").join(parts)
 
     def _preset(self) -> str:
         return str(COLUMNS[self.query_one(Slider).value])

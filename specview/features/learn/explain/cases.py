@@ -20,6 +20,25 @@ FORM: dict[str, dict[str, Any]] = {
     "gemma4-drafter": {"layers": 4, "source": "google/gemma-4-31B-it-assistant config: 3 sliding + 1 global layer"},
     "glm-5.2-mtp": {"source": "GLM-5.2 blog: one weight-shared block unrolled over the MTP steps"},
 }
+# The gains the article reports beside each design (its "报告收益" row), as the claims that state them: the name a
+# cell's text fills, and the claim. Qwen's are third-party, Gemma's and GLM's the vendor's.
+REPORTED: dict[str, dict[str, str]] = {
+    "qwen3.6-mtp": {"low": "qwen36-speedup-t1", "high": "qwen36-speedup-t01"},
+    "gemma4-drafter": {"most": "gemma4-speedup-max", "apple": "gemma4-apple-silicon"},
+    "glm-5.2-mtp": {"tau": "glm52-accept-length"},
+}
+
+
+def reported_gains(preset_id: str) -> dict[str, Any]:
+    """What the article reports for one column's design: each figure by name (a bound's limit where the claim is one
+    sided), the γ it was stated at, and who reported it (the claims' source tags)."""
+    claims = load_claims()
+    named = {name: claims[cid] for name, cid in REPORTED[preset_id].items()}
+    figures = {name: c.value if c.value is not None else c.high if c.high is not None else c.low
+               for name, c in named.items()}
+    gammas = {c.gamma for c in named.values() if c.gamma is not None}
+    return {"figures": figures, "gamma": min(gammas) if gammas else None,
+            "by": sorted({c.tag for c in named.values()}), "claims": list(REPORTED[preset_id].values())}
 
 
 def case_numbers(selected: int = 0) -> dict[str, Any]:
@@ -50,6 +69,7 @@ def case_numbers(selected: int = 0) -> dict[str, Any]:
             "form": {k: v for k, v in FORM[preset_id].items() if k != "source"},
             "form_source": FORM[preset_id]["source"],
             "claims": cited_claims(p),
+            "reported": reported_gains(preset_id),
         })
     return {"columns": columns, "rows": list(ROWS), "selected": selected}
 

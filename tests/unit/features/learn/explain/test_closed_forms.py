@@ -129,21 +129,27 @@ def test_labels_are_sanitised() -> None:
     assert round_drafts(rnd)[0].text == "␇x"
 
 
-def test_survival_and_medusa_conditional() -> None:
+def test_survival_and_what_each_preset_keeps_by_position() -> None:
     assert survival([0.9, 0.8, 0.5]) == pytest.approx([0.9, 0.72, 0.36])
     assert conditional_from_marginal([0.56, 0.32, 0.2]) == pytest.approx([0.56, 0.32 / 0.56, 0.2 / 0.32])
     n = mtp_numbers()
     for row in n["presets"]:
         assert row["survival"] == pytest.approx(list(itertools.accumulate(row["acceptance"], lambda a, b: a * b)))
-        assert row["tau_chain"] == pytest.approx(1 + sum(row["survival"]))
-        m = row["match_rate"]  # a mixture's rounds without a match yield the one target token
+        # P(draft k kept) = P(the round drafts k or more) · S_k, and 1 + their sum is the preset's τ
+        assert row["kept"] == pytest.approx([r * s for r, s in zip(row["reach"], row["survival"], strict=True)])
+        assert row["tau"] == pytest.approx(1 + sum(row["kept"]))
+        if row["kind"] in ("chain", "tree", "parallel"):  # every round drafts γ: the reach is 1
+            assert row["reach"] == [1.0] * row["gamma"]
+            assert row["tau"] == pytest.approx(tau_from_positions(row["acceptance"]))
         preset = get_preset(row["id"], user_dir=Path("/nonexistent"))
         if preset.shape.depth is not None:  # depth varies per round: no full chain each time, τ below it
-            assert 1.0 <= row["tau"] < row["tau_chain"]
+            assert 1.0 <= row["tau"] < tau_from_positions(row["acceptance"])
             assert row["tau"] == pytest.approx(preset.declared_tau(), rel=0.02)
-        else:
-            assert row["tau"] == pytest.approx(row["tau_chain"] if m is None else m * row["tau_chain"] + 1 - m)
+        m = row["match_rate"]  # a mixture's rounds without a match yield the one target token
+        if m is not None:
+            assert row["tau"] == pytest.approx(m * tau_from_positions(row["acceptance"]) + 1 - m)
     assert n["medusa_heads"]["marginal"] == list(MEDUSA_HEAD_TOP1)
+    assert n["medusa_heads"]["survival_at_most"] == list(MEDUSA_HEAD_TOP1)  # they fall: each is the least so far
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
