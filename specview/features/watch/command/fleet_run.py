@@ -59,7 +59,7 @@ def run_fleet(args: argparse.Namespace) -> int:
             return app_code
     lang = getattr(args, "lang", None) or DEFAULT_LANG
     source = open_fleet(args, config, lang)
-    return run_headless_fleet(source, FleetModel(args.interval, retention, rules), args, lang)
+    return run_headless_fleet(source, FleetModel(args.interval, retention, rules, args.baseline), args, lang)
 
 
 def open_fleet(args: argparse.Namespace, config: Config, lang: str) -> FleetSource:
@@ -116,7 +116,7 @@ def _run_screen(args: argparse.Namespace, config: Config, rules: AlertRules, ret
         warn_notice(text("fleet.no_screen", ui.lang))
         return None
     source = open_fleet(args, config, ui.lang)
-    model = FleetModel(args.interval, retention, rules)
+    model = FleetModel(args.interval, retention, rules, args.baseline)
     hook = None
     if args.on_alert is not None:
         from specview.features.watch.runner.alert_hook import AlertHook

@@ -22,9 +22,9 @@ def test_a_line_per_level_with_its_intervals_and_the_missing_baseline_said() -> 
     assert one.startswith("1 ▕") and "yield" in one and "2 windows" in one and "per request" in one_rates
     assert four.startswith("4 ▕") and "α 0.52 (0.38–0.67)" in four
     assert "44.0 tok/s (" in four_rates and "11.0 per request" in four_rates  # 44 ÷ 4
-    assert lines[-1].startswith("crossover") and "no baseline" in lines[-1]
+    assert lines[-2].startswith("crossover") and "no baseline" in lines[-2] and "--baseline URL" in lines[-1]
     zh = load_lines(table(), "zh")
-    assert "无基线" in zh[-1] and "每请求" in zh[2]
+    assert "无基线" in zh[-2] and "每请求" in zh[2]
     assert all(len(line) <= 70 for line in lines)  # the watch screen's half
 
 
