@@ -1,0 +1,36 @@
+"""One-server watch's baseline: a plain server scraped beside the watched one (a real HTTP server,
+a llama-server look-alike), its own load table the measured baseline; a failed scrape skipped and
+counted; else the number given; else none."""
+
+from __future__ import annotations
+
+from specview.features.watch.source import ServerWatch
+from specview.features.watch.source.baseline import PlainFeed
+from tests.support.exporter import exporters
+
+
+def test_the_plain_servers_own_levels_are_the_measured_baseline_and_a_failed_scrape_keeps_them() -> None:
+    with exporters(1) as (plain,):
+        feed = PlainFeed(ServerWatch(plain.root), given_tps=99.0)  # the server wins over the number
+        try:
+            feed.poll()  # the first scrape: counters, no window yet
+            for tokens in (40, 44, 42):
+                plain.advance(0, (), tokens=tokens, running=2)
+                feed.poll()
+            baseline = feed.baseline()
+            assert baseline is not None and (baseline.basis, baseline.source) == ("measured", plain.root)
+            (level,) = baseline.levels
+            assert level.running == 2 and level.spread is not None and level.per_request > 0
+            assert feed.table.rows()[0].tokens == 40 + 44 + 42  # its own windows, as the watched server's
+            plain.mode = "error"
+            feed.poll()
+            assert feed.failed == 1 and feed.baseline() == baseline
+        finally:
+            feed.close()
+
+
+def test_without_a_server_the_given_number_at_every_level_or_nothing() -> None:
+    given = PlainFeed(given_tps=40.0).baseline()
+    assert given is not None and given.basis == "given" and given.every_level == 40.0
+    assert PlainFeed().baseline() is None
+    PlainFeed().poll()  # nothing to scrape: nothing happens
