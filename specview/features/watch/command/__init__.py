@@ -35,7 +35,7 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     watch.add_argument("--count", type=int_in(1, 10_000_000, "--count"), metavar="N",
                        help="cli_help.watch.count")
     watch.add_argument("--json", action="store_true", help="cli_help.watch.json")
-    watch.add_argument("--baseline", metavar="URL", help="cli_help.watch.baseline")
+    watch.add_argument("--baseline", metavar="URL|FILE", help="cli_help.watch.baseline")
     server_option(watch, "cli_help.watch.server", default=argparse.SUPPRESS)
     watch.add_argument("--api-key-env", metavar="NAME", default=argparse.SUPPRESS,
                        help="cli_help.api_key_env")
@@ -54,13 +54,16 @@ def open_watch(args: argparse.Namespace, lang: str) -> tuple[ServerWatch, PlainF
     from specview.cli.runspec_args import api_key_of, withheld_key_notice
     from specview.cli.timeout_args import timeouts_of
     from specview.cli.waiting import announced_wait
+    from specview.features.watch.command.baseline_file import fleet_baseline
     from specview.features.watch.command.fleet_args import rules_of
     from specview.features.watch.source import ServerWatch
     from specview.features.watch.source.baseline import PlainFeed
 
     config = load_config()
     key, key_env = api_key_of(args, config)
-    url, plain_url = args.url[0], args.baseline
+    url, plain_url, fixed = args.url[0], args.baseline, fleet_baseline(args, rules_of(args, config))
+    if not isinstance(fixed, str):  # a sweep's file, a number given, or none: no server to scrape
+        plain_url = None
     notice = withheld_key_notice(key, [url] + ([plain_url] if plain_url else []), lang)
     with announced_wait(lang):  # the first /metrics, detection: said, and q ends it
         source = ServerWatch(url, key, key_env, getattr(args, "server", None), timeouts_of(args, config))
@@ -69,7 +72,7 @@ def open_watch(args: argparse.Namespace, lang: str) -> tuple[ServerWatch, PlainF
         except BaseException:
             source.close()
             raise
-    return source, PlainFeed(plain, rules_of(args, config).baseline_tokens_per_s), notice
+    return source, PlainFeed(plain, None if isinstance(fixed, str) else fixed), notice
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,6 +15,8 @@ A baseline is one of
 - measured (`MEASURED`): a plain server of the same model, read from its own /metrics as the
   speculating one is (`watch --baseline URL`, or the fleet instance `--baseline` names): its
   tokens/s per request per level, with the ratio estimator's standard error;
+- from a sweep (`SWEEP`): the "off" side of a `specview sweep load --json` file (`--baseline FILE`),
+  tokens/s per request at each concurrency, with the repeats' spread (command/baseline_file.py);
 - given (`GIVEN`): numbers the user typed, a point each (spread 0, an assumption), at a level or
   at every level not given its own. watch's `--baseline-tps X` (the "slower" alert's threshold,
   plain decoding's tokens/s per request) is one number at every level: plain decoding slows with
@@ -31,6 +33,7 @@ from typing import Any
 from specview.kernel.verdict import Estimate, Outcome, judge
 
 MEASURED = "measured"
+SWEEP = "sweep"  # measured by `specview sweep load` against a plain server (its "off" side)
 GIVEN = "given"
 MAX_GIVEN = 64  # given numbers one baseline holds
 
@@ -59,8 +62,8 @@ class LevelRate:
 class Baseline:
     """Plain decoding's tokens/s per request by level, and where it came from."""
 
-    basis: str  # MEASURED or GIVEN
-    source: str  # the plain server (URL or fleet instance), or "--baseline-tps"
+    basis: str  # MEASURED, SWEEP or GIVEN
+    source: str  # the plain server (URL or fleet instance), the sweep's file name, or "--baseline-tps"
     levels: tuple[LevelRate, ...] = ()
     every_level: float | None = None  # a given number without a level
 

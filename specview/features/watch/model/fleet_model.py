@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from specview.features.watch.model import COUNTS, WatchSample, verified_drafts
 from specview.features.watch.model.alert_rules import AlertRules, firing, over_time
 from specview.features.watch.model.by_load import LoadTable
-from specview.features.watch.model.crossover import MEASURED, Baseline, given_baseline
+from specview.features.watch.model.crossover import MEASURED, Baseline
 from specview.features.watch.model.fleet import (
     Alert,
     AlertKind,
@@ -76,11 +76,12 @@ class FleetModel:
     """Readings in, snapshots out; one per poll."""
 
     def __init__(self, interval: float, retention_s: float = 600.0, rules: AlertRules | None = None,
-                 baseline: str | None = None) -> None:
+                 baseline: str | Baseline | None = None) -> None:
         self.interval = interval
         self.retention_s = retention_s
         self.rules = rules or AlertRules()
-        self.baseline = baseline  # the plain instance (`--baseline`) each one's crossover is measured against
+        # each one's crossover baseline: the plain instance `--baseline` names, a fixed one, or none
+        self.baseline = baseline
         self._instances: dict[InstanceKey, _InstanceMemory] = {}
         self._names: dict[InstanceKey, str] = {}  # each key's shown name (fleet_keys.py), for these keys
         self.polls = 0
@@ -131,16 +132,15 @@ class FleetModel:
 
     def _set_baselines(self) -> None:
         """Each instance's crossover baseline (model/crossover.py): the plain instance `baseline`
-        names, measured (itself has none); else plain decoding's tokens/s per request given by
-        `--baseline-tps` (the alert's), at every level; else none."""
-        given = given_baseline([(self.rules.baseline_tokens_per_s, None)]) \
-            if self.rules.baseline_tokens_per_s is not None else None
-        plain = find_instance(self._names, self.baseline) if self.baseline is not None else None
+        names, measured (itself has none); else the fixed one (a sweep's, or plain decoding's
+        tokens/s per request `--baseline-tps` gives at every level), or none."""
+        named = self.baseline if isinstance(self.baseline, str) else None
+        plain = find_instance(self._names, named) if named is not None else None
         for key, inst in self._instances.items():
-            if self.baseline is None:
-                inst.by_load.baseline = given
+            if named is None:
+                inst.by_load.baseline = self.baseline if isinstance(self.baseline, Baseline) else None
             elif plain is None:  # named, not (yet) in the fleet: compared with nothing, said so
-                inst.by_load.baseline = Baseline(MEASURED, self.baseline)
+                inst.by_load.baseline = Baseline(MEASURED, named)
             else:
                 inst.by_load.baseline = None if key == plain else \
                     self._instances[plain].by_load.as_baseline(self._names[plain])

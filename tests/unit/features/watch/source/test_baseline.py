@@ -4,6 +4,7 @@ counted; else the number given; else none."""
 
 from __future__ import annotations
 
+from specview.features.watch.model.crossover import given_baseline
 from specview.features.watch.source import ServerWatch
 from specview.features.watch.source.baseline import PlainFeed
 from tests.support.exporter import exporters
@@ -11,7 +12,7 @@ from tests.support.exporter import exporters
 
 def test_the_plain_servers_own_levels_are_the_measured_baseline_and_a_failed_scrape_keeps_them() -> None:
     with exporters(1) as (plain,):
-        feed = PlainFeed(ServerWatch(plain.root), given_tps=99.0)  # the server wins over the number
+        feed = PlainFeed(ServerWatch(plain.root), given_baseline([(99.0, None)]))  # the server wins
         try:
             feed.poll()  # the first scrape: counters, no window yet
             for tokens in (40, 44, 42):
@@ -29,8 +30,8 @@ def test_the_plain_servers_own_levels_are_the_measured_baseline_and_a_failed_scr
             feed.close()
 
 
-def test_without_a_server_the_given_number_at_every_level_or_nothing() -> None:
-    given = PlainFeed(given_tps=40.0).baseline()
+def test_without_a_server_the_fixed_baseline_or_nothing() -> None:
+    given = PlainFeed(fixed=given_baseline([(40.0, None)])).baseline()
     assert given is not None and given.basis == "given" and given.every_level == 40.0
     assert PlainFeed().baseline() is None
     PlainFeed().poll()  # nothing to scrape: nothing happens
