@@ -195,9 +195,10 @@ class LoadTable:
         """Tokens/s per request at each level that has it, fewest requests first."""
         return [rate for row in self.rows() if (rate := row.per_request_rate()) is not None]
 
-    def as_baseline(self, source: str) -> Baseline:
-        """This table, a plain server's, as the measured baseline of another."""
-        return Baseline(MEASURED, source, tuple(self.rates()))
+    def as_baseline(self, source: str, failed: int = 0) -> Baseline:
+        """This table, a plain server's, as the measured baseline of another; its windows not
+        placed and the `failed` reads that gave none are the baseline's unusable reads."""
+        return Baseline(MEASURED, source, tuple(self.rates()), unusable=self.unplaced + failed)
 
     def crossover(self) -> Crossover:
         """The levels against `baseline` (state "no_baseline" without one)."""

@@ -66,6 +66,8 @@ class Baseline:
     source: str  # the plain server (URL or fleet instance), the sweep's file name, or "--baseline-tps"
     levels: tuple[LevelRate, ...] = ()
     every_level: float | None = None  # a given number without a level
+    unusable: int = 0  # reads of the plain server that failed or gave no window to place (no gauge, a
+    # count that broke its check, an impossible level): its levels hold what the others gave
 
     def at(self, running: int) -> LevelRate | None:
         found = next((r for r in self.levels if r.running == running), None)
@@ -74,7 +76,7 @@ class Baseline:
         return found
 
     def to_dict(self) -> dict[str, Any]:
-        return {"basis": self.basis, "source": self.source, "every_level": self.every_level,
+        return {"basis": self.basis, "source": self.source, "every_level": self.every_level, "unusable": self.unusable,
                 "levels": [{"running": r.running, "tokens_per_s_per_request": round(r.per_request, 2),
                             "spread": None if r.spread is None else round(r.spread, 3)} for r in self.levels]}
 

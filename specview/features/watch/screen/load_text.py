@@ -49,6 +49,8 @@ def crossover_lines(crossover: Crossover, levels: list[int], lang: str) -> list[
         return [text("watch.load.crossover", lang), text("watch.load.crossover_how", lang)]
     basis = fill("watch.load.crossover_basis", lang, basis=text(f"watch.load.basis_{baseline.basis}", lang),
                  source=sanitize(baseline.source, 200, one_line=True))
+    if baseline.unusable:
+        basis += fill("watch.load.baseline_unusable", lang, n=baseline.unusable)
     if crossover.state == NO_COMMON_LEVEL:
         said = fill("watch.load.crossover_no_common", lang, levels=", ".join(map(str, levels)) or "—")
     elif crossover.state == FOUND:

@@ -43,7 +43,7 @@ class PlainFeed:
     def baseline(self) -> Baseline | None:
         """The plain server's levels as measured, else the fixed baseline, else None."""
         if self.plain is not None:
-            return self.table.as_baseline(self.plain.root)
+            return self.table.as_baseline(self.plain.root, self.failed)
         return self.fixed
 
     def close(self) -> None:

@@ -25,7 +25,9 @@ def test_the_plain_servers_own_levels_are_the_measured_baseline_and_a_failed_scr
             assert feed.table.rows()[0].tokens == 40 + 44 + 42  # its own windows, as the watched server's
             plain.mode = "error"
             feed.poll()
-            assert feed.failed == 1 and feed.baseline() == baseline
+            after = feed.baseline()
+            assert feed.failed == 1 and after is not None and after.levels == baseline.levels
+            assert (baseline.unusable, after.unusable) == (0, 1)  # the failed read, said
         finally:
             feed.close()
 
