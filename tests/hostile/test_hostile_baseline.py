@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.exporter import exporters
+from tests.support.exporter import exporters, nobody_url
 from tests.support.hostile_checks import json_lines
 from tests.support.hostile_server import HostileServer, Scenario, hostile_server
 from tests.support.limited_run import base_env, run_cli
@@ -79,3 +79,12 @@ def test_a_junk_baseline_file_is_one_line_naming_it_and_exit_2(tmp_path: Path) -
     assert not run.timed_out and run.returncode == 2, (run.out, run.err)
     said = [line for line in run.err.splitlines() if line.strip()]
     assert len(said) == 1 and "junk.json" in said[0] and "not a load sweep" in said[0], said
+
+
+def test_a_baseline_server_nobody_answers_at_the_start_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    gone = nobody_url()
+    with exporters(1) as (spec,):
+        run = run_cli(["watch", "--url", spec.root, "--baseline", gone, "--count", "1"], base_env(tmp_path), timeout=60)
+    assert not run.timed_out and run.returncode == 2, (run.out, run.err)
+    said = [line for line in run.err.splitlines() if line.strip()]
+    assert len(said) == 1 and gone in said[0], said
