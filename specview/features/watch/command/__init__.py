@@ -54,14 +54,14 @@ def open_watch(args: argparse.Namespace, lang: str) -> tuple[ServerWatch, PlainF
     from specview.cli.runspec_args import api_key_of, withheld_key_notice
     from specview.cli.timeout_args import timeouts_of
     from specview.cli.waiting import announced_wait
-    from specview.features.watch.command.baseline_file import fleet_baseline
+    from specview.features.watch.command.baseline_file import baseline_asked
     from specview.features.watch.command.fleet_args import rules_of
     from specview.features.watch.source import ServerWatch
     from specview.features.watch.source.baseline import PlainFeed
 
     config = load_config()
     key, key_env = api_key_of(args, config)
-    url, plain_url, fixed = args.url[0], args.baseline, fleet_baseline(args, rules_of(args, config))
+    url, plain_url, fixed = args.url[0], args.baseline, baseline_asked(args, rules_of(args, config))
     if not isinstance(fixed, str):  # a sweep's file, a number given, or none: no server to scrape
         plain_url = None
     notice = withheld_key_notice(key, [url] + ([plain_url] if plain_url else []), lang)
@@ -158,7 +158,12 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
             plain.poll()  # the same instant, as near as two scrapes in a row allow
         return model.feed(source.scrape())
 
-    poller: Poller[WatchSample | None] = Poller(poll, take, interval, stop_on_error=True, interrupt=source.interrupt)
+    def interrupt() -> None:  # stopping never waits on either server
+        source.interrupt()
+        if plain is not None:
+            plain.interrupt()
+
+    poller: Poller[WatchSample | None] = Poller(poll, take, interval, stop_on_error=True, interrupt=interrupt)
     interrupted = False
     try:
         poller.run()

@@ -64,7 +64,7 @@ def sweep_baseline(path: str) -> Baseline:
     return Baseline(SWEEP, Path(path).name, tuple(levels))
 
 
-def fleet_baseline(args: argparse.Namespace, rules: AlertRules) -> str | Baseline | None:
+def baseline_asked(args: argparse.Namespace, rules: AlertRules) -> str | Baseline | None:
     """What `--baseline` and `--baseline-tps` ask for: a server or fleet instance to measure (its
     name), a sweep's file or a given number (a fixed Baseline), or nothing; the server wins."""
     from specview.features.watch.model.crossover import given_baseline

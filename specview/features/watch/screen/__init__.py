@@ -74,7 +74,7 @@ class WatchScreen(Screen[None]):
         self.state = RunState()
         self._buffer: deque[WatchSample | SpecviewError] = deque(maxlen=MAX_BUFFER)
         self.poller: Poller[WatchSample | None] = Poller(self._scrape, self._hand_over, interval,
-                                                         interrupt=source.interrupt, name="specview-watch")
+                                                         interrupt=self._interrupt, name="specview-watch")
         self._alpha: deque[float] = deque(maxlen=HISTORY)
         self._tps: deque[float] = deque(maxlen=HISTORY)
         self._reading = CONDITIONAL  # the per-position bars' reading (model/position_reading.py)
@@ -122,6 +122,12 @@ class WatchScreen(Screen[None]):
         self.source.close()
         if self.plain is not None:
             self.plain.close()
+
+    def _interrupt(self) -> None:
+        """End the scrapes in flight (the watched server's, the plain one's): stopping never waits."""
+        self.source.interrupt()
+        if self.plain is not None:
+            self.plain.interrupt()
 
     def _title(self) -> str:
         return f"{text('watch.title', self.lang)} · {sanitize(self._described, 200, one_line=True)}"

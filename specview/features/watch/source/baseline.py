@@ -46,6 +46,11 @@ class PlainFeed:
             return self.table.as_baseline(self.plain.root, self.failed)
         return self.fixed
 
+    def interrupt(self) -> None:
+        """End a plain scrape in flight at once (any thread), as the watched server's."""
+        if self.plain is not None:
+            self.plain.interrupt()
+
     def close(self) -> None:
         if self.plain is not None:
             self.plain.close()

@@ -11,7 +11,7 @@ import pytest
 
 from specview.boundary.jsonio import dumps
 from specview.features.sweep.model import LoadPoint, LoadSweep
-from specview.features.watch.command.baseline_file import MAX_FILE_BYTES, fleet_baseline, is_sweep_file, sweep_baseline
+from specview.features.watch.command.baseline_file import MAX_FILE_BYTES, baseline_asked, is_sweep_file, sweep_baseline
 from specview.features.watch.model.alert_rules import AlertRules
 from specview.features.watch.model.crossover import SWEEP, LevelRate, crossover_of
 from specview.kernel.errors import CliError
@@ -51,11 +51,11 @@ def test_a_file_that_is_no_sweep_is_one_line_naming_it(tmp_path: Path) -> None:
 
 def test_baseline_names_a_server_a_file_or_nothing_and_the_server_or_file_wins(tmp_path: Path) -> None:
     rules = AlertRules(baseline_tokens_per_s=40.0)
-    assert fleet_baseline(argparse.Namespace(baseline="http://plain:8080"), rules) == "http://plain:8080"
-    assert fleet_baseline(argparse.Namespace(baseline="plain:8080"), rules) == "plain:8080"  # a fleet instance
-    fixed = fleet_baseline(argparse.Namespace(baseline=str(written(tmp_path))), rules)
+    assert baseline_asked(argparse.Namespace(baseline="http://plain:8080"), rules) == "http://plain:8080"
+    assert baseline_asked(argparse.Namespace(baseline="plain:8080"), rules) == "plain:8080"  # a fleet instance
+    fixed = baseline_asked(argparse.Namespace(baseline=str(written(tmp_path))), rules)
     assert not isinstance(fixed, str) and fixed is not None and fixed.basis == SWEEP
-    given = fleet_baseline(argparse.Namespace(baseline=None), rules)
+    given = baseline_asked(argparse.Namespace(baseline=None), rules)
     assert not isinstance(given, str) and given is not None and given.every_level == 40.0
-    assert fleet_baseline(argparse.Namespace(baseline=None), AlertRules()) is None
+    assert baseline_asked(argparse.Namespace(baseline=None), AlertRules()) is None
     assert not is_sweep_file(str(tmp_path)) and not is_sweep_file("http://x/sweep.json")
