@@ -10,7 +10,7 @@ from textual.widgets import Static
 from specview.features.watch.app import WatchApp
 from specview.features.watch.screen import WatchScreen
 from specview.features.watch.source import ServerWatch
-from specview.features.watch.source.baseline import PlainFeed
+from specview.features.watch.source.plain_feed import PlainFeed
 from specview.kernel.langs import LANGS
 from specview.texts.catalog import fill, text
 from tests.support.app_helpers import wait_until

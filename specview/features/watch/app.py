@@ -8,7 +8,7 @@ from textual.screen import Screen
 
 from specview.features.watch.screen import WatchScreen
 from specview.features.watch.source import ServerWatch
-from specview.features.watch.source.baseline import PlainFeed
+from specview.features.watch.source.plain_feed import PlainFeed
 from specview.tui.app import BaseApp
 from specview.tui.pump import Throttle
 

@@ -23,7 +23,7 @@ from specview.features.watch.command.fleet_args import add_fleet_options, is_fle
 if TYPE_CHECKING:
     from specview.features.watch.model import WatchSample
     from specview.features.watch.source import ServerWatch
-    from specview.features.watch.source.baseline import PlainFeed
+    from specview.features.watch.source.plain_feed import PlainFeed
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
@@ -57,7 +57,7 @@ def open_watch(args: argparse.Namespace, lang: str) -> tuple[ServerWatch, PlainF
     from specview.features.watch.command.baseline_file import baseline_asked
     from specview.features.watch.command.fleet_args import rules_of
     from specview.features.watch.source import ServerWatch
-    from specview.features.watch.source.baseline import PlainFeed
+    from specview.features.watch.source.plain_feed import PlainFeed
 
     config = load_config()
     key, key_env = api_key_of(args, config)

@@ -38,7 +38,7 @@ from specview.features.watch.screen.load_text import load_lines
 from specview.features.watch.screen.reading_text import reading_heading
 from specview.features.watch.screen.requests_text import requests_lines
 from specview.features.watch.source import ServerWatch
-from specview.features.watch.source.baseline import PlainFeed
+from specview.features.watch.source.plain_feed import PlainFeed
 from specview.kernel.errors import SpecviewError, describe_error
 from specview.kernel.gauges import WATCH, gauges, position_texts
 from specview.kernel.poller import Poller

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from specview.features.watch.model.crossover import given_baseline
 from specview.features.watch.source import ServerWatch
-from specview.features.watch.source.baseline import PlainFeed
+from specview.features.watch.source.plain_feed import PlainFeed
 from tests.support.exporter import exporters
 
 
