@@ -1,7 +1,9 @@
 """`specview watch --json` against a real llama-server with n-gram speculation, driven by one client
 and then two at once: its `by_load` keeps α, yield, τ and tokens/s for each level of running
 requests (llama-server's `llamacpp:requests_processing`), with their intervals, and no crossover
-(watch has no plain baseline).
+without a baseline. With a plain llama-server of the same model named by `--baseline`, loaded
+alike, the one-server watch and the fleet both compare each level with the plain server's own
+tokens/s per request and say the crossover with its basis, "measured".
 
 llama-server adds a request's speculative counters to /metrics only when the request ends, so the
 test waits until each level has drafts, not for a time.
@@ -9,25 +11,20 @@ test waits until each level has drafts, not for a time.
 
 from __future__ import annotations
 
-import json
-import os
-import queue
-import subprocess
-import sys
 import threading
-import time
-from pathlib import Path
+from contextlib import ExitStack
+from functools import partial
 from typing import Any
 
 import httpx
 import pytest
 
 from tests.support.llama_server import NGRAM_ARGS, RunningServer, llama_server, server_binary
-from tests.support.processes import stop
+from tests.support.waiting import wait_until
+from tests.support.watcher import Watcher, busy_clients
 
 pytestmark = pytest.mark.skipif(server_binary() is None, reason="llama-server not built (make llama-server)")
 
-ROOT = Path(__file__).resolve().parents[2]
 REPEATING = "Roses are red, violets are blue, the sea is deep and the sky is wide. " * 4 + "Roses are"
 DEADLINE_S = 240.0
 
@@ -61,23 +58,16 @@ def levels_with_drafts(record: dict[str, Any]) -> dict[int, dict[str, Any]]:
 
 def test_watch_json_keeps_acceptance_per_level_of_running_requests() -> None:
     with llama_server(NGRAM_ARGS, parallel=2) as server:
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        watcher = subprocess.Popen([sys.executable, "-m", "specview", "watch", "--url", server.url, "--json",
-                                    "--interval", "0.25"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True)
-        lines: queue.Queue[str] = queue.Queue()
-        reader = threading.Thread(target=lambda: [lines.put(line) for line in watcher.stdout or ()], daemon=True)
-        reader.start()
+        watcher = Watcher("--url", server.url, "--json", "--interval", "0.25")
         try:
-            lines.get(timeout=60)  # the watcher polls: its first record
+            wait_until(lambda: bool(watcher.drain()), 60, "the watcher's first record")
             assert drive(server, 1, 3) == []
             assert drive(server, 2, 3) == []
-            deadline = time.monotonic() + DEADLINE_S
-            record: dict[str, Any] = {}
-            while time.monotonic() < deadline and not {1, 2} <= levels_with_drafts(record).keys():
-                record = json.loads(lines.get(timeout=max(0.1, deadline - time.monotonic())))
+            wait_until(lambda: {1, 2} <= levels_with_drafts(watcher.last_record()).keys(), DEADLINE_S,
+                       "levels 1 and 2 with drafts")
+            record = watcher.last_record()
         finally:
-            stop(watcher)
+            watcher.close()
     by_load = record["by_load"]
     assert by_load["gauge"] == "llamacpp:requests_processing"
     assert by_load["baseline"] is None and by_load["crossover"] is None
@@ -90,3 +80,45 @@ def test_watch_json_keeps_acceptance_per_level_of_running_requests() -> None:
         assert 0.0 <= low <= row["yield"] <= high <= 1.0 and row["yield"] <= row["alpha"]
         assert row["tau"] >= 1.0 and row["tokens_per_s"] > 0 and row["windows"] >= 1
         assert row["tokens_per_s_per_request"] == pytest.approx(row["tokens_per_s"] / row["running"], abs=0.01)
+
+
+def plain_and_spec_levels(record: dict[str, Any]) -> set[int]:
+    """The levels a record's crossover compared (a fleet record: the speculating instance's)."""
+    for row in record.get("instances", [record]):
+        crossover = (row.get("by_load") or {}).get("crossover")
+        if crossover is not None:
+            return {c["running"] for c in crossover["levels"]}
+    return set()
+
+
+def compared(n: int, *watchers: Watcher) -> bool:
+    return all(n in plain_and_spec_levels(w.last_record()) for w in watchers)
+
+
+def test_a_plain_server_named_by_baseline_gives_the_crossover_its_measured_basis() -> None:
+    with llama_server(NGRAM_ARGS, parallel=2) as spec, llama_server((), parallel=2) as plain, ExitStack() as stack:
+        direct = Watcher("--url", spec.root, "--baseline", plain.root, "--json", "-d", "0.25")
+        fleet = Watcher("--url", spec.root, "--url", plain.root, "--baseline", plain.root, "--json", "-d", "0.5")
+        words = Watcher("--url", spec.root, "--baseline", plain.root, "-d", "0.25", "--lang", "en")
+        for w in (direct, fleet, words):
+            stack.callback(w.close)
+        wait_until(lambda: bool(direct.drain() and fleet.drain() and words.drain()), 60, "a watcher printed nothing")
+        for n in (1, 2):  # the same load on both at once: the machine's other work slows both alike
+            with ExitStack() as load:
+                for server in (spec, plain):
+                    load.enter_context(busy_clients(f"{server.url}/completions", body, n))
+                wait_until(partial(compared, n, direct, fleet), DEADLINE_S, f"level {n} compared")
+        said = words.interrupt()
+    crossover = direct.last_record()["by_load"]["crossover"]
+    assert crossover["basis"] == "measured" and crossover["source"] == plain.root, crossover
+    assert crossover["state"] in ("found", "not_reached") and {1, 2} <= plain_and_spec_levels(direct.last_record())
+    (spec_row,) = [r for r in fleet.last_record()["instances"] if r["by_load"]["crossover"] is not None]
+    assert spec_row["by_load"]["crossover"]["basis"] == "measured"
+    assert spec_row["by_load"]["crossover"]["source"] == plain.root.removeprefix("http://") or \
+        spec_row["by_load"]["crossover"]["source"].endswith(plain.root.removeprefix("http://"))
+    print("\n" + said[said.index("by running requests"):])
+    assert f"baseline measured: {plain.root}" in said and "vs plain" in said, said
+
+
+def body(_client: int, _k: int) -> dict[str, Any]:
+    return {"prompt": REPEATING, "max_tokens": 48, "temperature": 0.0}

@@ -49,7 +49,8 @@ def write_model(python: Path, out: Path) -> Path:
 
 @contextmanager
 def vllm_server(speculative_config: dict[str, object] | None = None) -> Iterator[RunningServer]:
-    """Serve the tiny model with `speculative_config` and detailed per-request spec metrics."""
+    """Serve the tiny model with `speculative_config` and detailed per-request spec metrics (None:
+    plain decoding, without them)."""
     python = vllm_python()
     if python is None:
         raise FileNotFoundError("vLLM is not installed: run `make vllm` or set SPECVIEW_VLLM_PYTHON")
@@ -58,9 +59,10 @@ def vllm_server(speculative_config: dict[str, object] | None = None) -> Iterator
         port = free_port()
         args = [str(python), "-m", "vllm.entrypoints.openai.api_server", "--model", str(model),
                 "--host", "127.0.0.1", "--port", str(port), "--dtype", "float32", "--max-model-len", "512",
-                "--enforce-eager", "--per-request-spec-decode-metrics", "detailed"]
-        if speculative_config is not None:
-            args += ["--speculative-config", json.dumps(speculative_config)]
+                "--enforce-eager"]
+        if speculative_config is not None:  # vLLM refuses the per-request spec metrics without speculation
+            args += ["--speculative-config", json.dumps(speculative_config), "--per-request-spec-decode-metrics",
+                     "detailed"]
         log = Path(tmp) / "vllm.log"
         with log.open("wb") as sink:
             proc = subprocess.Popen(args, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

@@ -23,6 +23,7 @@ from specview.features.watch.command.fleet_args import add_fleet_options, is_fle
 if TYPE_CHECKING:
     from specview.features.watch.model import WatchSample
     from specview.features.watch.source import ServerWatch
+    from specview.features.watch.source.plain_feed import PlainFeed
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
@@ -34,6 +35,7 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     watch.add_argument("--count", type=int_in(1, 10_000_000, "--count"), metavar="N",
                        help="cli_help.watch.count")
     watch.add_argument("--json", action="store_true", help="cli_help.watch.json")
+    watch.add_argument("--baseline", metavar="URL|FILE", help="cli_help.watch.baseline")
     server_option(watch, "cli_help.watch.server", default=argparse.SUPPRESS)
     watch.add_argument("--api-key-env", metavar="NAME", default=argparse.SUPPRESS,
                        help="cli_help.api_key_env")
@@ -44,22 +46,33 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     watch.set_defaults(run=run)
 
 
-def open_watch(args: argparse.Namespace, lang: str) -> tuple[ServerWatch, str | None]:
-    """The ServerWatch the options describe (BackendError, exit 2, when it cannot be watched), and
-    the notice that OPENAI_API_KEY is not sent to it (None: nothing to say)."""
+def open_watch(args: argparse.Namespace, lang: str) -> tuple[ServerWatch, PlainFeed, str | None]:
+    """The ServerWatch the options describe (BackendError, exit 2, when it cannot be watched), the
+    crossover's baseline (`--baseline URL` scraped beside it, or `--baseline-tps`), and the notice
+    that OPENAI_API_KEY is not sent to them (None: nothing to say)."""
     from specview.catalog.config import load_config
     from specview.cli.runspec_args import api_key_of, withheld_key_notice
     from specview.cli.timeout_args import timeouts_of
     from specview.cli.waiting import announced_wait
+    from specview.features.watch.command.baseline_file import baseline_asked
+    from specview.features.watch.command.fleet_args import rules_of
     from specview.features.watch.source import ServerWatch
+    from specview.features.watch.source.plain_feed import PlainFeed
 
     config = load_config()
     key, key_env = api_key_of(args, config)
-    url = args.url[0]
-    notice = withheld_key_notice(key, [url], lang)
+    url, plain_url, fixed = args.url[0], args.baseline, baseline_asked(args, rules_of(args, config))
+    if not isinstance(fixed, str):  # a sweep's file, a number given, or none: no server to scrape
+        plain_url = None
+    notice = withheld_key_notice(key, [url] + ([plain_url] if plain_url else []), lang)
     with announced_wait(lang):  # the first /metrics, detection: said, and q ends it
         source = ServerWatch(url, key, key_env, getattr(args, "server", None), timeouts_of(args, config))
-    return source, notice
+        try:
+            plain = ServerWatch(plain_url, key, key_env, None, timeouts_of(args, config)) if plain_url else None
+        except BaseException:
+            source.close()
+            raise
+    return source, PlainFeed(plain, None if isinstance(fixed, str) else fixed), notice
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,19 +91,22 @@ def run(args: argparse.Namespace) -> int:
         from specview.features.watch.app import WatchApp
 
         ui = ui_settings(args)
-        source, notice = open_watch(args, ui.lang)
+        source, plain, notice = open_watch(args, ui.lang)
         return run_app(WatchApp(source, interval=args.interval, theme_name=ui.theme, lang=ui.lang,
-                                problems=ui.problems, keymap=ui.keymap, throttle=throttle_of(ui)), [notice])
+                                problems=ui.problems, keymap=ui.keymap, throttle=throttle_of(ui), plain=plain),
+                       [notice])
     from specview.cli.runspec_args import warn_notice
 
     lang = getattr(args, "lang", None) or DEFAULT_LANG
-    source, notice = open_watch(args, lang)
+    source, plain, notice = open_watch(args, lang)
     warn_notice(notice)
-    return run_headless(source, args.interval, args.count, as_json=args.json, lang=lang)
+    return run_headless(source, args.interval, args.count, as_json=args.json, lang=lang, plain=plain)
 
 
-def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_json: bool, lang: str) -> int:
-    """Poll and print until `count` samples (or Ctrl-C): one line, or one JSON object, per poll."""
+def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_json: bool, lang: str,
+                 plain: PlainFeed | None = None) -> int:
+    """Poll and print until `count` samples (or Ctrl-C): one line, or one JSON object, per poll;
+    `plain` (a plain server scraped beside, or a number given) is the load table's baseline."""
     from specview.boundary.jsonio import dumps
     from specview.boundary.text import sanitize
     from specview.features.live.run_text import note_texts
@@ -122,6 +138,7 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
             return
         printed += 1
         by_load.add(sample)
+        by_load.baseline = plain.baseline() if plain is not None else None
         if as_json:  # each note with its text, e.g. "/metrics: 2 lines skipped (over 4096 bytes)"
             record = sample.to_dict()
             record["notes"] = [{**n.to_dict(), "text": t} for n in sample.notes for t in note_texts((n,), lang)]
@@ -136,12 +153,26 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
         if count is not None and printed >= count:
             poller.stop()
 
-    poller: Poller[WatchSample | None] = Poller(lambda: model.feed(source.scrape()), take, interval,
-                                                stop_on_error=True, interrupt=source.interrupt)
+    def poll() -> WatchSample | None:
+        if plain is not None:
+            plain.poll()  # the same instant, as near as two scrapes in a row allow
+        return model.feed(source.scrape())
+
+    def interrupt() -> None:  # stopping never waits on either server
+        source.interrupt()
+        if plain is not None:
+            plain.interrupt()
+
+    poller: Poller[WatchSample | None] = Poller(poll, take, interval, stop_on_error=True, interrupt=interrupt)
+    interrupted = False
     try:
         poller.run()
+    except KeyboardInterrupt:  # Ctrl-C ends the watch as --count does: the summary, then exit 130
+        interrupted = True
     finally:
         source.close()
+        if plain is not None:
+            plain.close()
     if failed:
         raise failed[0]
     if not model.has_drafts and not as_json:
@@ -149,6 +180,8 @@ def run_headless(source: ServerWatch, interval: float, count: int | None, *, as_
     elif not as_json:  # what the polls add up to, per running requests
         for said in load_lines(by_load, lang):
             print(said, flush=True)
+    if interrupted:
+        raise KeyboardInterrupt
     return 0
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from specview.boundary.csv_cell import csv_cell
 from specview.boundary.text import number, sanitize
 from specview.features.live.run_text import note_texts
-from specview.features.watch.command.load_output import LOAD_COLUMNS, load_csv_rows, load_record
+from specview.features.watch.command.load_output import BASELINE_COLUMNS, LOAD_COLUMNS, load_csv_rows, load_record
 from specview.features.watch.model import WatchSample
 from specview.features.watch.model.alert_rules import accept_length
 from specview.features.watch.model.fleet import Alert, FleetSnapshot, InstanceRow, State, said_in
@@ -32,7 +32,7 @@ MAX_FIELD = 300  # characters of one untrusted string in any output
 CSV_COLUMNS = ("time", "row", "instance", "engine", "method", "state", "alpha", "acceptance_rate", "draft_yield",
                "accept_length", "draft_share", "drafts_per_s", "draft_tokens_per_s", "tokens_per_s", "running",
                "per_position_acceptance", "per_position_marginal", "window_s", "outlier", "alerts",
-               *LOAD_COLUMNS)
+               *LOAD_COLUMNS, *BASELINE_COLUMNS)
 # the numbers of a row, in CSV_COLUMNS' order from "alpha" to "running" (the per-position series follow)
 CSV_NUMBERS = CSV_COLUMNS[CSV_COLUMNS.index("alpha"):CSV_COLUMNS.index("running") + 1]
 

@@ -37,6 +37,7 @@ MIN_DEADLINE_S = 2.0  # a direct target answers within max(interval, this) unles
 
 def run_fleet(args: argparse.Namespace) -> int:
     from specview.catalog.config import load_config
+    from specview.features.watch.command.baseline_file import baseline_asked
     from specview.features.watch.command.fleet_args import DEFAULT_RETENTION_S, rules_of
     from specview.features.watch.model.fleet_model import FleetModel
     from specview.kernel.langs import DEFAULT_LANG
@@ -59,7 +60,8 @@ def run_fleet(args: argparse.Namespace) -> int:
             return app_code
     lang = getattr(args, "lang", None) or DEFAULT_LANG
     source = open_fleet(args, config, lang)
-    return run_headless_fleet(source, FleetModel(args.interval, retention, rules), args, lang)
+    model = FleetModel(args.interval, retention, rules, baseline_asked(args, rules))
+    return run_headless_fleet(source, model, args, lang)
 
 
 def open_fleet(args: argparse.Namespace, config: Config, lang: str) -> FleetSource:
@@ -106,6 +108,7 @@ def _run_screen(args: argparse.Namespace, config: Config, rules: AlertRules, ret
     its counts ride on each snapshot); its runs are stopped as the app quits and ended after it."""
     from specview.cli.app_run import run_app, throttle_of, ui_settings
     from specview.cli.runspec_args import warn_notice
+    from specview.features.watch.command.baseline_file import baseline_asked
     from specview.features.watch.model.fleet_model import FleetModel
     from specview.texts.catalog import text
 
@@ -116,7 +119,7 @@ def _run_screen(args: argparse.Namespace, config: Config, rules: AlertRules, ret
         warn_notice(text("fleet.no_screen", ui.lang))
         return None
     source = open_fleet(args, config, ui.lang)
-    model = FleetModel(args.interval, retention, rules)
+    model = FleetModel(args.interval, retention, rules, baseline_asked(args, rules))
     hook = None
     if args.on_alert is not None:
         from specview.features.watch.runner.alert_hook import AlertHook

@@ -25,8 +25,10 @@ request is one step), so its levels fill as requests end; its tokens/s counts th
 flight too (/slots), so it does not wait.
 
 The crossover — the load beyond which tokens/s per request falls below a plain server's — needs
-a plain baseline at the same levels; `watch` measures none, so it is None and the table says
-"no baseline" (`baseline`: None).
+a plain baseline at the same levels (model/crossover.py): `baseline` is set by the table's owner
+(a plain server's own LoadTable through `as_baseline`, or numbers the user gave), and `crossover()`
+compares. Without one, `baseline` and `crossover` are None in the JSON and the table says
+"no baseline" with the way to give one.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from specview.features.watch.model import COUNTS, POSITIONS, WatchSample, verified_drafts
+from specview.features.watch.model.crossover import MEASURED, Baseline, Crossover, LevelRate, crossover_of
 from specview.kernel.spread import RatioSums
 from specview.kernel.stats import wilson
 
@@ -122,6 +125,12 @@ class LoadLevel:
         rate = self.tokens_per_s
         return None if rate is None or self.level <= 0 else rate / self.level
 
+    def per_request_rate(self) -> LevelRate | None:
+        """Tokens/s per request with one standard error (None: no tokens/s at this level)."""
+        rate = self.tokens_per_s_per_request
+        se = self._rate.standard_error() if self._rate is not None else None
+        return None if rate is None else LevelRate(self.level, rate, None if se is None else se / self.level)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "running": self.level, "windows": self.windows, "seconds": round(self.seconds, 3),
@@ -144,6 +153,7 @@ class LoadTable:
         self.levels: dict[int, LoadLevel] = {}
         self.unplaced = 0  # windows not placed: no gauge, a broken count, a level beyond the bounds
         self._before: float | None = None  # the gauge at the end of the previous window
+        self.baseline: Baseline | None = None  # plain decoding's tokens/s per request (set by the owner)
 
     def add(self, sample: WatchSample) -> None:
         """Place one window (in the order they came: its start is the window before's end)."""
@@ -181,10 +191,24 @@ class LoadTable:
         """The levels seen, fewest requests first."""
         return [self.levels[k] for k in sorted(self.levels)]
 
+    def rates(self) -> list[LevelRate]:
+        """Tokens/s per request at each level that has it, fewest requests first."""
+        return [rate for row in self.rows() if (rate := row.per_request_rate()) is not None]
+
+    def as_baseline(self, source: str, failed: int = 0) -> Baseline:
+        """This table, a plain server's, as the measured baseline of another; its windows not
+        placed and the `failed` reads that gave none are the baseline's unusable reads."""
+        return Baseline(MEASURED, source, tuple(self.rates()), unusable=self.unplaced + failed)
+
+    def crossover(self) -> Crossover:
+        """The levels against `baseline` (state "no_baseline" without one)."""
+        return crossover_of(self.rates(), self.baseline)
+
     def to_dict(self) -> dict[str, Any]:
         """`by_load` in watch's and the fleet's JSON."""
         return {"gauge": self.gauge, "levels": [row.to_dict() for row in self.rows()], "unplaced": self.unplaced,
-                "interval": "95%", "baseline": None, "crossover": None}
+                "interval": "95%", "baseline": None if self.baseline is None else self.baseline.to_dict(),
+                "crossover": None if self.baseline is None else self.crossover().to_dict()}
 
 
 def _verified(sample: WatchSample) -> int:

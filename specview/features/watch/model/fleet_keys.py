@@ -79,3 +79,18 @@ def display_names(keys: Iterable[InstanceKey]) -> dict[InstanceKey, str]:
             for mate in sharing[instance_label(key)]:
                 move(mate, to)
     return names
+
+
+def find_instance(names: dict[InstanceKey, str], named: str) -> InstanceKey | None:
+    """The instance `named` means (`watch --baseline`): its shown name, or its `instance` label,
+    either with or without a URL's scheme and trailing slash; None when none is."""
+    wanted = _bare(named)
+    for key, name in names.items():
+        if named in (name, instance_label(key)) or wanted in (_bare(name), _bare(instance_label(key))):
+            return key
+    return None
+
+
+def _bare(said: str) -> str:
+    """A URL without its scheme and trailing slashes (`http://h:8080/` → `h:8080`)."""
+    return said.split("://", 1)[-1].rstrip("/")

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from specview.features.watch.model import COUNTS, WatchSample, verified_drafts
 from specview.features.watch.model.alert_rules import AlertRules, firing, over_time
 from specview.features.watch.model.by_load import LoadTable
+from specview.features.watch.model.crossover import MEASURED, Baseline
 from specview.features.watch.model.fleet import (
     Alert,
     AlertKind,
@@ -41,7 +42,7 @@ from specview.features.watch.model.fleet import (
     InstanceRow,
     State,
 )
-from specview.features.watch.model.fleet_keys import display_names
+from specview.features.watch.model.fleet_keys import display_names, find_instance
 from specview.kernel.backend import Note
 from specview.kernel.stats import chi_square
 
@@ -74,10 +75,13 @@ class _InstanceMemory:
 class FleetModel:
     """Readings in, snapshots out; one per poll."""
 
-    def __init__(self, interval: float, retention_s: float = 600.0, rules: AlertRules | None = None) -> None:
+    def __init__(self, interval: float, retention_s: float = 600.0, rules: AlertRules | None = None,
+                 baseline: str | Baseline | None = None) -> None:
         self.interval = interval
         self.retention_s = retention_s
         self.rules = rules or AlertRules()
+        # each one's crossover baseline: the plain instance `--baseline` names, a fixed one, or none
+        self.baseline = baseline
         self._instances: dict[InstanceKey, _InstanceMemory] = {}
         self._names: dict[InstanceKey, str] = {}  # each key's shown name (fleet_keys.py), for these keys
         self.polls = 0
@@ -100,6 +104,7 @@ class FleetModel:
         if self._names.keys() != self._instances.keys():  # an instance came or went: names may change
             self._names = display_names(self._instances)
         self._bound_history()
+        self._set_baselines()
         windows = {key: self._windows(inst) for key, inst in self._instances.items()}
         outliers = _outliers({k: w[0] for k, w in windows.items() if self._instances[k].state is not State.DOWN},
                              self.rules)
@@ -124,6 +129,21 @@ class FleetModel:
         return FleetSnapshot(now, window_s, tuple(rows), over_instances(up, window_s),
                              tuple(a for row in rows for a in row.alerts), began=tuple(began), ended=tuple(ended),
                              alert_window_s=self.rules.window_s, retention_s=self.retention_s)
+
+    def _set_baselines(self) -> None:
+        """Each instance's crossover baseline (model/crossover.py): the plain instance `baseline`
+        names, measured (itself has none); else the fixed one (a sweep's, or plain decoding's
+        tokens/s per request `--baseline-tps` gives at every level), or none."""
+        named = self.baseline if isinstance(self.baseline, str) else None
+        plain = find_instance(self._names, named) if named is not None else None
+        for key, inst in self._instances.items():
+            if named is None:
+                inst.by_load.baseline = self.baseline if isinstance(self.baseline, Baseline) else None
+            elif plain is None:  # named, not (yet) in the fleet: compared with nothing, said so
+                inst.by_load.baseline = Baseline(MEASURED, named)
+            else:
+                inst.by_load.baseline = None if key == plain else \
+                    self._instances[plain].by_load.as_baseline(self._names[plain])
 
     def _take(self, reading: InstanceReading, now: float) -> None:
         inst = self._instances.get(reading.key)

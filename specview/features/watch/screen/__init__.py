@@ -38,6 +38,7 @@ from specview.features.watch.screen.load_text import load_lines
 from specview.features.watch.screen.reading_text import reading_heading
 from specview.features.watch.screen.requests_text import requests_lines
 from specview.features.watch.source import ServerWatch
+from specview.features.watch.source.plain_feed import PlainFeed
 from specview.kernel.errors import SpecviewError, describe_error
 from specview.kernel.gauges import WATCH, gauges, position_texts
 from specview.kernel.poller import Poller
@@ -63,16 +64,17 @@ class WatchScreen(Screen[None]):
     BINDINGS = [bind("space", "toggle_pause", "watch.pause"), bind("d", "doctor", "watch.doctor")]
 
     def __init__(self, source: ServerWatch, interval: float, lang: str = "en",
-                 throttle: Throttle | None = None) -> None:
+                 throttle: Throttle | None = None, plain: PlainFeed | None = None) -> None:
         super().__init__()
         localize(self, lang)
         self.source, self.interval, self.lang = source, interval, lang
+        self.plain = plain  # the crossover's baseline: a plain server scraped beside, or a number given
         self.throttle = throttle or Throttle.default()
         self.model = WatchModel()
         self.state = RunState()
         self._buffer: deque[WatchSample | SpecviewError] = deque(maxlen=MAX_BUFFER)
         self.poller: Poller[WatchSample | None] = Poller(self._scrape, self._hand_over, interval,
-                                                         interrupt=source.interrupt, name="specview-watch")
+                                                         interrupt=self._interrupt, name="specview-watch")
         self._alpha: deque[float] = deque(maxlen=HISTORY)
         self._tps: deque[float] = deque(maxlen=HISTORY)
         self._reading = CONDITIONAL  # the per-position bars' reading (model/position_reading.py)
@@ -118,12 +120,22 @@ class WatchScreen(Screen[None]):
         self.poller.stop()  # a scrape stuck on the server ends now, not at its deadline
         self._worker.cancel()
         self.source.close()
+        if self.plain is not None:
+            self.plain.close()
+
+    def _interrupt(self) -> None:
+        """End the scrapes in flight (the watched server's, the plain one's): stopping never waits."""
+        self.source.interrupt()
+        if self.plain is not None:
+            self.plain.interrupt()
 
     def _title(self) -> str:
         return f"{text('watch.title', self.lang)} · {sanitize(self._described, 200, one_line=True)}"
 
     def _scrape(self) -> WatchSample | None:
         """One poll (on the worker's thread): the sample since the last, the method learnt."""
+        if self.plain is not None:
+            self.plain.poll()
         with self.source.one_poll():  # /slots asked once for all three
             sample = self.model.feed(self.source.scrape())
             self._described = self.source.describe()
@@ -180,6 +192,7 @@ class WatchScreen(Screen[None]):
     def _took(self, sample: WatchSample) -> None:
         self.samples_shown += 1
         self.by_load.add(sample)
+        self.by_load.baseline = self.plain.baseline() if self.plain is not None else None
         if sample.alpha is not None:
             self._alpha.append(sample.alpha)
         if sample.tokens_per_s is not None:

@@ -9,6 +9,7 @@ import io
 from specview.features.watch.command.fleet_output import CSV_COLUMNS, csv_header, csv_rows, row_record
 from specview.features.watch.model import WatchSample
 from specview.features.watch.model.by_load import LoadTable
+from specview.features.watch.model.crossover import MEASURED, Baseline, LevelRate
 from specview.features.watch.model.fleet import FleetSnapshot, InstanceRow, State
 
 
@@ -42,3 +43,16 @@ def test_load_rows_follow_the_header_and_other_rows_leave_the_load_columns_empty
     assert two["tokens_per_s"] == "20.0" and two["tokens_per_s_per_request"] == "10.0"
     assert float(two["yield_low"]) < 0.5 < float(two["yield_high"])
     assert float(one["tau_low"]) == float(one["tau_high"]) == 3.0  # identical windows: no spread
+
+
+def test_with_a_baseline_each_load_row_says_plain_the_ratio_the_verdict_and_the_crossover() -> None:
+    table = loaded()
+    table.baseline = Baseline(MEASURED, "http://plain:8000", (LevelRate(1, 50.0, 1.0), LevelRate(2, 10.0, 0.0)))
+    record = row_record(row(table), "en")["by_load"]
+    assert record["baseline"]["basis"] == "measured" and record["crossover"]["state"] == "found"
+    assert record["crossover"]["running"] == 1
+    snap = FleetSnapshot(1.0, 2.0, (row(table),), None)
+    _instance, _fleet, one, two = csv.DictReader(io.StringIO(csv_header() + csv_rows(snap)))
+    assert (one["plain_tokens_per_s_per_request"], one["vs_plain"], one["vs_plain_outcome"]) == ("50.0", "0.4", "below")
+    assert (two["vs_plain"], two["vs_plain_outcome"], two["crossover"], two["baseline_basis"]) == \
+        ("1.0", "within_noise", "1", "measured")

@@ -6,6 +6,7 @@ import pytest
 
 from specview.features.watch.model import WatchSample
 from specview.features.watch.model.alert_rules import AlertRules
+from specview.features.watch.model.crossover import given_baseline
 from specview.features.watch.model.fleet import AlertKind, InstanceReading, State
 from specview.features.watch.model.fleet_model import FleetModel
 
@@ -164,3 +165,24 @@ def test_an_alert_keeps_its_start_while_it_fires() -> None:
     fold(model, down("a"), now=0.0)
     snap = fold(model, down("a"), now=2.0)["_snap"]
     assert snap.alerts[0].since == 0.0 and snap.began == ()  # type: ignore[attr-defined]
+
+
+def test_the_instance_baseline_names_is_every_other_ones_measured_baseline() -> None:
+    model = FleetModel(DT, baseline="http://plain:8080/")
+    for k in range(3):
+        rows = fold(model, up("http://spec:8080", sample(10, (8, 6, 4), tokens=60 + k)),
+                    up("http://plain:8080", sample(0, (), tokens=40 + k)), now=float(k))
+    spec, plain = rows["http://spec:8080"], rows["http://plain:8080"]
+    assert plain.by_load.baseline is None  # type: ignore[union-attr]
+    crossover = spec.by_load.crossover()  # type: ignore[union-attr]
+    assert crossover.baseline is not None and crossover.baseline.source == "http://plain:8080"
+    assert crossover.state == "not_reached" and crossover.paid_up_to == 1  # 30.5 against 20.5 tokens/s
+
+
+def test_a_named_baseline_not_in_the_fleet_compares_with_nothing_and_a_fixed_one_with_every_level() -> None:
+    rows = fold(FleetModel(DT, baseline="elsewhere:1"), up("a", sample(10, (8, 6, 4))), now=0.0)
+    assert rows["a"].by_load.crossover().state == "no_common_level"  # type: ignore[union-attr]
+    given = FleetModel(DT, baseline=given_baseline([(50.0, None)]))
+    rows = fold(given, up("a", sample(10, (8, 6, 4))), now=0.0)
+    baseline = rows["a"].by_load.baseline  # type: ignore[union-attr]
+    assert baseline is not None and baseline.basis == "given" and baseline.every_level == 50.0
