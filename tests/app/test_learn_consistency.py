@@ -263,6 +263,8 @@ async def test_a_screen_that_needs_a_model_gives_the_install_command_and_demo(la
         await pilot.pause()
         assert "specview learn 8 --demo" in shown(app.screen, "gguf_hint")
         assert "pip install" not in shown(app.screen, "gguf_hint")
+        # g's own sentence names both ways a run has a model, not --target alone
+        assert ("--target or --demo" if lang == "en" else "--target 或 --demo") in shown(app.screen, "gguf_hint")
     app = LearnApp(lesson_named("verify"), lang=lang, llama_installed=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
