@@ -83,7 +83,9 @@ class LoadScreen(LearnScreen):
             (self.ts("speedup", b=n["batch"]), f"{n['speedup']:.3f}×"),
             (self.ts("verify", k=n["gamma"] + 1) if n["fixed_depth"] else self.ts("verify_mean"),
              f"{n['verify_ratio']:.3f}"),
-            (self.ts("preset_values"), f"τ {n['tau']:.2f} · γ {n['gamma']} · c {n['c']:g}"),
+            # k: the drafts a round makes, E[k] < γ where depth varies (what the round pays for)
+            (self.ts("preset_values"), f"τ {n['tau']:.2f} · γ {n['gamma']} · c {n['c']:g}"
+             + ("" if n["fixed_depth"] else f" · E[k] {n['mean_drafted']:.3g}")),
             (self.ts("crossover"), self.ts("crossover_at", b=cross) if cross is not None
              else self.ts("crossover_none", b=MAX_BATCH)),
         ])
