@@ -102,7 +102,7 @@ class SpeedupScreen(LearnScreen):
         picked = preset_controls(preset_id)
         sliders = {s.id: s for s in self.query(Slider)}
         sliders["alpha"].select(picked["alpha"], exact=True)
-        sliders["gamma"].select(min(max(picked["gamma"], 1), GAMMAS[-1]))
+        sliders["gamma"].select(picked["gamma"], exact=True)  # a user preset may draft more than 16
         sliders["c"].select(picked["c"], exact=True)
         sliders["verify"].select(DEFAULT_VERIFY_RATIO)
 
