@@ -36,7 +36,7 @@ from specview.catalog.provenance import (
 )
 from specview.catalog.small_files import read_toml
 from specview.kernel.errors import PresetError
-from specview.kernel.theory import MAX_GAMMA, alpha_for_tau, expected_tau, tau_from_positions
+from specview.kernel.theory import MAX_GAMMA, alpha_for_tau, expected_tau, speedup_of_tau, tau_from_positions
 from specview.methods.acceptance import check_model
 from specview.methods.registry import methods
 from specview.plugins.problems import report
@@ -126,20 +126,28 @@ class Preset:
             return sum(w * tau_from_positions(acceptance[:k]) for k, w in enumerate(depth))
         return tau_from_positions(acceptance)
 
-    def mean_drafted(self, gamma: int | None = None) -> float:
-        """Drafts per round on average: γ, or less where depth varies (a mixture, depth weights)."""
+    def drafted_shares(self, gamma: int | None = None) -> tuple[float, ...]:
+        """P(a round drafts k), k = 0…γ: all γ, or a variable depth's shares, or a mixture's rounds
+        without a match (0 drafts) beside those with one (γ)."""
         gamma = self.gamma if gamma is None else gamma
         depth = self.shape.depth_at(gamma)
         if depth is not None:
-            return sum(k * w for k, w in enumerate(depth))
-        return gamma * (1.0 if self.match_rate is None else self.match_rate)
+            return depth
+        rate = 1.0 if self.match_rate is None else self.match_rate
+        return (1.0 - rate, *([0.0] * (gamma - 1)), rate) if gamma else (1.0,)
 
-    def speedup_at(self, temperature: float, gamma: int | None = None, context: float = 0.0) -> float:
-        """The simulator's speedup: τ / (γc + 1), verifying taken to cost one forward (Thm 3.8).
+    def mean_drafted(self, gamma: int | None = None) -> float:
+        """Drafts per round on average: γ, or less where depth varies (a mixture, depth weights)."""
+        return sum(k * w for k, w in enumerate(self.drafted_shares(gamma)))
 
-        Rounds that draft less (a mixture's unmatched rounds, variable depth) cost less.
-        """
-        return self.tau_at(temperature, gamma, context) / (1.0 + self.mean_drafted(gamma) * self.c)
+    def speedup_at(self, temperature: float, gamma: int | None = None, context: float = 0.0,
+                   verify_ratio: float = 1.0) -> float:
+        """The simulator's speedup: τ / (γc + v), verifying taken to cost one forward (v = 1, Thm 3.8)
+        unless `verify_ratio` says otherwise; γ the drafts a round makes on average (`mean_drafted`):
+        rounds that draft less (a mixture's unmatched rounds, variable depth) cost less. Through
+        kernel/theory.py's `speedup_of_tau`, the one formula."""
+        return speedup_of_tau(self.tau_at(temperature, gamma, context), self.mean_drafted(gamma), self.c,
+                              verify_ratio)
 
     def declared_tau(self) -> float:
         """τ the sources declare at the preset's own γ and temperature."""

@@ -35,7 +35,7 @@ from specview.kernel.contended import contended
 from specview.kernel.events import Basis, Calibration
 from specview.kernel.metrics_snapshot import MetricsSnapshot
 from specview.kernel.spread import combined, reciprocal_spread
-from specview.kernel.theory import MAX_GAMMA, VerifyRatio, best_gamma, expected_tau
+from specview.kernel.theory import MAX_GAMMA, VerifyRatio, best_gamma, expected_tau, speedup_of_tau
 from specview.kernel.tree_cost import verify_drafts
 from specview.kernel.verdict import Estimate, Verdict, judge
 from specview.texts.catalog import Phrase
@@ -200,16 +200,21 @@ def _mixture_speedup(
     alpha: float, c: float, gamma_counts: tuple[tuple[int, int], ...], ratio: VerifyRatio,
     tree_nodes: tuple[tuple[int, float], ...] = (),
 ) -> float | None:
-    """E[tokens per round] ÷ E[round cost] over the run's γs: τ / (γc + v(γ)) when γ is fixed.
+    """E[tokens per round] ÷ E[round cost] over the run's γs, E[τ] / (E[γ]c + E[v]): τ / (γc + v(γ))
+    when γ is fixed, through `speedup_of_tau` (the one formula: a preset's varying depth is the same sum).
 
     Rounds that drafted nothing cost one 1-token forward and emit one token. A tree round of
     depth γ verifies all its nodes: τ / (γc + v(nodes)) (kernel/tree_cost.py).
     """
-    tokens = cost = 0.0
+    rounds = tokens = drafted = verify = 0.0
     for gamma, n in gamma_counts:
         v = 1.0 if gamma == 0 else ratio(verify_drafts(gamma, tree_nodes))
         if v is None:
             return None
+        rounds += n
         tokens += n * expected_tau(alpha, gamma)
-        cost += n * (gamma * c + v)
-    return tokens / cost if cost > 0 else None
+        drafted += n * gamma
+        verify += n * v
+    if rounds <= 0 or drafted * c + verify <= 0:
+        return None
+    return speedup_of_tau(tokens / rounds, drafted / rounds, c, verify / rounds)

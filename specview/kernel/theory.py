@@ -51,9 +51,11 @@ def speedup(alpha: float, gamma: int, c: float, verify_ratio: float = 1.0) -> fl
     return speedup_of_tau(expected_tau(alpha, gamma), gamma, c, verify_ratio)
 
 
-def speedup_of_tau(tau: float, gamma: int, c: float, verify_ratio: float = 1.0) -> float:
+def speedup_of_tau(tau: float, gamma: float, c: float, verify_ratio: float = 1.0) -> float:
     """τ / (γc + v) for any expected τ: the i.i.d. one (`speedup`) or one from the per-position
-    acceptance (`tau_from_positions`, what `--gamma auto` decides with). The one speedup formula."""
+    acceptance (`tau_from_positions`, what `--gamma auto` decides with). The one speedup formula.
+    `gamma` is the drafts a round makes on average: a preset whose rounds draft fewer than its γ
+    (a variable depth, rounds without a match) pays for the drafts it makes (`Preset.speedup_at`)."""
     if c < 0:
         raise ValueError(f"c must be >= 0, got {c}")
     if verify_ratio <= 0:
@@ -89,12 +91,23 @@ def best_gamma(
     Without `verify_ratio` v is 1 for every γ (Theorem 3.8); with one, the search ends at the
     first γ whose v was not measured. γ = 0 is plain decoding (speedup 1).
     """
+    def at(gamma: int) -> float | None:
+        v = 1.0 if verify_ratio is None else verify_ratio(gamma)
+        return None if v is None else speedup(alpha, gamma, c, v)
+
+    return best_over(at, max_gamma)
+
+
+def best_over(speedup_at: Callable[[int], float | None], max_gamma: int = MAX_GAMMA) -> tuple[int, float]:
+    """The γ in [0, max_gamma] of the highest `speedup_at(γ)`, and that speedup: the one search for
+    the best γ, whatever gives the speedup at each γ (Eq. 1 at one α, a preset's own per-position
+    acceptance and depth). γ = 0 is plain decoding (speedup 1); ties go to the smaller γ; the search
+    ends at the first γ where `speedup_at` says None (not measured)."""
     best = (0, 1.0)
     for gamma in range(1, max_gamma + 1):
-        v = 1.0 if verify_ratio is None else verify_ratio(gamma)
-        if v is None:
+        s = speedup_at(gamma)
+        if s is None:
             break
-        s = speedup(alpha, gamma, c, v)
         if s > best[1] + 1e-12:
             best = (gamma, s)
     return best

@@ -58,17 +58,24 @@ class Slider(Widget, can_focus=True):
         self.values = list(values)
         self.index = max(0, min(index, len(self.values) - 1))
         self.show = show
+        self.held: Any = None  # an exact value between the steps (`select(…, exact=True)`), until the user moves
 
     @property
     def value(self) -> Any:
-        return self.values[self.index]
+        return self.values[self.index] if self.held is None else self.held
 
-    def select(self, value: Any, *, notify: bool = False) -> None:
-        """Move to `value` (or the nearest value for numbers) without a keypress."""
+    def select(self, value: Any, *, notify: bool = False, exact: bool = False) -> None:
+        """Move to `value` (or the nearest value for numbers) without a keypress. `exact` keeps a
+        number between the steps as it is (a preset's α): the knob sits at the nearest step, the value
+        shown and read is `value`, and the next move by the user snaps to a step."""
         if value in self.values:
             index = self.values.index(value)
         else:
             index = min(range(len(self.values)), key=lambda i: abs(float(self.values[i]) - float(value)))
+        held = value if exact and value not in self.values else None
+        if held != self.held:
+            self.held = held
+            self.refresh()
         self._set_index(index, notify)
 
     def action_move(self, step: int) -> None:
@@ -79,6 +86,8 @@ class Slider(Widget, can_focus=True):
         if index == self.index:
             return
         self.index = index
+        if notify:  # the user moved it: a step from here on
+            self.held = None
         self.refresh()
         if notify:
             self.post_message(self.Changed(self, self.value))

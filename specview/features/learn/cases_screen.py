@@ -20,6 +20,7 @@ from specview.features.learn.checks import (
 from specview.features.learn.explain.cases import COLUMNS, ROWS, case_numbers
 from specview.features.learn.registry import Lesson
 from specview.features.learn.tags import tag
+from specview.kernel.errors import CliError
 from specview.texts.catalog import fill
 from specview.widgets.bindings import bind
 from specview.widgets.grid import Cell, Grid
@@ -147,4 +148,12 @@ CHECKS = LessonChecks(
     lambda n: [("qwen", n["columns"][0]["speedup"], near(2.19978, 1e-5))])
 
 
-LESSON = Lesson(9, "cases", CasesScreen, lambda lang: case_numbers(), checks=CHECKS)
+def _preset_numbers(lang: str, preset_id: str) -> dict[str, Any]:
+    """The screen with the preset's column chosen (`learn 9 --json --preset ID`); CliError for another preset."""
+    if preset_id not in COLUMNS:
+        raise CliError("learnerr.preset_not_on_screen", number=9, known=", ".join(COLUMNS),
+                       preset=sanitize(preset_id, 60, one_line=True))
+    return case_numbers(COLUMNS.index(preset_id))
+
+
+LESSON = Lesson(9, "cases", CasesScreen, lambda lang: case_numbers(), checks=CHECKS, preset_numbers=_preset_numbers)

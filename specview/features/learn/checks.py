@@ -89,7 +89,18 @@ def chained_tau(acceptance: list[float]) -> float:
 
 
 def preset_tau(preset_id: str) -> tuple[Preset, float]:
-    """A preset's τ: the chain's, or for a mixture (n-gram) m·chain + (1 − m), a round without a match giving 1."""
+    """A preset's τ: the chain's, or, where rounds draft k drafts with share w_k (a variable depth; a mixture
+    (n-gram) whose rounds without a match draft none), Σ w_k · the chain's τ over its first k (1 at k = 0)."""
     preset = load_presets()[preset_id]
-    chain, m = chained_tau(preset.acceptance_at(preset.temperature)), preset.match_rate
-    return preset, chain if m is None else m * chain + 1 - m
+    chain = preset.acceptance_at(preset.temperature)
+    return preset, sum(w * chained_tau(chain[:k]) for k, w in enumerate(drafted_shares(preset)))
+
+
+def drafted_shares(preset: Preset) -> list[float]:
+    """P(a round drafts k), k = 0…γ, read from the preset file: its depth weights (the longer ones
+    drafting γ), or a mixture's share m of rounds with a match (γ drafts) against 1 − m (none)."""
+    gamma, depth = preset.gamma, preset.shape.depth
+    if depth is not None:
+        return [*depth[:gamma], sum(depth[gamma:])] + [0.0] * (gamma + 1 - len(depth))
+    m = 1.0 if preset.match_rate is None else preset.match_rate
+    return [1 - m] + [0.0] * (gamma - 1) + [m]

@@ -1,11 +1,15 @@
-"""`specview learn [N] [--json] [--target FILE.gguf]`: the explainer, or one screen's computed numbers."""
+"""`specview learn [N] [--json] [--target FILE.gguf] [--preset ID]`: the explainer, or one screen's computed numbers."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from specview.cli.argtypes import Parser, SubParsers, int_in, lang_option
+
+if TYPE_CHECKING:
+    from specview.features.learn.registry import Lesson
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
@@ -17,6 +21,8 @@ def register(sub: SubParsers, selectors: Parser) -> None:
                        help="cli_help.learn.target")
     learn.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
                        help="cli_help.learn.demo")
+    learn.add_argument("--preset", metavar="ID", dest="learn_preset", default=argparse.SUPPRESS,
+                       help="cli_help.learn.preset")
     learn.set_defaults(run=run)
 
 
@@ -61,13 +67,21 @@ def run(args: argparse.Namespace) -> int:
         lang = getattr(args, "lang", None) or "en"
         target = target_path(args)
         model_numbers = chosen.model_numbers if target is not None else None
-        numbers = chosen.numbers(lang) if model_numbers is None or target is None else model_numbers(lang, target)
+        preset = getattr(args, "learn_preset", None)
+        if preset is not None:
+            numbers = preset_numbers(chosen, lang, preset)
+        elif model_numbers is None or target is None:
+            numbers = chosen.numbers(lang)
+        else:
+            numbers = model_numbers(lang, target)
         if target is not None:  # what the screens read of the model (Learn 8's g); BackendError if unusable
             from specview.features.learn.local_model import gguf_facts
 
             numbers["gguf"] = gguf_facts(target)
         print(dumps(numbers))
         return 0
+    if getattr(args, "learn_preset", None) is not None:
+        raise CliError("learnerr.preset_needs_json", number="N" if args.number is None else args.number)
     target = target_path(args)
     if target is not None and getattr(args, "target", None) is not None:  # the demo model is ours
         from specview.backends.local.gguf_info import read_gguf_info
@@ -86,3 +100,18 @@ def run(args: argparse.Namespace) -> int:
     run_context = None if target is None else RunContext(backend="file", target_path=target)
     return run_app(LearnApp(chosen, theme_name=ui.theme, lang=ui.lang, problems=ui.problems, keymap=ui.keymap,
                             run=run_context))
+
+
+def preset_numbers(chosen: Lesson, lang: str, preset_id: str) -> dict[str, Any]:
+    """What screen `chosen` shows with this preset chosen; CliError for a screen that takes no preset,
+    PresetError (listing the ids) for a preset there is not."""
+    from specview.cli.errors import CliError
+    from specview.features.learn.registry import lessons
+
+    if chosen.preset_numbers is None:
+        takes = ", ".join(str(item.number) for item in lessons() if item.preset_numbers is not None)
+        raise CliError("learnerr.no_preset_screen", number=chosen.number, takes=takes)
+    from specview.catalog.presets import get_preset
+
+    get_preset(preset_id)  # an unknown id: the error that lists the known ones
+    return chosen.preset_numbers(lang, preset_id)

@@ -13,6 +13,7 @@ from specview.features.learn.base import LearnScreen, preset_name
 from specview.features.learn.checks import (
     Checks,
     LessonChecks,
+    drafted_shares,
     forward_s,
     near,
     preset_tau,
@@ -80,8 +81,11 @@ class LoadScreen(LearnScreen):
         cross = n["crossover_batch"]
         self.show_pairs("numbers", [
             (self.ts("speedup", b=n["batch"]), f"{n['speedup']:.3f}×"),
-            (self.ts("verify", k=n["gamma"] + 1), f"{n['verify_ratio']:.3f}"),
-            (self.ts("preset_values"), f"τ {n['tau']:.2f} · γ {n['gamma']} · c {n['c']:g}"),
+            (self.ts("verify", k=n["gamma"] + 1) if n["fixed_depth"] else self.ts("verify_mean"),
+             f"{n['verify_ratio']:.3f}"),
+            # k: the drafts a round makes, E[k] < γ where depth varies (what the round pays for)
+            (self.ts("preset_values"), f"τ {n['tau']:.2f} · γ {n['gamma']} · c {n['c']:g}"
+             + ("" if n["fixed_depth"] else f" · E[k] {n['mean_drafted']:.3g}")),
             (self.ts("crossover"), self.ts("crossover_at", b=cross) if cross is not None
              else self.ts("crossover_none", b=MAX_BATCH)),
         ])
@@ -123,10 +127,11 @@ def _independent(s: Any, n: dict[str, Any]) -> Checks:
     values = slider_values(s)
     chip, shape, batch = accelerator(values["chip"]), model_shape(values["model"]), values["batch"]
     preset, tau = preset_tau(values["preset"])
+    shares = drafted_shares(preset)
 
-    def at(b: int) -> float:  # τ / (γc + v_B(γ+1)), v_B(k) = t(B·k) ÷ t(B)
-        v = forward_s(chip, shape, b * (preset.gamma + 1)) / forward_s(chip, shape, b)
-        return float(tau / (preset.gamma * preset.c + v))
+    def at(b: int) -> float:  # τ / (E[k]·c + E[v_B(k+1)]), v_B(k) = t(B·k) ÷ t(B), k the drafts of a round
+        v = sum(w * forward_s(chip, shape, b * (k + 1)) / forward_s(chip, shape, b) for k, w in enumerate(shares))
+        return float(tau / (sum(k * w for k, w in enumerate(shares)) * preset.c + v))
 
     crossover = next((b for b in range(1, 4097) if at(b) < 1), None)
     return [("speedup", n["speedup"], near(at(batch))), ("crossover", n["crossover_batch"], crossover)]
@@ -139,4 +144,5 @@ CHECKS = LessonChecks(
     lambda n: [("speedup", n["speedup"], near(2.3599, 1e-4)), ("crossover", n["crossover_batch"], 168)])
 
 
-LESSON = Lesson(11, "load", LoadScreen, lambda lang: load_numbers(), checks=CHECKS)
+LESSON = Lesson(11, "load", LoadScreen, lambda lang: load_numbers(), checks=CHECKS,
+                preset_numbers=lambda lang, preset_id: load_numbers(preset_id=preset_id))

@@ -20,7 +20,7 @@ from specview.features.learn.checks import (
     shown,
     slider_values,
 )
-from specview.features.learn.explain.mtp import DIAGRAM_STEPS, SHOWN_K, mtp_numbers
+from specview.features.learn.explain.mtp import DIAGRAM_STEPS, SHOWN_K, mtp_numbers, mtp_numbers_for
 from specview.features.learn.registry import Lesson
 from specview.features.learn.tags import tag
 from specview.methods.registry import methods
@@ -202,4 +202,5 @@ CHECKS = LessonChecks(
     keys=("n", "n"))
 
 
-LESSON = Lesson(7, "mtp", MtpScreen, lambda lang: mtp_numbers(), checks=CHECKS)
+LESSON = Lesson(7, "mtp", MtpScreen, lambda lang: mtp_numbers(), checks=CHECKS,
+                preset_numbers=lambda lang, preset_id: mtp_numbers_for(preset_id))

@@ -38,6 +38,8 @@ class Lesson:
     numbers: Callable[[str], dict[str, Any]]  # the screen's numbers at its default controls, by language
     # the same with a model given (`learn N --json --target M`), for a screen whose defaults follow the model
     model_numbers: Callable[[str, str], dict[str, Any]] | None = None  # (language, GGUF path)
+    # what the screen shows with a preset chosen (`learn N --json --preset ID`), for a screen that takes one
+    preset_numbers: Callable[[str, str], dict[str, Any]] | None = None  # (language, preset id)
     # what its test checks, worked out independently of the screen (features/learn/checks.py)
     checks: LessonChecks | None = None
 

@@ -120,3 +120,23 @@ def test_invalid_preset_files_name_file_and_key(tmp_path: Path, body: str, needl
 def test_unknown_preset_lists_known_ones() -> None:
     with pytest.raises(PresetError, match=r"known presets: .*qwen3\.6-mtp"):
         get_preset("nope", user_dir=Path("/nonexistent"))
+
+
+@pytest.mark.parametrize("preset_id", SHIPPED)
+def test_a_round_pays_for_the_drafts_it_makes(preset_id: str) -> None:
+    p = get_preset(preset_id, user_dir=Path("/nonexistent"))
+    shares = p.drafted_shares()
+    assert len(shares) == p.gamma + 1 and sum(shares) == pytest.approx(1.0)
+    drafted = sum(k * w for k, w in enumerate(shares))
+    assert p.mean_drafted() == pytest.approx(drafted) and drafted <= p.gamma
+    tau = p.tau_at(p.temperature)
+    assert p.speedup_at(p.temperature) == pytest.approx(tau / (drafted * p.c + 1.0))
+    assert p.speedup_at(p.temperature, verify_ratio=1.5) == pytest.approx(tau / (drafted * p.c + 1.5))
+
+
+def test_rounds_of_a_varying_depth_draft_fewer_than_gamma() -> None:
+    presets = load_presets(user_dir=Path("/nonexistent"))
+    # DSpark verifies 3 to 5 of its 7 most of the time; an n-gram round without a match drafts nothing
+    assert presets["dspark"].mean_drafted() == pytest.approx(3.8)
+    assert presets["ngram"].drafted_shares()[0] == pytest.approx(1 - (presets["ngram"].match_rate or 0))
+    assert presets["glm-5.2-mtp"].drafted_shares() == (0.0,) * 7 + (1.0,)

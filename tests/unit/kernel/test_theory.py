@@ -9,6 +9,7 @@ import pytest
 from specview.kernel.theory import (
     alpha_for_tau,
     best_gamma,
+    best_over,
     expected_tau,
     speedup,
     tau_from_positions,
@@ -80,3 +81,12 @@ def test_best_gamma_follows_the_measured_verify_curve() -> None:
     # past the measured curve v is unknown, and the search stops there
     assert verify_ratio([0.01, 0.02], 2) is None and verify_ratio([0.01, 0.02], -1) is None
     assert best_gamma(0.99, 0.0, verify_ratio=partial(verify_ratio, [0.01, 0.01]))[0] == 1
+
+
+def test_best_over_is_the_one_search_whatever_gives_the_speedup() -> None:
+    # Eq. 1 at one α through best_over is best_gamma itself
+    assert best_over(lambda g: speedup(0.8, g, 0.05)) == best_gamma(0.8, 0.05)
+    # ties go to the smaller γ, nothing above 1× is plain decoding, and a None ends the search
+    assert best_over(lambda g: 2.0, 8) == (1, 2.0)
+    assert best_over(lambda g: 0.9, 8) == (0, 1.0)
+    assert best_over(lambda g: {1: 1.2, 2: 1.5}.get(g), 8) == (2, 1.5)

@@ -61,7 +61,7 @@ def case_numbers(selected: int = 0) -> dict[str, Any]:
             "mean_acceptance": sum(acceptance) / len(acceptance),
             "tau": tau,
             "c": p.c,
-            "speedup": tau / (p.gamma * p.c + 1.0),
+            "speedup": p.speedup_at(p.temperature),  # the preset's own, as `specview presets` gives it
             "speedup_iid": speedup(sum(acceptance) / len(acceptance), p.gamma, p.c),
             "sources": sorted({s.tag for s in p.sources}),
             "kinds": {name: p.field_source(name).kind for name in ("gamma", "temperature", "acceptance", "c")}

@@ -2,7 +2,11 @@
 
 At batch B a plain step costs t(B); a speculative round costs γ·c·t(B) for the drafts plus
 t(B·(γ+1)) for the verify forward and yields τ tokens per sequence, so its speedup is
-τ / (γc + v_B(γ+1)) with v_B(k) = t(B·k) / t(B) on the roofline of `core.hardware`.
+τ / (γc + v_B(γ+1)) with v_B(k) = t(B·k) / t(B) on the roofline of `core.hardware`. A preset whose
+rounds draft a varying number k (a variable depth, rounds without a match) pays for the drafts it
+makes and verifies k + 1 tokens: τ / (E[k]·c + E[v_B(k+1)]), at batch 1 (v = 1) the preset's own
+speedup (`Preset.speedup_at`, as `specview presets` gives it). The formula is kernel/theory.py's
+`speedup_of_tau`.
 c is held at the preset's value and KV-cache reads are ignored: both flatter speculation,
 which is why the cited measurements fall below this curve.
 """
@@ -15,6 +19,7 @@ from typing import Any
 from specview.catalog.claims import load_claims
 from specview.catalog.hardware import accelerator, model_shape, verify_cost_ratio
 from specview.catalog.presets import get_preset
+from specview.kernel.theory import speedup_of_tau
 
 DEFAULT_ACCELERATOR = "h100-sxm"
 DEFAULT_SHAPE = "dense-8b-bf16"
@@ -47,11 +52,6 @@ CITED: tuple[CitedLoadPoint, ...] = (
 )
 
 
-def load_speedup(alpha_tau: float, gamma: int, c: float, v: float) -> float:
-    """τ / (γc + v): the speedup of one speculative round over γ+1 plain steps' worth of output."""
-    return alpha_tau / (gamma * c + v)
-
-
 def load_numbers(
     accelerator_id: str = DEFAULT_ACCELERATOR, shape_id: str = DEFAULT_SHAPE, preset_id: str = DEFAULT_PRESET,
     batch: int = 1,
@@ -60,9 +60,13 @@ def load_numbers(
     chip, shape, preset = accelerator(accelerator_id), model_shape(shape_id), get_preset(preset_id)
     gamma, c = preset.gamma, preset.c
     tau = preset.tau_at(preset.temperature)  # the preset's own τ, as `specview presets` gives it
+    shares, drafted = preset.drafted_shares(), preset.mean_drafted()
+
+    def verify(b: int) -> float:  # E[v_B(k+1)] over the drafts k a round makes: v_B(γ+1) at a fixed depth
+        return sum(w * verify_cost_ratio(shape, chip, k + 1, b) for k, w in enumerate(shares) if w)
 
     def at(b: int) -> float:
-        return load_speedup(tau, gamma, c, verify_cost_ratio(shape, chip, gamma + 1, b))
+        return speedup_of_tau(tau, drafted, c, verify(b))
 
     crossover = next((b for b in range(1, MAX_BATCH + 1) if at(b) < 1.0), None)
     return {
@@ -72,9 +76,11 @@ def load_numbers(
         "gamma": gamma,
         "c": c,
         "tau": tau,
+        "mean_drafted": drafted,
+        "fixed_depth": shares[-1] == 1.0,
         "batch": batch,
         "speedup": at(batch),
-        "verify_ratio": verify_cost_ratio(shape, chip, gamma + 1, batch),
+        "verify_ratio": verify(batch),
         "batches": list(BATCHES),
         "curve": [at(b) for b in BATCHES],
         "crossover_batch": crossover,

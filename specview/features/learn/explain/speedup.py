@@ -3,6 +3,10 @@
 Leviathan et al. 2022: Eq. 1 (expected τ, i.i.d. acceptance), Theorem 3.8 (speedup when
 verifying costs one forward), Corollary 3.9 (α > c ⇒ some γ helps, by at least (1+α)/(1+c)).
 With a verify cost ratio v the speedup is τ / (γc + v).
+
+Every number comes from kernel/theory.py (`expected_tau`, `speedup_of_tau`, `best_over`) or, with a preset
+loaded, from the preset's own model (`Preset.tau_at`, `Preset.speedup_at`): the same functions
+`specview calc`, `specview presets` and screens 7, 9 and 11 call, at the preset's exact α and c.
 """
 
 from __future__ import annotations
@@ -10,14 +14,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from specview.catalog.presets import get_preset, load_presets
-from specview.kernel.theory import MAX_GAMMA, alpha_for_tau, best_gamma, expected_tau, speedup, tau_from_positions
+from specview.catalog.presets import Preset, get_preset, load_presets
+from specview.kernel.theory import (
+    MAX_GAMMA,
+    alpha_for_tau,
+    best_gamma,
+    best_over,
+    expected_tau,
+    speedup,
+    tau_from_positions,
+)
 
 DEFAULT_ALPHA = 0.8
 DEFAULT_GAMMA = 4
 DEFAULT_C = 0.05
 DEFAULT_VERIFY_RATIO = 1.0
 CURVE_GAMMAS = 16  # the speedup-vs-γ chart shows γ = 1…16
+LENGTH_COSTS = (0.01, 0.2)  # "longer drafts pay when c is small": the best γ at a cheap and a dear draft
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,18 +83,73 @@ def speedup_numbers(
         "curve_gamma": list(range(1, CURVE_GAMMAS + 1)),
         "curve_speedup": [speedup(alpha, g, c, verify_ratio) for g in range(1, CURVE_GAMMAS + 1)],
         "break_even": break_even(alpha, c, verify_ratio),
+        "best_gamma_by_c": draft_length(alpha, verify_ratio),
     }
     if measured is not None:
         out["measured"] = measured_taus(measured)
     return out
 
 
+def draft_length(alpha: float, verify_ratio: float = DEFAULT_VERIFY_RATIO) -> list[dict[str, Any]]:
+    """The best γ at this α for a cheap and a dear draft step (`LENGTH_COSTS`): the article's point that
+    longer drafts keep paying when c is small (an MTP head) and the best length is short otherwise."""
+    out = []
+    for c in LENGTH_COSTS:
+        gamma, s = best_gamma(alpha, c, MAX_GAMMA, lambda _gamma: verify_ratio)
+        out.append({"c": c, "best_gamma": gamma, "best_speedup": s})
+    return out
+
+
+def preset_speedup_numbers(preset_id: str, verify_ratio: float = DEFAULT_VERIFY_RATIO,
+                           measured: Measured | None = None) -> dict[str, Any]:
+    """Screen 10 with a preset loaded (`learn 10 --json --preset ID`): the preset's exact γ and c, the i.i.d. α
+    whose Eq. 1 τ at its γ is the preset's τ, and τ, speedup, the curve over γ and the best γ from the preset's
+    own model (`Preset.tau_at`, `Preset.speedup_at`: its per-position acceptance, its varying depth), as
+    `specview presets` and screens 9 and 11 give them. A preset with one α at a fixed depth gives `specview calc`'s
+    numbers at that α to the last digit."""
+    controls = preset_controls(preset_id)
+    p = _preset(preset_id)
+    t = p.temperature
+
+    def at(gamma: int) -> float:
+        return p.speedup_at(t, gamma, verify_ratio=verify_ratio)
+
+    alpha, c = controls["alpha"], p.c
+    best_g, best_s = best_over(at, MAX_GAMMA)
+    curve = [at(g) for g in range(1, CURVE_GAMMAS + 1)]
+    even = break_even(alpha, c, verify_ratio) | {"gamma1_speedup": curve[0], "gamma1_helps": curve[0] > 1.0}
+    out: dict[str, Any] = {
+        "preset": p.id,
+        "alpha": alpha,
+        "gamma": p.gamma,
+        "c": c,
+        "verify_ratio": verify_ratio,
+        "expected_tau": p.tau_at(t),
+        "mean_drafted": p.mean_drafted(),
+        "speedup": at(p.gamma),
+        "best_gamma": best_g,
+        "best_speedup": best_s,
+        "curve_gamma": list(range(1, CURVE_GAMMAS + 1)),
+        "curve_speedup": curve,
+        "break_even": even,
+        "best_gamma_by_c": draft_length(alpha, verify_ratio),
+        "kinds": controls["kinds"],
+    }
+    if measured is not None:
+        out["measured"] = measured_taus(measured)
+    return out
+
+
+def _preset(preset_id: str) -> Preset:
+    presets = load_presets()
+    return presets[preset_id] if preset_id in presets else get_preset(preset_id)
+
+
 
 def preset_controls(preset_id: str) -> dict[str, Any]:
     """A preset as this screen's controls: its γ and c, its own τ (as `specview presets` gives it) and the
     i.i.d. α that gives that τ at its γ (Eq. 1 solved for α), each with where it comes from."""
-    presets = load_presets()
-    p = presets[preset_id] if preset_id in presets else get_preset(preset_id)
+    p = _preset(preset_id)
     tau = p.declared_tau()
     return {
         "id": p.id, "gamma": p.gamma, "c": p.c, "tau": tau, "alpha": alpha_for_tau(tau, p.gamma),

@@ -70,3 +70,37 @@ def test_learn_target_must_be_a_gguf(tmp_path: Path) -> None:
         out = subprocess.run([sys.executable, "-m", "specview", "learn", "8", "--target", str(target)],
                              capture_output=True, text=True, timeout=60)
         assert out.returncode == 2 and reason in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("lesson", [item for item in lessons() if item.preset_numbers is not None],
+                         ids=lambda item: str(item.number))
+def test_learn_json_with_a_preset_prints_what_the_screen_shows_for_it(
+        lesson: object, capsys: pytest.CaptureFixture[str]) -> None:
+    number = lesson.number  # type: ignore[attr-defined]
+    preset = "glm-5.2-mtp"  # a preset every screen that takes one shows (screen 9 has a column for it)
+    assert main(["learn", str(number), "--json", "--preset", preset]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == json.loads(json.dumps(lesson.preset_numbers("en", preset)))  # type: ignore[attr-defined]
+    assert printed != json.loads(json.dumps(lesson.numbers("en")))  # type: ignore[attr-defined]
+
+
+def test_learn_preset_numbers_of_screen_10_are_the_presets_own(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["learn", "10", "--json", "--preset", "glm-5.2-mtp"]) == 0
+    n = json.loads(capsys.readouterr().out)
+    assert (n["preset"], n["gamma"], n["c"]) == ("glm-5.2-mtp", 7, 0.05)
+    assert abs(n["expected_tau"] - 5.47) < 1e-9 and abs(tau(n["alpha"], 7) - 5.47) < 1e-9  # the exact α, not a step
+    assert abs(n["speedup"] - 5.47 / 1.35) < 1e-9 and n["best_gamma"] == 12
+
+
+def test_learn_preset_refuses_what_it_cannot_show(capsys: pytest.CaptureFixture[str]) -> None:
+    takes = ", ".join(str(item.number) for item in lessons() if item.preset_numbers is not None)
+    for args, said in ((["learn", "3", "--json", "--preset", "eagle3"], f"screen 3 takes no preset; --preset works "
+                        f"with screens {takes}"),
+                       (["learn", "9", "--json", "--preset", "eagle3"], "--preset eagle3 is not one of them"),
+                       (["learn", "10", "--json", "--preset", "nope"], "unknown preset 'nope'"),
+                       (["learn", "10", "--preset", "eagle3"], "--preset goes with --json")):
+        with pytest.raises(SystemExit) as stopped:
+            main(args)
+        assert stopped.value.code == 2, args
+        err = capsys.readouterr().err
+        assert said in err and "Traceback" not in err, (args, err)
