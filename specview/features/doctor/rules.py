@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from specview.features.doctor.finding import HIGH, LOW, MEDIUM, OK, PROBLEM, WARN, DoctorFinding, Evidence
 from specview.features.doctor.flags import DEFAULT_GAMMA, SET_GAMMA, TURN_ON, flag
 from specview.features.doctor.observe import Observation
+from specview.features.doctor.per_request import findings as spread_findings
 from specview.kernel.gamma_choice import best_of
 from specview.kernel.theory import alpha_for_tau, implied_c, speedup_of_tau
 from specview.texts.catalog import Phrase
@@ -44,6 +45,7 @@ def diagnose(obs: Observation, baseline_tps: float | None = None) -> list[Doctor
         if gamma is not None:
             found.append(gamma)
         found.append(numbers(obs))
+    found += spread_findings(obs.probes)  # the probes' own counts, checked apart from the counters
     return found
 
 
