@@ -84,8 +84,9 @@ class Named:
 
 
 def findings(probes: Sequence[ProbeResult]) -> list[DoctorFinding]:
-    """One finding about the spread of the probes' acceptance (none when no probe was sent)."""
-    if not probes:
+    """One finding about the spread of the probes' acceptance (none when no probe came back: the
+    failed ones are probe_failed's, one line naming what failed)."""
+    if all(p.error is not None for p in probes):
         return []
     spread = spread_of(probes)
     where = sources(probes)
@@ -125,6 +126,7 @@ def as_json(probes: Sequence[ProbeResult]) -> dict[str, Any]:
         "requests": len(probes),
         "count": spread.count,
         "no_drafts": spread.no_drafts,
+        "failed": sum(p.error is not None for p in probes),
         "ids": "probes" if probes else "unavailable",
         "pooled_acceptance_rate": None if pooled is None else round(pooled, 4),
         "bins": [{"low": k / BINS, "high": (k + 1) / BINS, "count": n} for k, n in enumerate(bins)],
