@@ -18,21 +18,8 @@ from typing import Any
 
 from specview.features.doctor.finding import LOW, MEDIUM, OK, WARN, DoctorFinding, Evidence
 from specview.features.doctor.probe import ProbeResult
-from specview.kernel.request_spread import (
-    BINS,
-    FENCE,
-    LEVEL,
-    MIN_GAP,
-    MIN_REQUESTS,
-    Outlier,
-    RequestCounts,
-    RequestSpread,
-)
-from specview.texts.catalog import Phrase, fill
-
-BAR_CELLS = 20  # cells of the longest bar; the scale line says how many requests that is
-MAX_NAMED = 5  # outliers named in the finding's words (the evidence and --json have them all)
-RULE = "binomial+tukey"
+from specview.kernel.request_spread import MIN_REQUESTS, RequestCounts, RequestSpread
+from specview.report.request_spread import RULE, Named, chart, spread_json
 
 
 def probe_id(index: int, probe: ProbeResult) -> str:
@@ -53,34 +40,6 @@ def sources(probes: Sequence[ProbeResult]) -> str:
     """The fields the counts came from, joined."""
     found = dict.fromkeys(p.counts_source for p in probes if p.counts_source and p.drafted is not None)
     return " + ".join(found) or "—"
-
-
-def chart(spread: RequestSpread) -> tuple[Phrase | str, ...]:
-    """The histogram as text: a line stating the scale, then one bar per bin of acceptance."""
-    bins = spread.histogram()
-    top = max(bins) or 1
-    lines: list[Phrase | str] = [Phrase("spread.chart_head", n=spread.count, cells=BAR_CELLS, top=top)]
-    for k, count in enumerate(bins):
-        cells = round(count * BAR_CELLS / top)
-        bar = ("█" * cells).ljust(BAR_CELLS)
-        lines.append(f"{k / BINS:.1f}–{(k + 1) / BINS:.1f} ▕{bar}▏ {count}")
-    return tuple(lines)
-
-
-class Named:
-    """The outliers in the finding's words, put in a language where the finding is shown
-    (the catalog renders a field with `in_language`)."""
-
-    def __init__(self, outliers: Sequence[Outlier]) -> None:
-        self.outliers = tuple(outliers)
-
-    def in_language(self, lang: str) -> str:
-        shown = [fill("spread.named", lang, id=o.request.id, accepted=o.request.accepted,
-                      drafted=o.request.drafted, reason=fill(f"spread.reason.{o.reason}", lang))
-                 for o in self.outliers[:MAX_NAMED]]
-        if len(self.outliers) > MAX_NAMED:
-            shown.append(fill("spread.more", lang, n=len(self.outliers) - MAX_NAMED))
-        return fill("spread.joiner", lang).join(shown)
 
 
 def findings(probes: Sequence[ProbeResult]) -> list[DoctorFinding]:
@@ -116,23 +75,7 @@ def findings(probes: Sequence[ProbeResult]) -> list[DoctorFinding]:
 
 
 def as_json(probes: Sequence[ProbeResult]) -> dict[str, Any]:
-    """`per_request` of doctor --json: the histogram, the pooled rate, the outliers with their ids."""
-    spread = spread_of(probes)
-    bins = spread.histogram()
-    pooled = spread.pooled()
-    return {
-        "basis": "accepted ÷ drafted",
-        "source": sources(probes),
-        "requests": len(probes),
-        "count": spread.count,
-        "no_drafts": spread.no_drafts,
-        "failed": sum(p.error is not None for p in probes),
-        "ids": "probes" if probes else "unavailable",
-        "pooled_acceptance_rate": None if pooled is None else round(pooled, 4),
-        "bins": [{"low": k / BINS, "high": (k + 1) / BINS, "count": n} for k, n in enumerate(bins)],
-        "rule": {"name": RULE, "level": LEVEL, "fence": FENCE, "min_gap": MIN_GAP, "min_requests": MIN_REQUESTS},
-        "outliers": [{"id": o.request.id, "accepted": o.request.accepted, "drafted": o.request.drafted,
-                      "acceptance_rate": round(o.request.accepted / o.request.drafted, 4),
-                      "others_rate": round(o.expected, 4), "p_value": o.p_value, "reason": o.reason}
-                     for o in spread.outliers()],
-    }
+    """`per_request` of doctor --json: report/request_spread.py's object, with where the counts
+    came from, how many probes were sent and failed, and whose ids these are."""
+    return {**spread_json(spread_of(probes)), "source": sources(probes), "requests": len(probes),
+            "failed": sum(p.error is not None for p in probes), "ids": "probes" if probes else "unavailable"}
