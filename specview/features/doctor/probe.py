@@ -102,9 +102,8 @@ def read_answer(answer: Any, wall_s: float) -> ProbeResult:
             if told is not None:
                 accepted, drafted, source = told
     except Invalid as exc:
-        return ProbeResult(wall_s=wall_s, error=Phrase("doctor.probe.failed", why=sanitize(str(exc), 200,
-                                                                                            one_line=True)),
-                           request_id=request_id)
+        said = exc.args[0] if exc.args and isinstance(exc.args[0], Phrase) else sanitize(str(exc), 200, one_line=True)
+        return ProbeResult(wall_s=wall_s, error=Phrase("doctor.probe.failed", why=said), request_id=request_id)
     if drafted is not None and accepted is not None:
         lie = lies(source or "timings", accepted, drafted, tokens)
         if lie is not None:

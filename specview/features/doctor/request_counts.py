@@ -12,16 +12,23 @@ from typing import Any
 
 from specview.backends.remote.kinds.sglang import parse_totals, spec_tokens_details
 from specview.backends.remote.kinds.vllm import parse_request_stats
-from specview.boundary.bounds import MAX_ROUND_DRAFTS
+from specview.boundary.bounds import MAX_ROUND_DRAFTS, Invalid
 from specview.texts.catalog import Phrase
 
 
 def engine_counts(answer: dict[str, Any]) -> tuple[int, int, str] | None:
     """(accepted, drafted, source) from vLLM's or SGLang's per-request stats in a non-streamed
-    answer, None when it has neither. Invalid (from the parsers) when a count fails its check."""
+    answer, None when it has neither. Invalid (from the parsers, or here: vLLM's per-step lists
+    must add up to its totals) when a count fails its check."""
     stats = parse_request_stats(answer)
     if stats is not None:
-        return stats.num_accepted_draft_tokens, stats.num_draft_tokens, "metrics.speculative_decoding"
+        where = "metrics.speculative_decoding"
+        for key, steps, total in (("per_step_accepted", stats.per_step_accepted, stats.num_accepted_draft_tokens),
+                                  ("per_step_drafted", stats.per_step_drafted, stats.num_draft_tokens)):
+            if steps is not None and sum(steps) != total:  # the steps are the request's rounds: they add up
+                raise Invalid(Phrase("spread.lies.steps", where=f"{where}.{key}", steps=len(steps),
+                                     sum=sum(steps), total=total))
+        return stats.num_accepted_draft_tokens, stats.num_draft_tokens, where
     details = spec_tokens_details(answer)
     if details is not None:
         totals = parse_totals(details, None, "sglext.spec_tokens_details")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from specview.features.doctor.per_request import BAR_CELLS, as_json, findings
+from specview.features.doctor.per_request import as_json, findings
 from specview.features.doctor.probe import ProbeResult
 from specview.features.doctor.render import detail_lines, said_line
+from specview.report.request_spread import BAR_CELLS
 from specview.texts.catalog import Phrase
 
 
