@@ -7,6 +7,8 @@
   (kernel/theory.py's `speedup_of_tau`, the one formula) says is best at that c.
 - `numbers`: each engine's definition of "acceptance" side by side, with the values.
 - `checks`: what was set aside because it failed a check, what stopped answering, probes that failed.
+- the per-request spread of the probes' acceptance (per_request.py): built on their own answers'
+  counts, each checked apart from the counters, so it stands when the counters are set aside.
 
 A counter that broke an invariant (watch/model: accepted ≤ drafted, Σ per-position = accepted, …)
 sets every counter-based finding aside: none is built on it.
