@@ -20,7 +20,7 @@ def chart(spread: RequestSpread) -> tuple[Phrase | str, ...]:
     """The histogram as text: a line stating the scale, then one bar per bin of acceptance."""
     bins = spread.histogram()
     top = max(bins) or 1
-    lines: list[Phrase | str] = [Phrase("spread.chart_head", n=spread.count, cells=BAR_CELLS, top=top)]
+    lines: list[Phrase | str] = [Phrase("request_spread.chart_head", n=spread.count, cells=BAR_CELLS, top=top)]
     for k, count in enumerate(bins):
         bar = ("█" * round(count * BAR_CELLS / top)).ljust(BAR_CELLS)
         lines.append(f"{k / BINS:.1f}–{(k + 1) / BINS:.1f} ▕{bar}▏ {count}")
@@ -35,25 +35,25 @@ class Named:
         self.outliers = tuple(outliers)
 
     def in_language(self, lang: str) -> str:
-        shown = [fill("spread.named", lang, id=o.request.id, accepted=o.request.accepted,
-                      drafted=o.request.drafted, reason=fill(f"spread.reason.{o.reason}", lang))
+        shown = [fill("request_spread.named", lang, id=o.request.id, accepted=o.request.accepted,
+                      drafted=o.request.drafted, reason=fill(f"request_spread.reason.{o.reason}", lang))
                  for o in self.outliers[:MAX_NAMED]]
         if len(self.outliers) > MAX_NAMED:
-            shown.append(fill("spread.more", lang, n=len(self.outliers) - MAX_NAMED))
-        return fill("spread.joiner", lang).join(shown)
+            shown.append(fill("request_spread.more", lang, n=len(self.outliers) - MAX_NAMED))
+        return fill("request_spread.joiner", lang).join(shown)
 
 
 def summary(spread: RequestSpread) -> Phrase:
     """One sentence: the outliers named, or the range with none far out (or too few to tell)."""
     rates = [r.accepted / r.drafted for r in spread.kept]
     if not rates:
-        return Phrase("spread.summary_none")
+        return Phrase("request_spread.summary_none")
     pooled = f"{spread.pooled() or 0.0:.2f}"
     outliers = spread.outliers()
     if outliers:
-        return Phrase("spread.summary_outliers", k=len(outliers), n=spread.count, pooled=pooled,
+        return Phrase("request_spread.summary_outliers", k=len(outliers), n=spread.count, pooled=pooled,
                       named=Named(outliers))
-    key = "spread.summary_few" if spread.count < MIN_REQUESTS else "spread.summary"
+    key = "request_spread.summary_few" if spread.count < MIN_REQUESTS else "request_spread.summary"
     return Phrase(key, n=spread.count, low=f"{min(rates):.2f}", high=f"{max(rates):.2f}", pooled=pooled,
                   most=MIN_REQUESTS)
 

@@ -30,7 +30,7 @@ async def test_the_screen_draws_the_histogram_with_its_scale_and_names_the_outli
         await app.push_screen(DoctorScreen(observed, "watch", lang))
         await wait_until(pilot, lambda: isinstance(app.screen, DoctorScreen) and app.screen.shown)
         shown = "\n".join(app.screen.shown) if isinstance(app.screen, DoctorScreen) else ""
-        assert fill("spread.chart_head", lang, n=7, cells=20, top=6) in shown
+        assert fill("request_spread.chart_head", lang, n=7, cells=20, top=6) in shown
         assert "0.5–0.6 ▕████████████████████▏ 6" in shown and "0.9–1.0 ▕███" in shown
-        assert "cmpl-loop" in shown and fill("spread.reason.high", lang) in shown
+        assert "cmpl-loop" in shown and fill("request_spread.reason.high", lang) in shown
         assert "▲" in screen_text(app)

@@ -26,7 +26,7 @@ def engine_counts(answer: dict[str, Any]) -> tuple[int, int, str] | None:
         for key, steps, total in (("per_step_accepted", stats.per_step_accepted, stats.num_accepted_draft_tokens),
                                   ("per_step_drafted", stats.per_step_drafted, stats.num_draft_tokens)):
             if steps is not None and sum(steps) != total:  # the steps are the request's rounds: they add up
-                raise Invalid(Phrase("spread.lies.steps", where=f"{where}.{key}", steps=len(steps),
+                raise Invalid(Phrase("request_spread.lies.steps", where=f"{where}.{key}", steps=len(steps),
                                      sum=sum(steps), total=total))
         return stats.num_accepted_draft_tokens, stats.num_draft_tokens, where
     details = spec_tokens_details(answer)
@@ -43,7 +43,8 @@ def lies(where: str, accepted: int, drafted: int, tokens: int | None) -> Phrase 
     MAX_ROUND_DRAFTS). Accepted above the tokens made is not refused: a request cut at its
     max_tokens may count drafts it accepted past the cut."""
     if accepted > drafted:
-        return Phrase("spread.lies.over_drafted", where=where, accepted=accepted, drafted=drafted)
+        return Phrase("request_spread.lies.over_drafted", where=where, accepted=accepted, drafted=drafted)
     if tokens is not None and drafted > tokens * MAX_ROUND_DRAFTS:
-        return Phrase("spread.lies.too_many", where=where, drafted=drafted, tokens=tokens, most=MAX_ROUND_DRAFTS)
+        return Phrase("request_spread.lies.too_many", where=where, drafted=drafted, tokens=tokens,
+                      most=MAX_ROUND_DRAFTS)
     return None

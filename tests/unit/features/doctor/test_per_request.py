@@ -46,7 +46,8 @@ def test_the_json_has_bins_and_outliers_with_ids() -> None:
 
 def test_no_probe_no_finding_and_failed_probes_are_left_to_probe_failed() -> None:
     assert findings([]) == []
-    lying = ProbeResult(error=Phrase("spread.lies.over_drafted", where="timings.draft_n", accepted=9, drafted=3))
+    lying = ProbeResult(error=Phrase("request_spread.lies.over_drafted", where="timings.draft_n", accepted=9,
+                                     drafted=3))
     assert findings([lying]) == []
     assert as_json([lying])["failed"] == 1 and as_json([lying])["count"] == 0
     assert as_json([])["ids"] == "unavailable"
