@@ -32,6 +32,7 @@ class PromptRun:
     tau: float | None
     tokens_per_second: float | None
     speedup: float | None
+    drafted: int | None = None  # draft tokens (the per-request spread's denominator: accepted ÷ drafted)
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,6 +43,10 @@ class DoctorFinding:
     fields: dict[str, object] = field(default_factory=dict)  # what the finding's text fills in
     evidence: tuple[Evidence, ...] = ()
     flag: str | None = None
+    chart: tuple[Phrase | str, ...] = ()  # lines drawn under the evidence (a histogram; its scale said first)
+
+    def chart_lines(self, lang: str) -> list[str]:
+        return [line.render(lang) if isinstance(line, Phrase) else line for line in self.chart]
 
     def said(self, lang: str) -> str:
         return Phrase(f"doctor.finding.{self.id}", **self.fields).render(lang)

@@ -76,7 +76,8 @@ def observe(url: str, *, window_s: float, probes: int, api_key: ApiKey | None, k
         model.feed(obs.first)
         pool = ThreadPoolExecutor(max_workers=PROBE_WORKERS, thread_name_prefix="specview-doctor-probe")
         deadline = _probe_deadline(timeouts, window_s)
-        pending = [pool.submit(probe_once, conn, k, deadline, model_name) for k in range(probes)]
+        pending = [pool.submit(probe_once, conn, k, deadline, model_name, obs.engine)
+                   for k in range(probes)]
         ends = time.monotonic() + window_s
         stop = threading.Event()
         while True:

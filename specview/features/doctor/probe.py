@@ -5,7 +5,9 @@ drafter that works has something to draft), MAX_TOKENS tokens at temperature 0, 
 within its deadline (the Connection closes the socket then). llama-server answers with `timings`:
 predicted_n tokens in predicted_ms, draft_n drafted and draft_n_accepted accepted. Every number is
 checked through the boundary (counts in range, accepted ≤ drafted); one that fails is not used and
-the probe says why in one line.
+the probe says why in one line. vLLM's and SGLang's per-request counts are read where the answer
+has them (request_counts.py), and the answer's `id` is kept: doctor's per-request spread
+(per_request.py) names a request far from the others by it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from specview.backends.remote.client import Connection
 from specview.backends.remote.dialect import counter
 from specview.boundary.bounds import MAX_SECONDS, Invalid, optional_real
 from specview.boundary.text import sanitize
+from specview.features.doctor.request_counts import engine_counts, lies
 from specview.kernel.errors import SpecviewError
+from specview.kernel.request_spread import MAX_ID
 from specview.texts.catalog import Phrase
 
 MAX_TOKENS = 48
@@ -40,6 +44,8 @@ class ProbeResult:
     accepted: int | None = None
     wall_s: float | None = None
     error: Phrase | None = None
+    request_id: str | None = None  # the answer's `id` (sanitized, at most MAX_ID characters)
+    counts_source: str | None = None  # the field drafted and accepted came from
 
     @property
     def tokens_per_s(self) -> float | None:
@@ -49,7 +55,8 @@ class ProbeResult:
         return self.tokens / (self.decode_ms / 1000.0)
 
 
-def probe_once(conn: Connection, k: int, deadline_s: float, model: str | None) -> ProbeResult:
+def probe_once(conn: Connection, k: int, deadline_s: float, model: str | None,
+               engine: str | None = None) -> ProbeResult:
     """Send probe `k` and read its timings; never raises (a failure is the result's `error`)."""
     started = time.monotonic()
     try:
@@ -60,6 +67,8 @@ def probe_once(conn: Connection, k: int, deadline_s: float, model: str | None) -
                                 "temperature": 0.0, "stream": False}
         if model:
             body["model"] = model
+        if engine == "sglang":  # its per-request counts come only when asked (request_counts.py)
+            body["return_spec_tokens_details"] = True
         answer = conn.post_json(f"{conn.api}/completions", body, Phrase("doctor.probe.doing"), timeout=deadline_s)
         return read_answer(answer, time.monotonic() - started)
     except SpecviewError as exc:
@@ -75,6 +84,8 @@ def read_answer(answer: Any, wall_s: float) -> ProbeResult:
         return ProbeResult(wall_s=wall_s, error=Phrase("doctor.probe.not_object"))
     timings = answer.get("timings")
     usage = answer.get("usage")
+    request_id = _answer_id(answer.get("id"))
+    source = None
     try:
         tokens = drafted = accepted = None
         decode_ms = None
@@ -83,11 +94,25 @@ def read_answer(answer: Any, wall_s: float) -> ProbeResult:
             decode_ms = optional_real(timings.get("predicted_ms"), "timings.predicted_ms", 0.0, MAX_SECONDS * 1000)
             drafted = counter(timings.get("draft_n"), "timings.draft_n")
             accepted = counter(timings.get("draft_n_accepted"), "timings.draft_n_accepted")
+            source = "timings.draft_n" if drafted is not None else None
         if tokens is None and isinstance(usage, dict):
             tokens = counter(usage.get("completion_tokens"), "usage.completion_tokens")
+        if drafted is None:
+            told = engine_counts(answer)
+            if told is not None:
+                accepted, drafted, source = told
     except Invalid as exc:
-        return ProbeResult(wall_s=wall_s, error=Phrase("doctor.probe.failed", why=sanitize(str(exc), 200,
-                                                                                            one_line=True)))
-    if drafted is not None and accepted is not None and accepted > drafted:
-        return ProbeResult(wall_s=wall_s, error=Phrase("doctor.probe.lies", accepted=accepted, drafted=drafted))
-    return ProbeResult(tokens, decode_ms, drafted, accepted, wall_s)
+        said = exc.args[0] if exc.args and isinstance(exc.args[0], Phrase) else sanitize(str(exc), 200, one_line=True)
+        return ProbeResult(wall_s=wall_s, error=Phrase("doctor.probe.failed", why=said), request_id=request_id)
+    if drafted is not None and accepted is not None:
+        lie = lies(source or "timings", accepted, drafted, tokens)
+        if lie is not None:
+            return ProbeResult(wall_s=wall_s, error=lie, request_id=request_id)
+    return ProbeResult(tokens, decode_ms, drafted, accepted, wall_s, request_id=request_id, counts_source=source)
+
+
+def _answer_id(value: Any) -> str | None:
+    """The answer's id, when it is a short string (sanitized: it is shown and printed)."""
+    if not isinstance(value, str) or not value:
+        return None
+    return sanitize(value, MAX_ID, one_line=True)

@@ -13,6 +13,7 @@ from specview.boundary.bounds import MAX_SHOWN
 from specview.boundary.text import sanitize
 from specview.features.doctor.finding import DoctorFinding
 from specview.features.doctor.observe import Observation
+from specview.features.doctor.per_request import as_json as per_request_json
 from specview.texts.catalog import fill
 
 SCHEMA = 1  # the version of `doctor --json`'s shape
@@ -49,6 +50,7 @@ def detail_lines(f: DoctorFinding, lang: str) -> list[str]:
     out += [f"· {_safe(e.shown())}" for e in f.evidence[:MAX_EVIDENCE_SHOWN]]
     if len(f.evidence) > MAX_EVIDENCE_SHOWN:
         out.append("· " + fill("doctor.more_evidence", lang, n=len(f.evidence) - MAX_EVIDENCE_SHOWN))
+    out += [_safe(line) for line in f.chart_lines(lang)]
     if f.flag:
         out.append(fill("doctor.flag", lang, flag=f.flag))
     return out
@@ -59,7 +61,7 @@ def as_json(reports: Sequence[Report], lang: str) -> dict[str, Any]:
         {"url": _safe(obs.url), "engine": _safe(obs.engine),
          "method": None if obs.method is None else _safe(obs.method),
          "window_s": obs.window_s, "samples": obs.samples, "probes": len(obs.probes), "via": obs.via,
-         "findings": [_clean(f.to_dict(lang)) for f in found]}
+         "findings": [_clean(f.to_dict(lang)) for f in found], "per_request": _clean(per_request_json(obs.probes))}
         for obs, found in reports]}
 
 

@@ -7,6 +7,8 @@
   (kernel/theory.py's `speedup_of_tau`, the one formula) says is best at that c.
 - `numbers`: each engine's definition of "acceptance" side by side, with the values.
 - `checks`: what was set aside because it failed a check, what stopped answering, probes that failed.
+- the per-request spread of the probes' acceptance (per_request.py): built on their own answers'
+  counts, each checked apart from the counters, so it stands when the counters are set aside.
 
 A counter that broke an invariant (watch/model: accepted ≤ drafted, Σ per-position = accepted, …)
 sets every counter-based finding aside: none is built on it.
@@ -19,6 +21,7 @@ from collections.abc import Sequence
 from specview.features.doctor.finding import HIGH, LOW, MEDIUM, OK, PROBLEM, WARN, DoctorFinding, Evidence
 from specview.features.doctor.flags import DEFAULT_GAMMA, SET_GAMMA, TURN_ON, flag
 from specview.features.doctor.observe import Observation
+from specview.features.doctor.per_request import findings as spread_findings
 from specview.kernel.gamma_choice import best_of
 from specview.kernel.theory import alpha_for_tau, implied_c, speedup_of_tau
 from specview.texts.catalog import Phrase
@@ -44,6 +47,7 @@ def diagnose(obs: Observation, baseline_tps: float | None = None) -> list[Doctor
         if gamma is not None:
             found.append(gamma)
         found.append(numbers(obs))
+    found += spread_findings(obs.probes)  # the probes' own counts, checked apart from the counters
     return found
 
 

@@ -18,6 +18,7 @@ from specview.kernel.backend import BackendKind
 
 if TYPE_CHECKING:
     from specview.catalog.suite import Suite
+    from specview.kernel.request_spread import RequestSpread
     from specview.kernel.runspec import RunSpec
     from specview.kernel.suite_fold import CategoryFold, PromptRun
 
@@ -45,8 +46,25 @@ def prompt_run(category: str, stats: dict[str, Any]) -> PromptRun:
     """One prompt's numbers from its `bench --json` stats object."""
     from specview.kernel.suite_fold import PromptRun
 
+    drafted = stats.get("drafted")
     return PromptRun(category, int(stats["accepted"]), int(stats["verified"]), int(stats["tokens"]),
-                     stats.get("tau"), stats.get("tokens_per_second"), stats.get("speedup"))
+                     stats.get("tau"), stats.get("tokens_per_second"), stats.get("speedup"),
+                     None if drafted is None else int(drafted))
+
+
+def spread_of(runs: list[PromptRun]) -> RequestSpread:
+    """Each prompt's acceptance (accepted ÷ drafted), as requests named `<category>-<n>` (the n-th
+    prompt of that category in the suite's order): the per-request spread (kernel/request_spread.py)."""
+    from collections import Counter
+
+    from specview.kernel.request_spread import RequestCounts, RequestSpread
+
+    spread, seen = RequestSpread(), Counter[str]()
+    for run in runs:
+        seen[run.category] += 1
+        if run.drafted is not None:
+            spread.add(RequestCounts(f"{run.category}-{seen[run.category]}", run.accepted, run.drafted))
+    return spread
 
 
 def run_config(spec: RunSpec, suite: Suite, args: argparse.Namespace) -> SuiteRun:

@@ -10,6 +10,7 @@ from specview.kernel.verdict import Outcome
 if TYPE_CHECKING:
     from specview.catalog.suite import Suite
     from specview.features.live.bench_suite import SuiteRun
+    from specview.kernel.request_spread import RequestSpread
     from specview.kernel.suite_fold import CategoryChange, CategoryFold, Change, Interval
     from specview.kernel.verdict import Estimate
 
@@ -66,11 +67,24 @@ def _change_rows(diff: Sequence[CategoryChange], lang: str) -> list[list[str]]:
              _change_cell(c.speedup, FORMATS["speedup"])] for c in diff]
 
 
+def spread_lines(spread: RequestSpread, lang: str) -> list[str]:
+    """The prompts' per-request spread: its histogram (scale stated) and who is far from the rest."""
+    from specview.boundary.bounds import MAX_SHOWN
+    from specview.boundary.text import sanitize
+    from specview.report.request_spread import chart, summary
+
+    if not spread.count:
+        return []
+    drawn = [line.render(lang) if not isinstance(line, str) else line for line in chart(spread)]
+    return ["", *drawn, sanitize(summary(spread).render(lang), MAX_SHOWN, one_line=True)]
+
+
 def table_lines(suite: Suite, done: Sequence[SuiteRun], diff: Sequence[CategoryChange] | None,
                 lang: str) -> list[str]:
     """For people: the suite, each configuration's table, what the intervals are, B − A."""
     from specview.boundary.text import sanitize
     from specview.cli.table import right_aligned
+    from specview.features.live.bench_suite import spread_of
     from specview.texts.catalog import fill, text
 
     lines = [fill("suite.heading", lang, name=sanitize(suite.name, NAME_CHARS, one_line=True),
@@ -82,6 +96,7 @@ def table_lines(suite: Suite, done: Sequence[SuiteRun], diff: Sequence[CategoryC
         lines += right_aligned([_headers(lang), *_fold_rows(run.folds, lang)])
         if run.prompt_independent:
             lines.append(text("suite.sim_note", lang))
+        lines += spread_lines(spread_of(run.runs), lang)
     lines.append(text("suite.intervals", lang))
     if diff is not None:
         lines += ["", text("suite.delta_heading", lang)]
@@ -117,6 +132,8 @@ def _change_json(found: Change | None) -> dict[str, Any] | None:
 def json_object(suite: Suite, done: Sequence[SuiteRun], diff: Sequence[CategoryChange] | None) -> dict[str, Any]:
     """For scripts: the suite, each configuration's categories and prompts, B − A (null without --vs).
     English texts (as every `--json` of specview)."""
+    from specview.features.live.bench_suite import spread_of
+    from specview.report.request_spread import spread_json
     from specview.texts.catalog import text
 
     runs = [{"name": run.name, "backend": str(run.spec.kind), "prompt_independent": run.prompt_independent,
@@ -124,7 +141,8 @@ def json_object(suite: Suite, done: Sequence[SuiteRun], diff: Sequence[CategoryC
              "categories": [_fold_json(f) for f in run.folds],
              "prompts": [{"category": r.category, "tokens": r.tokens, "accepted": r.accepted,
                           "verified": r.verified, "tau": r.tau, "tokens_per_second": r.tokens_per_second,
-                          "speedup": r.speedup} for r in run.runs]} for run in done]
+                          "speedup": r.speedup, "drafted": r.drafted} for r in run.runs],
+             "per_request": spread_json(spread_of(run.runs))} for run in done]
     difference = None if diff is None else [
         {"category": c.category, "alpha": _change_json(c.alpha), "tau": _change_json(c.tau),
          "tokens_per_second": _change_json(c.tokens_per_second), "speedup": _change_json(c.speedup)}

@@ -21,7 +21,7 @@ def test_the_json_has_the_stable_schema() -> None:
     out = as_json(report(), "en")
     assert out["schema"] == SCHEMA and out["lang"] == "en"
     (server,) = out["servers"]
-    assert set(server) == {"url", "engine", "method", "window_s", "samples", "probes", "via", "findings"}
+    assert set(server) == {"url", "engine", "method", "window_s", "samples", "probes", "via", "findings", "per_request"}
     assert server["via"] is None  # read directly; "prometheus" through Prometheus
     on, off = server["findings"]
     assert set(on) == {"id", "severity", "text", "confidence", "evidence", "flag"}

@@ -85,3 +85,16 @@ def test_a_suites_hostile_name_never_reaches_the_terminal(tmp_path: Path, output
     out = capsys.readouterr().out
     assert_terminal_clean(out.encode())
     assert "own" in out
+
+
+def test_the_spread_over_prompts_is_in_the_json_and_under_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--suite", "--rounds", "30", "--json", "--table"]) == 0
+    out = capsys.readouterr().out
+    (run,) = json.loads(out.splitlines()[0])["runs"]
+    spread = run["per_request"]
+    assert spread["count"] == len(run["prompts"]) and spread["basis"] == "accepted ÷ drafted"
+    assert sum(b["count"] for b in spread["bins"]) == spread["count"]
+    assert all(p["drafted"] >= p["accepted"] for p in run["prompts"])
+    assert all(o["id"].rsplit("-", 1)[0] in KNOWN_CATEGORIES for o in spread["outliers"])
+    assert "acceptance per request (accepted ÷ drafted), 24 requests · scale: a bar of 20 cells is" in out
+    assert out.count("▕") >= 10
