@@ -70,7 +70,7 @@ class Grid(Widget):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.can_focus = selectable
         self.cell_width = cell_width
-        self.short_header = short_header  # a header too wide drops its leading "␣" (a token's space mark)
+        self.short_header = short_header  # a header too wide: the headers drop their leading "␣" (a token's space)
         self.row_labels: tuple[str, ...] = ()
         self.column_labels: tuple[str, ...] = ()
         self.cells: tuple[tuple[Cell, ...], ...] = ()
@@ -114,10 +114,9 @@ class Grid(Widget):
         width = self.shown_width(head)
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(" " * head, style("grid--header"))
-        for label in self.column_labels:
-            if self.short_header and cell_len(label) > width - 1:
-                label = label.removeprefix("␣")
-            out.append(fit(label, width - 1) + " ", style("grid--header"))
+        short = self.short_header and any(cell_len(label) > width - 1 for label in self.column_labels)
+        for label in self.column_labels:  # one too wide: every header without its "␣", alike
+            out.append(fit(label.removeprefix("␣") if short else label, width - 1) + " ", style("grid--header"))
         for r, label in enumerate(self.row_labels):
             out.append("\n")
             chosen = r == self.selected

@@ -26,10 +26,20 @@ def test_the_walk_covers_every_screen() -> None:
     assert {item.slug for item in lessons()} <= set(RESULT)
 
 
+# screens that step through a round with `n`: each step shows other words (a slot's state, a verdict)
+STEPS = {"cache": 5, "round": 4, "mtp": 3}
+
+
 @pytest.mark.parametrize(("number", "lang", "size"), cases())
 async def test_no_word_is_cut_short(number: int, lang: str, size: tuple[int, int]) -> None:
-    async with opened(number, lang, size) as (app, _):
+    async with opened(number, lang, size) as (app, pilot):
         assert cuts(screen_text(app)) == [], (number, lang, size)
+        screen = app.screen
+        assert isinstance(screen, LearnScreen)
+        for step in range(STEPS.get(screen.lesson.slug, 0)):
+            await pilot.press("n")
+            await pilot.pause()
+            assert cuts(screen_text(app)) == [], (number, lang, size, step + 1)
     # the whole body at the same width: what a reader scrolls to
     async with opened(number, lang, (size[0], 300)) as (app, _):
         assert cuts(screen_text(app)) == [], (number, lang, size[0])

@@ -43,7 +43,7 @@ from specview.widgets.token_view import TokenView
 SEED = 7
 STEPS = ("draft", "score", "accept", "finish")  # one phase each: `n` moves to the next
 LIVE, CANNED = "@live", "@canned"  # the sources that are one round, before the presets
-SHORT_ROWS = 32  # a terminal shorter than this shows only the current step
+SHORT_ROWS = 28  # a terminal shorter than this shows only the current step
 MAX_SKIPPED = 1000  # rounds without drafts passed over before one is shown anyway
 VERDICT = {"accepted": ("✓", "good"), "rejected": ("✗", "bad"), "discarded": ("…", "off")}
 
