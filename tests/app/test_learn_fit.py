@@ -10,8 +10,10 @@ from specview.compat.textual_compat import FooterKey
 from specview.features.learn.base import LearnScreen
 from specview.features.learn.footer import LearnFooter, key_name
 from specview.features.learn.registry import lessons
+from specview.features.learn.verify_screen import VerifyScreen
 from specview.texts.catalog import text
 from specview.tui.help_screen import HelpColumns, HelpScreen
+from specview.widgets.column_chart import ColumnChart
 from tests.support.app_helpers import wait_until
 from tests.support.catalog_walk import screen_text
 from tests.support.learn_walk import LANGS, cases, cuts, opened
@@ -118,3 +120,17 @@ async def test_f1_lists_the_keys_to_the_next_and_previous_screen(lang: str) -> N
                           ("shift+pgdn", "keys.learn.page_down.tip")):
             assert any(line.strip().startswith(keys) for line in lines), joined
             assert "".join(text(tip, lang).split()) in "".join(joined.split())
+
+
+async def test_screen_2_with_a_measured_curve_keeps_its_log_axis_labels_apart() -> None:
+    async with opened(2, "en", (80, 40)) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, VerifyScreen)
+        screen.measured = [0.01 * (1 + 0.05 * k) for k in range(16)]  # k = 1…16, as `m` measures them
+        screen.refresh_numbers()
+        await pilot.pause()
+        rows = str(screen.query_one(ColumnChart).render()).splitlines()
+        # two columns side by side at each k: the labels still one apart, the bend (▲) its own column
+        assert rows[-2].split() == ["└", "1", "2", "4", "8", "16", "32", "64", "128", "256", "295", "512"]
+        assert rows[-1].index("▲") in range(rows[-2].index("295"), rows[-2].index("295") + 3)
+        assert "▒" in "".join(rows)
