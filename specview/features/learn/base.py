@@ -37,7 +37,7 @@ class LearnScreen(Screen[None]):
     # q quits (the app's, a priority binding). pgdn/pgup (and ]/[) move to the next/previous screen, a
     # priority over the body's own page scroll (VerticalScroll's pgdn/pgup, which a focused slider passes
     # on), so they move on every screen whatever has focus; shift+pgdn/shift+pgup, home/end and the wheel
-    # still scroll a long screen. They stop at the first and the last screen (shown disabled there).
+    # still scroll a long screen. They stop at the first and the last screen, where pgup/pgdn scroll the body.
     BINDINGS = [
         bind("escape", "app.pop_screen", "learn.back"),
         bind("pageup,left_square_bracket", "previous_lesson", "learn.previous", priority=True),
