@@ -104,7 +104,7 @@ async def test_the_footer_at_80x24_keeps_the_ways_to_move(number: int, lang: str
         names = {key_name(k) for k in keys}
         assert {"pop_screen", "next_lesson", "learn", "help"} <= names, (number, lang, names)
         move = next(k for k in keys if key_name(k) == "next_lesson")
-        assert move.key_display == "pgup/pgdn" and move.description == text("keys.learn.move.label", lang)
+        assert move.key_display == "pgup/pgdn" and move.description == text("learn.footer.move", lang)
         assert all(k.region.right <= footer.region.right for k in keys)
 
 

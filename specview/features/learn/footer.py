@@ -49,8 +49,8 @@ def paired(keys: list[FooterKey], lang: str) -> list[FooterKey]:
         return keys
     before, after = found[PAIR[0]], found[PAIR[1]]
     disabled = before.has_class("-disabled") and after.has_class("-disabled")
-    one = FooterKey(after.key, f"{before.key_display}/{after.key_display}", text("keys.learn.move.label", lang),
-                    after.action, disabled=disabled, tooltip=text("keys.learn.move.tip", lang)).data_bind(
+    one = FooterKey(after.key, f"{before.key_display}/{after.key_display}", text("learn.footer.move", lang),
+                    after.action, disabled=disabled, tooltip=text("learn.footer.move_tip", lang)).data_bind(
                     compact=Footer.compact)
     out = [key for key in keys if key is not before and key is not after]
     back = [i for i, key in enumerate(out) if key_name(key) == "pop_screen"]
