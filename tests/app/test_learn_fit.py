@@ -9,12 +9,13 @@ import pytest
 from specview.compat.textual_compat import FooterKey
 from specview.features.learn.base import LearnScreen
 from specview.features.learn.footer import LearnFooter, key_name
-from specview.features.learn.registry import lessons
+from specview.features.learn.registry import lesson_named, lessons
 from specview.features.learn.verify_screen import VerifyScreen
+from specview.features.live.screen import LiveScreen
 from specview.texts.catalog import text
 from specview.tui.help_screen import HelpColumns, HelpScreen
 from specview.widgets.column_chart import ColumnChart
-from tests.support.app_helpers import wait_until
+from tests.support.app_helpers import sim_app, wait_finished, wait_until
 from tests.support.catalog_walk import screen_text
 from tests.support.learn_walk import LANGS, cases, cuts, opened
 
@@ -134,3 +135,16 @@ async def test_screen_2_with_a_measured_curve_keeps_its_log_axis_labels_apart() 
         assert rows[-2].split() == ["└", "1", "2", "4", "8", "16", "32", "64", "128", "256", "295", "512"]
         assert rows[-1].index("▲") in range(rows[-2].index("295"), rows[-2].index("295") + 3)
         assert "▒" in "".join(rows)
+
+
+async def test_moving_over_a_live_run_keeps_the_run_and_esc_goes_back_to_it() -> None:
+    app = sim_app(max_rounds=5)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_finished(pilot)
+        app.open_lesson(lesson_named("mask"))
+        await wait_until(pilot, lambda: isinstance(app.screen, LearnScreen))
+        await pilot.press("pagedown")
+        await wait_until(pilot, lambda: isinstance(app.screen, LearnScreen) and app.screen.lesson.slug == "cache")
+        assert isinstance(app.screen, LearnScreen) and app.screen.run is not None  # the run's own last round
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, LiveScreen))
