@@ -82,6 +82,10 @@ class ColumnChart(Widget):
         top = self._top()
         group = max(1, len(self.series))
         width = max(1, min(3, (self.size.width - AXIS) // max(1, len(self.labels)) - 1)) if group == 1 else 1
+        if group > 1:  # side by side, a cell each; wider where a label would touch the next one, room allowing
+            need = -(-max((cell_len(label) for label in self.labels), default=0) // group)
+            room = ((self.size.width - AXIS) // max(1, len(self.labels)) - 1) // group
+            width = max(1, min(need, room, 3))
         ref_rows: dict[int, Reference] = {}
         for r in self.references:  # the first reference keeps a row two would share
             ref_rows.setdefault(min(rows - 1, int(r.value / top * rows)), r)

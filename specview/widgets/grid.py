@@ -23,10 +23,12 @@ MIN_CELL = 5  # narrowest cell a narrow terminal gets: four characters and a spa
 
 @dataclass(frozen=True, slots=True)
 class Cell:
-    """One cell: its text and a state from STATES."""
+    """One cell: its text and a state from STATES; `short` (if any) stands in for the text in a row where
+    some text is too wide for its cell (a glyph whose word the legend gives), so no word is cut short."""
 
     text: str
     state: str = "plain"
+    short: str = ""
 
 
 class Grid(Widget):
@@ -63,11 +65,13 @@ class Grid(Widget):
         def control(self) -> Grid:
             return self.grid
 
-    def __init__(self, *, cell_width: int = 4, selectable: bool = False, gap: int = 1, **kwargs: object) -> None:
+    def __init__(self, *, cell_width: int = 4, selectable: bool = False, short_header: bool = False,
+                 gap: int = 1, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.can_focus = selectable
         self.cell_width = cell_width
         self.gap = gap  # spaces after each cell's text (within cell_width): 2 keeps wide texts from running together
+        self.short_header = short_header  # a header too wide: the headers drop their leading "␣" (a token's space)
         self.row_labels: tuple[str, ...] = ()
         self.column_labels: tuple[str, ...] = ()
         self.cells: tuple[tuple[Cell, ...], ...] = ()
@@ -112,18 +116,22 @@ class Grid(Widget):
         width = self.shown_width(head)
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(" " * head, style("grid--header"))
-        for label in self.column_labels:
-            out.append(fit(label, width - self.gap) + " " * self.gap, style("grid--header"))
+        short = self.short_header and any(cell_len(label) > width - self.gap for label in self.column_labels)
+        for label in self.column_labels:  # one too wide: every header without its "␣", alike
+            out.append(fit(label.removeprefix("␣") if short else label, width - self.gap) + " " * self.gap,
+                       style("grid--header"))
         for r, label in enumerate(self.row_labels):
             out.append("\n")
             chosen = r == self.selected
             mark = "▶ " if chosen else "  "
             out.append(mark + fit(label, head - 3), style("grid--selected" if chosen else "grid--header"))
             out.append(" ")
-            for c, cell in enumerate(self.cells[r]):
+            row = self.cells[r]
+            short = all(cell.short for cell in row) and any(cell_len(cell.text) > width - self.gap for cell in row)
+            for c, cell in enumerate(row):
                 cell_style = style(f"grid--{cell.state if cell.state in STATES else 'plain'}")
                 if (r, c) in self.selected_cells:
                     cell_style = cell_style + style("grid--selected")
-                out.append(fit(cell.text, width - self.gap), cell_style)
+                out.append(fit(cell.short if short else cell.text, width - self.gap), cell_style)
                 out.append(" " * self.gap)
         return out

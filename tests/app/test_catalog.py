@@ -36,7 +36,7 @@ from tests.support.app_helpers import sim_app, wait_finished, wait_until
 from tests.support.catalog_walk import fields, strays, words
 
 # Units and symbols of the formulas and shapes the Learn screens draw (the same in every language)
-NOTATION = {"TB", "GB", "MB", "FLOP", "Norm"}
+NOTATION = {"TB", "GB", "MB", "FLOP", "TFLOP", "GFLOP", "Norm"}
 
 
 def preset_words(preset: Preset) -> set[str]:

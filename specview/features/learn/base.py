@@ -34,7 +34,17 @@ class LearnScreen(Screen[None]):
 
     CSS_PATH = "learn.tcss"
     AUTO_FOCUS = ""  # on_mount focuses the first control without scrolling the body
-    BINDINGS = [bind("escape", "app.pop_screen", "learn.back")]  # q quits (the app's, a priority binding)
+    # q quits (the app's, a priority binding). pgdn/pgup (and ]/[) move to the next/previous screen, a
+    # priority over the body's own page scroll (VerticalScroll's pgdn/pgup, which a focused slider passes
+    # on), so they move on every screen whatever has focus; shift+pgdn/shift+pgup, home/end and the wheel
+    # still scroll a long screen. They stop at the first and the last screen, where pgup/pgdn scroll the body.
+    BINDINGS = [
+        bind("escape", "app.pop_screen", "learn.back"),
+        bind("pageup,left_square_bracket", "previous_lesson", "learn.previous", priority=True),
+        bind("pagedown,right_square_bracket", "next_lesson", "learn.next", priority=True),
+        bind("shift+pagedown", "page(1)", "learn.page_down", show=False),
+        bind("shift+pageup", "page(-1)", "learn.page_up", show=False),
+    ]
     HELP_GLOSSARY = True  # F1 lists this screen's keys and the glossary, not the live view's marks
 
     class RunPreset(Message):
@@ -82,6 +92,41 @@ class LearnScreen(Screen[None]):
 
         llama = self.app.llama_installed if isinstance(self.app, LearnApp) else None
         return said + " " + model_hint(self.lang, self.lesson.number, llama)
+
+    def neighbour(self, step: int) -> Lesson | None:
+        """The screen `step` away in the registry's order (-1 the previous, 1 the next), None past either end."""
+        from specview.features.learn.registry import lessons
+
+        order = [item.slug for item in lessons()]
+        if self.lesson.slug not in order:
+            return None
+        at = order.index(self.lesson.slug) + step
+        return lessons()[at] if 0 <= at < len(order) else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("next_lesson", "previous_lesson"):  # disabled (None) at the last / the first screen
+            return True if self.neighbour(1 if action == "next_lesson" else -1) is not None else None
+        return True
+
+    def action_next_lesson(self) -> None:
+        self._move(1)
+
+    def action_previous_lesson(self) -> None:
+        self._move(-1)
+
+    def action_page(self, step: int) -> None:
+        """Scroll the body a page (down for 1, up for -1): what pgdn/pgup do in a view that is not a Learn screen."""
+        body = self.query_one("#learn-body", VerticalScroll)
+        if step > 0:
+            body.scroll_page_down()
+        else:
+            body.scroll_page_up()
+
+    def _move(self, step: int) -> None:
+        """Put the neighbouring screen in this one's place (esc still goes back to what was under it)."""
+        target = self.neighbour(step)
+        if target is not None:
+            self.app.switch_screen(target.make_screen(self.lang, self.run))
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")

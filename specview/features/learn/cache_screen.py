@@ -86,8 +86,11 @@ class CacheScreen(LearnScreen):
         self.query_one("#phases", Static).update(Text(marks))
         slots = step["slots"]
         cells = [
-            [Cell(s["label"] or " ", GLYPH[s["state"]][1]) for s in slots],
-            [Cell(f"{GLYPH[s['state']][0]} {self.ts('state.' + s['state'])}", GLYPH[s["state"]][1]) for s in slots],
+            # too narrow for every word: tokens without their "␣", states as the glyphs the legend names
+            [Cell(s["label"] or " ", GLYPH[s["state"]][1], (s["label"] or " ").removeprefix("␣") or " ")
+             for s in slots],
+            [Cell(f"{GLYPH[s['state']][0]} {self.ts('state.' + s['state'])}", GLYPH[s["state"]][1],
+                  GLYPH[s["state"]][0]) for s in slots],
         ]
         self.query_one(Grid).set([self.ts("token"), self.ts("state")], [str(s["pos"]) for s in slots], cells)
         gamma, accepted = n["gamma"], n["accepted"]

@@ -54,7 +54,8 @@ class FusionScreen(LearnScreen):
         yield Slider(self.ts("variant"), list(VARIANTS), VARIANTS.index(DEFAULT_VARIANT),
                      lambda v: self.ts(f"name.{v}"), id="variant")
         yield Slider("d_model", list(D_MODELS), D_MODELS.index(DEFAULT_D_MODEL), str, id="d_model")
-        yield Slider(self.ts("ratio"), list(DRAFT_RATIOS), DRAFT_RATIOS.index(DEFAULT_RATIO), lambda v: f"{v:g}",
+        yield Slider(self.ts("ratio"), list(DRAFT_RATIOS), DRAFT_RATIOS.index(DEFAULT_RATIO),
+                     lambda v: self.ts("ratio_value", ratio=v),
                      id="ratio")
         yield Prose(id="what", classes="learn-numbers")
         yield Static(id="shapes", classes="learn-numbers")

@@ -74,8 +74,8 @@ class LosslessScreen(LearnScreen):
         start = self.rows.chosen if self.rows is not None else 0
         yield Slider(self.ts("token"), list(range(len(self.labels))), start, lambda i: self.labels[i], id="token")
         yield DistributionBars(id="dist")
+        yield Static(id="numbers", classes="learn-numbers")  # above the legend: on screen at 80×24
         yield Prose(self.ts("legend"), classes="learn-legend")
-        yield Static(id="numbers", classes="learn-numbers")
         yield Static(id="explain-title", classes="learn-numbers")
         yield Prose(id="explain", classes="learn-numbers")
         yield DistributionBars(id="histogram")

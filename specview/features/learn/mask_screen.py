@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Static
@@ -45,7 +46,9 @@ class MaskScreen(LearnScreen):
 
     def body(self) -> ComposeResult:
         yield Prose(self.ts("live" if self.live else "simulated"), classes="learn-legend")
-        yield Grid(cell_width=8, selectable=True, id="mask")
+        # a cell as wide as the longest token and a space; narrower, the headers drop their "␣"
+        width = max([8] + [cell_len(t) + 1 for t in (*self.context, self.pending, *self.drafts)])
+        yield Grid(cell_width=width, selectable=True, short_header=True, id="mask")
         yield Prose(self.ts("legend"), classes="learn-legend")
         yield Static(id="numbers", classes="learn-numbers")
         yield Prose(self.ts("note"), classes="learn-note")

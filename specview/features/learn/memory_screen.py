@@ -87,10 +87,13 @@ class MemoryScreen(LearnScreen):
         pairs = [
             (self.ts("bytes"), show.size(n["bytes_per_token"]) + f"  ({n['bits']:.3g} {self.ts('bits')})"),
             (self.ts("bandwidth"), show.rate(n["bandwidth"])),
+            (self.ts("flops"), none if n["bf16_flops"] is None else show.flops(n["bf16_flops"])),
             (self.ts("latency"), show.duration(n["latency_s"])),
             (self.ts("ceiling"), f"{n['ceiling_tps']:.4g} tok/s"),
             (self.ts("intensity"), f"{n['intensity']:.3g} FLOP/B"),
-            (self.ts("ridge"), none if n["ridge"] is None else f"{n['ridge']:.3g} FLOP/B"),
+            (self.ts("ridge"), none if n["ridge"] is None else self.ts(
+                "ridge_value", ridge=f"{n['ridge']:.3g}", flops=show.flops(n["bf16_flops"]),
+                bandwidth=show.rate(n["bandwidth"]))),
             (self.ts("idle"), none if n["compute_idle"] is None else show.percent(n["compute_idle"])),
         ]
         if n["fits_memory"] is False:

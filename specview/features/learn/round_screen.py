@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from textual import events
 from textual.app import ComposeResult
 from textual.widgets import Static
 
@@ -42,6 +43,7 @@ from specview.widgets.token_view import TokenView
 SEED = 7
 STEPS = ("draft", "score", "accept", "finish")  # one phase each: `n` moves to the next
 LIVE, CANNED = "@live", "@canned"  # the sources that are one round, before the presets
+SHORT_ROWS = 28  # a terminal shorter than this shows only the current step
 MAX_SKIPPED = 1000  # rounds without drafts passed over before one is shown anyway
 VERDICT = {"accepted": ("✓", "good"), "rejected": ("✗", "bad"), "discarded": ("…", "off")}
 
@@ -66,6 +68,8 @@ class RoundScreen(LearnScreen):
     CSS = """
     RoundScreen .round-step { color: $text-muted; }
     RoundScreen .round-step.-on { color: $text; text-style: bold; }
+    RoundScreen.-short .round-step { display: none; }
+    RoundScreen.-short .round-step.-on { display: block; }
     """
     BINDINGS = [
         bind("n", "next", "learn.round.next"),
@@ -106,6 +110,11 @@ class RoundScreen(LearnScreen):
     def on_mount(self) -> None:
         self._start()
         super().on_mount()
+        self.set_class(self.app.size.height < SHORT_ROWS, "-short")
+
+    def on_resize(self, event: events.Resize) -> None:
+        # a short terminal shows the current step alone, so the round's table and result stay above the fold
+        self.set_class(event.size.height < SHORT_ROWS, "-short")
 
     def on_unmount(self) -> None:
         self._stop.set()

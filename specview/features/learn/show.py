@@ -16,6 +16,13 @@ def rate(bytes_per_s: float) -> str:
     return size(bytes_per_s) + "/s"
 
 
+def flops(per_s: float) -> str:
+    """Arithmetic throughput as TFLOP/s or GFLOP/s, three significant digits."""
+    if per_s >= 1e12:
+        return f"{per_s / 1e12:.4g} TFLOP/s"
+    return f"{per_s / 1e9:.3g} GFLOP/s"
+
+
 def duration(seconds: float) -> str:
     """Seconds as ms or µs."""
     if seconds >= 1:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -97,18 +98,35 @@ class VerifyScreen(LearnScreen):
             pairs.append((self.ts("run_speedup", gamma=r["gamma"]), self.ts("run_speedup_values",
                 v=r["verify_ratio"], with_v=r["speedup_measured_v"], v1=r["speedup_v1"])))
         self.show_pairs("numbers", pairs)
-        series = [Series(tuple(n["verify_ratio"]))]
-        if self.measured:
-            ratios = n["measured_ratio"]
-            series.append(Series(tuple(ratios[i] if i < len(ratios) else None for i in range(len(n["k"]))),
-                                 glyph="▒", style="second"))
-        self.query_one(ColumnChart).set([str(k) for k in n["k"]], series, references=[Reference(1.0)], unit="×")
+        self._chart(n)
         if not self.measured:
             self.query_one("#measured", Static).update(self.ts("press_m") if self._model_path()
                                                        else plain(self.no_model_text(self.ts("no_model"))))
         elif self.run is not None and self.measured == list(self.run.verify_costs_s[: len(VERIFY_KS)]):
             self.query_one("#measured", Static).update(Text(self.ts("from_run",
                 k=len(self.measured), t1=self.measured[0] * 1e3, tk=self.measured[-1] * 1e3)))
+
+    def _chart(self, n: dict[str, Any]) -> None:
+        """v(k) on a log axis, k = 1, 2, 4 … 512, with a column at the bend (▲) when it falls between two of
+        them: flat up to the ridge, then rising; a measured curve (k ≤ 16) at the powers of two it reached."""
+        ks: list[float] = list(n["axis_k"])
+        theory: list[float] = list(n["axis_ratio"])
+        bend, mark, inserted = n["bend_k"], None, None
+        if bend is not None and ks[0] < bend < ks[-1]:
+            closest = min(range(len(ks)), key=lambda i: abs(math.log(ks[i] / bend)))
+            if abs(math.log(ks[closest] / bend)) < 0.05:
+                mark = closest
+            else:  # up to the bend the read time is the whole forward: v = 1 there
+                mark = inserted = next(i for i, k in enumerate(ks) if k > bend)
+                ks.insert(mark, bend)
+                theory.insert(mark, 1.0)
+        labels = [f"{k:.0f}" if k >= 10 or i != inserted else f"{k:.1f}" for i, k in enumerate(ks)]
+        series = [Series(tuple(theory))]
+        if self.measured:
+            ratios = n["measured_ratio"]  # k = 1, 2, … as measured
+            series.append(Series(tuple(ratios[int(k) - 1] if i != inserted and k <= len(ratios) else None
+                                       for i, k in enumerate(ks)), glyph="▒", style="second"))
+        self.query_one(ColumnChart).set(labels, series, references=[Reference(1.0)], mark=mark, unit="×")
 
     def _model_path(self) -> str | None:
         return self.run.target_path if self.run is not None else None

@@ -23,7 +23,8 @@ from specview.kernel.theory import speedup, verify_ratio
 
 DEFAULT_ACCELERATOR = "h100-sxm"
 DEFAULT_SHAPE = "dense-8b-bf16"
-VERIFY_KS = tuple(range(1, 17))
+VERIFY_KS = tuple(range(1, 17))  # the numbers, and what `m` times on a local model
+AXIS_KS = tuple(2**i for i in range(10))  # the chart's log axis, k = 1, 2, 4 … 512: past a data centre chip's ridge
 BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 
 
@@ -98,7 +99,8 @@ def verify_cost_numbers(
     measured_seconds: Sequence[float] | None = None, shape: ModelShape | None = None,
     run: tuple[float, int, float] | None = None,
 ) -> dict[str, Any]:
-    """Screen 2: v(k) for k = 1…16 on the roofline, where it bends, and a measured curve if any.
+    """Screen 2: v(k) for k = 1…16 on the roofline, where it bends, the same on the chart's log axis
+    (k = 1 … 512, `axis_k`), and a measured curve if any.
 
     With a measured curve and a run's (α, γ, c), also the run's speedup by Theorem 3.8 (v = 1)
     and with the measured v(γ+1): the same ratio that screen 10 takes as v.
@@ -116,6 +118,8 @@ def verify_cost_numbers(
         "ridge": chip.ridge,
         "bend_tokens": bend,
         "bend_k": None if bend is None else bend / batch,
+        "axis_k": list(AXIS_KS),
+        "axis_ratio": [verify_cost_ratio(model, chip, k, batch) for k in AXIS_KS],
     }
     if measured_seconds:
         ratios = measured_ratios(measured_seconds)

@@ -67,3 +67,15 @@ def test_local_shape_and_this_machines_ceiling() -> None:
 
 def test_memory_bandwidth_is_measured() -> None:
     assert measure_memory_bandwidth(megabytes=16, repeats=2) > 1e8  # any machine copies 100 MB/s
+
+
+def test_the_chart_axis_reaches_past_the_ridge_at_batch_1() -> None:
+    # screen 2's log axis k = 1 … 512: an H100 reading BF16 bends at k ≈ 295, so v is 1 up to 256 and 512/295 at 512
+    n = verify_cost_numbers("h100-sxm", "dense-8b-bf16", 1)
+    assert n["axis_k"] == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+    assert n["bend_k"] == pytest.approx(295.2, abs=0.1)
+    assert n["axis_ratio"][:9] == [1.0] * 9
+    assert n["axis_ratio"][9] == pytest.approx(512 / n["bend_k"])
+    assert n["verify_ratio"] == [1.0] * 16  # the numbers keep k = 1…16, what `m` measures
+    # batch 16: the bend moves to k ≈ 18, inside the axis
+    assert verify_cost_numbers("h100-sxm", "dense-8b-bf16", 16)["bend_k"] == pytest.approx(295.2 / 16, abs=0.01)
