@@ -78,11 +78,13 @@ def test_lying_counters_are_set_aside_and_nothing_is_built_on_them(server: Hosti
 def test_a_props_of_a_million_keys_is_bounded(server: HostileServer, tmp_path: Path) -> None:
     keys = ",".join(f'"{k:x}":0' for k in range(1_000_000))
     props = ('{"build_info":"b1",' + keys + "}").encode()
-    assert len(props) > 8 * 2**20  # beyond what specview reads of one answer: as if there were no /props
+    assert len(props) > 8 * 2**20  # beyond what specview reads of one answer: dropped, and said as such
     run = doctor(server, llama(metrics(10, 30, 12, (8, 3, 1)), props), tmp_path)
     assert not run.timed_out and run.returncode == 0, run.err
-    (found,) = findings(run)  # not recognised as llama-server: it cannot tell, and says so
+    large, found = findings(run)  # not recognised as llama-server: it cannot tell, and says why
     assert (found["id"], found["confidence"]["level"]) == ("unknown", "low")
+    assert large["id"] == "props_large" and large["severity"] == "warn"
+    assert f"{server.root}/props is over 8 MiB" in large["text"] and "dropped unread (not absent)" in large["text"]
 
 
 def test_a_props_of_too_many_keys_is_set_aside(server: HostileServer, tmp_path: Path) -> None:

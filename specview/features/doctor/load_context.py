@@ -1,0 +1,75 @@
+"""Doctor's findings on load and context: acceptance and tokens/s per level of running requests,
+and acceptance against the context's length.
+
+- `load`: the window's polls placed by the engine's running-requests gauge (watch/model/by_load.py,
+  the same table `watch` keeps): α and tokens/s per level with their intervals. Where a plain
+  baseline was measured (`--off URL`, a local plain run) the tokens/s per request at each level is
+  set against it: below it, speculation stops paying at that load (the baseline is one request's
+  plain speed: a plain server loses speed under load too, so the crossover is an upper bound on
+  the loss, said in the confidence).
+- `context`: a local run folds its rounds by context position (kernel/context_acceptance.py):
+  α per bucket, and whether it decays. No server here exports acceptance by context position:
+  vLLM's and llama-server's per-position counters count positions inside a draft, and
+  llama-server's /slots gives a slot's context only while it runs. So for a server it is
+  "cannot tell", with that reason.
+"""
+
+from __future__ import annotations
+
+from specview.features.doctor.finding import HIGH, LOW, MEDIUM, OK, WARN, DoctorFinding, Evidence
+from specview.features.doctor.observe import Observation
+
+MAX_LEVELS_SAID = 6  # levels in the finding's sentence (the evidence has them all)
+
+
+def _f(value: float | None, digits: int = 2) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def load(obs: Observation) -> DoctorFinding | None:
+    """α and tokens/s per running requests; None where the engine has no running-requests gauge."""
+    table = obs.by_load
+    if table is None or table.gauge is None:
+        return None
+    rows = table.rows()
+    if not rows:
+        return DoctorFinding("load_none", OK, LOW, "load_idle", {"gauge": table.gauge},
+                             (Evidence("unplaced", table.unplaced, "windows not placed at a level"),))
+    evidence: list[Evidence] = []
+    for row in rows:
+        source = f"{table.gauge} = {row.level}, {row.windows} windows"
+        evidence += [Evidence(f"alpha_at_{row.level}", row.alpha, source),
+                     Evidence(f"tokens_per_s_at_{row.level}", row.tokens_per_s, source),
+                     Evidence(f"per_request_at_{row.level}", row.tokens_per_s_per_request, source)]
+    said = "; ".join(f"{row.level} → α {_f(row.alpha)}, {_f(row.tokens_per_s, 1)} tok/s "
+                     f"({_f(row.tokens_per_s_per_request, 1)} per request)" for row in rows[:MAX_LEVELS_SAID])
+    fields: dict[str, object] = {"levels": said, "n": len(rows)}
+    base = obs.baseline_tps
+    if base is None:
+        level, reason = (MEDIUM, "load_levels") if len(rows) >= 2 else (LOW, "load_one_level")
+        return DoctorFinding("load", OK, level, reason, fields, tuple(evidence))
+    evidence.append(Evidence("baseline_tps", base, obs.baseline_source or "baseline"))
+    below = [row.level for row in rows if (row.tokens_per_s_per_request or 0.0) < base]
+    fields["baseline"] = f"{base:.1f}"
+    if below:
+        fields["crossover"] = below[0]
+        return DoctorFinding("load_crossover", WARN, LOW, "load_single_baseline", fields, tuple(evidence))
+    return DoctorFinding("load_pays", OK, LOW, "load_single_baseline", fields, tuple(evidence))
+
+
+def context(obs: Observation) -> DoctorFinding:
+    """α against context position (a local run's buckets), else "cannot tell" and why."""
+    ctx = obs.context
+    if ctx is None or not obs.local:
+        return DoctorFinding("context_unknown", OK, HIGH, "context_not_exported", {"engine": obs.engine})
+    buckets = [b for b in ctx.buckets if b.verified > 0]
+    evidence = [Evidence(f"alpha_{b.start}_{b.end}", b.alpha, f"local run: {b.verified} verified at output positions "
+                                                                f"{b.start}–{b.end}") for b in buckets]
+    if len(buckets) < 2:
+        return DoctorFinding("context_short", OK, LOW, "context_one_bucket", {"width": ctx.width}, tuple(evidence))
+    decay = ctx.decay()
+    said = "; ".join(f"{b.start}–{b.end}: α {_f(b.alpha)}" for b in buckets[:MAX_LEVELS_SAID])
+    if decay is not None and decay.detected:
+        return DoctorFinding("context_decay", WARN, MEDIUM, "context_buckets",
+                             {"buckets": said, "drop": f"{decay.drop:.2f}"}, tuple(evidence))
+    return DoctorFinding("context_flat", OK, MEDIUM, "context_buckets", {"buckets": said}, tuple(evidence))
