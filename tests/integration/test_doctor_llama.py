@@ -64,3 +64,22 @@ def test_an_ngram_llama_server_is_on_with_which_gamma(tmp_path: Path) -> None:
     assert {"alpha", "yield", "tau", "draft_share"} <= names
     assert "request ends" in numbers["text"]
     assert report["servers"][0]["probes"] == 3 and "probe_failed" not in found
+
+
+def test_off_measures_the_speedup_against_a_plain_server_of_the_same_model(tmp_path: Path) -> None:
+    with llama_server(NGRAM_ARGS) as on, llama_server() as off:
+        code, report, err = doctor(on.root, tmp_path, "--window", "1", "--off", off.root)
+        refused = run_cli(["doctor", off.root, "--off", on.root, "--window", "1"], base_env(tmp_path),
+                          timeout=TIME_LIMIT)
+    assert code == 0, err
+    found = by_id(report)
+    pays = found["pays_measured"]
+    assert pays["confidence"]["reason"] == "baseline_off"
+    evidence = {e["name"]: e for e in pays["evidence"]}
+    on_tps, off_tps = evidence["tokens_per_s_on"]["value"], evidence["tokens_per_s_off"]["value"]
+    assert on_tps > 0 and off_tps > 0 and "server timings" in evidence["speedup"]["source"]
+    assert evidence["speedup"]["value"] == pytest.approx(on_tps / off_tps, rel=1e-3)
+    assert off.root in evidence["tokens_per_s_off"]["source"] and evidence["c_implied"]["value"] is not None
+    assert report["servers"][0]["probes"] == 4  # --off's default, on each side
+    assert any(i.startswith("load") for i in found) and "context_unknown" in found
+    assert refused.returncode == 2 and "speculates" in refused.err  # an --off server that drafts is no baseline

@@ -44,6 +44,7 @@ def register(sub: SubParsers, selectors: Parser) -> None:
                         help=Help("cli_help.doctor.probe", most=MAX_PROBES))
     doctor.add_argument("--baseline-tps", type=float_in(0.001, 1e6, "--baseline-tps"), metavar="X",
                         help="cli_help.doctor.baseline_tps")
+    doctor.add_argument("--off", metavar="URL", help="cli_help.doctor.off")
     doctor.add_argument("--json", action="store_true", help="cli_help.doctor.json")
     doctor.add_argument("--check", action="store_true", help="cli_help.doctor.check")
     server_option(doctor, "cli_help.watch.server", default=argparse.SUPPRESS)
@@ -73,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
     timeouts = timeouts_of(args, config)
     reports = []
     if args.prometheus is not None:
+        if args.off is not None:
+            raise CliError("doctor.off.one_server")
         for obs in _through_prometheus(args, timeouts):
             reports.append((obs, diagnose(obs, args.baseline_tps)))
     else:
@@ -82,9 +85,15 @@ def run(args: argparse.Namespace) -> int:
         for url in urls:
             add_url_secrets(url)
         key, key_env = api_key_of(args, config)
+        probes = _off_checked(args, urls)
         for url in urls:
-            obs = observe(url, window_s=args.window, probes=args.probe, api_key=key, key_env=key_env,
+            obs = observe(url, window_s=args.window, probes=probes, api_key=key, key_env=key_env,
                           server=getattr(args, "server", None), timeouts=timeouts)
+            if args.off is not None:
+                from specview.features.doctor.off_baseline import apply, probe_off
+
+                apply(obs, probe_off(args.off, probes, api_key=key, key_env=key_env, server=None,
+                                     timeouts=timeouts, window_s=args.window), args.off)
             reports.append((obs, diagnose(obs, args.baseline_tps)))
     if args.json:
         print(dumps(as_json(reports, lang), indent=1))
@@ -92,6 +101,23 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(lines(reports, lang)))
     problem = any(f.severity == PROBLEM for _obs, found in reports for f in found)
     return 1 if args.check and problem else 0
+
+
+def _off_checked(args: argparse.Namespace, urls: list[str]) -> int:
+    """The probes to send: `--probe N`, or with `--off URL` at least DEFAULT_OFF_PROBES on each side.
+    `--off` examines one server, and is the baseline itself (not with `--baseline-tps`)."""
+    from specview.boundary.secrets import add_url_secrets
+    from specview.features.doctor.off_baseline import DEFAULT_OFF_PROBES
+    from specview.kernel.errors import CliError
+
+    if args.off is None:
+        return int(args.probe)
+    add_url_secrets(args.off)
+    if len(urls) != 1:
+        raise CliError("doctor.off.one_server")
+    if args.baseline_tps is not None:
+        raise CliError("doctor.off.with_baseline")
+    return int(args.probe) or DEFAULT_OFF_PROBES
 
 
 def _through_prometheus(args: argparse.Namespace, timeouts: Timeouts) -> list[Observation]:

@@ -2,11 +2,12 @@
 and acceptance against the context's length.
 
 - `load`: the window's polls placed by the engine's running-requests gauge (watch/model/by_load.py,
-  the same table `watch` keeps): α and tokens/s per level with their intervals. Where a plain
-  baseline was measured (`--off URL`, a local plain run) the tokens/s per request at each level is
-  set against it: below it, speculation stops paying at that load (the baseline is one request's
-  plain speed: a plain server loses speed under load too, so the crossover is an upper bound on
-  the loss, said in the confidence).
+  the same table `watch` keeps): α and tokens/s per level. Where the speedup of one request was
+  measured against a plain server (`--off URL`), each level's speedup is estimated as that speedup
+  × (tokens/s per request at the level ÷ at 1 request), both from the same counters; the first
+  level where it falls below 1× is the crossover. A plain server loses speed under load too, which
+  this does not see (it has one request's plain speed): the crossover is early, said in the
+  confidence.
 - `context`: a local run folds its rounds by context position (kernel/context_acceptance.py):
   α per bucket, and whether it decays. No server here exports acceptance by context position:
   vLLM's and llama-server's per-position counters count positions inside a draft, and
@@ -44,17 +45,32 @@ def load(obs: Observation) -> DoctorFinding | None:
     said = "; ".join(f"{row.level} → α {_f(row.alpha)}, {_f(row.tokens_per_s, 1)} tok/s "
                      f"({_f(row.tokens_per_s_per_request, 1)} per request)" for row in rows[:MAX_LEVELS_SAID])
     fields: dict[str, object] = {"levels": said, "n": len(rows)}
-    base = obs.baseline_tps
-    if base is None:
+    measured = _speedup(obs)
+    one = table.levels.get(1)
+    if measured is None or one is None or not one.tokens_per_s_per_request:
         level, reason = (MEDIUM, "load_levels") if len(rows) >= 2 else (LOW, "load_one_level")
         return DoctorFinding("load", OK, level, reason, fields, tuple(evidence))
-    evidence.append(Evidence("baseline_tps", base, obs.baseline_source or "baseline"))
-    below = [row.level for row in rows if (row.tokens_per_s_per_request or 0.0) < base]
-    fields["baseline"] = f"{base:.1f}"
+    # the measured speedup (one request on each side) scaled by how the tokens/s per request of
+    # this server falls with load: the same basis at every level (the window's counters)
+    estimates = {row.level: measured * (row.tokens_per_s_per_request or 0.0) / one.tokens_per_s_per_request
+                 for row in rows}
+    evidence.append(Evidence("speedup_measured", measured, f"{obs.speed_on_source} ÷ {obs.baseline_source}"))
+    evidence += [Evidence(f"speedup_estimated_at_{n}", v, "measured speedup × per-request tok/s at n ÷ at 1")
+                 for n, v in estimates.items()]
+    below = [n for n, v in estimates.items() if v < 1.0]
+    fields["speedup"] = f"{measured:.2f}"
     if below:
-        fields["crossover"] = below[0]
+        fields["crossover"], fields["estimate"] = below[0], f"{estimates[below[0]]:.2f}"
         return DoctorFinding("load_crossover", WARN, LOW, "load_single_baseline", fields, tuple(evidence))
+    fields["estimate"] = f"{min(estimates.values()):.2f}"
     return DoctorFinding("load_pays", OK, LOW, "load_single_baseline", fields, tuple(evidence))
+
+
+def _speedup(obs: Observation) -> float | None:
+    """The measured speedup of one request (--off's probes, a local run and its plain run)."""
+    if obs.speed_on is None or not obs.baseline_tps:
+        return None
+    return obs.speed_on / obs.baseline_tps
 
 
 def context(obs: Observation) -> DoctorFinding:

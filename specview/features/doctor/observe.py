@@ -89,7 +89,7 @@ def observe(url: str, *, window_s: float, probes: int, api_key: ApiKey | None, k
         obs.first = obs.last = watch.scrape()
         model.feed(obs.first)
         pool = ThreadPoolExecutor(max_workers=PROBE_WORKERS, thread_name_prefix="specview-doctor-probe")
-        deadline = _probe_deadline(timeouts, window_s)
+        deadline = probe_deadline(timeouts, window_s)
         pending = [pool.submit(probe_once, conn, k, deadline, model_name) for k in range(probes)]
         ends = time.monotonic() + window_s
         stop = threading.Event()
@@ -154,6 +154,6 @@ def _read_props(conn: Connection, obs: Observation) -> None:
         obs.method = None  # what detection read from it is not used either
 
 
-def _probe_deadline(timeouts: Timeouts, window_s: float) -> float:
+def probe_deadline(timeouts: Timeouts, window_s: float) -> float:
     """How long one probe may take: the request timeout, at most the window plus 30 s."""
     return min(timeouts.request, window_s + 30.0)

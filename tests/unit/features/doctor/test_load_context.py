@@ -45,12 +45,17 @@ def test_acceptance_and_tokens_per_second_are_said_per_level_of_running_requests
     assert "按运行中的请求数" in found.said("zh")
 
 
-def test_with_a_plain_baseline_the_load_where_it_stops_paying_is_named() -> None:
+def test_with_a_measured_speedup_the_load_where_it_stops_paying_is_named() -> None:
     obs = loaded()
-    obs.baseline_tps, obs.baseline_source = 5.0, "--off probes"
+    obs.speed_on, obs.speed_on_source, obs.baseline_tps, obs.baseline_source = 12.0, "probes", 10.0, "--off probes"
     (found,) = [f for f in diagnose(obs) if f.id.startswith("load")]
-    assert (found.id, found.severity, found.fields["crossover"]) == ("load_crossover", WARN, 2)
-    assert "From 2 running requests" in found.said("en") and found.confidence == LOW
+    # 1.2× at one request; per request 10 → 4 tok/s at two: 1.2 × 4 ÷ 10 = 0.48×
+    assert (found.id, found.severity, found.fields["crossover"], found.fields["estimate"]) == (
+        "load_crossover", WARN, 2, "0.48")
+    assert "is 0.48× at 2 running requests" in found.said("en") and found.confidence == LOW
+    obs.speed_on = 30.0  # 3× at one request: 1.2× at two, still paying
+    (found,) = [f for f in diagnose(obs) if f.id.startswith("load")]
+    assert (found.id, found.fields["estimate"]) == ("load_pays", "1.20")
 
 
 def test_a_server_gives_no_acceptance_by_context_and_doctor_says_so() -> None:
