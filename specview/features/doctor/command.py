@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from specview.features.doctor.observe import Observation
 
 DEFAULT_WINDOW_S = 10.0
+LOCAL_TOKENS, MAX_LOCAL_TOKENS = 64, 2048  # a local run's tokens (local.py's, kept here for a light parser)
 
 
 def register(sub: SubParsers, selectors: Parser) -> None:
@@ -52,7 +53,35 @@ def register(sub: SubParsers, selectors: Parser) -> None:
     lang_option(doctor, default=argparse.SUPPRESS)
     timeout_options(doctor, streams=False, default=argparse.SUPPRESS)
     add_prometheus_options(doctor)
+    _local_options(doctor)
     doctor.set_defaults(run=run)
+
+
+def _local_options(doctor: Parser) -> None:
+    """`specview`'s own spec flags for a local run (kernel/runspec.py declares each), under their names."""
+    from specview.backends.local.run_options import LlamaRunOptions as Llama
+    from specview.cli.argtypes import gamma_option, template_name
+    from specview.kernel.runspec import RunSpec, option_of
+    from specview.kernel.theory import MAX_GAMMA
+
+    loc = doctor.add_argument_group("cli_help.group.local")
+    loc.add_argument(option_of("target", Llama), dest="target", metavar="T.gguf", help="cli_help.doctor.target")
+    loc.add_argument(option_of("draft", Llama), dest="draft", metavar="D.gguf|ngram|ngram,D.gguf",
+                     help="cli_help.sel.draft")
+    loc.add_argument(option_of("gamma", RunSpec), dest="gamma", type=gamma_option(1, MAX_GAMMA), metavar="N|auto",
+                     help=Help("cli_help.sel.gamma", max=MAX_GAMMA))
+    loc.add_argument(option_of("prompt", RunSpec), dest="prompt", metavar="TEXT", help="cli_help.sel.prompt")
+    loc.add_argument(option_of("max_tokens", RunSpec), dest="max_tokens", metavar="N",
+                     type=int_in(1, MAX_LOCAL_TOKENS, "--max-tokens"),
+                     help=Help("cli_help.doctor.max_tokens", default=LOCAL_TOKENS, most=MAX_LOCAL_TOKENS))
+    loc.add_argument(option_of("threads", Llama), dest="threads", type=int_in(1, 1024, "--threads"), metavar="N",
+                     help="cli_help.sel.threads")
+    loc.add_argument(option_of("gpu_layers", Llama), dest="gpu_layers", type=int_in(-1, 100_000, "--gpu-layers"),
+                     metavar="N", help="cli_help.sel.gpu_layers")
+    loc.add_argument(option_of("chat_template", Llama), dest="chat_template", type=template_name,
+                     metavar="NAME|none", help="cli_help.sel.chat_template")
+    loc.add_argument(option_of("seed", RunSpec), dest="seed", type=int_in(0, 2**32 - 1, "--seed"), metavar="S",
+                     help="cli_help.sel.seed")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,7 +102,11 @@ def run(args: argparse.Namespace) -> int:
     lang = getattr(args, "lang", None) or config.lang or DEFAULT_LANG
     timeouts = timeouts_of(args, config)
     reports = []
-    if args.prometheus is not None:
+    if args.target is not None:
+        from specview.features.doctor.local import examine
+
+        reports.append(examine(args))
+    elif args.prometheus is not None:
         if args.off is not None:
             raise CliError("doctor.off.one_server")
         for obs in _through_prometheus(args, timeouts):

@@ -29,6 +29,7 @@ def lines(reports: Sequence[Report], lang: str) -> list[str]:
     out: list[str] = []
     for obs, found in reports:
         head = "doctor.head" if obs.via is None else "doctor.head_prometheus"
+        head = "doctor.head_local" if obs.local else head
         out.append(fill(head, lang, url=_safe(obs.url), engine=_safe(obs.engine),
                         window=f"{obs.window_s:.3g}", samples=obs.samples, probes=len(obs.probes)))
         for f in found:

@@ -57,6 +57,8 @@ def diagnose(obs: Observation, baseline_tps: float | None = None) -> list[Doctor
 
 
 def _metric(obs: Observation, name: str) -> str:
+    if obs.local:  # a local run's own counts, named as the servers' counters are
+        return f"local run: {name}"
     return f"{obs.prefix}:{name}" if obs.prefix else name
 
 
@@ -79,7 +81,7 @@ def finished_tokens(obs: Observation) -> int | None:
 def gamma_of(obs: Observation) -> tuple[int | None, str]:
     """γ as the server says it (detection), else the number of per-position series; with its basis."""
     if obs.gamma:
-        return obs.gamma, "server"
+        return obs.gamma, "the run's longest draft" if obs.local else "server"
     if obs.last is not None and obs.last.per_position:
         return len(obs.last.per_position), _metric(obs, "spec_decode_num_accepted_tokens_per_pos_total")
     return None, ""
@@ -93,6 +95,8 @@ def speculation(obs: Observation, trusted: bool = True) -> DoctorFinding:
     drafted_ever = last.draft_tokens if has_counters and last is not None else None
     made = finished_tokens(obs)
     evidence = [Evidence("engine", obs.engine, "detection"), Evidence("method", obs.method, "/props, /slots")]
+    if obs.local:
+        evidence = [Evidence("engine", "llama.cpp", "local run"), Evidence("method", obs.method, "--draft")]
     method: object = obs.method or "—"
     if obs.via is not None:  # Prometheus holds /metrics only
         evidence[1] = Evidence("method", None, "cannot tell: no /props, /slots through Prometheus")
