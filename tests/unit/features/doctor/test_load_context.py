@@ -96,3 +96,14 @@ def test_a_props_too_large_to_read_is_its_own_line_naming_the_source_and_the_lim
 
 def _two() -> tuple[Scrape, Scrape]:
     return Scrape(0.0, 0, 0, 0, (0,), tokens=0, active=1), Scrape(1.0, 4, 4, 2, (2,), tokens=6, active=1)
+
+
+def test_a_llama_server_drafting_with_a_model_says_where_a_vocabulary_mismatch_shows() -> None:
+    obs = served(*_two())
+    assert not [f for f in diagnose(obs) if f.id.startswith("vocab")]  # n-gram: no draft vocabulary
+    obs.method = "draft model (draft-simple)"
+    (found,) = [f for f in diagnose(obs) if f.id.startswith("vocab")]
+    assert (found.id, found.severity, found.confidence) == ("vocab_unseen", OK, LOW)
+    assert "vocab_cmpt = 0" in found.said("en") and "--target T.gguf --draft D.gguf" in found.said("en")
+    obs.method = "MTP (draft-mtp)"  # the target's own head: its vocabulary
+    assert not [f for f in diagnose(obs) if f.id.startswith("vocab")]
