@@ -17,10 +17,23 @@ and acceptance against the context's length.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from specview.features.doctor.finding import HIGH, LOW, MEDIUM, OK, WARN, DoctorFinding, Evidence
 from specview.features.doctor.observe import Observation
+from specview.texts.catalog import Phrase, fill
 
 MAX_LEVELS_SAID = 6  # levels in the finding's sentence (the evidence has them all)
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    """Phrases said one after another in the asked language (a finding's field: catalog.fill renders it)."""
+
+    parts: tuple[Phrase, ...]
+
+    def in_language(self, lang: str) -> str:
+        return fill("doctor.list_sep", lang).join(p.render(lang) for p in self.parts)
 
 
 def _f(value: float | None, digits: int = 2) -> str:
@@ -42,8 +55,8 @@ def load(obs: Observation) -> DoctorFinding | None:
         evidence += [Evidence(f"alpha_at_{row.level}", row.alpha, source),
                      Evidence(f"tokens_per_s_at_{row.level}", row.tokens_per_s, source),
                      Evidence(f"per_request_at_{row.level}", row.tokens_per_s_per_request, source)]
-    said = "; ".join(f"{row.level} → α {_f(row.alpha)}, {_f(row.tokens_per_s, 1)} tok/s "
-                     f"({_f(row.tokens_per_s_per_request, 1)} per request)" for row in rows[:MAX_LEVELS_SAID])
+    said = Joined(tuple(Phrase("doctor.load_level", level=row.level, alpha=_f(row.alpha), tps=_f(row.tokens_per_s, 1),
+                               per=_f(row.tokens_per_s_per_request, 1)) for row in rows[:MAX_LEVELS_SAID]))
     fields: dict[str, object] = {"levels": said, "n": len(rows)}
     measured = _speedup(obs)
     one = table.levels.get(1)
@@ -84,7 +97,7 @@ def context(obs: Observation) -> DoctorFinding:
     if len(buckets) < 2:
         return DoctorFinding("context_short", OK, LOW, "context_one_bucket", {"width": ctx.width}, tuple(evidence))
     decay = ctx.decay()
-    said = "; ".join(f"{b.start}–{b.end}: α {_f(b.alpha)}" for b in buckets[:MAX_LEVELS_SAID])
+    said = "; ".join(f"{b.start}–{b.end}: α {_f(b.alpha)}" for b in buckets[:MAX_LEVELS_SAID])  # numbers only
     if decay is not None and decay.detected:
         return DoctorFinding("context_decay", WARN, MEDIUM, "context_buckets",
                              {"buckets": said, "drop": f"{decay.drop:.2f}"}, tuple(evidence))

@@ -42,7 +42,7 @@ def test_acceptance_and_tokens_per_second_are_said_per_level_of_running_requests
     assert "1 → α" in said and "10.0 tok/s (10.0 per request)" in said and "8.0 tok/s (4.0 per request)" in said
     values = {e.name: e.value for e in found.evidence}
     assert values["tokens_per_s_at_2"] == 8.0 and values["per_request_at_2"] == 4.0
-    assert "按运行中的请求数" in found.said("zh")
+    assert "按运行中的请求数" in found.said("zh") and "token/s（每个请求 4.0）" in found.said("zh")
 
 
 def test_with_a_measured_speedup_the_load_where_it_stops_paying_is_named() -> None:
