@@ -3,7 +3,7 @@ draft whose vocabulary is not the target's, a source too large to read.
 
 - `lossy`: vLLM's `rejection_sample_method` "fly" (0.33, lossy: keeps drafts the target would not
   have produced) or "synthetic" (acceptance at set rates), as detection read it from /server_info
-  (remote/kinds/vllm.py's `rejection_notes`, the note `watch` shows). vLLM serves that config only
+  (backends/remote/kinds/vllm.py's `rejection_notes`, the note `watch` shows). vLLM serves that config only
   in its dev mode, so where it is absent nothing is said: no metric label carries the rule.
 - `vocab`: a local pair's tokenizers as both GGUFs declare them (backends/local/gguf_vocab.py, llama.cpp's
   own rules, read without loading a model). A server does not publish its draft's vocabulary
