@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.gguf_factory import write_tiny_llama
 from tests.support.limited_run import base_env, run_cli
 from tests.support.llama_server import NGRAM_ARGS, llama_server, server_binary
 
@@ -83,3 +84,19 @@ def test_off_measures_the_speedup_against_a_plain_server_of_the_same_model(tmp_p
     assert report["servers"][0]["probes"] == 4  # --off's default, on each side
     assert any(i.startswith("load") for i in found) and "context_unknown" in found
     assert refused.returncode == 2 and "speculates" in refused.err  # an --off server that drafts is no baseline
+
+
+def test_a_draft_of_another_vocabulary_leaves_llama_server_plain_and_doctor_says_where_to_look(
+        tmp_path: Path) -> None:
+    """Seen with this build: `-md` with another vocabulary logs "the target and draft vocabs are not
+    compatible" and serves without speculation; over HTTP it is a plain server, and doctor says so."""
+    tiny = write_tiny_llama(tmp_path / "tiny.gguf")
+    with llama_server(("-md", str(tiny), "--spec-type", "draft-simple")) as server:
+        code, report, err = doctor(server.root, tmp_path, "--window", "1")
+        log = server.log_tail(200)
+    assert code == 0, err
+    assert "the target and draft vocabs are not compatible" in log
+    found = by_id(report)
+    assert "off" in found and found["vocab_dropped"]["confidence"]["level"] == "low"
+    said = found["vocab_dropped"]["text"]
+    assert "-md" in said and "--target T.gguf --draft D.gguf" in said

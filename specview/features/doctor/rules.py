@@ -43,7 +43,7 @@ def diagnose(obs: Observation, baseline_tps: float | None = None) -> list[Doctor
     trusted = not any(s.key == "doctor.set_aside_text.counters" for s in obs.set_aside)
     said = speculation(obs, trusted)
     found.append(said)
-    found += [f for f in (lossy(obs), vocab_remote(obs)) if f is not None]
+    found += [f for f in (lossy(obs), vocab_remote(obs, said.id)) if f is not None]
     if trusted and obs.totals is not None and obs.totals.drafts > 0:
         c, c_measured = draft_cost(obs, baseline_tps)
         found.append(pays(obs, baseline_tps))

@@ -7,13 +7,15 @@ draft whose vocabulary is not the target's, a source too large to read.
   in its dev mode, so where it is absent nothing is said: no metric label carries the rule.
 - `vocab`: a local pair's tokenizers as both GGUFs declare them (backends/local/gguf_vocab.py, llama.cpp's
   own rules, read without loading a model). A server does not publish its draft's vocabulary
-  (llama-server's /props names neither the draft nor its tokenizer): for a llama-server that drafts
-  with a model, the finding says where it can be seen instead (its start-up log).
+  (llama-server's /props names neither the draft nor its tokenizer). What can be said of a
+  llama-server: one that drafts with a model passed llama.cpp's check at start; one that is off may
+  have dropped a draft whose vocabulary differs (seen here: `-md` with another vocabulary logs "the
+  target and draft vocabs are not compatible" and serves plain), which only its log shows.
 """
 
 from __future__ import annotations
 
-from specview.features.doctor.finding import HIGH, LOW, OK, PROBLEM, WARN, DoctorFinding, Evidence
+from specview.features.doctor.finding import HIGH, LOW, MEDIUM, OK, PROBLEM, WARN, DoctorFinding, Evidence
 from specview.features.doctor.observe import Observation
 from specview.texts.catalog import Phrase
 
@@ -32,13 +34,20 @@ def lossy(obs: Observation) -> DoctorFinding | None:
     return DoctorFinding(f"lossy_{rule}", WARN, HIGH, "server_config", {}, evidence, LOSSLESS_FLAG)
 
 
-def vocab_remote(obs: Observation) -> DoctorFinding | None:
-    """For a llama-server that drafts with a model: where a vocabulary mismatch shows (not over HTTP)."""
+def vocab_remote(obs: Observation, said: str) -> DoctorFinding | None:
+    """For a llama-server (`said`: the speculation finding's id): what its state says of a draft's
+    vocabulary. llama-server checks it at start and, when the vocabularies differ, logs "the target
+    and draft vocabs are not compatible" and serves without speculation (`speculative.types` "none"
+    in /props), which over HTTP looks like any plain server: /props does not name the draft."""
     method = (obs.method or "").lower()
-    if obs.engine != "llama-server" or obs.via is not None or "draft" not in method or "mtp" in method:
+    if obs.engine != "llama-server" or obs.via is not None:
         return None
-    return DoctorFinding("vocab_unseen", OK, LOW, "vocab_not_exported", {}, (
-        Evidence("method", obs.method, "/props, /slots"),))
+    if said == "off":
+        return DoctorFinding("vocab_dropped", OK, LOW, "vocab_not_exported", {})
+    if said in ("on", "idle") and "draft" in method and "mtp" not in method:
+        return DoctorFinding("vocab_checked", OK, MEDIUM, "vocab_llama_checks", {}, (
+            Evidence("method", obs.method, "/props, /slots"),))
+    return None
 
 
 def vocab_local(why: Phrase, target: str, draft: str) -> DoctorFinding:

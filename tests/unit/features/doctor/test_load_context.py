@@ -3,7 +3,7 @@ the findings (load_context.py, verification.py), on windows folded by the watch'
 
 from __future__ import annotations
 
-from specview.features.doctor.finding import HIGH, LOW, OK, PROBLEM, WARN
+from specview.features.doctor.finding import HIGH, LOW, MEDIUM, OK, PROBLEM, WARN
 from specview.features.doctor.observe import Observation
 from specview.features.doctor.rules import diagnose
 from specview.features.watch.model import Scrape, WatchModel
@@ -98,12 +98,17 @@ def _two() -> tuple[Scrape, Scrape]:
     return Scrape(0.0, 0, 0, 0, (0,), tokens=0, active=1), Scrape(1.0, 4, 4, 2, (2,), tokens=6, active=1)
 
 
-def test_a_llama_server_drafting_with_a_model_says_where_a_vocabulary_mismatch_shows() -> None:
+def test_what_a_llama_server_says_of_its_drafts_vocabulary() -> None:
     obs = served(*_two())
     assert not [f for f in diagnose(obs) if f.id.startswith("vocab")]  # n-gram: no draft vocabulary
-    obs.method = "draft model (draft-simple)"
+    obs.method = "draft model (draft-simple)"  # drafting with a model: it passed llama.cpp's check at start
     (found,) = [f for f in diagnose(obs) if f.id.startswith("vocab")]
-    assert (found.id, found.severity, found.confidence) == ("vocab_unseen", OK, LOW)
-    assert "vocab_cmpt = 0" in found.said("en") and "--target T.gguf --draft D.gguf" in found.said("en")
+    assert (found.id, found.severity, found.confidence) == ("vocab_checked", OK, MEDIUM)
     obs.method = "MTP (draft-mtp)"  # the target's own head: its vocabulary
     assert not [f for f in diagnose(obs) if f.id.startswith("vocab")]
+    plain = Observation("http://h:1", "llama-server", None, None, False, 1.0, first=Scrape(0.0, tokens=0),
+                        last=Scrape(1.0, tokens=5), totals=WatchModel().totals(), prefix="llamacpp")
+    (found,) = [f for f in diagnose(plain) if f.id.startswith("vocab")]  # off: a dropped draft looks the same
+    assert (found.id, found.confidence) == ("vocab_dropped", LOW)
+    assert "the target and draft vocabs are not compatible" in found.said("en")
+    assert "--target T.gguf --draft D.gguf" in found.said("en")
