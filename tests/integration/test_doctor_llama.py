@@ -100,3 +100,19 @@ def test_a_draft_of_another_vocabulary_leaves_llama_server_plain_and_doctor_says
     assert "off" in found and found["vocab_dropped"]["confidence"]["level"] == "low"
     said = found["vocab_dropped"]["text"]
     assert "-md" in said and "--target T.gguf --draft D.gguf" in said
+
+
+def test_probes_in_flight_together_give_acceptance_and_speed_per_level_of_load(tmp_path: Path) -> None:
+    with llama_server(NGRAM_ARGS, parallel=4) as server:  # four slots: doctor's four probes at once
+        code, report, err = doctor(server.root, tmp_path, "--window", "2", "--probe", "8")
+    assert code == 0, err
+    (load,) = [f for i, f in by_id(report).items() if i.startswith("load")]
+    levels = {e["name"].rsplit("_", 1)[1] for e in load["evidence"] if e["name"].startswith("alpha_at_")}
+    assert len(levels) >= 2, load  # α and tok/s at two levels of running requests at least
+    for e in load["evidence"]:
+        assert "llamacpp:requests_processing = " in e["source"]
+        if e["name"].startswith("alpha_at_"):
+            assert 0.0 <= e["value"] <= 1.0
+        if e["name"].startswith("tokens_per_s_at_"):
+            assert e["value"] > 0
+    assert load["confidence"]["reason"] == "load_levels"

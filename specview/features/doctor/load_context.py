@@ -2,12 +2,12 @@
 and acceptance against the context's length.
 
 - `load`: the window's polls placed by the engine's running-requests gauge (watch/model/by_load.py,
-  the same table `watch` keeps): α and tokens/s per level. Where the speedup of one request was
-  measured against a plain server (`--off URL`), each level's speedup is estimated as that speedup
-  × (tokens/s per request at the level ÷ at 1 request), both from the same counters; the first
-  level where it falls below 1× is the crossover. A plain server loses speed under load too, which
-  this does not see (it has one request's plain speed): the crossover is early, said in the
-  confidence.
+  the same table `watch` keeps): α and tokens/s per level. Where the speedup was measured against
+  a plain server (`--off URL`: the same probes, as many at once, on both), each level's speedup is
+  estimated as that speedup × (tokens/s per request at the level ÷ at the lowest level seen), both
+  from the same counters; the first level where it falls below 1× is the crossover. A plain server
+  loses speed under load too, which this does not see (it has the probes' plain speed only): the
+  crossover is early, said in the confidence.
 - `context`: a local run folds its rounds by context position (kernel/context_acceptance.py):
   α per bucket, and whether it decays. No server here exports acceptance by context position:
   vLLM's and llama-server's per-position counters count positions inside a draft, and
@@ -59,8 +59,8 @@ def load(obs: Observation) -> DoctorFinding | None:
                                per=_f(row.tokens_per_s_per_request, 1)) for row in rows[:MAX_LEVELS_SAID]))
     fields: dict[str, object] = {"levels": said, "n": len(rows)}
     measured = _speedup(obs)
-    one = table.levels.get(1)
-    if measured is None or one is None or not one.tokens_per_s_per_request:
+    one = rows[0]  # the lowest level seen: the reference the others are scaled from
+    if measured is None or not one.tokens_per_s_per_request:
         level, reason = (MEDIUM, "load_levels") if len(rows) >= 2 else (LOW, "load_one_level")
         return DoctorFinding("load", OK, level, reason, fields, tuple(evidence))
     # the measured speedup (one request on each side) scaled by how the tokens/s per request of
@@ -68,10 +68,11 @@ def load(obs: Observation) -> DoctorFinding | None:
     estimates = {row.level: measured * (row.tokens_per_s_per_request or 0.0) / one.tokens_per_s_per_request
                  for row in rows}
     evidence.append(Evidence("speedup_measured", measured, f"{obs.speed_on_source} ÷ {obs.baseline_source}"))
-    evidence += [Evidence(f"speedup_estimated_at_{n}", v, "measured speedup × per-request tok/s at n ÷ at 1")
+    scaled = f"measured speedup × per-request tok/s at {{n}} ÷ at {one.level}"
+    evidence += [Evidence(f"speedup_estimated_at_{n}", v, scaled.format(n=n))
                  for n, v in estimates.items()]
     below = [n for n, v in estimates.items() if v < 1.0]
-    fields["speedup"] = f"{measured:.2f}"
+    fields["speedup"], fields["ref"] = f"{measured:.2f}", one.level
     if below:
         fields["crossover"], fields["estimate"] = below[0], f"{estimates[below[0]]:.2f}"
         return DoctorFinding("load_crossover", WARN, LOW, "load_single_baseline", fields, tuple(evidence))

@@ -52,7 +52,7 @@ def test_with_a_measured_speedup_the_load_where_it_stops_paying_is_named() -> No
     # 1.2× at one request; per request 10 → 4 tok/s at two: 1.2 × 4 ÷ 10 = 0.48×
     assert (found.id, found.severity, found.fields["crossover"], found.fields["estimate"]) == (
         "load_crossover", WARN, 2, "0.48")
-    assert "is 0.48× at 2 running requests" in found.said("en") and found.confidence == LOW
+    assert "falls from 1 running requests, is 0.48× at 2" in found.said("en") and found.confidence == LOW
     obs.speed_on = 30.0  # 3× at one request: 1.2× at two, still paying
     (found,) = [f for f in diagnose(obs) if f.id.startswith("load")]
     assert (found.id, found.fields["estimate"]) == ("load_pays", "1.20")
