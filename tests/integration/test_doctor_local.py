@@ -76,3 +76,6 @@ def test_a_draft_of_another_vocabulary_is_refused_before_any_run(tmp_path: Path)
     assert only["id"] == "vocab_mismatch" and only["severity"] == "problem"
     assert "BOS tokens differ" in only["text"] and "no speculative run was made" in only["text"]  # Gemma: BOS 2
     assert {e["value"] for e in only["evidence"]} == {target.name, "tiny.gguf"}
+    words = run_cli(["doctor", "--target", str(target), "--draft", str(tiny)], base_env(tmp_path), memory=MEMORY,
+                    timeout=TIME_LIMIT)
+    assert words.returncode == 0 and "the two files' metadata only (nothing was run)" in words.out
