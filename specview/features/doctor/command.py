@@ -61,7 +61,7 @@ def _local_options(doctor: Parser) -> None:
     """`specview`'s own spec flags for a local run (kernel/runspec.py declares each), under their names."""
     from specview.backends.local.run_options import LlamaRunOptions as Llama
     from specview.cli.argtypes import gamma_option, template_name
-    from specview.kernel.runspec import RunSpec, option_of
+    from specview.kernel.runspec import RunSpec, default_of, option_of
     from specview.kernel.theory import MAX_GAMMA
 
     loc = doctor.add_argument_group("cli_help.group.local")
@@ -81,7 +81,7 @@ def _local_options(doctor: Parser) -> None:
     loc.add_argument(option_of("chat_template", Llama), dest="chat_template", type=template_name,
                      metavar="NAME|none", help="cli_help.sel.chat_template")
     loc.add_argument(option_of("seed", RunSpec), dest="seed", type=int_in(0, 2**32 - 1, "--seed"), metavar="S",
-                     help="cli_help.sel.seed")
+                     help=Help("cli_help.sel.seed", default=default_of("seed")))
 
 
 def run(args: argparse.Namespace) -> int:
