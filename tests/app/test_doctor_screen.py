@@ -92,5 +92,7 @@ async def test_d_on_the_fleets_instance_view_shows_its_findings_and_esc_comes_ba
         assert fill("doctor.severity.warn", lang) in said and "▲" in screen_text(app)
         assert "http://127.0.0.1:8003" in said and "vllm" in said
         assert "alpha = 0" in said
+        # "does it pay" is theory here (the screen sends nothing): said, with the command that measures it
+        assert fill("doctor.screen.theory", lang, url="http://127.0.0.1:8003") in said and "--off" in said
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is instance)

@@ -15,6 +15,7 @@ import pytest
 from tests.support.hostile_checks import assert_terminal_clean
 from tests.support.hostile_server import HostileServer, Scenario, hostile_server
 from tests.support.limited_run import Run, base_env, run_cli
+from tests.support.served import send_body
 
 TIME_LIMIT = 60.0
 PROPS = json.dumps({"build_info": "b1", "default_generation_settings": {"params": {"speculative.types": "draft-mtp"}}})
@@ -78,11 +79,13 @@ def test_lying_counters_are_set_aside_and_nothing_is_built_on_them(server: Hosti
 def test_a_props_of_a_million_keys_is_bounded(server: HostileServer, tmp_path: Path) -> None:
     keys = ",".join(f'"{k:x}":0' for k in range(1_000_000))
     props = ('{"build_info":"b1",' + keys + "}").encode()
-    assert len(props) > 8 * 2**20  # beyond what specview reads of one answer: as if there were no /props
+    assert len(props) > 8 * 2**20  # beyond what specview reads of one answer: dropped, and said as such
     run = doctor(server, llama(metrics(10, 30, 12, (8, 3, 1)), props), tmp_path)
     assert not run.timed_out and run.returncode == 0, run.err
-    (found,) = findings(run)  # not recognised as llama-server: it cannot tell, and says so
+    large, found = findings(run)  # not recognised as llama-server: it cannot tell, and says why
     assert (found["id"], found["confidence"]["level"]) == ("unknown", "low")
+    assert large["id"] == "props_large" and large["severity"] == "warn"
+    assert f"{server.root}/props is over 8 MiB" in large["text"] and "dropped unread (not absent)" in large["text"]
 
 
 def test_a_props_of_too_many_keys_is_set_aside(server: HostileServer, tmp_path: Path) -> None:
@@ -142,3 +145,52 @@ def test_a_counter_in_prometheus_that_is_not_a_count_builds_no_finding(server: H
     assert one["via"] == "prometheus" and one["url"] == "a:1"
     (found,) = one["findings"]  # no on/off, no rate: the one line saying why
     assert found["id"] == "stopped" and "drafts_total" in found["text"] and "-5" in found["text"]
+
+
+def _answers_timings(handler: Any) -> None:
+    """A completion answered at once, with llama-server's timings (48 tokens in 1 s, 30 of 40 drafts kept)."""
+    body = json.dumps({"choices": [{"text": "x"}], "timings": {"predicted_n": 48, "predicted_ms": 1000.0,
+                                                                "draft_n": 40, "draft_n_accepted": 30}})
+    send_body(handler, 200, body.encode(), "application/json")
+
+
+def test_an_off_server_that_never_answers_ends_at_the_deadline_and_gives_no_baseline(
+        server: HostileServer, tmp_path: Path) -> None:
+    plain_props = json.dumps({"build_info": "b1", "default_generation_settings": {"params": {}}}).encode()
+    server.scenario = llama(metrics(10, 30, 12, (8, 3, 1)))
+    server.wire["POST"] = _answers_timings
+    try:
+        with hostile_server() as off:
+            off.scenario = Scenario(models=[{"id": "m", "owned_by": "llamacpp"}], stall=True, get={
+                "/props": (200, "application/json", plain_props), "/slots": (200, "application/json", b"[]"),
+                "/metrics": (200, "text/plain; version=0.0.4", b"llamacpp:tokens_predicted_total 10\n")})
+            run = run_cli(["doctor", server.root, "--off", off.root, "--window", "1", "--probe", "2",
+                           "--request-timeout", "2", "--json"], base_env(tmp_path), timeout=TIME_LIMIT)
+            off.release.set()
+    finally:
+        del server.wire["POST"]
+    assert not run.timed_out and run.elapsed < 40, run.elapsed
+    assert run.returncode == 0, run.err
+    found = {f["id"]: f for f in findings(run)}
+    assert "pays_measured" not in found  # no baseline: nothing is measured against it
+    assert off.root in found["stopped"]["text"] and "no baseline" in found["stopped"]["text"]
+
+
+def test_a_vllm_verifying_with_fly_is_a_doctor_finding(server: HostileServer, tmp_path: Path) -> None:
+    """What `watch` flags from vLLM's dev-mode /server_info (rejection_sample_method "fly", lossy),
+    doctor says as a finding with the flag that makes it lossless."""
+    config = {"method": "ngram", "num_speculative_tokens": 3, "rejection_sample_method": "fly"}
+    info = json.dumps({"vllm_config": {"speculative_config": config}, "vllm_env": {}}).encode()
+    counters = ("vllm:generation_tokens_total 40\nvllm:num_requests_running 1\n"
+                "vllm:spec_decode_num_drafts_total 10\nvllm:spec_decode_num_draft_tokens_total 30\n"
+                "vllm:spec_decode_num_accepted_tokens_total 20\n")
+    server.scenario = Scenario(models=[{"id": "m", "owned_by": "vllm"}], get={
+        "/version": (200, "application/json", b'{"version": "0.33.0"}'),
+        "/metrics": (200, "text/plain; version=0.0.4", counters.encode()),
+        "/server_info": (200, "application/json", info)})
+    run = run_cli(["doctor", server.root, "--window", "1", "--json"], base_env(tmp_path), timeout=TIME_LIMIT)
+    assert run.returncode == 0, run.err
+    (fly,) = [f for f in findings(run) if f["id"].startswith("lossy")]
+    assert (fly["id"], fly["severity"], fly["confidence"]["level"]) == ("lossy_fly", "warn", "high")
+    assert "FLy" in fly["text"] and "rejection_sample_method" in fly["flag"]
+    assert fly["evidence"][0]["value"] == "fly"

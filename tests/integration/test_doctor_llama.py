@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.gguf_factory import write_tiny_llama
 from tests.support.limited_run import base_env, run_cli
 from tests.support.llama_server import NGRAM_ARGS, llama_server, server_binary
 
@@ -64,3 +65,54 @@ def test_an_ngram_llama_server_is_on_with_which_gamma(tmp_path: Path) -> None:
     assert {"alpha", "yield", "tau", "draft_share"} <= names
     assert "request ends" in numbers["text"]
     assert report["servers"][0]["probes"] == 3 and "probe_failed" not in found
+
+
+def test_off_measures_the_speedup_against_a_plain_server_of_the_same_model(tmp_path: Path) -> None:
+    with llama_server(NGRAM_ARGS) as on, llama_server() as off:
+        code, report, err = doctor(on.root, tmp_path, "--window", "1", "--off", off.root)
+        refused = run_cli(["doctor", off.root, "--off", on.root, "--window", "1"], base_env(tmp_path),
+                          timeout=TIME_LIMIT)
+    assert code == 0, err
+    found = by_id(report)
+    pays = found["pays_measured"]
+    assert pays["confidence"]["reason"] == "baseline_off"
+    evidence = {e["name"]: e for e in pays["evidence"]}
+    on_tps, off_tps = evidence["tokens_per_s_on"]["value"], evidence["tokens_per_s_off"]["value"]
+    assert on_tps > 0 and off_tps > 0 and "server timings" in evidence["speedup"]["source"]
+    assert evidence["speedup"]["value"] == pytest.approx(on_tps / off_tps, rel=1e-3)
+    assert off.root in evidence["tokens_per_s_off"]["source"] and evidence["c_implied"]["value"] is not None
+    assert report["servers"][0]["probes"] == 4  # --off's default, on each side
+    assert any(i.startswith("load") for i in found) and "context_unknown" in found
+    assert refused.returncode == 2 and "speculates" in refused.err  # an --off server that drafts is no baseline
+
+
+def test_a_draft_of_another_vocabulary_leaves_llama_server_plain_and_doctor_says_where_to_look(
+        tmp_path: Path) -> None:
+    """Seen with this build: `-md` with another vocabulary logs "the target and draft vocabs are not
+    compatible" and serves without speculation; over HTTP it is a plain server, and doctor says so."""
+    tiny = write_tiny_llama(tmp_path / "tiny.gguf")
+    with llama_server(("-md", str(tiny), "--spec-type", "draft-simple")) as server:
+        code, report, err = doctor(server.root, tmp_path, "--window", "1")
+        log = server.log_tail(200)
+    assert code == 0, err
+    assert "the target and draft vocabs are not compatible" in log
+    found = by_id(report)
+    assert "off" in found and found["vocab_dropped"]["confidence"]["level"] == "low"
+    said = found["vocab_dropped"]["text"]
+    assert "-md" in said and "--target T.gguf --draft D.gguf" in said
+
+
+def test_probes_in_flight_together_give_acceptance_and_speed_per_level_of_load(tmp_path: Path) -> None:
+    with llama_server(NGRAM_ARGS, parallel=4) as server:  # four slots: doctor's four probes at once
+        code, report, err = doctor(server.root, tmp_path, "--window", "2", "--probe", "8")
+    assert code == 0, err
+    (load,) = [f for i, f in by_id(report).items() if i.startswith("load")]
+    levels = {e["name"].rsplit("_", 1)[1] for e in load["evidence"] if e["name"].startswith("alpha_at_")}
+    assert len(levels) >= 2, load  # α and tok/s at two levels of running requests at least
+    for e in load["evidence"]:
+        assert "llamacpp:requests_processing = " in e["source"]
+    # a level whose windows saw no request end has no α yet (llama-server counts drafts when a request ends)
+    alphas = [e["value"] for e in load["evidence"] if e["name"].startswith("alpha_at_") and e["value"] is not None]
+    assert alphas and all(0.0 <= a <= 1.0 for a in alphas)
+    assert any(e["value"] for e in load["evidence"] if e["name"].startswith("tokens_per_s_at_"))
+    assert load["confidence"]["reason"] == "load_levels"

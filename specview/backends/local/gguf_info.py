@@ -79,7 +79,7 @@ _STRING, _ARRAY = 8, 9
 MAX_DIMS = 8
 
 
-class _Walk:
+class GgufWalk:
     """Reads a GGUF header in place (mmap), checking every length against the file's size.
 
     gguf's GGUFReader builds a Python object per array element: ~25 s for a 262k-token vocabulary
@@ -182,7 +182,7 @@ def read_gguf_info(path: str | Path) -> ModelInfo:
         raise BackendError("backenderr.gguf.no_package") from None
     try:
         with open_regular(path) as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            return _read(_Walk(data, path), path, GGML_QUANT_SIZES, GGMLQuantizationType)
+            return _read(GgufWalk(data, path), path, GGML_QUANT_SIZES, GGMLQuantizationType)
     except OSError as exc:
         raise BackendError("backenderr.gguf.unreadable", path=str(path), reason=os_reason(exc)) from None
     except ValueError as exc:  # mmap of an empty file
@@ -209,7 +209,7 @@ def _shape(meta: dict[str, Any], arch: str, path: Path) -> dict[str, int]:
     return found
 
 
-def _read(walk: _Walk, path: Path, sizes: Any, types: Any) -> ModelInfo:
+def _read(walk: GgufWalk, path: Path, sizes: Any, types: Any) -> ModelInfo:
     if bytes(walk.data[:4]) != GGUF_MAGIC:
         raise BackendError("backenderr.gguf.not_gguf", path=str(path))
     walk.pos = 4

@@ -236,14 +236,30 @@ class Connection:
     def _probe(self, url: str) -> bytes | None:
         """GET an optional endpoint: its body, or None when it is absent, fails or is too large.
         An answer no server should send (HostileAnswer) is still an error."""
+        return self._probe_sized(url)[0]
+
+    def _probe_sized(self, url: str) -> tuple[bytes | None, bool]:
+        """`_probe`'s body, and whether it was dropped for passing MAX_BODY_BYTES."""
         what = Phrase("backenderr.doing.asking", path=urlsplit(url).path or "/")
         try:
             with self._request("GET", url, what, self.timeouts.probe) as (response, flight):
-                return _read_bounded(self._chunks(response, what, flight)) if response.status_code == 200 else None
+                if response.status_code != 200:
+                    return None, False
+                body = _read_bounded(self._chunks(response, what, flight))
+                return body, body is None
         except HostileAnswer:
             raise
         except (BackendError, RuntimeError):  # RuntimeError: the client was closed
-            return None
+            return None, False
+
+    def probe_json_sized(self, url: str) -> tuple[Any | None, bool]:
+        """`probe_json`, and whether the answer was dropped for passing MAX_BODY_BYTES (said apart
+        from an absent endpoint by `specview doctor`)."""
+        body, too_large = self._probe_sized(url)
+        try:
+            return (loads(body) if body is not None else None), too_large
+        except JsonError:
+            return None, False
 
     def probe_json(self, url: str) -> Any | None:
         """GET JSON or None, for optional endpoints (/props, /version, /server_info)."""

@@ -16,12 +16,14 @@ TURN_ON = {
     "vllm": "--speculative-config '{{\"method\":\"ngram\",\"num_speculative_tokens\":{gamma},"
             "\"prompt_lookup_max\":4}}'",
     "sglang": "--speculative-algorithm NGRAM --speculative-num-draft-tokens {gamma}",
+    "local": "--draft ngram --gamma {gamma}  (or --draft DRAFT.gguf)",
 }
 # how to set γ
 SET_GAMMA = {
     "llama-server": "--spec-draft-n-max {gamma}  (older builds: --draft-max {gamma})",
     "vllm": "--speculative-config '{{\"method\":\"…\",\"num_speculative_tokens\":{gamma}}}'",
     "sglang": "--speculative-num-steps {gamma} --speculative-num-draft-tokens {next}",
+    "local": "--gamma {gamma}",
 }
 DEFAULT_GAMMA = 3  # what the turn-on flag suggests (llama-server's own default since #23269)
 

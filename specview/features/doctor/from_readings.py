@@ -14,11 +14,14 @@ from specview.backends.remote.registry import kind_by_id
 from specview.boundary.secrets import public_url
 from specview.features.doctor.observe import Observation, set_aside_of
 from specview.features.watch.model import WatchModel
+from specview.features.watch.model.by_load import LoadTable
 from specview.features.watch.model.fleet import InstanceRow
+from specview.kernel.backend import Note
 
 
 def from_watch(url: str, engine: str, method: str | None, gamma: int | None, speculating: bool,
-               model: WatchModel, samples: int) -> Observation:
+               model: WatchModel, samples: int, by_load: LoadTable | None = None,
+               notes: tuple[Note, ...] = ()) -> Observation:
     """The watch's readings since it began, as doctor's window."""
     shown = public_url(url) or url
     kind = kind_by_id(engine)
@@ -27,6 +30,7 @@ def from_watch(url: str, engine: str, method: str | None, gamma: int | None, spe
                       last=model.last, totals=totals, samples=samples,
                       prefix=kind.metrics_prefix if kind else None, tokens_source=kind.tokens_counter if kind else None)
     obs.set_aside = set_aside_of(model.violations, shown)
+    obs.by_load, obs.notes = by_load, tuple(n.id for n in notes)
     return obs
 
 
@@ -40,4 +44,5 @@ def from_row(row: InstanceRow, window_s: float) -> Observation:
                       prefix=kind.metrics_prefix if kind else None, tokens_source=kind.tokens_counter if kind else None)
     if window is not None:
         obs.set_aside = set_aside_of(window.violations, row.instance)
+    obs.by_load, obs.notes = row.by_load, tuple(n.id for n in row.notes)
     return obs

@@ -15,16 +15,18 @@ import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
 
 from specview.backends.remote.client import Connection
 from specview.backends.remote.timeouts import Timeouts
 from specview.boundary.api_key import ApiKey
+from specview.boundary.bounds import MAX_BODY_BYTES
 from specview.boundary.secrets import public_url
 from specview.features.doctor.probe import ProbeResult, probe_once
 from specview.features.watch.model import Scrape, WatchModel, WatchSample
+from specview.features.watch.model.by_load import LoadTable
 from specview.features.watch.model.invariants import Violation
 from specview.features.watch.source import ServerWatch
+from specview.kernel.context_acceptance import ContextAcceptance
 from specview.kernel.errors import SpecviewError
 from specview.texts.catalog import Phrase
 
@@ -55,6 +57,16 @@ class Observation:
     prefix: str | None = None  # the engine's metric prefix (llamacpp, vllm), None where it has none
     tokens_source: str | None = None  # the generated-tokens counter
     via: str | None = None  # "prometheus": read through Prometheus (no /props, /slots, probes)
+    notes: tuple[str, ...] = ()  # what detection found that changes what the numbers mean (note ids: vllm_fly_lossy)
+    by_load: LoadTable | None = None  # the window's polls per level of running requests (watch/model/by_load.py)
+    # a measured speed with speculation and a plain baseline, each with where it came from (None: not measured):
+    # `--off URL`'s probes on both servers, or a local run and its plain run on the same prompt
+    speed_on: float | None = None
+    speed_on_source: str | None = None
+    baseline_tps: float | None = None
+    baseline_source: str | None = None
+    context: ContextAcceptance | None = None  # acceptance by context position (a local run's; no server gives it)
+    local: bool = False  # a local run (`--target`): counters are the run's own, not a server's
 
 
 def observe(url: str, *, window_s: float, probes: int, api_key: ApiKey | None, key_env: str | None,
@@ -70,12 +82,14 @@ def observe(url: str, *, window_s: float, probes: int, api_key: ApiKey | None, k
         facts = watch.facts
         obs = Observation(public_url(url) or url, watch.kind.id, facts.method, facts.gamma, facts.speculating,
                           window_s, prefix=watch.kind.metrics_prefix, tokens_source=watch.kind.tokens_counter)
+        obs.notes = tuple(n.id for n in facts.notes)
         _read_props(conn, obs)
         model = WatchModel(history=int(MAX_WINDOW_S / POLL_S) + 2)
+        obs.by_load = LoadTable(watch.kind.active_gauge)
         obs.first = obs.last = watch.scrape()
         model.feed(obs.first)
         pool = ThreadPoolExecutor(max_workers=PROBE_WORKERS, thread_name_prefix="specview-doctor-probe")
-        deadline = _probe_deadline(timeouts, window_s)
+        deadline = probe_deadline(timeouts, window_s)
         pending = [pool.submit(probe_once, conn, k, deadline, model_name, obs.engine)
                    for k in range(probes)]
         ends = time.monotonic() + window_s
@@ -89,7 +103,9 @@ def observe(url: str, *, window_s: float, probes: int, api_key: ApiKey | None, k
                 obs.errors.append(exc.phrase)
                 break
             obs.last = scrape
-            model.feed(scrape)
+            sample = model.feed(scrape)
+            if sample is not None:
+                obs.by_load.add(sample)
             obs.samples += 1
             if time.monotonic() >= ends and all(f.done() for f in pending):
                 break
@@ -123,16 +139,22 @@ def set_aside_of(violations: Iterable[Violation], url: str) -> list[Phrase]:
 
 
 def _read_props(conn: Connection, obs: Observation) -> None:
-    """llama-server's /props (bounded by the client's body limit): only its size is judged here;
-    a /props of more keys than any server sends is set aside, and nothing is read from it."""
-    if obs.engine != "llama-server":
+    """llama-server's /props (bounded by the client's body limit): only its size is judged here.
+    A /props over MAX_BODY_BYTES is dropped unread and said as such (it would otherwise look like
+    no /props at all, and detection could not recognise llama-server from it); one of more keys
+    than any server sends is set aside, and nothing is read from it. Asked of llama-server and of
+    a server detection could not name (a /props too large to read is why it could not)."""
+    if obs.engine not in ("llama-server", "generic"):
         return
-    props: Any = conn.probe_json(f"{conn.root}/props")
-    if isinstance(props, dict) and len(props) > MAX_PROPS_KEYS:
+    props, too_large = conn.probe_json_sized(f"{conn.root}/props")
+    if too_large:
+        obs.set_aside.append(Phrase("doctor.set_aside_text.props_large", url=obs.url, mib=MAX_BODY_BYTES // 2**20))
+        obs.method = None if obs.engine == "llama-server" else obs.method
+    elif isinstance(props, dict) and len(props) > MAX_PROPS_KEYS:
         obs.set_aside.append(Phrase("doctor.set_aside_text.props", url=obs.url, n=len(props), most=MAX_PROPS_KEYS))
         obs.method = None  # what detection read from it is not used either
 
 
-def _probe_deadline(timeouts: Timeouts, window_s: float) -> float:
+def probe_deadline(timeouts: Timeouts, window_s: float) -> float:
     """How long one probe may take: the request timeout, at most the window plus 30 s."""
     return min(timeouts.request, window_s + 30.0)

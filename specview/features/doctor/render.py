@@ -30,6 +30,8 @@ def lines(reports: Sequence[Report], lang: str) -> list[str]:
     out: list[str] = []
     for obs, found in reports:
         head = "doctor.head" if obs.via is None else "doctor.head_prometheus"
+        if obs.local:  # two runs of our own, or (a pair llama.cpp refuses) the files alone
+            head = "doctor.head_local" if obs.totals is not None else "doctor.head_local_files"
         out.append(fill(head, lang, url=_safe(obs.url), engine=_safe(obs.engine),
                         window=f"{obs.window_s:.3g}", samples=obs.samples, probes=len(obs.probes)))
         for f in found:

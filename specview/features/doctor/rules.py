@@ -6,9 +6,12 @@
 - `which_gamma`: the marginal per-position acceptance, each position's gain, and the γ that theory
   (kernel/theory.py's `speedup_of_tau`, the one formula) says is best at that c.
 - `numbers`: each engine's definition of "acceptance" side by side, with the values.
-- `checks`: what was set aside because it failed a check, what stopped answering, probes that failed.
+- `checks`: what was set aside because it failed a check, what stopped answering, probes that failed,
+  a /props too large to read.
 - the per-request spread of the probes' acceptance (per_request.py): built on their own answers'
   counts, each checked apart from the counters, so it stands when the counters are set aside.
+- verification.py: a lossy rule (vLLM `fly`, `synthetic`), where a draft's vocabulary shows;
+  load_context.py: α and tokens/s per running requests, α against the context's length.
 
 A counter that broke an invariant (watch/model: accepted ≤ drafted, Σ per-position = accepted, …)
 sets every counter-based finding aside: none is built on it.
@@ -20,8 +23,10 @@ from collections.abc import Sequence
 
 from specview.features.doctor.finding import HIGH, LOW, MEDIUM, OK, PROBLEM, WARN, DoctorFinding, Evidence
 from specview.features.doctor.flags import DEFAULT_GAMMA, SET_GAMMA, TURN_ON, flag
+from specview.features.doctor.load_context import context, load
 from specview.features.doctor.observe import Observation
 from specview.features.doctor.per_request import findings as spread_findings
+from specview.features.doctor.verification import lossy, props_large, vocab_remote
 from specview.kernel.gamma_choice import best_of
 from specview.kernel.theory import alpha_for_tau, implied_c, speedup_of_tau
 from specview.texts.catalog import Phrase
@@ -39,7 +44,9 @@ def diagnose(obs: Observation, baseline_tps: float | None = None) -> list[Doctor
     if obs.last is None and obs.errors:  # nothing was read: nothing is concluded
         return found
     trusted = not any(s.key == "doctor.set_aside_text.counters" for s in obs.set_aside)
-    found.append(speculation(obs, trusted))
+    said = speculation(obs, trusted)
+    found.append(said)
+    found += [f for f in (lossy(obs), vocab_remote(obs, said.id)) if f is not None]
     if trusted and obs.totals is not None and obs.totals.drafts > 0:
         c, c_measured = draft_cost(obs, baseline_tps)
         found.append(pays(obs, baseline_tps))
@@ -47,11 +54,15 @@ def diagnose(obs: Observation, baseline_tps: float | None = None) -> list[Doctor
         if gamma is not None:
             found.append(gamma)
         found.append(numbers(obs))
+    if trusted and said.id in ("on", "idle"):  # load and context: of a server that speculates
+        found += [f for f in (load(obs), context(obs)) if f is not None]
     found += spread_findings(obs.probes)  # the probes' own counts, checked apart from the counters
     return found
 
 
 def _metric(obs: Observation, name: str) -> str:
+    if obs.local:  # a local run's own counts, named as the servers' counters are
+        return f"local run: {name}"
     return f"{obs.prefix}:{name}" if obs.prefix else name
 
 
@@ -74,7 +85,7 @@ def finished_tokens(obs: Observation) -> int | None:
 def gamma_of(obs: Observation) -> tuple[int | None, str]:
     """γ as the server says it (detection), else the number of per-position series; with its basis."""
     if obs.gamma:
-        return obs.gamma, "server"
+        return obs.gamma, "the run's longest draft" if obs.local else "server"
     if obs.last is not None and obs.last.per_position:
         return len(obs.last.per_position), _metric(obs, "spec_decode_num_accepted_tokens_per_pos_total")
     return None, ""
@@ -88,6 +99,8 @@ def speculation(obs: Observation, trusted: bool = True) -> DoctorFinding:
     drafted_ever = last.draft_tokens if has_counters and last is not None else None
     made = finished_tokens(obs)
     evidence = [Evidence("engine", obs.engine, "detection"), Evidence("method", obs.method, "/props, /slots")]
+    if obs.local:
+        evidence = [Evidence("engine", "llama.cpp", "local run"), Evidence("method", obs.method, "--draft")]
     method: object = obs.method or "—"
     if obs.via is not None:  # Prometheus holds /metrics only
         evidence[1] = Evidence("method", None, "cannot tell: no /props, /slots through Prometheus")
@@ -130,11 +143,21 @@ def speculation(obs: Observation, trusted: bool = True) -> DoctorFinding:
 
 
 def measured_speedup(obs: Observation, baseline_tps: float | None) -> float | None:
-    """The probes' mean decode speed (the server's own timings) ÷ the baseline; None without both."""
+    """The measured speed with speculation (`--off`'s or a local run's, else the probes' mean decode
+    speed by the server's own timings) ÷ the baseline (`--baseline-tps`, else the measured plain
+    one); None without both."""
     speeds = [p.tokens_per_s for p in obs.probes if p.tokens_per_s is not None]
-    if not speeds or not baseline_tps:
+    on = obs.speed_on if obs.speed_on is not None else (sum(speeds) / len(speeds) if speeds else None)
+    base = baseline_tps or obs.baseline_tps
+    if not on or not base:
         return None
-    return (sum(speeds) / len(speeds)) / baseline_tps
+    return on / base
+
+
+def _speedup_source(obs: Observation, baseline_tps: float | None) -> str:
+    on = obs.speed_on_source if obs.speed_on is not None else "probe timings"
+    base = "--baseline-tps" if baseline_tps else (obs.baseline_source or "baseline")
+    return f"{on} ÷ {base}"
 
 
 def draft_cost(obs: Observation, baseline_tps: float | None) -> tuple[float, bool]:
@@ -170,8 +193,12 @@ def pays(obs: Observation, baseline_tps: float | None) -> DoctorFinding:
     s = measured_speedup(obs, baseline_tps)
     if s is not None:
         c, _ = draft_cost(obs, baseline_tps)
-        evidence += [Evidence("speedup", s, "probe timings ÷ --baseline-tps"), Evidence("c_implied", c, "theory")]
-        return DoctorFinding("pays_measured", OK if s >= 1.0 else PROBLEM, MEDIUM, "baseline_given",
+        evidence += [Evidence("speedup", s, _speedup_source(obs, baseline_tps)), Evidence("c_implied", c, "theory")]
+        if obs.speed_on is not None and obs.baseline_tps is not None and not baseline_tps:
+            evidence += [Evidence("tokens_per_s_on", obs.speed_on, obs.speed_on_source or "measured"),
+                         Evidence("tokens_per_s_off", obs.baseline_tps, obs.baseline_source or "measured")]
+        why = "baseline_given" if baseline_tps else ("baseline_local" if obs.local else "baseline_off")
+        return DoctorFinding("pays_measured", OK if s >= 1.0 else PROBLEM, MEDIUM, why,
                        {"speedup": f"{s:.2f}", "c": f"{c:.2f}", "tau": f"{tau:.2f}"}, tuple(evidence))
     c, _ = draft_cost(obs, None)
     gamma = max(1, round(mean_gamma))
@@ -245,7 +272,8 @@ def numbers(obs: Observation) -> DoctorFinding:
 
 def checks(obs: Observation) -> list[DoctorFinding]:
     """What was set aside, what stopped answering, and probes that failed: one finding each."""
-    found = [DoctorFinding("set_aside", PROBLEM, HIGH, "checks_failed", {"what": line}) for line in obs.set_aside]
+    found = [props_large(line) if line.key == "doctor.set_aside_text.props_large"
+             else DoctorFinding("set_aside", PROBLEM, HIGH, "checks_failed", {"what": line}) for line in obs.set_aside]
     found += [DoctorFinding("stopped", WARN, HIGH, "source_stopped", {"what": line}) for line in obs.errors]
     failed = [p.error for p in obs.probes if p.error is not None]
     if failed:

@@ -3,7 +3,9 @@
 Opened with `d` from the watch monitor and from the fleet's instance view; `esc` goes back. It asks
 nothing of the server: the opener hands it `read`, which builds doctor's Observation from the
 readings it already holds (from_readings.py), and the findings come from the same rules as the
-command (rules.py). It reads again every REFRESH_S while open, and redraws only when the words change.
+command (rules.py). It sends no request, so "does it pay" is theory at an assumed draft cost c: the
+screen says so under its heading, with the command that measures it (`doctor URL --off PLAIN_URL`).
+It reads again every REFRESH_S while open, and redraws only when the words change.
 
 Each finding is its severity as a word and a mark (✓ ok, ▲ warn, ✗ problem: the cue that survives
 NO_COLOR), coloured from the theme, then its confidence, evidence and the flag to change.
@@ -86,7 +88,10 @@ class DoctorScreen(Screen[None]):
         if obs is None:
             head, blocks = text("doctor.screen.waiting", t), []
         else:
-            head, blocks = heading(obs, self.source, t), finding_blocks(diagnose(obs), t)
+            found = diagnose(obs)
+            head, blocks = heading(obs, self.source, t), finding_blocks(found, t)
+            if any(f.id.startswith("pays") for f in found):
+                head += "\n" + fill("doctor.screen.theory", t, url=sanitize(obs.url, MAX_SHOWN, one_line=True))
         words = (head, *(f"{s}\n{said}\n{detail}" for s, said, detail in blocks))
         if words == self.shown:
             return

@@ -249,7 +249,7 @@ class WatchScreen(Screen[None]):
             return None
         facts, kind = self.source.facts, self.source.kind
         return from_watch(self.source.root, kind.id, facts.method, facts.gamma, facts.speculating, self.model,
-                          self.samples_shown)
+                          self.samples_shown, self.by_load, facts.notes)
 
     def action_doctor(self) -> None:
         self.app.push_screen(DoctorScreen(self.doctor_reading, "watch", self.lang))

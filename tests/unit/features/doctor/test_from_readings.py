@@ -34,7 +34,7 @@ def test_a_watch_becomes_doctors_window_since_watching_began() -> None:
     assert obs.totals is not None and (obs.totals.drafts, obs.totals.accepted) == (30, 60)
     assert finished_tokens(obs) == 200
     ids = [f.id for f in diagnose(obs)]
-    assert ids[0] == "on" and "pays_unknown" in ids and ids[-1].startswith("numbers")
+    assert ids[0] == "on" and "pays_unknown" in ids and ids[-2].startswith("numbers") and ids[-1] == "context_unknown"
 
 
 def test_after_a_restart_the_first_scrape_is_no_base_for_the_counters() -> None:
