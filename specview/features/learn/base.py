@@ -16,6 +16,7 @@ from specview.boundary.text import sanitize
 from specview.catalog.presets import load_presets
 from specview.features.learn.explain.context import RunContext
 from specview.features.learn.footer import LearnFooter
+from specview.features.learn.tags import origin_word
 from specview.texts.catalog import fill, text
 from specview.widgets.bindings import bind, key_hint, localize
 from specview.widgets.prose import Prose
@@ -74,6 +75,11 @@ class LearnScreen(Screen[None]):
     def ts(self, name: str, /, **values: object) -> str:
         """A text of this lesson: `learn.<slug>.<name>`, its fields filled from `values` (catalog.fill)."""
         return fill(f"learn.{self.lesson.slug}.{name}", self.lang, **values)
+
+    def origin(self) -> str:
+        """The gauges' word for where the run's numbers come from: passed with the run (RunContext.origin),
+        so a simulated run's numbers never read as measured."""
+        return origin_word(None if self.run is None else self.run.origin, self.lang)
 
     def no_model_text(self, said: str) -> str:
         """A screen's "needs a local model" line `said`, with what to install or pass (`--demo`) to get one."""

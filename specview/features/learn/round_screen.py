@@ -177,7 +177,7 @@ class RoundScreen(LearnScreen):
         source = self.source
         if source == LIVE:
             assert self.run is not None
-            said = self.ts("from.live", backend=preset_name(str(self.run.backend or "?")))
+            said = self.ts("from.live", origin=self.origin(), backend=preset_name(str(self.run.backend or "?")))
         elif source == CANNED:
             said = self.ts("from.canned")
         else:
