@@ -58,7 +58,8 @@ class CacheScreen(LearnScreen):
         choices = [REAL, *range(len(self.drafts) + 1)]
         yield Slider(self.ts("round"), choices, 0,
                      lambda v: self.ts("real") if v == REAL else self.ts("chosen", a=v), id="round")
-        yield Prose(self.ts("live", origin=self.origin()) if self.live else self.ts("simulated"), classes="learn-legend")
+        said = self.ts("live", origin=self.origin()) if self.live else self.ts("simulated")
+        yield Prose(said, classes="learn-legend")
         yield Static(id="phases", classes="learn-numbers")
         yield Grid(cell_width=10, id="slots")
         yield Prose(self.ts("legend"), classes="learn-legend")

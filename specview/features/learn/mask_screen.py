@@ -44,7 +44,8 @@ class MaskScreen(LearnScreen):
         self.row = len(self.context)  # the pending row: it scores the first draft
 
     def body(self) -> ComposeResult:
-        yield Prose(self.ts("live", origin=self.origin()) if self.live else self.ts("simulated"), classes="learn-legend")
+        said = self.ts("live", origin=self.origin()) if self.live else self.ts("simulated")
+        yield Prose(said, classes="learn-legend")
         yield Grid(cell_width=8, selectable=True, id="mask")
         yield Prose(self.ts("legend"), classes="learn-legend")
         yield Static(id="numbers", classes="learn-numbers")
