@@ -1,4 +1,5 @@
 """Every Learn screen in Chinese, at 120×40 (each slider through all its values) and at 80×24 (every page):
+no space after a Chinese full stop, and
 no Latin word on screen but the allowed ones — glossary terms the article itself writes in Latin (token),
 names of models, products, vendors, papers and sources, units and formats, symbols and identifiers
 (a letter, a name with a digit or an underscore), key names, and commands with their options and paths.
@@ -31,6 +32,7 @@ ID = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:[-.][A-Za-z0-9_]+)*")
 COMMAND = re.compile(r"specview(?: [\x21-\x7e]+)*")  # a command as typed: ASCII words after `specview`
 OPTION = re.compile(r"--[a-z][\w-]*(?: [A-Z][\w.]*)?")  # --target FILE.gguf, --json
 PATH = re.compile(r"[~\w.-]*/[\w./~-]+")
+STRAY_SPACE = re.compile(r".{0,12}[。；：] {1,2}[\u4e00-\u9fffA-Za-z].{0,12}")  # not a cell's 。 then the next column
 QUOTED = re.compile(r"「[^」]*」|`[^`]*`")  # a source's own title, a command in backquotes
 
 
@@ -75,10 +77,14 @@ KEYS = {"esc", "f1", "enter", "space", "tab", "pgup", "pgdn", "up", "down", "lef
 async def test_a_zh_learn_screen_shows_no_latin_word_outside_the_allowed_list(number: int,
                                                                              size: tuple[int, int]) -> None:
     found: dict[str, str] = {}
+    spaced: dict[str, str] = {}
     async for stop in walk_screen(number, "zh", size, sliders=size == SIZES[0]):
         for word in strays(stop, KEYS):
             found.setdefault(word, stop.where)
+        for line in stop.text.splitlines():  # a Chinese full stop takes no space after it
+            spaced.update({hit: stop.where for hit in STRAY_SPACE.findall(line)})
     assert found == {}, f"Learn {number} zh {size}: Latin words on screen (word: where) {found}"
+    assert spaced == {}, f"Learn {number} zh {size}: a space after 。 {spaced}"
 
 
 @pytest.mark.parametrize(("text", "expected"), [

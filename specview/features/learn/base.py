@@ -87,7 +87,7 @@ class LearnScreen(Screen[None]):
         from specview.features.learn.local_model import model_hint
 
         llama = self.app.llama_installed if isinstance(self.app, LearnApp) else None
-        return said + " " + model_hint(self.lang, self.lesson.number, llama)
+        return after(said, model_hint(self.lang, self.lesson.number, llama))
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
@@ -129,6 +129,14 @@ class LearnScreen(Screen[None]):
     def failed(self, message: str, title: str = "") -> None:
         """An error from outside (a model file, llama.cpp): the app notifies it (made safe there)."""
         self.post_message(self.Failed(message, title))
+
+
+def after(said: str, more: str) -> str:
+    """A sentence after another: a space after an English one, none after a Chinese full stop (。)."""
+    return said + more if said.endswith(FULL_WIDTH_ENDS) else f"{said} {more}"
+
+
+FULL_WIDTH_ENDS = ("。", "；", "：", "！", "？", "）")
 
 
 def preset_name(preset_id: str) -> str:

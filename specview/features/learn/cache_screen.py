@@ -97,7 +97,9 @@ class CacheScreen(LearnScreen):
                   "end": first + gamma, "removed": n["removed"], "final": n["final"], "len": step["cache_len"]}
         key = step["phase"]
         if key in ("verdict", "rollback") and accepted == gamma:
-            key += "_all"  # every draft passed: nothing is refused or dropped
+            key += "_all"  # every draft passed: nothing is rejected or discarded
+        if key == "commit" and self.query_one(Slider).value != REAL:  # a chosen verdict has no token of its own:
+            key, fields["final"] = "commit_kind", self.t(f"glossary.{n['final_status']}.word")  # say its kind
         text = self.ts(f"explain.{key}", **fields)
         self.show_pairs("numbers", [
             (self.ts("cache_len"), str(step["cache_len"])),
