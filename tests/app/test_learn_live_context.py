@@ -30,7 +30,7 @@ async def test_a_run_started_on_learn_9_reaches_learn_3_and_5(lang: str) -> None
         assert isinstance(mask, MaskScreen) and mask.live
         said = [p.text for p in mask.query(Prose)]
         assert fill("learn.mask.live", lang, origin=text("origin.simulated", lang)) in said  # the run's round
-        assert text("learn.mask.simulated", lang) not in said
+        assert text("learn.mask.example", lang) not in said
         assert mask.run is not None and mask.run.last_round is not None
         assert len(mask.drafts) == mask.run.last_round.drafted
         await pilot.press("escape")
