@@ -1,5 +1,6 @@
 """Learn's words where a number or a choice changes them: a chosen verdict on screen 4 names the kind of
-the target's own token (no placeholder shown as a token), one draft on screen 5 is said in the singular."""
+the target's own token (no placeholder shown as a token), one draft on screen 5 is said in the singular,
+and screens 3 and 4 without a run show an example that reads as a sentence."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from textual.widgets import Static
 
 from specview.features.learn.app import LearnApp
 from specview.features.learn.cache_screen import CacheScreen
+from specview.features.learn.explain.rounds import label
+from specview.features.learn.mask_screen import MaskScreen
 from specview.features.learn.registry import lesson_named
 from specview.features.learn.round_screen import RoundScreen
 from specview.texts.catalog import text
@@ -48,3 +51,22 @@ async def test_one_draft_is_said_in_the_singular(lang: str) -> None:
         assert text("learn.round.step.draft_one", lang) in steps and text("learn.round.step.score_one", lang) in steps
         for plural in ("one after another", "1 tokens", "1 drafts", "一个接一个", "全部 1 个"):
             assert plural not in steps
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("slug", ["mask", "cache"])
+async def test_screens_3_and_4_without_a_run_show_the_example_sentence(slug: str, lang: str) -> None:
+    """Screen 5's example round, its words a sentence (learn.round.example_before, then the drafts), not the
+    simulator's random words."""
+    before = text("learn.round.example_before", lang).split("|")
+    drafts = text("learn.round.canned_words", lang).split("|")[:-1]
+    app = LearnApp(lesson_named(slug), lang=lang)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert not screen.live  # type: ignore[attr-defined]
+        assert [label(d) for d in screen.drafts] == [label(d) for d in drafts]  # type: ignore[attr-defined]
+        if isinstance(screen, MaskScreen):
+            assert screen.pending == label(before[-1]) and screen.context == [label(t) for t in before[-4:-1]]
+        said = [p.text for p in screen.query(Prose)]
+        assert text(f"learn.{slug}.example", lang) in said
