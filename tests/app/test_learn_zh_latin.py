@@ -23,14 +23,14 @@ from tests.support.learn_walk import SIZES, Stop, numbers, walk_screen
 # source), a unit, a format or an abbreviation the article also writes in Latin
 NAMES = frozenset("""
     Apple Max NVIDIA AMD Google Gemma Qwen DeepSeek GLM EAGLE Medusa MagicDec SGLang vLLM LLaMA Llama llama cpp
-    Silicon Chen Leviathan Gloeckle Deep Sets IndexShare NextN Modal Vultr notebookcheck regantih alpharomercoma
+    Silicon Hugging Face Chen Leviathan Gloeckle Deep Sets IndexShare NextN Modal Vultr notebookcheck regantih alpharomercoma
     mikasenghaas modal cloud atlas inferenceengineering tech com google tpu docs gist md METHODOLOGY numpy
     MTP MoE KV LM FFN FC GQA MLA CPU GPU TPU RTX SXM GGUF gguf FLOP QPS TV GB TB TF PF ms tok
     argmax logit logits min max norm Norm proj enorm hnorm fc join gram server FILE URL
 """.split())  # noqa: SIM905 - a list to read, not to type; fc and join: the fusion's projections (explain/fusion.py)
 ID = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:[-.][A-Za-z0-9_]+)*")
 COMMAND = re.compile(r"specview(?: [\x21-\x7e]+)*")  # a command as typed: ASCII words after `specview`
-OPTION = re.compile(r"--[a-z][\w-]*(?: [A-Z][\w.]*)?")  # --target FILE.gguf, --json
+OPTION = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?: [A-Z][\w.]*)?")  # --target FILE.gguf, --json, a -assistant checkpoint
 PATH = re.compile(r"[~\w.-]*/[\w./~-]+")
 STRAY_SPACE = re.compile(r".{0,12}[。；：] {1,2}[\u4e00-\u9fffA-Za-z].{0,12}")  # not a cell's 。 then the next column
 QUOTED = re.compile(r"「[^」]*」|`[^`]*`")  # a source's own title, a command in backquotes
@@ -99,6 +99,7 @@ async def test_a_zh_learn_screen_shows_no_latin_word_outside_the_allowed_list(nu
     ("✓ kept ✗ refused", {"kept", "refused"}),
     ("llama.cpp 的 llama-server；n-gram；inferenceengineering.tech", set()),
     ("top-bin", {"top", "bin"}),
+    ("按 -assistant 配置；Hugging Face 以 assistant_model=… 传入", set()),
 ])
 def test_the_latin_filter_keeps_names_and_finds_english(text: str, expected: set[str]) -> None:
     assert latin_words(text) == expected
