@@ -23,7 +23,8 @@ from tests.support.learn_walk import SIZES, Stop, numbers, walk_screen
 # source), a unit, a format or an abbreviation the article also writes in Latin
 NAMES = frozenset("""
     Apple Max NVIDIA AMD Google Gemma Qwen DeepSeek GLM EAGLE Medusa MagicDec SGLang vLLM LLaMA Llama llama cpp
-    Silicon Hugging Face Chen Leviathan Gloeckle Deep Sets IndexShare NextN Modal Vultr notebookcheck regantih alpharomercoma
+    Silicon Hugging Face Chen Leviathan Gloeckle Deep Sets IndexShare NextN Modal Vultr notebookcheck regantih
+    alpharomercoma
     mikasenghaas modal cloud atlas inferenceengineering tech com google tpu docs gist md METHODOLOGY numpy
     MTP MoE KV LM FFN FC GQA MLA CPU GPU TPU RTX SXM GGUF gguf FLOP QPS TV GB TB TF PF ms tok
     argmax logit logits min max norm Norm proj enorm hnorm fc join gram server FILE URL
