@@ -28,12 +28,14 @@ class Term:
     means: str
     replaces: tuple[str, ...] = ()
     quoted: tuple[str, ...] = ()
+    paired: bool = False  # a text says the word in every language or in none (草稿模型 only where "draft model")
 
     def variants_in(self, text: str) -> list[str]:
         """The replaced variants `text` uses, outside the phrases that quote one on purpose.
 
         A Latin variant is a whole word, any case ("assistant model" is not in "…-assistant models");
-        any other (Chinese) is found anywhere."""
+        any other (Chinese) is found anywhere. A no-break space counts as a space ("✓\u00a0kept")."""
+        text = text.replace("\u00a0", " ")
         for phrase in self.quoted:
             text = text.replace(phrase, " ")
         found = []
@@ -47,6 +49,13 @@ class Term:
                 found.append(variant)
         return found
 
+    def used_in(self, text: str) -> bool:
+        """Whether `text` says this term's word: a Latin word whole, in any case, plural included."""
+        if _LATIN.search(self.word):
+            pattern = rf"(?<![A-Za-z\-]){re.escape(self.word)}s?(?![A-Za-z\-])"
+            return re.search(pattern, text.replace("\u00a0", " "), re.IGNORECASE) is not None
+        return self.word in text
+
 
 @cache
 def glossary(lang: str) -> tuple[Term, ...]:
@@ -55,4 +64,5 @@ def glossary(lang: str) -> tuple[Term, ...]:
     source = resources.files("specview") / "texts" / f"glossary.{lang}.toml"
     table = tomllib.loads(source.read_text(encoding="utf-8"))["glossary"]
     return tuple(Term(term_id, entry["word"], entry["means"], tuple(entry.get("replaces", ())),
-                      tuple(entry.get("quoted", ()))) for term_id, entry in table.items())
+                      tuple(entry.get("quoted", ())), bool(entry.get("paired", False)))
+                 for term_id, entry in table.items())

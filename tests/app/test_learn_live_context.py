@@ -9,7 +9,7 @@ from specview.features.learn.mask_screen import MaskScreen
 from specview.features.learn.registry import lesson_named
 from specview.features.learn.round_screen import LIVE, RoundScreen
 from specview.features.live.screen import LiveScreen
-from specview.texts.catalog import text
+from specview.texts.catalog import fill, text
 from specview.widgets.prose import Prose
 from tests.support.app_helpers import wait_until
 
@@ -29,8 +29,8 @@ async def test_a_run_started_on_learn_9_reaches_learn_3_and_5(lang: str) -> None
         mask = app.screen
         assert isinstance(mask, MaskScreen) and mask.live
         said = [p.text for p in mask.query(Prose)]
-        assert text("learn.mask.live", lang) in said  # not the simulator's round, nor "press l in a live run"
-        assert text("learn.mask.simulated", lang) not in said
+        assert fill("learn.mask.live", lang, origin=text("origin.simulated", lang)) in said  # the run's round
+        assert text("learn.mask.example", lang) not in said
         assert mask.run is not None and mask.run.last_round is not None
         assert len(mask.drafts) == mask.run.last_round.drafted
         await pilot.press("escape")

@@ -163,6 +163,7 @@ async def test_the_live_runs_last_round_reaches_learn_5_and_6_with_its_own_p_q_a
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_finished(pilot)
         run = app.live.learn_context()
+        assert run.origin == "measured"  # a local run's numbers are this machine's: the gauges' word
         last = run.last_round
         assert last is not None and last.drafted
         judged = [t for t in last.tokens if t.status in (TokenStatus.ACCEPTED, TokenStatus.REJECTED)]

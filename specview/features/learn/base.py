@@ -16,6 +16,7 @@ from specview.boundary.text import sanitize
 from specview.catalog.presets import load_presets
 from specview.features.learn.explain.context import RunContext
 from specview.features.learn.footer import LearnFooter
+from specview.features.learn.tags import origin_word
 from specview.texts.catalog import fill, text
 from specview.widgets.bindings import bind, key_hint, localize
 from specview.widgets.prose import Prose
@@ -85,13 +86,18 @@ class LearnScreen(Screen[None]):
         """A text of this lesson: `learn.<slug>.<name>`, its fields filled from `values` (catalog.fill)."""
         return fill(f"learn.{self.lesson.slug}.{name}", self.lang, **values)
 
+    def origin(self) -> str:
+        """The gauges' word for where the run's numbers come from: passed with the run (RunContext.origin),
+        so a simulated run's numbers never read as measured."""
+        return origin_word(None if self.run is None else self.run.origin, self.lang)
+
     def no_model_text(self, said: str) -> str:
         """A screen's "needs a local model" line `said`, with what to install or pass (`--demo`) to get one."""
         from specview.features.learn.app import LearnApp
         from specview.features.learn.local_model import model_hint
 
         llama = self.app.llama_installed if isinstance(self.app, LearnApp) else None
-        return said + " " + model_hint(self.lang, self.lesson.number, llama)
+        return after(said, model_hint(self.lang, self.lesson.number, llama))
 
     def neighbour(self, step: int) -> Lesson | None:
         """The screen `step` away in the registry's order (-1 the previous, 1 the next), None past either end."""
@@ -168,6 +174,14 @@ class LearnScreen(Screen[None]):
     def failed(self, message: str, title: str = "") -> None:
         """An error from outside (a model file, llama.cpp): the app notifies it (made safe there)."""
         self.post_message(self.Failed(message, title))
+
+
+def after(said: str, more: str) -> str:
+    """A sentence after another: a space after an English one, none after a Chinese full stop (。)."""
+    return said + more if said.endswith(FULL_WIDTH_ENDS) else f"{said} {more}"
+
+
+FULL_WIDTH_ENDS = ("。", "；", "：", "！", "？", "）")
 
 
 def preset_name(preset_id: str) -> str:

@@ -17,10 +17,10 @@ from specview.features.learn.checks import (
     shown,
     slider_values,
 )
+from specview.features.learn.example_round import example_round
 from specview.features.learn.explain.cache import PHASES, rollback_numbers, round_rollback
 from specview.features.learn.explain.rounds import label, round_drafts
 from specview.features.learn.registry import Lesson
-from specview.features.learn.sim_round import sample_round
 from specview.kernel.events import Round
 from specview.texts.catalog import fill
 from specview.widgets.bindings import bind
@@ -49,7 +49,7 @@ class CacheScreen(LearnScreen):
             self.round: Round = self.run.last_round
         else:
             self.live = False
-            before, self.round = sample_round(self.lang)
+            before, self.round = example_round(self.lang)
             self.before = [label(t) for t in before]
         self.drafts = [d.text for d in round_drafts(self.round)]
         self.phase = 0
@@ -58,7 +58,8 @@ class CacheScreen(LearnScreen):
         choices = [REAL, *range(len(self.drafts) + 1)]
         yield Slider(self.ts("round"), choices, 0,
                      lambda v: self.ts("real") if v == REAL else self.ts("chosen", a=v), id="round")
-        yield Prose(self.ts("live" if self.live else "simulated"), classes="learn-legend")
+        said = self.ts("live", origin=self.origin()) if self.live else self.ts("example")
+        yield Prose(said, classes="learn-legend")
         yield Static(id="phases", classes="learn-numbers")
         yield Grid(cell_width=10, id="slots")
         yield Prose(self.ts("legend"), classes="learn-legend")
@@ -99,7 +100,9 @@ class CacheScreen(LearnScreen):
                   "end": first + gamma, "removed": n["removed"], "final": n["final"], "len": step["cache_len"]}
         key = step["phase"]
         if key in ("verdict", "rollback") and accepted == gamma:
-            key += "_all"  # every draft passed: nothing is refused or dropped
+            key += "_all"  # every draft passed: nothing is rejected or discarded
+        if key == "commit" and self.query_one(Slider).value != REAL:  # a chosen verdict has no token of its own:
+            key, fields["final"] = "commit_kind", self.t(f"glossary.{n['final_status']}.word")  # say its kind
         text = self.ts(f"explain.{key}", **fields)
         self.show_pairs("numbers", [
             (self.ts("cache_len"), str(step["cache_len"])),
@@ -113,8 +116,8 @@ class CacheScreen(LearnScreen):
 
 
 def default_numbers(lang: str) -> dict[str, Any]:
-    """The screen's numbers for the sample round (what `specview learn 4 --json` prints)."""
-    before, rnd = sample_round(lang)
+    """The screen's numbers for the example round (what `specview learn 4 --json` prints)."""
+    before, rnd = example_round(lang)
     return round_rollback([label(t) for t in before], rnd)
 
 

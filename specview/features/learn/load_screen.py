@@ -29,6 +29,7 @@ from specview.features.learn.explain.load import (
     VLLM_SLOWDOWN,
     load_numbers,
 )
+from specview.features.learn.hardware_texts import chip_label, shape_label
 from specview.features.learn.registry import Lesson
 from specview.features.learn.saved_sweeps import read_load_sweep
 from specview.features.sweep.model import LoadSweep
@@ -54,10 +55,10 @@ class LoadScreen(LearnScreen):
         chips = [a.id for a in ACCELERATORS if a.bf16_flops is not None]  # a bend needs a compute figure
         shapes = [m.id for m in MODEL_SHAPES]
         presets = self.listed_presets()
-        yield Slider(self.ts("chip"), chips, chips.index(DEFAULT_ACCELERATOR), lambda v: accelerator(v).label,
-                     id="chip")
-        yield Slider(self.ts("model"), shapes, shapes.index(DEFAULT_SHAPE), lambda v: model_shape(v).label,
-                     id="model")
+        yield Slider(self.ts("chip"), chips, chips.index(DEFAULT_ACCELERATOR),
+                     lambda v: chip_label(v, accelerator(v).label, self.lang), id="chip")
+        yield Slider(self.ts("model"), shapes, shapes.index(DEFAULT_SHAPE),
+                     lambda v: shape_label(v, model_shape(v).label, self.lang), id="model")
         yield Slider(self.ts("preset"), presets, presets.index(DEFAULT_PRESET) if DEFAULT_PRESET in presets else 0,
                      preset_name, id="preset")
         yield Slider(self.ts("batch"), list(BATCHES), 0, str, id="batch")

@@ -102,7 +102,8 @@ class LosslessScreen(LearnScreen):
             return ""
         token = self.run.token
         if token is not None:
-            return self.ts("live_token", token=label(token.text), p=number(token.p, ".3f"), q=number(token.q, ".3f"))
+            return self.ts("live_token", origin=self.origin(), token=label(token.text), p=number(token.p, ".3f"),
+                           q=number(token.q, ".3f"))
         rnd = self.run.last_round
         judged = [] if rnd is None else [
             t for t in rnd.tokens
@@ -113,15 +114,17 @@ class LosslessScreen(LearnScreen):
         last = judged[-1]
         keep = keep_probability(last.p, last.q)
         u = number(last.u, ".3f") if last.u is not None else self.ts("no_draw")
-        return self.ts("last_draft", token=label(last.text), p=number(last.p, ".3f"), q=number(last.q, ".3f"),
-                       keep=number(keep, ".3f"), u=u, verdict=self.ts(f"verdict.{last.status.value}"))
+        return self.ts("last_draft", origin=self.origin(), token=label(last.text), p=number(last.p, ".3f"),
+                       q=number(last.q, ".3f"), keep=number(keep, ".3f"), u=u,
+                       verdict=self.ts(f"verdict.{last.status.value}"))
 
     def _live_header(self) -> str:
         assert self.run is not None and self.rows is not None
         token = self.run.token
         shown = label(token.text) if token is not None else "?"
         position = "?" if token is None or token.position is None else str(token.position + 1)
-        return self.ts("live", token=shown, position=position, alpha=self.rows.alpha, tv=self.rows.tv)
+        return self.ts("live", origin=self.origin(), token=shown, position=position, alpha=self.rows.alpha,
+                       tv=self.rows.tv)
 
     def controls(self) -> dict[str, Any]:
         values = {s.id: s.value for s in self.query(Slider)}

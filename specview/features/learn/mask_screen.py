@@ -15,10 +15,10 @@ from specview.features.learn.checks import (
     LessonChecks,
     shown,
 )
+from specview.features.learn.example_round import example_round, split_context
 from specview.features.learn.explain.mask import mask_numbers
 from specview.features.learn.explain.rounds import label, round_drafts
 from specview.features.learn.registry import Lesson
-from specview.features.learn.sim_round import sample_round, split_context
 from specview.widgets.grid import Cell, Grid
 from specview.widgets.prose import Prose
 
@@ -30,7 +30,7 @@ def round_labels(run_before: tuple[str, ...], rnd: Any) -> tuple[list[str], str,
 
 
 class MaskScreen(LearnScreen):
-    """The attention mask of one real round (the live run's last, or a simulated one)."""
+    """The attention mask of one round (the live run's last, or the example round)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -40,12 +40,13 @@ class MaskScreen(LearnScreen):
             self.context, self.pending, self.drafts = round_labels(before, self.run.last_round)
         else:
             self.live = False
-            before, rnd = sample_round(self.lang)
+            before, rnd = example_round(self.lang)
             self.context, self.pending, self.drafts = round_labels(before, rnd)
         self.row = len(self.context)  # the pending row: it scores the first draft
 
     def body(self) -> ComposeResult:
-        yield Prose(self.ts("live" if self.live else "simulated"), classes="learn-legend")
+        said = self.ts("live", origin=self.origin()) if self.live else self.ts("example")
+        yield Prose(said, classes="learn-legend")
         # a cell as wide as the longest token and a space; narrower, the headers drop their "␣"
         width = max([8] + [cell_len(t) + 1 for t in (*self.context, self.pending, *self.drafts)])
         yield Grid(cell_width=width, selectable=True, short_header=True, id="mask")
@@ -108,8 +109,8 @@ class MaskScreen(LearnScreen):
 
 
 def default_numbers(lang: str) -> dict[str, Any]:
-    """The screen's numbers for the sample round (what `specview learn 3 --json` prints)."""
-    before, rnd = sample_round(lang)
+    """The screen's numbers for the example round (what `specview learn 3 --json` prints)."""
+    before, rnd = example_round(lang)
     context, pending = split_context(before)
     return mask_numbers(context, pending, [d.text for d in round_drafts(rnd)])
 

@@ -30,7 +30,7 @@ from specview.features.learn.checks import (
     slider_values,
 )
 from specview.features.learn.explain.roofline import DEFAULT_ACCELERATOR, DEFAULT_SHAPE, gpu_wait_numbers, local_shape
-from specview.features.learn.hardware_texts import chip_source, shape_label
+from specview.features.learn.hardware_texts import chip_label, chip_source, shape_label
 from specview.features.learn.local_model import memory_numbers, model_error, read_model_info
 from specview.features.learn.registry import Lesson
 from specview.widgets.bindings import bind
@@ -67,7 +67,7 @@ class MemoryScreen(LearnScreen):
         if self.local:
             labels["local"] = f"{self.ts('local')}: {self.local.label}"
         yield Slider(self.ts("chip"), chips, chips.index(DEFAULT_ACCELERATOR),
-                     lambda v: accelerator(v).label, id="chip")
+                     lambda v: chip_label(v, accelerator(v).label, self.lang), id="chip")
         yield Slider(self.ts("model"), shapes, len(shapes) - 1 if self.local else shapes.index(DEFAULT_SHAPE),
                      lambda v: labels[v], id="model")
         yield Static(id="numbers", classes="learn-numbers")

@@ -33,7 +33,7 @@ from specview.features.learn.registry import Lesson
 from specview.kernel.events import Round, TokenStatus, only_rounds
 from specview.kernel.metrics import Metrics
 from specview.methods.registry import methods
-from specview.texts.catalog import fill
+from specview.texts.catalog import catalog, fill
 from specview.widgets.bindings import bind
 from specview.widgets.grid import Cell, Grid
 from specview.widgets.prose import Prose
@@ -186,7 +186,7 @@ class RoundScreen(LearnScreen):
         source = self.source
         if source == LIVE:
             assert self.run is not None
-            said = self.ts("from.live", backend=preset_name(str(self.run.backend or "?")))
+            said = self.ts("from.live", origin=self.origin(), backend=preset_name(str(self.run.backend or "?")))
         elif source == CANNED:
             said = self.ts("from.canned")
         else:
@@ -206,6 +206,8 @@ class RoundScreen(LearnScreen):
                 key = "step.accept_greedy"
             elif step == "finish" and self.phase == i:
                 key = "step.finish_bonus" if n["final"]["status"] == "bonus" else "step.finish_fix"
+            if n["gamma"] == 1 and f"learn.round.{key}_one" in catalog(self.lang):
+                key += "_one"  # one draft: said in the singular ("proposes 1 token", not "one after another")
             widget = self.query_one(f"#step-{i}", Prose)
             said = self.ts(key, gamma=n["gamma"])
             widget.update(("▶ " if self.phase == i else "  ") + f"{i + 1}. " + said)

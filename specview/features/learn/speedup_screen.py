@@ -191,7 +191,7 @@ class SpeedupScreen(LearnScreen):
             (self.ts("run"), f"α {number(m.alpha, '.3f')} · γ {number(m.gamma)} · c {number(m.c, '.3f')}"),
             (self.ts("tau_iid"), number(taus["tau_iid"], ".3f")),
             (self.ts("tau_positions"), number(taus["tau_positions"], ".3f")),
-            (self.ts("tau_measured"), number(taus["tau_measured"], ".3f")),
+            (self.ts("tau_measured", origin=self.origin()), number(taus["tau_measured"], ".3f")),
         ])
         bars.display = bool(m.per_position)
         bars.set(position_texts(m.per_position))

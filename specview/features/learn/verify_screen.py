@@ -31,7 +31,7 @@ from specview.features.learn.explain.roofline import (
     VERIFY_KS,
     verify_cost_numbers,
 )
-from specview.features.learn.hardware_texts import shape_label
+from specview.features.learn.hardware_texts import chip_label, shape_label
 from specview.features.learn.local_model import MEASURE_CONTEXT, MEASURE_REPEATS
 from specview.features.learn.registry import Lesson
 from specview.kernel.errors import SpecviewError
@@ -55,8 +55,8 @@ class VerifyScreen(LearnScreen):
     def body(self) -> ComposeResult:
         chips = [a.id for a in ACCELERATORS]
         shapes = [m.id for m in MODEL_SHAPES]
-        yield Slider(self.ts("chip"), chips, chips.index(DEFAULT_ACCELERATOR), lambda v: accelerator(v).label,
-                     id="chip")
+        yield Slider(self.ts("chip"), chips, chips.index(DEFAULT_ACCELERATOR),
+                     lambda v: chip_label(v, accelerator(v).label, self.lang), id="chip")
         yield Slider(self.ts("model"), shapes, shapes.index(DEFAULT_SHAPE),
                      lambda v: shape_label(v, model_shape(v).label, self.lang),
                      id="model")

@@ -32,6 +32,7 @@ def run_context(info: BackendInfo, session: Session, spec: RunSpec) -> RunContex
     cal = snap.calibration if snap.calibration is not None and snap.calibration.basis is Basis.MEASURED else None
     return RunContext(
         backend=info.backend,
+        origin=info.origin,
         alpha=snap.acceptance_rate,
         gamma=gamma,
         c=snap.draft_cost,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from specview.kernel.backend import Origin
 from specview.kernel.events import Round, TokenEvent
 
 
@@ -28,6 +29,9 @@ class RunContext:
     """A live run seen from the Learn screens (every field optional: each backend knows different things)."""
 
     backend: str = ""
+    # where the run's numbers come from (the gauges' words: measured, simulated, recorded); None where
+    # there is no run (a model file alone): a screen then says "assumed", never "measured"
+    origin: Origin | None = None
     alpha: float | None = None
     gamma: int | None = None
     c: float | None = None
