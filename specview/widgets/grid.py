@@ -24,7 +24,8 @@ MIN_CELL = 5  # narrowest cell a narrow terminal gets: four characters and a spa
 @dataclass(frozen=True, slots=True)
 class Cell:
     """One cell: its text and a state from STATES; `short` (if any) stands in for the text in a row where
-    some text is too wide for its cell (a glyph whose word the legend gives), so no word is cut short."""
+    some text is too wide for its cell, or for its own text when that is too wide (a glyph whose word the
+    legend gives), so no word is cut short."""
 
     text: str
     state: str = "plain"
@@ -132,6 +133,8 @@ class Grid(Widget):
                 cell_style = style(f"grid--{cell.state if cell.state in STATES else 'plain'}")
                 if (r, c) in self.selected_cells:
                     cell_style = cell_style + style("grid--selected")
-                out.append(fit(cell.short if short else cell.text, width - self.gap), cell_style)
+                # a row of glyphs alike; else a cell too narrow for its word and with a glyph for it shows the glyph
+                glyph = short or (cell.short != "" and cell_len(cell.text) > width - self.gap)
+                out.append(fit(cell.short if glyph else cell.text, width - self.gap), cell_style)
                 out.append(" " * self.gap)
         return out

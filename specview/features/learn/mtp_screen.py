@@ -83,8 +83,8 @@ class MtpScreen(LearnScreen):
             yield Prose(id=f"step-{name}", classes="mtp-step")
         yield Slider(self.ts("preset"), list(range(len(self.preset_ids))), 0, lambda i: preset_name(self.preset_ids[i]),
                      id="preset")
-        yield Static(self.ts("table"), classes="learn-note")
         yield Grid(cell_width=6, id="survival")
+        yield Static(self.ts("table"), classes="learn-note")  # below the table: at 80×24 the table stays above the fold
         yield Static(id="numbers", classes="learn-numbers")
         yield Prose(id="about", classes="learn-note")
         yield Prose(id="deepseek", classes="learn-note")

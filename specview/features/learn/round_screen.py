@@ -231,14 +231,14 @@ class RoundScreen(LearnScreen):
                 Cell("—", "muted") if greedy else Cell(number(d["keep"], ".3f") if p_seen else "?",
                                                        "plain" if p_seen else "muted"),
                 Cell("—", "muted") if greedy else self._draw_cell(d, judged and verified),
-                Cell(f"{glyph} {self.ts('verdict.' + d['verdict']) if judged else self.ts('undecided')}", state),
+                Cell(f"{glyph} {self.ts('verdict.' + d['verdict']) if judged else self.ts('undecided')}", state, glyph),
             ])
         for k in range(len(n["drafts"]), n["gamma"]):  # drafts the backend did not report (never verified)
             rows.append(f"d{k + 1}")
             glyph, state = VERDICT["discarded"] if judged else ("?", "warn")
             verdict = self.ts("verdict.discarded") if judged else self.ts("undecided")
             cells.append([Cell("—", "off"), Cell("—"), Cell("?", "muted"), Cell("?", "muted"), Cell("?", "muted"),
-                          Cell(f"{glyph} {verdict}", state)])
+                          Cell(f"{glyph} {verdict}", state, glyph)])
         if done:
             final = n["final"]
             rows.append(self.ts(final["status"]))
