@@ -46,13 +46,15 @@ def server(*scrapes: Scrape, engine: str = "llama-server", method: str | None = 
                        via=via, probes=probes or [], notes=("vllm_fly_lossy",) if engine == "vllm" else ())
 
 
-def loaded(**kw: object) -> Observation:
+def loaded(engine: str = "llama-server", via: str | None = None,
+           probes: list[ProbeResult] | None = None) -> Observation:
     gauges = {"sglang:spec_accept_length": 2.5}
     return server(Scrape(0.0, 0, 0, 0, (0, 0, 0), tokens=0, active=1),
                   Scrape(1.0, 4, 12, 8, (4, 3, 1), tokens=10, active=1),
                   Scrape(2.0, 8, 24, 16, (8, 6, 2), tokens=20, active=1),
                   Scrape(3.0, 12, 36, 20, (11, 7, 2), tokens=28, active=2),
-                  Scrape(4.0, 16, 48, 24, (14, 8, 2), tokens=36, active=2, gauges=gauges), **kw)  # type: ignore[arg-type]
+                  Scrape(4.0, 16, 48, 24, (14, 8, 2), tokens=36, active=2, gauges=gauges),
+                  engine=engine, via=via, probes=probes)
 
 
 def probe(rid: str, accepted: int, drafted: int) -> ProbeResult:
