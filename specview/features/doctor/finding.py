@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from specview.texts.catalog import FALLBACK, Phrase
+from specview.texts.catalog import FALLBACK, Phrase, fill
 
 OK, WARN, PROBLEM = "ok", "warn", "problem"
 HIGH, MEDIUM, LOW = "high", "medium", "low"
@@ -44,7 +44,7 @@ class Evidence:
 
     def shown(self, lang: str) -> str:
         value = f"{self.value:.3g}" if isinstance(self.value, float) else str(_said(self.value, lang))
-        return f"{self.name} = {value} ({_said(self.source, lang)})"
+        return fill("doctor.evidence.line", lang, name=self.name, value=value, source=_said(self.source, lang))
 
 
 @dataclass(frozen=True, slots=True)
