@@ -3,7 +3,9 @@
 The JSON shape (`to_dict`) is the stable schema of `doctor --json`: `id` (catalog id
 `doctor.finding.<id>`), `severity` (ok / warn / problem), `confidence` {`level` high / medium /
 low, `reason` id, `text`}, `text` (the finding in the asked language), `evidence` [{`name`,
-`value`, `source`}], `flag` (the exact flag to change, or null).
+`value`, `source`}], `flag` (the exact flag to change, or null). An evidence's `source` (and a
+value in words) is said in the user's language in the text and on the screen, and in English in the
+JSON whatever `--lang` (a script compares it across languages).
 """
 
 from __future__ import annotations
@@ -11,27 +13,38 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from specview.texts.catalog import Phrase
+from specview.texts.catalog import FALLBACK, Phrase, fill
 
 OK, WARN, PROBLEM = "ok", "warn", "problem"
 HIGH, MEDIUM, LOW = "high", "medium", "low"
 
 
+JSON_LANG = FALLBACK  # the language of the evidence's words in `--json`, whatever the asked one
+
+
+def _said(value: object, lang: str) -> object:
+    return value.render(lang) if isinstance(value, Phrase) else value
+
+
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """A number a finding rests on, and where it came from (a metric, an endpoint, a probe)."""
+    """A number a finding rests on, and where it came from (a metric, an endpoint, a probe).
+
+    `source` is a Phrase (catalog `doctor.evidence.*`: words, rendered in the reader's language)
+    or a str that is only a verbatim name: a metric, an endpoint, a flag, a field of an answer.
+    """
 
     name: str
-    value: float | int | str | None
-    source: str
+    value: float | int | str | Phrase | None
+    source: Phrase | str
 
     def to_dict(self) -> dict[str, Any]:
-        value = round(self.value, 4) if isinstance(self.value, float) else self.value
-        return {"name": self.name, "value": value, "source": self.source}
+        value = round(self.value, 4) if isinstance(self.value, float) else _said(self.value, JSON_LANG)
+        return {"name": self.name, "value": value, "source": _said(self.source, JSON_LANG)}
 
-    def shown(self) -> str:
-        value = f"{self.value:.3g}" if isinstance(self.value, float) else str(self.value)
-        return f"{self.name} = {value} ({self.source})"
+    def shown(self, lang: str) -> str:
+        value = f"{self.value:.3g}" if isinstance(self.value, float) else str(_said(self.value, lang))
+        return fill("doctor.evidence.line", lang, name=self.name, value=value, source=_said(self.source, lang))
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,3 +71,8 @@ class DoctorFinding:
         return {"id": self.id, "severity": self.severity, "text": self.said(lang),
                 "confidence": {"level": self.confidence, "reason": self.reason, "text": self.why(lang)},
                 "evidence": [e.to_dict() for e in self.evidence], "flag": self.flag}
+
+
+def told(key: str, /, **fields: object) -> Phrase:
+    """An evidence's source in words: `doctor.evidence.<key>` (texts/doctor_evidence.<lang>.toml)."""
+    return Phrase(f"doctor.evidence.{key}", **fields)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from specview.features.doctor.finding import HIGH, LOW, MEDIUM, OK, WARN, DoctorFinding, Evidence
+from specview.features.doctor.finding import HIGH, LOW, MEDIUM, OK, WARN, DoctorFinding, Evidence, told
 from specview.features.doctor.observe import Observation
 from specview.texts.catalog import Phrase, fill
 
@@ -48,10 +48,10 @@ def load(obs: Observation) -> DoctorFinding | None:
     rows = table.rows()
     if not rows:
         return DoctorFinding("load_none", OK, LOW, "load_idle", {"gauge": table.gauge},
-                             (Evidence("unplaced", table.unplaced, "windows not placed at a level"),))
+                             (Evidence("unplaced", table.unplaced, told("unplaced")),))
     evidence: list[Evidence] = []
     for row in rows:
-        source = f"{table.gauge} = {row.level}, {row.windows} windows"
+        source = told("level_windows", gauge=table.gauge, level=row.level, windows=row.windows)
         evidence += [Evidence(f"alpha_at_{row.level}", row.alpha, source),
                      Evidence(f"tokens_per_s_at_{row.level}", row.tokens_per_s, source),
                      Evidence(f"per_request_at_{row.level}", row.tokens_per_s_per_request, source)]
@@ -67,9 +67,9 @@ def load(obs: Observation) -> DoctorFinding | None:
     # this server falls with load: the same basis at every level (the window's counters)
     estimates = {row.level: measured * (row.tokens_per_s_per_request or 0.0) / one.tokens_per_s_per_request
                  for row in rows}
-    evidence.append(Evidence("speedup_measured", measured, f"{obs.speed_on_source} ÷ {obs.baseline_source}"))
-    scaled = f"measured speedup × per-request tok/s at {{n}} ÷ at {one.level}"
-    evidence += [Evidence(f"speedup_estimated_at_{n}", v, scaled.format(n=n))
+    evidence.append(Evidence("speedup_measured", measured, told("ratio", a=obs.speed_on_source,
+                                                                 b=obs.baseline_source)))
+    evidence += [Evidence(f"speedup_estimated_at_{n}", v, told("scaled", n=n, ref=one.level))
                  for n, v in estimates.items()]
     below = [n for n, v in estimates.items() if v < 1.0]
     fields["speedup"], fields["ref"] = f"{measured:.2f}", one.level
@@ -93,8 +93,8 @@ def context(obs: Observation) -> DoctorFinding:
     if ctx is None or not obs.local:
         return DoctorFinding("context_unknown", OK, HIGH, "context_not_exported", {"engine": obs.engine})
     buckets = [b for b in ctx.buckets if b.verified > 0]
-    evidence = [Evidence(f"alpha_{b.start}_{b.end}", b.alpha, f"local run: {b.verified} verified at output positions "
-                                                                f"{b.start}–{b.end}") for b in buckets]
+    evidence = [Evidence(f"alpha_{b.start}_{b.end}", b.alpha,
+                         told("context_bucket", verified=b.verified, start=b.start, end=b.end)) for b in buckets]
     if len(buckets) < 2:
         return DoctorFinding("context_short", OK, LOW, "context_one_bucket", {"width": ctx.width}, tuple(evidence))
     decay = ctx.decay()

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from specview.boundary.bounds import MAX_SHOWN
 from specview.boundary.text import sanitize
 from specview.features.doctor.command import LOCAL_TOKENS, MAX_LOCAL_TOKENS
-from specview.features.doctor.finding import HIGH, OK, DoctorFinding, Evidence
+from specview.features.doctor.finding import HIGH, OK, DoctorFinding, Evidence, told
 from specview.features.doctor.observe import Observation
 from specview.features.doctor.probe import PROMPTS
 from specview.features.watch.model import POSITIONS, Scrape, WatchSample
@@ -112,12 +112,12 @@ def observation(name: str, draft: str, spec: RunSpec, run: LocalRun, plain: Loca
                          verified=snap.verified, verified_basis=POSITIONS)
     gamma = spec.gamma or max((g for g, n in snap.gamma_counts if n > 0), default=None) or None
     obs = Observation(name, ENGINE, None if spec.plain else _method(draft), gamma, not spec.plain, elapsed,
-                      first=first, last=last, totals=totals, samples=snap.rounds, tokens_source="local run: tokens",
+                      first=first, last=last, totals=totals, samples=snap.rounds, tokens_source=told("local_tokens"),
                       context=snap.context, local=True)
     if not spec.plain and snap.tokens_per_second and plain.snap.tokens_per_second:
-        obs.speed_on, obs.speed_on_source = snap.tokens_per_second, f"the speculative run ({snap.tokens} tokens)"
+        obs.speed_on, obs.speed_on_source = snap.tokens_per_second, told("spec_run", tokens=snap.tokens)
         obs.baseline_tps = plain.snap.tokens_per_second
-        obs.baseline_source = f"the plain run, same model and prompt ({plain.snap.tokens} tokens)"
+        obs.baseline_source = told("plain_run", tokens=plain.snap.tokens)
     return obs
 
 
@@ -127,13 +127,12 @@ def runs_finding(run: LocalRun, plain: LocalRun) -> DoctorFinding:
 
     over = overlay(run.snap)
     snap = run.snap
-    evidence = (Evidence("tokens_per_s_spec", snap.tokens_per_second, f"the speculative run, {snap.tokens} tokens"),
+    evidence = (Evidence("tokens_per_s_spec", snap.tokens_per_second, told("spec_run", tokens=snap.tokens)),
                 Evidence("tokens_per_s_plain", plain.snap.tokens_per_second,
-                         f"the plain run, {plain.snap.tokens} tokens"),
-                Evidence("plain_tokens_per_s_calibrated", over.plain_tokens_per_second,
-                         "the loop's calibrated plain step (metrics: over.plain_tokens_per_second)"),
-                Evidence("speedup_calibrated", over.speedup_measured, "run tok/s × calibrated plain step"),
-                Evidence("c_measured", snap.draft_cost, "the loop's timed draft steps ÷ target forward"))
+                         told("plain_run", tokens=plain.snap.tokens)),
+                Evidence("plain_tokens_per_s_calibrated", over.plain_tokens_per_second, told("calibrated")),
+                Evidence("speedup_calibrated", over.speedup_measured, told("speedup_calibrated")),
+                Evidence("c_measured", snap.draft_cost, told("draft_cost")))
     return DoctorFinding("local_runs", OK, HIGH, "baseline_local", {
         "tokens": snap.tokens, "spec": _f(snap.tokens_per_second), "plain_tokens": plain.snap.tokens,
         "plain": _f(plain.snap.tokens_per_second), "calibrated": _f(over.plain_tokens_per_second)}, evidence)

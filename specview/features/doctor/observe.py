@@ -55,16 +55,16 @@ class Observation:
     set_aside: list[Phrase] = field(default_factory=list)  # numbers that failed a check, one line each
     errors: list[Phrase] = field(default_factory=list)  # a source that stopped answering, one line each
     prefix: str | None = None  # the engine's metric prefix (llamacpp, vllm), None where it has none
-    tokens_source: str | None = None  # the generated-tokens counter
+    tokens_source: Phrase | str | None = None  # the generated-tokens counter (a local run's: in words)
     via: str | None = None  # "prometheus": read through Prometheus (no /props, /slots, probes)
     notes: tuple[str, ...] = ()  # what detection found that changes what the numbers mean (note ids: vllm_fly_lossy)
     by_load: LoadTable | None = None  # the window's polls per level of running requests (watch/model/by_load.py)
     # a measured speed with speculation and a plain baseline, each with where it came from (None: not measured):
     # `--off URL`'s probes on both servers, or a local run and its plain run on the same prompt
     speed_on: float | None = None
-    speed_on_source: str | None = None
+    speed_on_source: Phrase | None = None
     baseline_tps: float | None = None
-    baseline_source: str | None = None
+    baseline_source: Phrase | None = None
     context: ContextAcceptance | None = None  # acceptance by context position (a local run's; no server gives it)
     local: bool = False  # a local run (`--target`): counters are the run's own, not a server's
 

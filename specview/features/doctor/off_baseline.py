@@ -21,6 +21,7 @@ from specview.backends.remote.client import Connection
 from specview.backends.remote.timeouts import Timeouts
 from specview.boundary.api_key import ApiKey
 from specview.boundary.secrets import public_url
+from specview.features.doctor.finding import told
 from specview.features.doctor.observe import PROBE_WORKERS, Observation, probe_deadline
 from specview.features.doctor.probe import ProbeResult, probe_once
 from specview.features.watch.source import ServerWatch
@@ -29,6 +30,7 @@ from specview.texts.catalog import Phrase
 
 DEFAULT_OFF_PROBES = 4  # probes on each side when --off is given without --probe
 TIMINGS, WALL = "server timings", "wall clock"
+_SAID = {TIMINGS: "timing.timings", WALL: "timing.wall"}  # the basis in the evidence, in words
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +96,7 @@ def apply(obs: Observation, off: list[ProbeResult], off_url: str) -> None:
         if off_speed is None:
             obs.errors.append(Phrase("doctor.off.no_answer", url=shown, what=failed or "—"))
         return
-    obs.speed_on, obs.speed_on_source = on_speed.tokens_per_s, f"{on_speed.probes} probes here ({basis})"
+    said = told(_SAID[basis])
+    obs.speed_on, obs.speed_on_source = on_speed.tokens_per_s, told("probes_here", n=on_speed.probes, basis=said)
     obs.baseline_tps = off_speed.tokens_per_s
-    obs.baseline_source = f"{off_speed.probes} probes on --off {shown} ({basis})"
+    obs.baseline_source = told("probes_off", n=off_speed.probes, url=shown, basis=said)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from specview.features.doctor.finding import LOW, MEDIUM, OK, WARN, DoctorFinding, Evidence
+from specview.features.doctor.finding import LOW, MEDIUM, OK, WARN, DoctorFinding, Evidence, told
 from specview.features.doctor.probe import ProbeResult
 from specview.kernel.request_spread import MIN_REQUESTS, RequestCounts, RequestSpread
 from specview.report.request_spread import RULE, Named, chart, spread_json
@@ -55,14 +55,15 @@ def findings(probes: Sequence[ProbeResult]) -> list[DoctorFinding]:
     pooled = spread.pooled()
     rates = [r.accepted / r.drafted for r in spread.kept]
     evidence = [Evidence("requests_with_drafts", spread.count, where),
-                Evidence("pooled_acceptance_rate", pooled, "Σ accepted ÷ Σ drafted"),
-                Evidence("lowest", min(rates), "accepted ÷ drafted"),
-                Evidence("highest", max(rates), "accepted ÷ drafted")]
+                Evidence("pooled_acceptance_rate", pooled, told("pooled")),
+                Evidence("lowest", min(rates), told("rate")),
+                Evidence("highest", max(rates), told("rate"))]
     outliers = spread.outliers()
     for o in outliers:
-        evidence.append(Evidence(f"request {o.request.id}", f"{o.request.accepted}/{o.request.drafted} = "
-                                 f"{o.request.accepted / o.request.drafted:.2f}, others {o.expected:.2f}, "
-                                 f"p {o.p_value:.1e}, {o.reason}", f"{where}, {RULE}"))
+        said = told("outlier", accepted=o.request.accepted, drafted=o.request.drafted,
+                    rate=f"{o.request.accepted / o.request.drafted:.2f}", others=f"{o.expected:.2f}",
+                    p=f"{o.p_value:.1e}", reason=told(f"reason.{o.reason}"))
+        evidence.append(Evidence(f"request {o.request.id}", said, told("rule", where=where, rule=RULE)))
     reason = "spread_few" if spread.count < MIN_REQUESTS else "spread_rule"
     fields: dict[str, object] = {"n": spread.count, "low": f"{min(rates):.2f}", "high": f"{max(rates):.2f}",
                                  "pooled": f"{pooled or 0.0:.2f}"}

@@ -49,7 +49,7 @@ def said_line(f: DoctorFinding, lang: str) -> str:
 def detail_lines(f: DoctorFinding, lang: str) -> list[str]:
     """Its confidence, evidence (at most MAX_EVIDENCE_SHOWN) and the flag to change."""
     out = [fill("doctor.confidence", lang, level=fill(f"doctor.level.{f.confidence}", lang), why=f.why(lang))]
-    out += [f"· {_safe(e.shown())}" for e in f.evidence[:MAX_EVIDENCE_SHOWN]]
+    out += [f"· {_safe(e.shown(lang))}" for e in f.evidence[:MAX_EVIDENCE_SHOWN]]
     if len(f.evidence) > MAX_EVIDENCE_SHOWN:
         out.append("· " + fill("doctor.more_evidence", lang, n=len(f.evidence) - MAX_EVIDENCE_SHOWN))
     out += [_safe(line) for line in f.chart_lines(lang)]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from specview.features.doctor.finding import HIGH, LOW, MEDIUM, OK, PROBLEM, WARN, DoctorFinding, Evidence
+from specview.features.doctor.finding import HIGH, LOW, MEDIUM, OK, PROBLEM, WARN, DoctorFinding, Evidence, told
 from specview.features.doctor.flags import DEFAULT_GAMMA, SET_GAMMA, TURN_ON, flag
 from specview.features.doctor.load_context import context, load
 from specview.features.doctor.observe import Observation
@@ -60,9 +60,9 @@ def diagnose(obs: Observation, baseline_tps: float | None = None) -> list[Doctor
     return found
 
 
-def _metric(obs: Observation, name: str) -> str:
+def _metric(obs: Observation, name: str) -> Phrase | str:
     if obs.local:  # a local run's own counts, named as the servers' counters are
-        return f"local run: {name}"
+        return told("local_metric", name=name)
     return f"{obs.prefix}:{name}" if obs.prefix else name
 
 
@@ -82,10 +82,10 @@ def finished_tokens(obs: Observation) -> int | None:
     return last.tokens - first.tokens
 
 
-def gamma_of(obs: Observation) -> tuple[int | None, str]:
+def gamma_of(obs: Observation) -> tuple[int | None, Phrase | str]:
     """γ as the server says it (detection), else the number of per-position series; with its basis."""
     if obs.gamma:
-        return obs.gamma, "the run's longest draft" if obs.local else "server"
+        return obs.gamma, told("longest_draft" if obs.local else "server")
     if obs.last is not None and obs.last.per_position:
         return len(obs.last.per_position), _metric(obs, "spec_decode_num_accepted_tokens_per_pos_total")
     return None, ""
@@ -98,16 +98,16 @@ def speculation(obs: Observation, trusted: bool = True) -> DoctorFinding:
     has_counters = last is not None and last.draft_tokens is not None and trusted
     drafted_ever = last.draft_tokens if has_counters and last is not None else None
     made = finished_tokens(obs)
-    evidence = [Evidence("engine", obs.engine, "detection"), Evidence("method", obs.method, "/props, /slots")]
+    evidence = [Evidence("engine", obs.engine, told("detection")), Evidence("method", obs.method, "/props, /slots")]
     if obs.local:
-        evidence = [Evidence("engine", "llama.cpp", "local run"), Evidence("method", obs.method, "--draft")]
+        evidence = [Evidence("engine", "llama.cpp", told("local_run")), Evidence("method", obs.method, "--draft")]
     method: object = obs.method or "—"
     if obs.via is not None:  # Prometheus holds /metrics only
-        evidence[1] = Evidence("method", None, "cannot tell: no /props, /slots through Prometheus")
+        evidence[1] = Evidence("method", None, told("method_unread"))
         method = Phrase("doctor.method_unread")
     if has_counters:
-        held = " (all Prometheus holds of the last 10 min)" if obs.via is not None else ""
-        evidence.append(Evidence("drafted_total", drafted_ever, drafted_source + held))
+        held = told("held", metric=drafted_source) if obs.via is not None else drafted_source
+        evidence.append(Evidence("drafted_total", drafted_ever, held))
     if window is not None and trusted:
         evidence += [Evidence("drafted_in_window", window.draft_tokens, drafted_source),
                      Evidence("tokens_in_window", made, obs.tokens_source or "—")]
@@ -154,10 +154,10 @@ def measured_speedup(obs: Observation, baseline_tps: float | None) -> float | No
     return on / base
 
 
-def _speedup_source(obs: Observation, baseline_tps: float | None) -> str:
-    on = obs.speed_on_source if obs.speed_on is not None else "probe timings"
-    base = "--baseline-tps" if baseline_tps else (obs.baseline_source or "baseline")
-    return f"{on} ÷ {base}"
+def _speedup_source(obs: Observation, baseline_tps: float | None) -> Phrase:
+    on = obs.speed_on_source if obs.speed_on is not None else told("probe_timings")
+    base = "--baseline-tps" if baseline_tps else (obs.baseline_source or told("baseline"))
+    return told("ratio", a=on, b=base)
 
 
 def draft_cost(obs: Observation, baseline_tps: float | None) -> tuple[float, bool]:
@@ -176,9 +176,10 @@ def _rates(obs: Observation) -> list[Evidence]:
     assert w is not None
     acc, drafted, drafts = (_metric(obs, f"spec_decode_num_{n}_total")
                             for n in ("accepted_tokens", "draft_tokens", "drafts"))
-    return [Evidence("alpha", w.alpha, f"{acc} ÷ verified ({w.alpha_basis})"),
-            Evidence("yield", w.draft_yield, f"{acc} ÷ {drafted}"),
-            Evidence("tau", w.mean_accepted_length, f"1 + {acc} ÷ {drafts}"),
+    basis = told(f"basis.{w.alpha_basis or 'none'}")
+    return [Evidence("alpha", w.alpha, told("alpha", accepted=acc, basis=basis)),
+            Evidence("yield", w.draft_yield, told("ratio", a=acc, b=drafted)),
+            Evidence("tau", w.mean_accepted_length, told("tau", accepted=acc, drafts=drafts)),
             Evidence("drafts", w.drafts, drafts), Evidence("drafted", w.draft_tokens, drafted),
             Evidence("accepted", w.accepted, acc)]
 
@@ -193,10 +194,11 @@ def pays(obs: Observation, baseline_tps: float | None) -> DoctorFinding:
     s = measured_speedup(obs, baseline_tps)
     if s is not None:
         c, _ = draft_cost(obs, baseline_tps)
-        evidence += [Evidence("speedup", s, _speedup_source(obs, baseline_tps)), Evidence("c_implied", c, "theory")]
+        evidence += [Evidence("speedup", s, _speedup_source(obs, baseline_tps)),
+                     Evidence("c_implied", c, told("theory"))]
         if obs.speed_on is not None and obs.baseline_tps is not None and not baseline_tps:
-            evidence += [Evidence("tokens_per_s_on", obs.speed_on, obs.speed_on_source or "measured"),
-                         Evidence("tokens_per_s_off", obs.baseline_tps, obs.baseline_source or "measured")]
+            evidence += [Evidence("tokens_per_s_on", obs.speed_on, obs.speed_on_source or told("measured")),
+                         Evidence("tokens_per_s_off", obs.baseline_tps, obs.baseline_source or told("measured"))]
         why = "baseline_given" if baseline_tps else ("baseline_local" if obs.local else "baseline_off")
         return DoctorFinding("pays_measured", OK if s >= 1.0 else PROBLEM, MEDIUM, why,
                        {"speedup": f"{s:.2f}", "c": f"{c:.2f}", "tau": f"{tau:.2f}"}, tuple(evidence))
@@ -204,8 +206,8 @@ def pays(obs: Observation, baseline_tps: float | None) -> DoctorFinding:
     gamma = max(1, round(mean_gamma))
     needed = alpha_for_tau(min(1.0 + gamma * c, gamma + 1.0), gamma)
     expected = speedup_of_tau(tau, gamma, c)
-    evidence += [Evidence("c_assumed", c, "assumed"), Evidence("alpha_needed", needed, "theory"),
-                 Evidence("expected_speedup", expected, "theory, c assumed")]
+    evidence += [Evidence("c_assumed", c, told("assumed")), Evidence("alpha_needed", needed, told("theory")),
+                 Evidence("expected_speedup", expected, told("theory_c_assumed"))]
     return DoctorFinding("pays_unknown", OK if expected >= 1.0 else WARN, LOW, "no_baseline",
                    {"c": f"{c:.2f}", "gamma": gamma, "needed": f"{needed:.2f}",
                     "alpha": "—" if w.alpha is None else f"{w.alpha:.2f}", "expected": f"{expected:.2f}"},
@@ -233,9 +235,9 @@ def which_gamma(obs: Observation, c: float, c_measured: bool) -> DoctorFinding |
     now, _ = gamma_of(obs)
     now = min(now or len(marginal), len(marginal))
     series = _metric(obs, "spec_decode_num_accepted_tokens_per_pos_total")
-    evidence = [Evidence(f"position_{k}", p, f"{series} ÷ drafts (marginal)") for k, p in enumerate(marginal)]
-    evidence += [Evidence(f"speedup_at_gamma_{g}", s, "theory") for g, s in enumerate(speeds) if g]
-    evidence.append(Evidence("c", c, "implied" if c_measured else "assumed"))
+    evidence = [Evidence(f"position_{k}", p, told("marginal", series=series)) for k, p in enumerate(marginal)]
+    evidence += [Evidence(f"speedup_at_gamma_{g}", s, told("theory")) for g, s in enumerate(speeds) if g]
+    evidence.append(Evidence("c", c, told("implied" if c_measured else "assumed")))
     if w.drafts < FEW_DRAFTS:
         level, reason = LOW, "few_drafts"
     else:
@@ -257,9 +259,10 @@ def numbers(obs: Observation) -> DoctorFinding:
     evidence = _rates(obs)
     made = finished_tokens(obs)
     share = w.accepted / made if made else None
-    evidence.append(Evidence("draft_share", share, f"accepted ÷ {obs.tokens_source or 'generated tokens'}"))
+    evidence.append(Evidence("draft_share", share, told("draft_share", tokens=obs.tokens_source
+                                                          or told("generated_tokens"))))
     for name, value in sorted((obs.last.gauges if obs.last else {}).items()):
-        evidence.append(Evidence(name, value, "gauge"))
+        evidence.append(Evidence(name, value, told("gauge")))
     alpha, rate = w.alpha, w.draft_yield
     fields: dict[str, object] = {"alpha": "—" if alpha is None else f"{alpha:.3f}",
                                  "rate": "—" if rate is None else f"{rate:.3f}",

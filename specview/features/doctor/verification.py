@@ -15,7 +15,7 @@ draft whose vocabulary is not the target's, a source too large to read.
 
 from __future__ import annotations
 
-from specview.features.doctor.finding import HIGH, LOW, MEDIUM, OK, PROBLEM, WARN, DoctorFinding, Evidence
+from specview.features.doctor.finding import HIGH, LOW, MEDIUM, OK, PROBLEM, WARN, DoctorFinding, Evidence, told
 from specview.features.doctor.observe import Observation
 from specview.texts.catalog import Phrase
 
@@ -30,7 +30,7 @@ def lossy(obs: Observation) -> DoctorFinding | None:
     rule = next((LOSSY[n] for n in obs.notes if n in LOSSY), None)
     if rule is None:
         return None
-    evidence = (Evidence("rejection_sample_method", rule, "/server_info speculative_config (vLLM dev mode)"),)
+    evidence = (Evidence("rejection_sample_method", rule, told("server_info")),)
     return DoctorFinding(f"lossy_{rule}", WARN, HIGH, "server_config", {}, evidence, LOSSLESS_FLAG)
 
 
@@ -53,8 +53,8 @@ def vocab_remote(obs: Observation, said: str) -> DoctorFinding | None:
 def vocab_local(why: Phrase, target: str, draft: str) -> DoctorFinding:
     """A local pair whose vocabularies differ: llama.cpp would refuse it (no run is made)."""
     return DoctorFinding("vocab_mismatch", PROBLEM, HIGH, "vocab_gguf", {"why": why}, (
-        Evidence("target", target, "--target (GGUF tokenizer metadata)"),
-        Evidence("draft", draft, "--draft (GGUF tokenizer metadata)")),
+        Evidence("target", target, told("gguf", flag="--target")),
+        Evidence("draft", draft, told("gguf", flag="--draft"))),
         "--draft ngram, or a draft GGUF with the target's tokenizer")
 
 

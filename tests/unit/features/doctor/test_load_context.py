@@ -3,7 +3,7 @@ the findings (load_context.py, verification.py), on windows folded by the watch'
 
 from __future__ import annotations
 
-from specview.features.doctor.finding import HIGH, LOW, MEDIUM, OK, PROBLEM, WARN
+from specview.features.doctor.finding import HIGH, LOW, MEDIUM, OK, PROBLEM, WARN, told
 from specview.features.doctor.observe import Observation
 from specview.features.doctor.rules import diagnose
 from specview.features.watch.model import Scrape, WatchModel
@@ -47,7 +47,8 @@ def test_acceptance_and_tokens_per_second_are_said_per_level_of_running_requests
 
 def test_with_a_measured_speedup_the_load_where_it_stops_paying_is_named() -> None:
     obs = loaded()
-    obs.speed_on, obs.speed_on_source, obs.baseline_tps, obs.baseline_source = 12.0, "probes", 10.0, "--off probes"
+    obs.speed_on, obs.speed_on_source = 12.0, told("measured")
+    obs.baseline_tps, obs.baseline_source = 10.0, told("baseline")
     (found,) = [f for f in diagnose(obs) if f.id.startswith("load")]
     # 1.2× at one request; per request 10 → 4 tok/s at two: 1.2 × 4 ÷ 10 = 0.48×
     assert (found.id, found.severity, found.fields["crossover"], found.fields["estimate"]) == (

@@ -43,7 +43,7 @@ def test_drafts_in_the_window_are_on_with_the_method_unread() -> None:
     on = found["on"]
     evidence = {e.name: e for e in on.evidence}
     assert on.confidence == HIGH and "cannot tell" in on.said("en") and "无法判断" in on.said("zh")
-    assert evidence["method"].value is None and "Prometheus" in evidence["method"].source
+    assert evidence["method"].value is None and "Prometheus" in str(evidence["method"].source)
     assert evidence["drafted_in_window"].value == 30 and evidence["drafted_total"].value == 36
     assert evidence["tokens_in_window"].value == 40 and evidence["gamma"].value == 3
 
