@@ -49,6 +49,8 @@ DASHBOARD = {
 PER_POSITION = ("sum by (position) (rate(vllm:spec_decode_num_accepted_tokens_per_pos_total{sel}[{r}])) / on () "
                 "group_left () (sum(rate(vllm:spec_decode_num_drafts_total{sel}[{r}])) > 0)")
 
+SCRAPE_JITTER_S = 0.3  # how late Prometheus may take a 1 s scrape while vLLM holds the cores
+
 
 def query(prom: RunningPrometheus, expr: str, at: float) -> list[dict[str, object]]:
     answer = httpx.get(f"{prom.url}/api/v1/query", params={"query": expr, "time": f"{at:.3f}"}, timeout=10).json()
@@ -109,7 +111,7 @@ def test_once_reads_the_window_asked_not_a_history_step(capsys: pytest.CaptureFi
         while not query(prom, "count_over_time(up[60s]) >= 6", time.time()):
             assert time.monotonic() < deadline, prom.log_tail()
             time.sleep(0.3)
-        assert 2.0 - 1e-3 <= once_window(prom, capsys, "3") <= 4.0 + 1e-3
+        assert 2.0 - SCRAPE_JITTER_S <= once_window(prom, capsys, "3") <= 4.0 + SCRAPE_JITTER_S
         assert once_window(prom, capsys, "0.2") == pytest.approx(1.0, abs=0.1)
 
 
@@ -179,4 +181,6 @@ def test_the_vllm_dashboards_promql_equals_the_fleet_json(loaded_vllm: tuple[str
 def test_once_against_vllm_reads_the_asked_window(loaded_vllm: tuple[str, RunningPrometheus, str],
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     _target, prom, _root = loaded_vllm
-    assert 2.0 - 1e-3 <= once_window(prom, capsys, "3") <= 4.0 + 1e-3
+    # 3 s give or take the 1 s scrape interval, and the lateness of a scrape on a loaded machine (a CPU vLLM
+    # on two cores beside the other test worker: one came 85 ms late); the history's step would be 8 s
+    assert 2.0 - SCRAPE_JITTER_S <= once_window(prom, capsys, "3") <= 4.0 + SCRAPE_JITTER_S

@@ -1,6 +1,7 @@
-"""doctor's per-request spread from a real CPU vLLM with n-gram speculation: each probe's counts come from
-the answer's `metrics.speculative_decoding` (the server runs with `--per-request-spec-decode-metrics`),
-with vLLM's own request ids; its per-step lists add up to its totals, so none is set aside."""
+"""doctor on a real CPU vLLM with n-gram speculation: speculation on with its method and γ, which γ, the
+window's load levels, and the per-request spread: each probe's counts come from the answer's
+`metrics.speculative_decoding` (the server runs with `--per-request-spec-decode-metrics`), with vLLM's own
+request ids; its per-step lists add up to its totals, so none is set aside."""
 
 from __future__ import annotations
 
@@ -33,3 +34,10 @@ def test_vllm_probes_give_the_spread_with_vllms_ids(tmp_path: Path) -> None:
     assert found["evidence"][0] == {"name": "requests_with_drafts", "value": spread["count"],
                                     "source": "metrics.speculative_decoding"}
     assert "probe_failed" not in {f["id"] for f in one["findings"]}
+    # the same window's other findings: on, n-gram at the configured γ, which γ, the load it saw
+    by_id = {f["id"]: f for f in one["findings"]}
+    assert "on" in by_id and by_id["on"]["severity"] == "ok", by_id.keys()
+    gamma = next(e["value"] for e in by_id["on"]["evidence"] if e["name"] == "gamma")
+    assert gamma == NGRAM_CONFIG["num_speculative_tokens"], by_id["on"]
+    assert {"gamma_keep", "gamma_change", "gamma_none"} & by_id.keys(), by_id.keys()
+    assert {"load", "load_pays", "load_crossover"} & by_id.keys(), by_id.keys()

@@ -19,7 +19,7 @@ from typing import Any
 from specview.features.doctor.finding import LOW, MEDIUM, OK, WARN, DoctorFinding, Evidence, told
 from specview.features.doctor.probe import ProbeResult
 from specview.kernel.request_spread import MIN_REQUESTS, RequestCounts, RequestSpread
-from specview.report.request_spread import RULE, Named, chart, spread_json
+from specview.report.request_spread import Named, chart, spread_json
 
 
 def probe_id(index: int, probe: ProbeResult) -> str:
@@ -63,7 +63,7 @@ def findings(probes: Sequence[ProbeResult]) -> list[DoctorFinding]:
         said = told("outlier", accepted=o.request.accepted, drafted=o.request.drafted,
                     rate=f"{o.request.accepted / o.request.drafted:.2f}", others=f"{o.expected:.2f}",
                     p=f"{o.p_value:.1e}", reason=told(f"reason.{o.reason}"))
-        evidence.append(Evidence(f"request {o.request.id}", said, told("rule", where=where, rule=RULE)))
+        evidence.append(Evidence(f"request {o.request.id}", said, told("rule", where=where)))
     reason = "spread_few" if spread.count < MIN_REQUESTS else "spread_rule"
     fields: dict[str, object] = {"n": spread.count, "low": f"{min(rates):.2f}", "high": f"{max(rates):.2f}",
                                  "pooled": f"{pooled or 0.0:.2f}"}
