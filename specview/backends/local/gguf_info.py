@@ -209,13 +209,20 @@ def _shape(meta: dict[str, Any], arch: str, path: Path) -> dict[str, int]:
     return found
 
 
-def _read(walk: GgufWalk, path: Path, sizes: Any, types: Any) -> ModelInfo:
+def read_header(walk: GgufWalk, path: Path) -> tuple[int, int]:
+    """The file's tensor and key counts, the walk left at its first key; BackendError naming the file when
+    it is no GGUF or declares more than any model has."""
     if bytes(walk.data[:4]) != GGUF_MAGIC:
         raise BackendError("backenderr.gguf.not_gguf", path=str(path))
     walk.pos = 4
     version, n_tensors, n_keys = walk.take("<I"), walk.take("<Q"), walk.take("<Q")
     if version < 2 or n_tensors > MAX_TENSORS or n_keys > MAX_KEYS:
         raise BackendError("backenderr.gguf.header", path=str(path), version=version, tensors=n_tensors, keys=n_keys)
+    return n_tensors, n_keys
+
+
+def _read(walk: GgufWalk, path: Path, sizes: Any, types: Any) -> ModelInfo:
+    n_tensors, n_keys = read_header(walk, path)
     meta: dict[str, Any] = {}
     for _ in range(n_keys):
         key = walk.string(name=True)

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from specview.backends.local.gguf_info import GGUF_MAGIC, MAX_ITEMS, MAX_KEYS, MAX_TENSORS, GgufWalk
-from specview.backends.local.vocab import CHECK_START_TOKEN_ID, MAX_VOCAB_SIZE_DIFFERENCE
+from specview.backends.local.gguf_info import MAX_ITEMS, GgufWalk, read_header
+from specview.backends.local.vocab import CHECK_START_TOKEN_ID, Special, rules_difference
 from specview.boundary.safe_files import open_regular
 from specview.kernel.errors import BackendError
 from specview.kernel.os_reason import os_reason
@@ -32,7 +32,6 @@ _STRING, _ARRAY = 8, 9
 # tokenizer.ggml.model → llama.cpp's vocabulary type names (vocab.py's VOCAB_TYPES)
 TYPES = {"llama": "SPM", "gpt2": "BPE", "bert": "WPM", "t5": "UGM", "rwkv": "RWKV", "plamo2": "PLaMo-2",
          "none": "none", "no_vocab": "none"}
-SHOWN = 60  # bytes of a differing piece shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,34 +59,20 @@ class Vocab:
 def vocab_difference(target: str | Path, draft: str | Path) -> Phrase | None:
     """Why the draft cannot draft for the target by their files (None when they can, by these rules)."""
     with _mapped(Path(target)) as (t_data, t), _mapped(Path(draft)) as (d_data, d):
-        if t.kind != d.kind:
-            return Phrase("backenderr.vocab.types", target=t.kind, draft=d.kind)
-        for name, id_t, id_d in (("BOS", t.bos, d.bos), ("EOS", t.eos, d.eos)):
-            add_t, add_d = t.adds(name), d.adds(name)
-            if add_t != add_d or (add_t and id_t != id_d):
-                return Phrase("backenderr.vocab.special", name=name, add_t=str(add_t), id_t=id_t, add_d=str(add_d),
-                              id_d=id_d)
-        diff = abs(t.size - d.size)
-        if diff > MAX_VOCAB_SIZE_DIFFERENCE:
-            return Phrase("backenderr.vocab.sizes", diff=diff, target=t.size, draft=d.size,
-                          most=MAX_VOCAB_SIZE_DIFFERENCE)
-        return _first_piece_apart(t_data, t, d_data, d)
+        specials = (Special(name, t.adds(name), id_t, d.adds(name), id_d)
+                    for name, id_t, id_d in (("BOS", t.bos, d.bos), ("EOS", t.eos, d.eos)))
+        return rules_difference((t.kind, d.kind), specials, (t.size, d.size), _pieces(t_data, t, d_data, d))
 
 
-def _first_piece_apart(t_data: Any, t: Vocab, d_data: Any, d: Vocab) -> Phrase | None:
-    """The first id from CHECK_START_TOKEN_ID whose pieces differ (both arrays were bounded when read)."""
+def _pieces(t_data: Any, t: Vocab, d_data: Any, d: Vocab) -> Iterator[tuple[int, bytes, bytes]]:
+    """Each id from CHECK_START_TOKEN_ID with both pieces, walked in the two maps (both arrays were bounded
+    when read)."""
     pt, pd = t.tokens_at, d.tokens_at
     for i in range(min(t.size, d.size)):
         (nt,), (nd,) = struct.unpack_from("<Q", t_data, pt), struct.unpack_from("<Q", d_data, pd)
-        a, b = t_data[pt + 8 : pt + 8 + nt], d_data[pd + 8 : pd + 8 + nd]
-        if i >= CHECK_START_TOKEN_ID and a != b:
-            return Phrase("backenderr.vocab.token", i=i, target=_show(a), draft=_show(b))
+        if i >= CHECK_START_TOKEN_ID:
+            yield i, bytes(t_data[pt + 8 : pt + 8 + nt]), bytes(d_data[pd + 8 : pd + 8 + nd])
         pt, pd = pt + 8 + nt, pd + 8 + nd
-    return None
-
-
-def _show(piece: bytes) -> str:
-    return repr(bytes(piece[:SHOWN]).decode("utf-8", "replace"))
 
 
 @contextmanager
@@ -105,12 +90,7 @@ def _mapped(path: Path) -> Iterator[tuple[Any, Vocab]]:
 
 
 def _read(walk: GgufWalk, path: Path) -> Vocab:
-    if bytes(walk.data[:4]) != GGUF_MAGIC:
-        raise BackendError("backenderr.gguf.not_gguf", path=str(path))
-    walk.pos = 4
-    version, n_tensors, n_keys = walk.take("<I"), walk.take("<Q"), walk.take("<Q")
-    if version < 2 or n_tensors > MAX_TENSORS or n_keys > MAX_KEYS:
-        raise BackendError("backenderr.gguf.header", path=str(path), version=version, tensors=n_tensors, keys=n_keys)
+    _, n_keys = read_header(walk, path)
     meta: dict[str, Any] = {}
     size = tokens_at = 0
     for _ in range(n_keys):
