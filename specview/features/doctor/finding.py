@@ -43,7 +43,10 @@ class Evidence:
         return {"name": self.name, "value": value, "source": _said(self.source, JSON_LANG)}
 
     def shown(self, lang: str) -> str:
-        value = f"{self.value:.3g}" if isinstance(self.value, float) else str(_said(self.value, lang))
+        if self.value is None:  # not known (a counter the server does not give): a dash, as the gauges say it
+            value = "—"
+        else:
+            value = f"{self.value:.3g}" if isinstance(self.value, float) else str(_said(self.value, lang))
         return fill("doctor.evidence.line", lang, name=self.name, value=value, source=_said(self.source, lang))
 
 
