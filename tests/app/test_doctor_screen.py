@@ -96,3 +96,18 @@ async def test_d_on_the_fleets_instance_view_shows_its_findings_and_esc_comes_ba
         assert fill("doctor.screen.theory", lang, url="http://127.0.0.1:8003") in said and "--off" in said
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is instance)
+
+
+async def test_chinese_findings_wrap_between_characters_not_only_at_spaces() -> None:
+    """At 100 columns the zh theory line runs on after "c" (a Static broke only at spaces, so the sentence
+    after it moved to the next line whole and left the line half empty)."""
+    app, _ = fleet_app(five(), "zh")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await shown(pilot)
+        await pilot.press("down", "down", "down", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, InstanceScreen))
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, DoctorScreen) and app.screen.shown)
+        lines = screen_text(app).splitlines()
+        theory = next(line for line in lines if "草稿成本 c" in line)
+        assert "草稿成本 c 下的理论值" in theory, lines

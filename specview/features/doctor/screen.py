@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widget import Widget
+from textual.widgets import Footer
 
 from specview.boundary.bounds import MAX_SHOWN
 from specview.boundary.text import sanitize
@@ -29,6 +29,7 @@ from specview.features.doctor.render import detail_lines, said_line
 from specview.features.doctor.rules import diagnose
 from specview.texts.catalog import fill, text
 from specview.widgets.bindings import bind, key_hint, localize
+from specview.widgets.prose import Prose
 from specview.widgets.status_line import StatusLine
 
 REFRESH_S = 2.0
@@ -99,10 +100,11 @@ class DoctorScreen(Screen[None]):
         body = self.query_one("#doctor-body", VerticalScroll)
         with self.app.batch_update():
             body.remove_children()
-            widgets = [Static(Text(head), classes="doctor-head", markup=False)]
+            # Prose: a Chinese sentence wraps between its characters, not only at spaces
+            widgets: list[Widget] = [Prose(head, classes="doctor-head")]
             for severity, said, detail in blocks:
-                widgets.append(Static(Text(said), classes=f"doctor-said sev-{severity}", markup=False))
-                widgets.append(Static(Text(detail), classes="doctor-detail", markup=False))
+                widgets.append(Prose(said, classes=f"doctor-said sev-{severity}"))
+                widgets.append(Prose(detail, classes="doctor-detail"))
             body.mount_all(widgets)
 
     def action_back(self) -> None:
