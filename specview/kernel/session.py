@@ -129,7 +129,8 @@ class Session:
                     out = masked(mask, rnd)
                     if not self._deliver(out):
                         return
-                    shown = any(kind_of(item).stepped for item in out)
+                    # unmasked, `out` is this round alone (a stepped kind: the rest went on above)
+                    shown = mask is None or any(kind_of(item).stepped for item in out)
         except Exception as exc:  # noqa: BLE001 - every failure reaches the user as a message
             self._error = failed = _reason(exc)
         finally:

@@ -28,7 +28,8 @@ from specview.backends.local.tree import check_tree, tree_of
 from specview.backends.process import ChildProcessBackend
 from specview.backends.reason import reason_of
 from specview.backends.remote.backend import OpenAIBackend
-from specview.backends.remote.client import Connection, parse_base_url
+from specview.backends.remote.base_url import parse_base_url
+from specview.backends.remote.client import Connection
 from specview.backends.remote.deadline import Flight
 from specview.backends.remote.decode import body_encoding
 from specview.backends.remote.dialect import counter

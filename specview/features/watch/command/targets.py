@@ -12,7 +12,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from specview.backends.remote.client import parse_base_url
+from specview.backends.remote.base_url import parse_base_url
 from specview.boundary.safe_files import open_regular
 from specview.boundary.text import shown
 from specview.kernel.errors import SpecviewError
