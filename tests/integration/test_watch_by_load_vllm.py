@@ -56,8 +56,9 @@ class Served:
     model: str
 
     def body(self, c: int, k: int) -> dict[str, object]:
-        """Client c's k-th request (n-gram drafts from the repeated text)."""
-        return {"model": self.model, "prompt": REPEATING[(c + k) % 2], "max_tokens": 64, "temperature": 0.0}
+        """Client c's k-th request (n-gram drafts from the repeated text); long enough that the moments
+        between one client's requests, when fewer than the level run, are a small share of a window."""
+        return {"model": self.model, "prompt": REPEATING[(c + k) % 2], "max_tokens": 128, "temperature": 0.0}
 
 
 @contextmanager

@@ -76,14 +76,25 @@ def busy_clients(url: str, body: Callable[[int, int], dict[str, Any]], n: int) -
     done = threading.Event()
     errors: list[str] = []
 
+    def post(http: httpx.Client, payload: dict[str, Any]) -> None:
+        """One request on a connection of its own (`Connection: close`: no keep-alive reuse racing the
+        server's idle timeout); a connection dropped before any answer is sent once more, then counted."""
+        for attempt in (1, 2):
+            try:
+                http.post(url, json=payload, headers={"Connection": "close"}).raise_for_status()
+                return
+            except httpx.RemoteProtocolError as exc:
+                if attempt == 2:
+                    errors.append(repr(exc))
+            except httpx.HTTPError as exc:
+                errors.append(repr(exc))
+                return
+
     def client(c: int) -> None:
         with httpx.Client(timeout=300) as http:
             k = 0
             while not done.is_set():
-                try:
-                    http.post(url, json=body(c, k)).raise_for_status()
-                except httpx.HTTPError as exc:
-                    errors.append(repr(exc))
+                post(http, body(c, k))
                 k += 1
 
     threads = [threading.Thread(target=client, args=(c,), daemon=True) for c in range(n)]
