@@ -108,7 +108,7 @@ class SimBackend:
         from specview.backends.sim.model import SimModel
 
         vocab, passage = _vocabulary(self.lang)
-        model = SimModel(vocab, sorted(set(passage)), self.acceptance, self.temperature, self.seed)
+        model = SimModel(vocab, passage, self.acceptance, self.temperature, self.seed)
         t_target = self.preset.target_ms / 1000.0
         yield Calibration(Basis.ASSUMED, t_target, (t_target,) * (self.gamma + 1))
         match_rate = self.preset.match_rate

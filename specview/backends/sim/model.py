@@ -1,7 +1,8 @@
 """The simulator's synthetic target p and draft q, and one round of verification, in plain Python.
 
 At each position p puts most of its mass on the passage's next token and the rest on a few
-alternatives of the same kind; q = β·p + (1 − β)·r with r off p's support, so the acceptance
+alternatives that fit its place (words that follow the same word in the passage, or come before
+the same word, of the same kind first: a guess that misses still reads as text); q = β·p + (1 − β)·r with r off p's support, so the acceptance
 Σ min(p, q) is exactly β. Verification is Leviathan's exact sampler (kernel/sampling.py) on
 these rows held sparse: p has at most four tokens and r two, so a round touches a handful of
 floats instead of (γ + 1) rows of the whole vocabulary. It does the same float operations in
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
-from itertools import accumulate
+from itertools import accumulate, pairwise
 
 import numpy as np
 
@@ -38,7 +39,7 @@ class SimModel:
     """Per-token p and r rows for one passage, and a seeded generator for the draws."""
 
     def __init__(
-        self, vocab: tuple[str, ...], language: list[int], acceptance: Sequence[float], temperature: float,
+        self, vocab: tuple[str, ...], passage: Sequence[int], acceptance: Sequence[float], temperature: float,
         seed: int,
     ) -> None:
         self.vocab = vocab
@@ -46,7 +47,7 @@ class SimModel:
         self.gamma = len(acceptance)
         self.temperature = temperature
         self.rng = np.random.default_rng(seed)
-        self.shapes = _Shapes(vocab, language, self._target_weights(), self.rng)
+        self.shapes = _Shapes(vocab, passage, self._target_weights(), self.rng)
         self._uniform = _uniforms(self.rng).__next__
 
     def _target_weights(self) -> np.ndarray:
@@ -217,19 +218,58 @@ def _alternative(piece: str) -> bool:
     return not (len(body) == 1 and _hanzi(body))
 
 
+def _neighbours(passage: Sequence[int], n_vocab: int) -> list[tuple[set[int], set[int]]]:
+    """Per token, the words that fit in its place in the passage: those that follow a word it follows
+    (after "the": "stairs", "lens", "glass"), and those that come before a word it comes before."""
+    after: dict[int, set[int]] = {}  # a word → the words that follow it
+    before: dict[int, set[int]] = {}  # a word → the words that come before it
+    for prev, nxt in pairwise(passage):
+        after.setdefault(prev, set()).add(nxt)
+        before.setdefault(nxt, set()).add(prev)
+    fits: list[tuple[set[int], set[int]]] = []
+    for tok in range(n_vocab):
+        siblings = set().union(*(after[p] for p in before.get(tok, ())))
+        co_before = set().union(*(before[n] for n in after.get(tok, ())))
+        fits.append((siblings - {tok}, co_before - siblings - {tok}))
+    return fits
+
+
+def _alternatives(tok: int, fits: tuple[set[int], set[int]], same: list[int], words: list[int],
+                  rng: np.random.Generator) -> list[int]:
+    """Five distinct words other than `tok`, the likeliest stand-ins first. Words that follow the
+    same word as `tok` come first, then words before the same word, both of `tok`'s kind (a word
+    for a word, a hanzi for a hanzi), then the rest of its kind; only where its kind has too few
+    (punctuation), words of other kinds that fit, then any word. Each group in a seeded order: a
+    guess that misses still reads as text."""
+    siblings, co_before = fits
+    kind = set(same)
+    groups = (sorted(siblings & kind), sorted(co_before & kind), same, sorted(siblings - kind), sorted(co_before - kind),
+              words)
+    chosen: list[int] = []
+    for group in groups:
+        for i in rng.permutation(len(group)):
+            w = group[int(i)]
+            if w != tok and w not in chosen:
+                chosen.append(w)
+                if len(chosen) == 5:
+                    return chosen
+    return chosen
+
+
 class _Shapes:
     """Per-token supports of p (target) and r (draft noise, disjoint from p's support)."""
 
     def __init__(
-        self, vocab: tuple[str, ...], language: list[int], weights: np.ndarray, rng: np.random.Generator
+        self, vocab: tuple[str, ...], passage: Sequence[int], weights: np.ndarray, rng: np.random.Generator
     ) -> None:
         self.n_vocab = len(vocab)
-        # Alternatives come from the passage's own language, of the same kind where possible, and
-        # are words: a one-character hanzi word never stands in for another token.
-        words = [i for i in language if _alternative(vocab[i])]
+        # Alternatives come from the passage's own words, of the same kind where possible, and are
+        # words: a one-character hanzi word never stands in for another token.
+        words = [i for i in sorted(set(passage)) if _alternative(vocab[i])]
         kinds: dict[tuple[bool, bool, bool], list[int]] = {}
         for i in words:
             kinds.setdefault(_kind(vocab[i]), []).append(i)
+        fits = _neighbours(passage, self.n_vocab)
         self.support: list[list[int]] = []
         self.off: list[list[int]] = []
         self._support_cdf: list[list[float]] = []
@@ -242,15 +282,12 @@ class _Shapes:
         self._p_cdf: list[list[float]] = []
         self.argmax: list[int] = []  # the greedy target's token (the first of the most probable)
         for tok in range(self.n_vocab):
-            # Alternatives of the same kind (a word for a word, a hanzi for a hanzi) read well.
             same = kinds.get(_kind(vocab[tok]), words)
-            alts = [same[int(a)] for a in rng.integers(0, len(same), size=3)]
-            merged: dict[int, float] = {}
-            for t, w in zip([tok, *alts], weights, strict=True):
+            chosen = _alternatives(tok, fits[tok], same, words, rng)
+            alts, off = chosen[0::2], chosen[1::2]  # p's three and r's two share the best fits
+            merged: dict[int, float] = {}  # fewer than three alternatives (a tiny passage): tok keeps the rest
+            for t, w in zip([tok, *alts, tok, tok, tok][:4], weights, strict=True):
                 merged[t] = merged.get(t, 0.0) + float(w)
-            pool = same if len(same) >= 8 else words
-            candidates = [pool[int(i)] for i in rng.permutation(len(pool))[:8] if pool[int(i)] not in merged]
-            off = candidates[:2]
             noise = (_DRAFT_NOISE[: len(off)] / _DRAFT_NOISE[: len(off)].sum()).tolist()
             self.support.append(list(merged))
             self.off.append(off)

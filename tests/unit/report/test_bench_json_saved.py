@@ -1,6 +1,7 @@
 """`specview bench --json` for fixed simulator runs: every key the stats object had before its
 numbers came from the gauge table prints the same bytes (tests/unit/report/bench_json_expected.jsonl,
-saved from the hand-written object, one line per run below)."""
+saved from the hand-written object, one line per run below; saved again from the same keys when the
+simulator's alternatives changed, issue 39, which changed every seeded stream)."""
 
 from __future__ import annotations
 

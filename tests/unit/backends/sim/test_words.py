@@ -59,7 +59,7 @@ def test_the_zh_passage_is_its_text_word_by_word() -> None:
 
 
 def test_every_english_piece_stays_an_alternative() -> None:
-    """The English vocabulary is not filtered, so English runs draw exactly as before."""
+    """The English vocabulary is not filtered: every English piece may stand in for another."""
     vocab, passage = _vocabulary("en")
     assert all(_alternative(vocab[i]) for i in set(passage))
     assert not _alternative("灯") and _alternative("灯塔") and _alternative("，")
