@@ -1,17 +1,17 @@
 """The simulator's synthetic target p and draft q, and one round of verification, in plain Python.
 
 At each position p puts most of its mass on the passage's next token and the rest on a few
-alternatives that fit its place (words that follow the same word in the passage, or come before
-the same word, of the same kind first: a guess that misses still reads as text); q = β·p + (1 − β)·r with r off p's support, so the acceptance
-Σ min(p, q) is exactly β. Verification is Leviathan's exact sampler (kernel/sampling.py) on
-these rows held sparse: p has at most four tokens and r two, so a round touches a handful of
-floats instead of (γ + 1) rows of the whole vocabulary. It does the same float operations in
-the same order as kernel/sampling.py does on the dense rows, and draws the same uniforms from
-the same generator, so a seed gives exactly the rounds it gave before (bit for bit: the sum of
-a residual row follows numpy's pairwise summation, `_numpy_sum`), which
-tests/unit/backends/sim/test_sparse_verifier.py checks against kernel/sampling.py over thousands of rounds. Flat
-out, the four-pane compare screen runs four of these in child processes on the UI's machine:
-their CPU per token is what its throughput is made of.
+alternatives that fit its place (words that follow the same word in the passage, or come before the
+same word, of the same kind first: a guess that misses still reads as text); q = β·p + (1 − β)·r
+with r off p's support, so the acceptance Σ min(p, q) is exactly β. Verification is Leviathan's
+exact sampler (kernel/sampling.py) on these rows held sparse: p has at most four tokens and r two,
+so a round touches a handful of floats instead of (γ + 1) rows of the whole vocabulary. It does the
+same float operations in the same order as kernel/sampling.py does on the dense rows, and draws the
+same uniforms from the same generator, so a seed gives exactly the rounds it gave before (bit for
+bit: the sum of a residual row follows numpy's pairwise summation, `_numpy_sum`), which
+tests/unit/backends/sim/test_sparse_verifier.py checks against kernel/sampling.py over thousands of
+rounds. Flat out, the four-pane compare screen runs four of these in child processes on the UI's
+machine: their CPU per token is what its throughput is made of.
 """
 
 from __future__ import annotations
@@ -243,8 +243,8 @@ def _alternatives(tok: int, fits: tuple[set[int], set[int]], same: list[int], wo
     guess that misses still reads as text."""
     siblings, co_before = fits
     kind = set(same)
-    groups = (sorted(siblings & kind), sorted(co_before & kind), same, sorted(siblings - kind), sorted(co_before - kind),
-              words)
+    groups = (sorted(siblings & kind), sorted(co_before & kind), same,
+              sorted(siblings - kind), sorted(co_before - kind), words)
     chosen: list[int] = []
     for group in groups:
         for i in rng.permutation(len(group)):
