@@ -7,7 +7,7 @@ with r off p's support, so the acceptance Σ min(p, q) is exactly β. Verificati
 exact sampler (kernel/sampling.py) on these rows held sparse: p has at most four tokens and r two,
 so a round touches a handful of floats instead of (γ + 1) rows of the whole vocabulary. It does the
 same float operations in the same order as kernel/sampling.py does on the dense rows, and draws the
-same uniforms from the same generator, so a seed gives exactly the rounds it gave before (bit for
+same uniforms from the same generator, so a seed gives exactly the rounds the dense sampler gives (bit for
 bit: the sum of a residual row follows numpy's pairwise summation, `_numpy_sum`), which
 tests/unit/backends/sim/test_sparse_verifier.py checks against kernel/sampling.py over thousands of
 rounds. Flat out, the four-pane compare screen runs four of these in child processes on the UI's
