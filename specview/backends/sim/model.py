@@ -218,16 +218,19 @@ def _alternative(piece: str) -> bool:
     return not (len(body) == 1 and _hanzi(body))
 
 
-def _neighbours(passage: Sequence[int], n_vocab: int) -> list[tuple[set[int], set[int]]]:
+def _neighbours(vocab: tuple[str, ...], passage: Sequence[int]) -> list[tuple[set[int], set[int]]]:
     """Per token, the words that fit in its place in the passage: those that follow a word it follows
-    (after "the": "stairs", "lens", "glass"), and those that come before a word it comes before."""
+    (after "the": "stairs", "lens", "glass"), and those that come before a word it comes before. The
+    passage is read as the simulator runs it, round and round, and line breaks are not words: its
+    first word follows its last sentence's end, as every sentence's first word does."""
+    words = [t for t in passage if vocab[t].strip()]
     after: dict[int, set[int]] = {}  # a word → the words that follow it
     before: dict[int, set[int]] = {}  # a word → the words that come before it
-    for prev, nxt in pairwise(passage):
+    for prev, nxt in pairwise([*words, *words[:1]]):
         after.setdefault(prev, set()).add(nxt)
         before.setdefault(nxt, set()).add(prev)
     fits: list[tuple[set[int], set[int]]] = []
-    for tok in range(n_vocab):
+    for tok in range(len(vocab)):
         siblings = set().union(*(after[p] for p in before.get(tok, ())))
         co_before = set().union(*(before[n] for n in after.get(tok, ())))
         fits.append((siblings - {tok}, co_before - siblings - {tok}))
@@ -269,7 +272,7 @@ class _Shapes:
         kinds: dict[tuple[bool, bool, bool], list[int]] = {}
         for i in words:
             kinds.setdefault(_kind(vocab[i]), []).append(i)
-        fits = _neighbours(passage, self.n_vocab)
+        fits = _neighbours(vocab, passage)
         self.support: list[list[int]] = []
         self.off: list[list[int]] = []
         self._support_cdf: list[list[float]] = []

@@ -14,9 +14,11 @@ from specview.backends.sim.backend import _vocabulary
 from specview.backends.sim.model import SimModel, _alternative, _kind
 
 
-def fitting(passage: tuple[int, ...], tok: int) -> set[int]:
-    """Words that follow a word `tok` follows, or come before a word `tok` comes before."""
-    pairs = list(pairwise(passage))
+def fitting(vocab: tuple[str, ...], passage: tuple[int, ...], tok: int) -> set[int]:
+    """Words that follow a word `tok` follows, or come before a word `tok` comes before, in the passage
+    as the simulator runs it: round and round, line breaks left out."""
+    words = [t for t in passage if vocab[t].strip()]
+    pairs = list(pairwise([*words, words[0]]))
     before = {p for p, n in pairs if n == tok}
     after = {n for p, n in pairs if p == tok}
     return {n for p, n in pairs if p in before} | {p for p, n in pairs if n in after}
@@ -29,7 +31,7 @@ def test_the_first_alternatives_fit_the_place(lang: str, seed: int) -> None:
     shapes = SimModel(vocab, passage, [0.8], 1.0, seed).shapes
     checked = 0
     for tok in sorted(set(passage)):
-        fits = {w for w in fitting(passage, tok) - {tok}
+        fits = {w for w in fitting(vocab, passage, tok) - {tok}
                 if _kind(vocab[w]) == _kind(vocab[tok]) and _alternative(vocab[w])}  # no lone hanzi
         if len(fits) < 2:
             continue
@@ -38,6 +40,19 @@ def test_the_first_alternatives_fit_the_place(lang: str, seed: int) -> None:
             (vocab[tok], [vocab[w] for w in fits])
         checked += 1
     assert checked > 40  # most of the passage's words have such neighbours
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_first_word_has_sentence_starts_for_alternatives(lang: str) -> None:
+    """The passage's first word (the first a user sees) stands beside the words that begin its other
+    sentences, not beside words drawn from anywhere (at its place, "boat lighthouse keeper")."""
+    vocab, passage = _vocabulary(lang)
+    shapes = SimModel(vocab, passage, [0.8], 1.0, 7).shapes
+    first = passage[0]
+    starts = {n for p, n in pairwise(passage) if vocab[p].strip() in {".", "。"}}
+    assert len(starts) >= 5
+    assert set(shapes.support[first][1:]) | set(shapes.off[first]) <= starts, \
+        [vocab[w] for w in (*shapes.support[first], *shapes.off[first])]
 
 
 def test_the_rows_are_still_distributions_off_each_other() -> None:
