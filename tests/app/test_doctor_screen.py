@@ -60,7 +60,8 @@ async def test_d_on_the_watch_shows_doctors_findings_from_its_own_polls(llama_li
         watch.poller.pause()  # from here on, only the doctor screen could ask the server anything
         await wait_until(pilot, lambda: watch.poller.in_flight_since is None)
         asked = len(llama_like.requests)
-        assert f"d {text('keys.watch.doctor.label', lang)}" in screen_text(app)  # in the footer, as other keys
+        key = f"d {text('keys.watch.doctor.label', lang)}"  # in the footer, as other keys (drawn when it recomposes)
+        await wait_until(pilot, lambda: key in screen_text(app))
         await pilot.press("d")
         await wait_until(pilot, lambda: isinstance(app.screen, DoctorScreen) and app.screen.shown)
         said = words(app)
@@ -84,7 +85,8 @@ async def test_d_on_the_fleets_instance_view_shows_its_findings_and_esc_comes_ba
         await pilot.press("down", "down", "down", "enter")  # 8003: a vLLM with eagle3, γ 5, nothing accepted
         await wait_until(pilot, lambda: isinstance(app.screen, InstanceScreen))
         instance = app.screen
-        assert f"d {text('keys.fleetscreen.doctor.label', lang)}" in screen_text(app)
+        key = f"d {text('keys.fleetscreen.doctor.label', lang)}"  # the new screen's footer, once it has drawn
+        await wait_until(pilot, lambda: key in screen_text(app))
         await pilot.press("d")
         await wait_until(pilot, lambda: isinstance(app.screen, DoctorScreen) and app.screen.shown)
         said = words(app)
