@@ -129,7 +129,8 @@ async def test_chinese_interface() -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_finished(pilot)
         assert app.live.query_one("#g-alpha", StatGauge).label == "接受率 α"
-        assert "看守人" in token_view(app).plain_text()
+        said = token_view(app).plain_text()  # the zh passage (a sampled run puts other words in some places)
+        assert sum(word in said for word in ("灯塔", "黄昏", "楼梯", "大灯", "透镜", "本子", "礁石", "玻璃")) >= 5, said
 
 
 async def test_adaptive_gamma_is_shown(tmp_path: object) -> None:

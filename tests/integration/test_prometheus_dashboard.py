@@ -28,6 +28,7 @@ from specview.features.watch.source.prometheus import PrometheusFleet
 from tests.support.exporter import exporters
 from tests.support.prometheus import RunningPrometheus, prometheus, prometheus_binary
 from tests.support.vllm_server import NGRAM_CONFIG, vllm_python, vllm_server
+from tests.support.watcher import busy_clients
 
 pytestmark = pytest.mark.skipif(prometheus_binary() is None, reason="prometheus not installed (make deps-debian)")
 
@@ -120,31 +121,21 @@ def loaded_vllm() -> Iterator[tuple[str, RunningPrometheus, str]]:
     """A CPU vLLM (n-gram) scraped every second, loaded by two clients for the length of the tests."""
     if vllm_python() is None:
         pytest.skip("vLLM not installed (make vllm)")
-    stop = threading.Event()
     with vllm_server(NGRAM_CONFIG) as server, ExitStack() as stack:
         target = server.root.removeprefix("http://")
         model = httpx.get(f"{server.url}/models", timeout=10).json()["data"][0]["id"]
 
-        def client(k: int) -> None:
-            with httpx.Client(timeout=300) as http:
-                n = 0
-                while not stop.is_set():
-                    body = {"model": model, "prompt": REPEATING[(k + n) % 2], "max_tokens": 48,
-                            "temperature": 0.0, "seed": n}
-                    http.post(f"{server.url}/completions", json=body).raise_for_status()
-                    n += 1
+        def body(k: int, n: int) -> dict[str, object]:
+            return {"model": model, "prompt": REPEATING[(k + n) % 2], "max_tokens": 48, "temperature": 0.0,
+                    "seed": n}
 
         # every counter already moved before a window is compared (a series at 0 is not extrapolated)
         client_once = {"model": model, "prompt": REPEATING[0], "max_tokens": 24, "temperature": 0.0}
         httpx.post(f"{server.url}/completions", json=client_once, timeout=300).raise_for_status()
         prom = stack.enter_context(prometheus([target], scrape_s=1.0))
-        workers = [threading.Thread(target=client, args=(k,), daemon=True) for k in range(2)]
-        for w in workers:
-            w.start()
-        for w in workers:
-            stack.callback(w.join, 300)
-        stack.callback(stop.set)
+        errors = stack.enter_context(busy_clients(f"{server.url}/completions", body, 2))
         yield target, prom, server.root
+        assert errors == []  # the load ran throughout
 
 
 def test_the_vllm_dashboards_promql_equals_the_fleet_json(loaded_vllm: tuple[str, RunningPrometheus, str]) -> None:
