@@ -64,8 +64,9 @@ async def test_compare_marks_the_run_whose_acceptance_decays_with_context() -> N
 
         await wait_until(pilot, drawn, timeout=120)
         cmp.refresh_summary()
-        await pilot.pause(0.2)
-        decaying, flat = (screen_text(app, pane.region) for pane in cmp.query(RunPane))
+        panes = list(cmp.query(RunPane))
+        await wait_until(pilot, lambda: "▼" in screen_text(app, panes[0].region))  # drawn (slow under load)
+        decaying, flat = (screen_text(app, pane.region) for pane in panes)
         assert "▼" in decaying and "▼" not in flat
         table = app.screen.query_one(SummaryTable)
         assert text("gauge.context_drop.short", "en") in screen_text(app, table.region)
