@@ -132,6 +132,8 @@ def crossover_of(speculative: Sequence[LevelRate], baseline: Baseline | None) ->
         plain = baseline.at(rate.running)
         if plain is None or not (math.isfinite(rate.per_request) and math.isfinite(plain.per_request)):
             continue
+        if plain.per_request <= 0:  # no token made in plain's windows at this level: no decoding measured there
+            continue
         verdict = judge(rate.estimate, plain.estimate)
         compared.append(LevelComparison(rate.running, rate.estimate, plain.estimate, verdict.outcome))
     if not compared:

@@ -42,6 +42,14 @@ def test_only_levels_both_sides_have_are_compared() -> None:
     assert crossover_of(SPEC, None).state == NO_BASELINE
 
 
+def test_a_plain_level_that_made_no_token_is_not_compared() -> None:
+    """Plain's windows at a level in which no token moved (a real CPU vLLM's, between requests) measured
+    no decoding: comparing with them said "19375× faster"."""
+    plain = Baseline(MEASURED, "p", (LevelRate(1, 20.0, 1.0), LevelRate(2, 0.0, 0.0), LevelRate(4, 14.0, 1.0)))
+    found = crossover_of(SPEC, plain)
+    assert [c.running for c in found.compared] == [1, 4] and found.state == FOUND and found.running == 4
+
+
 def test_one_window_has_no_spread_so_it_is_within_noise_however_far_apart() -> None:
     found = crossover_of([LevelRate(1, 1.0, None)], PLAIN)
     assert found.state == NOT_REACHED and found.compared[0].outcome is Outcome.WITHIN
