@@ -245,9 +245,9 @@ def _alternatives(tok: int, fits: tuple[set[int], set[int]], same: list[int], wo
     (punctuation), words of other kinds that fit, then any word. Each group in a seeded order: a
     guess that misses still reads as text."""
     siblings, co_before = fits
-    kind = set(same)
+    kind, allowed = set(same), set(words)  # never a lone hanzi, of any kind (_alternative)
     groups = (sorted(siblings & kind), sorted(co_before & kind), same,
-              sorted(siblings - kind), sorted(co_before - kind), words)
+              sorted((siblings - kind) & allowed), sorted((co_before - kind) & allowed), words)
     chosen: list[int] = []
     for group in groups:
         for i in rng.permutation(len(group)):

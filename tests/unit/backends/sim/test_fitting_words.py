@@ -62,3 +62,13 @@ def test_the_rows_are_still_distributions_off_each_other() -> None:
     for tok in set(passage):
         assert np.isclose(sum(shapes.p_row[tok].values()), 1.0) and len(shapes.p_row[tok]) == 4
         assert len(shapes.off[tok]) == 2 and not set(shapes.off[tok]) & set(shapes.p_row[tok])
+
+
+@pytest.mark.parametrize("seed", [0, 7, 11])
+def test_no_lone_hanzi_stands_in_for_any_token(seed: int) -> None:
+    """Punctuation takes words of other kinds that fit; a one-character hanzi word is never one of them."""
+    vocab, passage = _vocabulary("zh")
+    shapes = SimModel(vocab, passage, [0.8], 1.0, seed).shapes
+    for tok in set(passage):
+        stand_ins = [w for w in (*shapes.support[tok], *shapes.off[tok]) if w != tok]
+        assert all(_alternative(vocab[w]) for w in stand_ins), (vocab[tok], [vocab[w] for w in stand_ins])
