@@ -68,10 +68,11 @@ async def test_d_on_the_watch_shows_doctors_findings_from_its_own_polls(llama_li
         method = watch.source.facts.method
         assert method is not None and "draft-mtp" in method
         assert Phrase("doctor.finding.on", method=method, gamma="—").render(lang) in said
-        assert fill("doctor.severity.ok", lang) in said and "✓" in screen_text(app)
+        assert fill("doctor.severity.ok", lang) in said
+        await wait_until(pilot, lambda: "✓" in screen_text(app))  # `shown` is set before the screen draws it
         assert "alpha = 0.75" in said and "drafted = 80" in said  # 60 accepted of 80 drafted in the window
         assert fill("doctor.level.high", lang) in said
-        assert text("doctor.screen.title", lang) in screen_text(app)
+        await wait_until(pilot, lambda: text("doctor.screen.title", lang) in screen_text(app))
         assert len(llama_like.requests) == asked  # the screen read the watch's readings, asked nothing
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is watch)
@@ -91,7 +92,8 @@ async def test_d_on_the_fleets_instance_view_shows_its_findings_and_esc_comes_ba
         await wait_until(pilot, lambda: isinstance(app.screen, DoctorScreen) and app.screen.shown)
         said = words(app)
         assert Phrase("doctor.finding.on", method="eagle3", gamma=5).render(lang) in said
-        assert fill("doctor.severity.warn", lang) in said and "▲" in screen_text(app)
+        assert fill("doctor.severity.warn", lang) in said
+        await wait_until(pilot, lambda: "▲" in screen_text(app))  # `shown` is set before the screen draws it
         assert "http://127.0.0.1:8003" in said and "vllm" in said
         assert "alpha = 0" in said
         # "does it pay" is theory here (the screen sends nothing): said, with the command that measures it
@@ -109,7 +111,7 @@ async def test_chinese_findings_wrap_between_characters_not_only_at_spaces() -> 
         await pilot.press("down", "down", "down", "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, InstanceScreen))
         await pilot.press("d")
-        await wait_until(pilot, lambda: isinstance(app.screen, DoctorScreen) and app.screen.shown)
+        await wait_until(pilot, lambda: isinstance(app.screen, DoctorScreen) and "草稿成本 c" in screen_text(app))
         lines = screen_text(app).splitlines()
         theory = next(line for line in lines if "草稿成本 c" in line)
         assert "草稿成本 c 下的理论值" in theory, lines

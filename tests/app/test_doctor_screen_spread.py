@@ -33,4 +33,4 @@ async def test_the_screen_draws_the_histogram_with_its_scale_and_names_the_outli
         assert fill("request_spread.chart_head", lang, n=7, cells=20, top=6) in shown
         assert "0.5–0.6 ▕████████████████████▏ 6" in shown and "0.9–1.0 ▕███" in shown
         assert "cmpl-loop" in shown and fill("request_spread.reason.high", lang) in shown
-        assert "▲" in screen_text(app)
+        await wait_until(pilot, lambda: "▲" in screen_text(app))  # `shown` is set before the screen draws it

@@ -151,12 +151,13 @@ async def test_enter_opens_the_server_watch_or_the_readings_and_esc_comes_back(l
         await wait_until(pilot, lambda: isinstance(app.screen, FleetWatchScreen))
         watch = app.screen
         await wait_until(pilot, lambda: watch.samples_shown >= 1)  # type: ignore[attr-defined]
-        assert "llama-server" in screen_text(app)
+        await wait_until(pilot, lambda: "llama-server" in screen_text(app))  # a sample shown, then drawn
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is screen)
         await pilot.press("down", "down", "down", "enter")  # 8003: no server of ours, its readings
         await wait_until(pilot, lambda: isinstance(app.screen, InstanceScreen))
         assert app.screen.instance == "http://127.0.0.1:8003"  # type: ignore[attr-defined]
+        await wait_until(pilot, lambda: "eagle3" in screen_text(app))  # the new screen drawn
         shown_text = screen_text(app)
         assert "eagle3" in shown_text and "γ 5" in shown_text and "≠ outlier" in shown_text
         await pilot.press("escape")
@@ -228,7 +229,7 @@ async def test_80x24_keeps_the_key_columns_on_one_line_each_and_enter_shows_the_
         assert re.search(r"down since \d\d:\d\d:\d\d", body[4])
         await pilot.press("end", "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, InstanceScreen))
-        await pilot.pause()
+        await wait_until(pilot, lambda: "yield 0.167" in screen_text(app))  # the new screen drawn
         rest = screen_text(app)
         assert "yield 0.167" in rest and "γ 3" in rest  # what the table had no room for
         assert all(cell_len(line) <= 80 for line in rest.splitlines())
@@ -249,13 +250,13 @@ async def test_every_fleet_view_shows_only_catalog_texts_and_data(lang: str, lla
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
         await pilot.pause()
         found["help"] = strays(app, lang, DATA)
-        assert text("keys.fleetscreen.sort.tip", lang) in screen_text(app)  # the keys are listed in help
+        await wait_until(pilot, lambda: text("keys.fleetscreen.sort.tip", lang) in screen_text(app))  # keys in help
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, FleetScreen))
         await pilot.press("enter")  # the single-server watch, its requests pane included
         await wait_until(pilot, lambda: isinstance(app.screen, FleetWatchScreen) and app.screen.samples_shown >= 1)
         await pilot.pause()
-        assert text("watch.requests.llama_no_drafts", lang)[:12] in screen_text(app)
+        await wait_until(pilot, lambda: text("watch.requests.llama_no_drafts", lang)[:12] in screen_text(app))
         found["server watch"] = strays(app, lang, DATA | {"MTP", "b", "test"})  # the build (b1-test), the method
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, FleetScreen))
@@ -263,7 +264,7 @@ async def test_every_fleet_view_shows_only_catalog_texts_and_data(lang: str, lla
         await wait_until(pilot, lambda: isinstance(app.screen, InstanceScreen))
         await pilot.pause()
         found["instance"] = strays(app, lang, DATA)
-        assert text("fleetscreen.outlier", lang)[:8] in screen_text(app)
+        await wait_until(pilot, lambda: text("fleetscreen.outlier", lang)[:8] in screen_text(app))
     assert {name: sorted(w) for name, w in found.items() if w} == {}
     if lang == "zh":
         assert text("fleetscreen.col.instance", "zh") != text("fleetscreen.col.instance", "en")

@@ -297,7 +297,7 @@ async def test_the_fleet_screen_shows_three_rows_and_opens_the_one_chosen(server
         await pilot.pause()
         assert len(screen.shown) == 3 and len({row.key for row in screen.shown}) == 3
         assert len({row.instance for row in screen.shown}) == 3
-        assert "z/x/a — speculation not working" in screen_text(app)  # its alert, in the log
+        await wait_until(pilot, lambda: "z/x/a — speculation not working" in screen_text(app))  # its alert, logged
         for _ in range(len(screen.shown)):
             if screen.cursor_key == z:
                 break

@@ -135,6 +135,16 @@ def measured(watcher: Watcher, n: int) -> bool:
         any(c["running"] == n for c in crossover.get("levels", []))
 
 
+def held(watcher: Watcher) -> dict[str, Any]:
+    """What a watcher's last record held by load: speculation's levels, plain's, the comparison."""
+    record = watcher.last_record()
+    by_load = record.get("by_load") or {}
+    return {"speculative": {k: (row["windows"], row["tokens_per_s_per_request"]) for k, row in levels(record).items()},
+            "plain": (by_load.get("baseline") or {}).get("levels"), "unplaced": by_load.get("unplaced"),
+            "unusable": (by_load.get("baseline") or {}).get("unusable"),
+            "crossover": [(c["running"], c["vs_plain"]) for c in (by_load.get("crossover") or {}).get("levels", [])]}
+
+
 def test_a_plain_vllm_named_by_baseline_is_the_measured_baseline_at_one_and_four(spec_vllm: Served) -> None:
     with served(None) as plain, ExitStack() as stack:
         spec = spec_vllm.server
@@ -147,7 +157,10 @@ def test_a_plain_vllm_named_by_baseline_is_the_measured_baseline_at_one_and_four
             with ExitStack() as load:
                 errors = [load.enter_context(busy_clients(f"{s.server.url}/completions", s.body, n))
                           for s in (spec_vllm, plain)]
-                wait_until(partial(measured, direct, n), PHASE_S, f"level {n} measured on both")
+                try:
+                    wait_until(partial(measured, direct, n), PHASE_S, f"level {n} measured on both")
+                except AssertionError as slow:  # say what the watcher held: both sides' levels, the comparison
+                    raise AssertionError(f"{slow}; held {held(direct)}; errors {errors}") from None
             assert errors == [[], []]
         said = words.interrupt()
     crossover = direct.last_record()["by_load"]["crossover"]

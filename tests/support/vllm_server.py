@@ -37,7 +37,12 @@ def vllm_python() -> Path | None:
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env.update({"VLLM_CPU_KVCACHE_SPACE": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-                "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "TOKENIZERS_PARALLELISM": "false"})
+                "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "TOKENIZERS_PARALLELISM": "false",
+                # vLLM's CPU worker binds its one thread to a core it picks (`auto`: core 0 on 2 cores, the
+                # other kept for its scheduler), the same core for every server: two servers at once (a plain
+                # baseline beside the speculating one) shared one core while the other test worker had the
+                # rest. Unbound, one thread each, the kernel places them where there is room.
+                "VLLM_CPU_OMP_THREADS_BIND": "nobind", "OMP_NUM_THREADS": "1"})
     return env
 
 
