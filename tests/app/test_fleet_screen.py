@@ -201,14 +201,14 @@ async def test_space_pauses_the_polling_and_says_so() -> None:
         await pilot.press("space")
         await wait_until(pilot, lambda: screen.poller.in_flight_since is None)  # a poll under way may still land
         polls = source.polls
-        assert text("state.paused") in lines(app)[0]
+        await wait_until(pilot, lambda: text("state.paused") in lines(app)[0])  # said once drawn
         await pilot.pause(0.3)  # six intervals with no poll (nothing to wait for: that nothing comes is the point)
         assert source.polls == polls
         drawn = screen.snapshots_shown
         await pilot.press("space")
         await wait_until(pilot, lambda: source.polls > polls)
-        await wait_until(pilot, lambda: screen.snapshots_shown > drawn)  # the poll after the pause, drawn
-        assert "4 up · 1 down" in lines(app)[0] and text("state.paused") not in lines(app)[0]
+        await wait_until(pilot, lambda: screen.snapshots_shown > drawn)  # the poll after the pause, shown
+        await wait_until(pilot, lambda: "4 up · 1 down" in lines(app)[0] and text("state.paused") not in lines(app)[0])
 
 
 async def test_80x24_keeps_the_key_columns_on_one_line_each_and_enter_shows_the_rest() -> None:

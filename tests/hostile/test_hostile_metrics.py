@@ -25,6 +25,7 @@ from specview.features.watch.source import ServerWatch
 from specview.kernel.backend import Note
 from specview.kernel.runspec import RunSpec
 from specview.texts.catalog import fill
+from tests.support.app_helpers import wait_until
 from tests.support.hostile_checks import assert_no_secret, assert_terminal_clean, json_lines
 from tests.support.hostile_server import HostileServer, Scenario, chat_chunk, hostile_server
 from tests.support.limited_run import Run, base_env, run_cli
@@ -193,9 +194,17 @@ async def test_the_monitor_notifies_the_skipped_lines_once(server: HostileServer
                 break
             await pilot.pause(0.02)
         assert screen.samples_shown >= 5  # type: ignore[attr-defined]
-        await pilot.pause(0.3)  # the pump draws what the thread found
-        assert [n.message for n in notices(app)].count(said) == 1
-        assert said in str(screen.query_one("#watch-checks").render())
+        seen: set[str] = set()  # every notification of it shown at any look, told apart by identity
+
+        def look() -> set[str]:
+            seen.update(n.identity for n in notices(app) if n.message == said)
+            return seen
+
+        # the pump draws what the thread found: wait for it, then five polls more
+        await wait_until(pilot, lambda: bool(look()) and said in str(screen.query_one("#watch-checks").render()))
+        later = screen.samples_shown + 5  # type: ignore[attr-defined]
+        await wait_until(pilot, lambda: bool(look()) and screen.samples_shown >= later)  # type: ignore[attr-defined]
+        assert len(look()) == 1
 
 
 def test_lines_beyond_the_read_budget_are_counted_not_parsed() -> None:

@@ -92,9 +92,7 @@ async def test_the_watch_screen_lists_the_running_slot(server: RunningServer, la
         with Request(server):
             await wait_until(pilot, lambda: any(s.busy for s in (getattr(screen, "requests_now", None)
                                                                  or RequestsNow()).slots), timeout=60)
-            await pilot.pause(0.3)  # the pump draws what the thread found
-            shown = screen_text(app)
-        assert text("watch.requests.title", lang) in shown
-        slot_word = text("watch.requests.slot", lang).split("{")[0].strip()  # "slot" / "槽位"
-        assert slot_word in shown
-        assert text("watch.requests.llama_no_drafts", lang)[:20] in shown
+            slot_word = text("watch.requests.slot", lang).split("{")[0].strip()  # "slot" / "槽位"
+            wanted = (text("watch.requests.title", lang), slot_word, text("watch.requests.llama_no_drafts", lang)[:20])
+            # the pump draws what the thread found: wait for the drawing, not a fixed time
+            await wait_until(pilot, lambda: all(w in screen_text(app) for w in wanted), timeout=60)
