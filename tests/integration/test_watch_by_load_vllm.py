@@ -1,11 +1,11 @@
-"""Acceptance against load on a real CPU vLLM with n-gram drafting, under 1, then 2, then 4
-concurrent clients: `specview watch --url … --json` keeps a `by_load` row for each level of
-running requests (`vllm:num_requests_running`), and `watch --prometheus … --json` through a real
-Prometheus scraping the same server every second finds the same levels with acceptance that
-agrees (intervals that meet, or α within ALPHA_APART: the intervals are a floor). A third watcher prints the table in words, stopped with Ctrl-C as a
-user stops it, with a baseline given by hand (`--baseline-tps`): its crossover line names its basis.
-Then a plain vLLM of the same model, named by `--baseline` and loaded alike with 1 and then 4
-clients, is the measured baseline at each level.
+"""Acceptance against load on a real CPU vLLM with n-gram drafting, under 1, then 2, then 4 concurrent
+clients: `specview watch --url … --json` keeps a `by_load` row for each level of running requests
+(`vllm:num_requests_running`), and `watch --prometheus … --json` through a real Prometheus scraping
+the same server every second finds the same levels with acceptance that agrees (intervals that meet,
+or α within ALPHA_APART: the intervals are a floor). A third watcher prints the table in words,
+stopped with Ctrl-C as a user stops it, with a baseline given by hand (`--baseline-tps`): its
+crossover line names its basis. Then a plain vLLM of the same model, named by `--baseline` and
+loaded alike with 1 and then 4 clients, is the measured baseline at each level.
 
 Each phase lasts until both watchers hold enough windows at its level (a condition, bounded), not
 for a fixed time: vLLM on two shared cores is slow.
